@@ -1,0 +1,43 @@
+"""Loads the catalogue packaged under `ftopt/catalogue/data/` (one YAML file per kind of item).
+
+Why packaged data and not code: figures and prices carry sources and go stale at their own pace;
+a presales engineer updates a YAML file or overlays a price list without touching Python.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from ftopt.errors import InputError
+from ftopt.loading import apply_price_list, read_yaml, validate
+from ftopt.model.hardware import Catalogue
+
+KINDS = ("gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds", "models", "prices")
+
+
+def data_dir() -> Path:
+    """Where the packaged YAML files live."""
+    return Path(str(resources.files("ftopt.catalogue") / "data"))
+
+
+@lru_cache(maxsize=4)
+def _load(directory: Path) -> Catalogue:
+    parts: dict[str, object] = {}
+    for kind in (*KINDS, "rules"):
+        data, _ = read_yaml(directory / f"{kind}.yaml")
+        parts[kind] = data
+    file = str(directory)
+    try:
+        return validate(Catalogue, parts, None, file)
+    except InputError as exc:
+        kind = exc.field.split("[")[0].split(".")[0]
+        path = directory / f"{kind}.yaml" if kind in (*KINDS, "rules") else directory
+        raise InputError(str(path), exc.field, exc.expected) from None
+
+
+def load_catalogue(prices: Path | None = None, directory: Path | None = None) -> Catalogue:
+    """The packaged catalogue (or one in `directory`), with a user's price list laid over it."""
+    catalogue = _load((directory or data_dir()).resolve())
+    return apply_price_list(catalogue, prices) if prices else catalogue

@@ -1,0 +1,164 @@
+"""Reading the user's YAML files into validated models, with errors a person can act on.
+
+Every failure becomes one `InputError` naming the file, the field path (`runs[2].seq_len`), the line
+where the parser knows it, and what was expected. YAML is read with the safe loader only (no
+object tags), and files beyond `MAX_INPUT_BYTES` are refused before parsing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from ftopt.errors import InputError
+from ftopt.model.hardware import Catalogue, Kind, Price
+from ftopt.model.workload import Workload
+
+MAX_INPUT_BYTES = 4 * 1024 * 1024
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
+    """The parsed data and its node tree (for line numbers) of a YAML file."""
+    name = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(name, "", f"cannot read the file ({exc.strerror or exc})") from None
+    if len(raw) > MAX_INPUT_BYTES:
+        raise InputError(name, "", f"file is {len(raw):,} bytes; at most {MAX_INPUT_BYTES:,} accepted")
+    try:
+        text = raw.decode("utf-8")
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.load(text, Loader=yaml.SafeLoader)
+    except UnicodeDecodeError:
+        raise InputError(name, "", "expected UTF-8 text") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        raise InputError(name, "", f"not valid YAML: {exc.problem or exc.context}", line) from None
+    except (yaml.YAMLError, RecursionError) as exc:
+        raise InputError(name, "", f"not valid YAML: {exc}") from None
+    return data, node
+
+
+def _child(node: yaml.Node | None, part: str | int) -> yaml.Node | None:
+    if isinstance(node, yaml.MappingNode):
+        return next((v for k, v in node.value if k.value == part), None)
+    if isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+        return node.value[part]
+    return None
+
+
+def _locate(node: yaml.Node | None, loc: tuple[str | int, ...], missing: bool) -> tuple[str, int | None]:
+    """The field path as written in the file and the line of its deepest node found.
+
+    Pydantic adds union member tags (`str`, `InlineModel`) to locations; parts that do not walk the
+    YAML tree are dropped, except a final missing field, which by nature is not in the file.
+    """
+    path = ""
+    line = node.start_mark.line + 1 if node is not None else None
+    for i, part in enumerate(loc):
+        child = _child(node, part)
+        last = i == len(loc) - 1
+        if child is None and not (last and missing):
+            continue
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+        if child is not None:
+            node, line = child, child.start_mark.line + 1
+    return path, line
+
+
+def _expected(error: ErrorDetails) -> str:
+    kind = error["type"]
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        return "unknown field"
+    message = str(error["msg"])
+    for prefix in ("Value error, ", "Assertion failed, "):
+        message = message.removeprefix(prefix)
+    return message[0].lower() + message[1:] if message else message
+
+
+def validate(model: type[Model], data: Any, node: yaml.Node | None, file: str) -> Model:
+    """`model` validated from `data`, or one InputError for the first problem."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        path, line = _locate(node, tuple(error["loc"]), error["type"] == "missing")
+        raise InputError(file, path, _expected(error), line) from None
+
+
+def _require_mapping(data: Any, file: str, what: str) -> None:
+    if not isinstance(data, dict):
+        raise InputError(file, "", f"expected a mapping with {what} at the top level")
+
+
+def _reference_error(
+    file: str,
+    node: yaml.Node | None,
+    loc: tuple[str | int, ...],
+    what: str,
+    value: str,
+    known: tuple[str, ...],
+) -> InputError:
+    path, line = _locate(node, loc, False)
+    return InputError(file, path, f"unknown {what} {value!r}; expected one of: {', '.join(known)}", line)
+
+
+def check_references(workload: Workload, catalogue: Catalogue, node: yaml.Node | None, file: str) -> None:
+    """Every model, feed, card and chassis id the workload names exists in the catalogue."""
+    for i, run in enumerate(workload.runs):
+        if isinstance(run.model, str) and not catalogue.has("models", run.model):
+            raise _reference_error(
+                file, node, ("runs", i, "model"), "model", run.model, catalogue.ids("models")
+            )
+    if not catalogue.has("feeds", workload.site.feed):
+        raise _reference_error(
+            file, node, ("site", "feed"), "feed", workload.site.feed, catalogue.ids("feeds")
+        )
+    limits: tuple[tuple[Kind, str, tuple[str, ...] | None], ...] = (
+        ("gpus", "card", workload.hardware.gpus),
+        ("chassis", "chassis", workload.hardware.chassis),
+    )
+    for kind, what, ids in limits:
+        for i, item in enumerate(ids or ()):
+            if not catalogue.has(kind, item):
+                raise _reference_error(file, node, ("hardware", kind, i), what, item, catalogue.ids(kind))
+
+
+def load_workload(path: Path, catalogue: Catalogue) -> Workload:
+    """Read, validate and cross-check a workload file."""
+    data, node = read_yaml(path)
+    _require_mapping(data, str(path), "runs and site")
+    workload = validate(Workload, data, node, str(path))
+    check_references(workload, catalogue, node, str(path))
+    return workload
+
+
+class _PriceList(BaseModel):
+    model_config = {"frozen": True, "extra": "forbid"}
+    prices: tuple[Price, ...]
+
+
+def load_price_list(path: Path) -> tuple[Price, ...]:
+    """A user's price list: a mapping with `prices:`, a list of entries like the catalogue's."""
+    data, node = read_yaml(path)
+    _require_mapping(data, str(path), "a prices list")
+    return validate(_PriceList, data, node, str(path)).prices
+
+
+def apply_price_list(catalogue: Catalogue, path: Path) -> Catalogue:
+    """The catalogue with a user's price list laid over it; bad references name the price file."""
+    overlay = load_price_list(path)
+    try:
+        return catalogue.with_prices(overlay)
+    except ValidationError as exc:
+        raise InputError(str(path), "prices", _expected(exc.errors()[0])) from None

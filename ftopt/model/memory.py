@@ -1,0 +1,90 @@
+"""Model states: what weights, gradients and optimiser moments take on each GPU, in host RAM and on disk.
+
+The ZeRO paper's accounting (DESIGN.md §2): mixed-precision AdamW holds 2 bytes of BF16 weights,
+2 of BF16 gradients and 12 of FP32 master weights and moments per parameter; 8-bit moments cut the
+12 to 6. A frozen base carries only its weights. Fully sharded training (FSDP FULL_SHARD, ZeRO-3)
+divides every state by the GPU count; data parallel training (DDP) replicates them. ZeRO-Offload
+keeps the 16-bit weights on the GPU and 14 bytes per parameter, once, in host RAM.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ftopt.model.architecture import ParamCounts
+from ftopt.model.workload import Method, Offload, Optimizer, Strategy
+
+GB = 1e9
+
+#: NF4 with double quantisation: 4 bits plus 0.127 bits of quantisation constants (QLoRA paper).
+NF4_BYTES_PER_PARAM = 0.5 + 0.015875
+BF16 = 2
+FULL_ADAM_32BIT = 16  # 2 weights + 2 grads + 12 (FP32 master, m, v)
+FULL_ADAM_8BIT = 10  # 2 + 2 + 4 master + 2 moments
+FP32_GRAD_BUFFER = 2  # Hugging Face / DeepSpeed count FP32 gradients: 18 instead of 16
+OFFLOAD_HOST = 14  # FP32 master and moments (12) plus FP16 gradients (2), on the host
+ADAPTER_ADAM_32BIT = 16  # FP32 adapter weights 4 + grads 4 + moments 8
+ADAPTER_ADAM_8BIT = 10  # 4 + 4 + 2
+CHECKPOINT_FULL_32BIT = 14  # FP32 master and moments (12) plus BF16 weights (2)
+CHECKPOINT_FULL_8BIT = 8  # FP32 master 4, 8-bit moments 2, BF16 weights 2
+
+
+@dataclass(frozen=True)
+class States:
+    """Model-state bytes of one run copy before any division among GPUs."""
+
+    gpu_bytes: float  # on the GPUs together (divided by N when sharded)
+    host_bytes: float  # in host RAM (optimiser offload), one copy per run
+    trainable: int  # parameters that receive gradients
+
+
+def trainable_params(counts: ParamCounts, method: Method, lora_rank: int) -> int:
+    """All parameters for full fine-tuning; the adapter for LoRA and QLoRA."""
+    return counts.total if method == Method.FULL else counts.lora_params(lora_rank)
+
+
+def frozen_base_bytes(counts: ParamCounts, method: Method) -> float:
+    """Bytes of the frozen base: BF16 for LoRA; NF4 linear layers and BF16 rest for QLoRA."""
+    if method == Method.QLORA:
+        rest = counts.total - counts.linear
+        return counts.linear * NF4_BYTES_PER_PARAM + rest * BF16
+    return counts.total * BF16
+
+
+def model_states(
+    counts: ParamCounts,
+    method: Method,
+    optimizer: Optimizer,
+    offload: Offload,
+    lora_rank: int,
+    fp32_grad_buffer: bool = False,
+) -> States:
+    """Weights, gradients and optimiser states of one copy, on the GPUs and on the host."""
+    trainable = trainable_params(counts, method, lora_rank)
+    if method == Method.FULL:
+        if offload == Offload.CPU:
+            return States(counts.total * BF16, counts.total * OFFLOAD_HOST, trainable)
+        per_param = FULL_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else FULL_ADAM_8BIT
+        per_param += FP32_GRAD_BUFFER if fp32_grad_buffer else 0
+        return States(counts.total * per_param, 0.0, trainable)
+    adapter = ADAPTER_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else ADAPTER_ADAM_8BIT
+    return States(frozen_base_bytes(counts, method) + trainable * adapter, 0.0, trainable)
+
+
+def states_per_gpu(states: States, strategy: Strategy, gpus: int) -> float:
+    """Sharding divides the states by the GPU count; data parallel replicates them on every GPU."""
+    return states.gpu_bytes / gpus if strategy == Strategy.FSDP else states.gpu_bytes
+
+
+def checkpoint_bytes(counts: ParamCounts, method: Method, optimizer: Optimizer, lora_rank: int) -> float:
+    """One resumable checkpoint: master weights and moments, or the adapter with its states."""
+    if method == Method.FULL:
+        per_param = CHECKPOINT_FULL_32BIT if optimizer == Optimizer.ADAMW_32BIT else CHECKPOINT_FULL_8BIT
+        return counts.total * per_param
+    adapter = ADAPTER_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else ADAPTER_ADAM_8BIT
+    return counts.lora_params(lora_rank) * adapter
+
+
+def nvme_bytes(checkpoint: float, keep: int, counts: ParamCounts) -> float:
+    """Disk a copy needs on its server: the checkpoints it keeps and its BF16 base model."""
+    return keep * checkpoint + counts.total * BF16

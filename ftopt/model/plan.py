@@ -1,0 +1,120 @@
+"""The plan ftopt returns: servers with their bill of materials, and where every run copy trains.
+
+A plain pydantic model, so that its JSON is a contract other tools (and `ftopt verify`) can read
+back without the solver. Figures are rounded for people where they are reported (GB to 0.1, W to
+1, prices to the cent); every rule the verifier checks is re-derived from ids, not from these.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ftopt.model.workload import Offload, Optimizer, Strategy
+
+_PLAN = ConfigDict(frozen=True, extra="forbid")
+
+
+class Status(StrEnum):
+    """How good the plan is known to be."""
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+
+
+class LineItem(BaseModel):
+    """One line of a server's bill of materials."""
+
+    model_config = _PLAN
+    item: str = Field(description="catalogue id")
+    name: str = Field(description="what it is")
+    quantity: int = Field(ge=0, description="units")
+    unit_price: float = Field(ge=0, description="price of one unit")
+    price: float = Field(ge=0, description="quantity × unit price")
+
+
+class Server(BaseModel):
+    """One server of the plan."""
+
+    model_config = _PLAN
+    id: str = Field(description="s1, s2, …")
+    chassis: str
+    gpu: str
+    gpu_count: int = Field(gt=0)
+    cpu: str
+    cpu_count: int = Field(gt=0)
+    cores: int = Field(gt=0)
+    ram_gb: int = Field(gt=0)
+    dimm: str
+    dimm_gb: int = Field(gt=0)
+    dimm_count: int = Field(gt=0)
+    data_drive: str
+    data_drive_count: int = Field(ge=0)
+    boot_drive: str
+    nvme_tb: float = Field(ge=0, description="data NVMe, TB")
+    bridge: str | None = Field(default=None, description="NVLink bridge id, if bridged")
+    bridge_count: int = Field(default=0, ge=0)
+    nvlink_domains: list[list[int]] = Field(default_factory=list, description="GPU indices per domain")
+    gpu_power_cap_w: int = Field(gt=0)
+    power_w: int = Field(gt=0, description="estimated full-load draw")
+    feed: str
+    feed_usable_w: int = Field(gt=0)
+    max_inlet_c: float
+    price: float = Field(ge=0)
+    bill_of_materials: list[LineItem] = Field(default_factory=list)
+
+
+class MemoryPerGpu(BaseModel):
+    """Memory per GPU of one assignment, GB."""
+
+    model_config = _PLAN
+    states: float
+    activations: float
+    overhead: float
+    total: float
+
+
+class Assignment(BaseModel):
+    """Where one copy of one run trains."""
+
+    model_config = _PLAN
+    run: str
+    copy_: int = Field(alias="copy", ge=1, description="copy number, from 1")
+    server: str
+    gpus: list[int]
+    strategy: Strategy
+    optimizer: Optimizer
+    offload: Offload
+    link: str | None = Field(default=None, description="nvlink or pcie between its GPUs")
+    memory_per_gpu_gb: MemoryPerGpu
+    free_gb: float
+    host_ram_gb: float
+    nvme_gb: float
+    traffic_gb_per_step: float
+    step_seconds: float
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class Plan(BaseModel):
+    """The answer to a workload: status, price, proof quality, servers and assignments."""
+
+    model_config = _PLAN
+    status: Status
+    currency: str
+    total_price: float
+    bound: float | None = Field(description="the solver's proven lower bound on the price")
+    gap: float | None = Field(description="(price − bound) / price")
+    wall_seconds: float
+    workload: str | None = None
+    price_list: str = Field(default="", description="price list date and source summary")
+    servers: list[Server] = Field(default_factory=list)
+    assignments: list[Assignment] = Field(default_factory=list)
+    binding: list[str] = Field(default_factory=list, description="rules that shaped the optimum")
+    notes: list[str] = Field(default_factory=list, description="assumptions and defaults applied")
+
+    def to_json(self) -> str:
+        """The plan as JSON with the documented key names (`copy`, not `copy_`)."""
+        return self.model_dump_json(by_alias=True, indent=2)

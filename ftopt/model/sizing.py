@@ -1,0 +1,210 @@
+"""Sizing one run on one card: memory per GPU, host RAM, disk, traffic and step time together.
+
+This is where the separate rules (memory.py, activations.py, traffic.py, topology.py) meet. The
+estimate command prints these records; the solver turns the ones that fit into placement options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from ftopt.model.activations import activation_bytes, logits_bytes, overhead_bytes
+from ftopt.model.architecture import Architecture, ParamCounts, count_params
+from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.memory import (
+    BF16,
+    GB,
+    checkpoint_bytes,
+    frozen_base_bytes,
+    model_states,
+    nvme_bytes,
+    states_per_gpu,
+)
+from ftopt.model.topology import bottleneck_gbps, link_kind, server_graph
+from ftopt.model.traffic import (
+    compute_seconds,
+    step_flops,
+    traffic_bytes_per_step,
+    transfer_seconds,
+)
+from ftopt.model.workload import (
+    GPU_COUNTS,
+    Method,
+    Offload,
+    Optimizer,
+    Run,
+    SizingOptions,
+    Strategy,
+)
+
+
+@dataclass(frozen=True)
+class RunProfile:
+    """A run together with its model's architecture and parameter counts."""
+
+    run: Run
+    model_name: str
+    arch: Architecture
+
+    @cached_property
+    def counts(self) -> ParamCounts:
+        """Exact parameter counts of the run's model."""
+        return count_params(self.arch)
+
+
+def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
+    """Resolve the run's model: a catalogue id or an inline architecture."""
+    if isinstance(run.model, str):
+        model = catalogue.model(run.model)
+        return RunProfile(run, model.name, model.architecture)
+    return RunProfile(run, run.model.name, run.model.architecture)
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """One way to train one copy of a run: card, GPU count, strategy, optimiser and offload."""
+
+    run: str
+    gpu: str
+    gpus: int
+    strategy: Strategy
+    optimizer: Optimizer
+    offload: Offload
+    states_gb: float
+    activations_gb: float
+    overhead_gb: float
+    card_gb: float
+    host_ram_gb: float
+    checkpoint_gb: float
+    nvme_gb: float
+    traffic_gb_per_step: float
+    link: str | None
+    compute_seconds: float
+    transfer_seconds: float
+
+    @property
+    def total_gb(self) -> float:
+        """Memory per GPU: states, activations and overhead."""
+        return self.states_gb + self.activations_gb + self.overhead_gb
+
+    @property
+    def fits(self) -> bool:
+        """Whether the card holds it."""
+        return self.total_gb <= self.card_gb
+
+    @property
+    def free_gb(self) -> float:
+        """Card memory left (negative when it does not fit)."""
+        return self.card_gb - self.total_gb
+
+    @property
+    def step_seconds(self) -> float:
+        """Lower bound of a step: compute and transfer overlap perfectly."""
+        return max(self.compute_seconds, self.transfer_seconds)
+
+    @property
+    def sharded(self) -> bool:
+        """Whether the states are split over several GPUs."""
+        return self.strategy == Strategy.FSDP
+
+
+def optimizer_choices(run: Run) -> tuple[Optimizer, ...]:
+    """`auto` lets a full fine-tune choose 32- or 8-bit Adam; adapters keep 32-bit moments."""
+    if run.optimizer != "auto":
+        return (Optimizer(run.optimizer),)
+    if run.method == Method.FULL:
+        return (Optimizer.ADAMW_32BIT, Optimizer.ADAMW_8BIT)
+    return (Optimizer.ADAMW_32BIT,)
+
+
+def offload_choices(run: Run) -> tuple[Offload, ...]:
+    """`auto` lets a full fine-tune choose CPU offload; adapters never offload."""
+    if run.offload != "auto":
+        return (Offload(run.offload),)
+    return (Offload.NONE, Offload.CPU) if run.method == Method.FULL else (Offload.NONE,)
+
+
+def gpu_count_choices(run: Run) -> tuple[int, ...]:
+    """The GPU counts a copy may use."""
+    return GPU_COUNTS if run.gpus == "auto" else (int(run.gpus),)
+
+
+def strategy_choices(gpus: int) -> tuple[Strategy, ...]:
+    """One GPU trains alone; several either replicate (DDP) or shard (FSDP)."""
+    return (Strategy.SINGLE,) if gpus == 1 else (Strategy.DDP, Strategy.FSDP)
+
+
+def intended_link(gpu: Gpu, gpus: int) -> tuple[str | None, float | None]:
+    """Link kind and bottleneck bandwidth of `gpus` cards placed as the rules place them.
+
+    A set that fits the card's largest bridge shares one NVLink domain; a larger set spans domains
+    over PCIe; cards without NVLink talk over PCIe.
+    """
+    bridge = max(gpu.nvlink.bridge_sizes) if gpu.nvlink else 0
+    nvlink = gpu.nvlink.bandwidth_gbps if gpu.nvlink else 0.0
+    graph = server_graph(max(8, gpus), gpu.pcie_gbps, bridge, nvlink)
+    members = range(gpus)
+    return link_kind(graph, members), bottleneck_gbps(graph, members)
+
+
+def size_run(
+    profile: RunProfile,
+    gpu: Gpu,
+    gpus: int,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    offload: Offload,
+    options: SizingOptions,
+) -> Sizing:
+    """Memory, disk, traffic and time of one copy of `profile.run` trained this way on `gpu`."""
+    run, counts, arch = profile.run, profile.counts, profile.arch
+    states = model_states(counts, run.method, optimizer, offload, run.lora_rank, options.fp32_grad_buffer)
+    per_gpu_states = states_per_gpu(states, strategy, gpus)
+    if options.states_only:
+        activations = overhead = 0.0
+    else:
+        activations = activation_bytes(
+            arch, run.seq_len, run.micro_batch, run.recompute, options.flash_attention
+        ) + logits_bytes(arch, run.seq_len, run.micro_batch)
+        gather = 2 * counts.largest_layer * BF16 if strategy == Strategy.FSDP else 0.0
+        overhead = overhead_bytes(
+            per_gpu_states, activations, options.cuda_context_gb, options.allocator_reserve, gather
+        )
+    weights = counts.total * BF16 if run.method == Method.FULL else frozen_base_bytes(counts, run.method)
+    traffic = traffic_bytes_per_step(strategy, gpus, run.method, states.trainable, weights)
+    link, gbps = intended_link(gpu, gpus)
+    flops = step_flops(counts.active, run.seq_len * run.micro_batch, run.method, run.recompute)
+    checkpoint = checkpoint_bytes(counts, run.method, optimizer, run.lora_rank)
+    return Sizing(
+        run=run.name,
+        gpu=gpu.id,
+        gpus=gpus,
+        strategy=strategy,
+        optimizer=optimizer,
+        offload=offload,
+        states_gb=per_gpu_states / GB,
+        activations_gb=activations / GB,
+        overhead_gb=overhead / GB,
+        card_gb=gpu.memory_gb,
+        host_ram_gb=states.host_bytes / GB,
+        checkpoint_gb=checkpoint / GB,
+        nvme_gb=nvme_bytes(checkpoint, run.keep_checkpoints, counts) / GB,
+        traffic_gb_per_step=traffic / GB,
+        link=link,
+        compute_seconds=compute_seconds(flops, gpu.bf16_dense_tflops, options.mfu),
+        transfer_seconds=transfer_seconds(traffic, gbps) if gbps else 0.0,
+    )
+
+
+def all_sizings(profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[Sizing]:
+    """Every way the run's settings allow on `gpu`, fitting or not (the estimate table)."""
+    run = profile.run
+    return [
+        size_run(profile, gpu, gpus, strategy, optimizer, offload, options)
+        for gpus in gpu_count_choices(run)
+        for strategy in strategy_choices(gpus)
+        for optimizer in optimizer_choices(run)
+        for offload in offload_choices(run)
+        if not (offload == Offload.CPU and optimizer == Optimizer.ADAMW_8BIT)
+    ]

@@ -1,0 +1,262 @@
+"""Server builds ("frames"): chassis, card, bridges, power cap and the cheapest host around them.
+
+Why frames and not free component choices in CP-SAT: most components are dominated once the card
+count is known. The cheapest CPU pair with ≥ 6 cores per GPU, the smallest DIMM that fills every
+channel alike and gives 2 × GPU memory, the cheapest drives that give 2 TB per socket: each is a
+function of the frame, so it is fixed here, before the model sees it. Only servers that must hold
+offloaded optimiser states or large checkpoints need more RAM or disk; those choose from the
+`upgrades` of their frame inside the model. Power caps lower the draw at the same price, so a
+frame takes the highest cap its feed allows; the feed and the room's inlet temperature filter
+frames out entirely, and each filter records why, for the explanation of an infeasible bid.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu
+from ftopt.model.workload import Workload
+
+
+@dataclass(frozen=True)
+class RamTier:
+    """One way to fill every DIMM slot with the same module."""
+
+    dimm: Dimm
+    count: int
+    price: float
+
+    @property
+    def gb(self) -> int:
+        """Host RAM, GB."""
+        return self.dimm.gb * self.count
+
+
+@dataclass(frozen=True)
+class DiskTier:
+    """Data drives of one model, `count` of them."""
+
+    drive: Drive
+    count: int
+    price: float
+
+    @property
+    def gb(self) -> float:
+        """Data NVMe, GB."""
+        return self.drive.tb * 1000 * self.count
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A server build: everything but per-server RAM and disk upgrades is fixed."""
+
+    chassis: Chassis
+    gpu: Gpu
+    gpu_count: int
+    bridge: Bridge | None
+    power_cap_w: int
+    cpu: Cpu
+    boot: Drive
+    ram: RamTier
+    disk: DiskTier
+    power_w: int
+    feed: Feed
+    fixed_price: float  # chassis, cards, bridges, CPUs, boot drive
+    ram_upgrades: tuple[RamTier, ...] = field(default=())
+    disk_upgrades: tuple[DiskTier, ...] = field(default=())
+
+    @property
+    def domain_size(self) -> int:
+        """Cards per NVLink domain; 1 when unbridged."""
+        return self.bridge.size if self.bridge else 1
+
+    @property
+    def bridge_count(self) -> int:
+        """Bridges in the server."""
+        return self.gpu_count // self.bridge.size if self.bridge else 0
+
+    @property
+    def price(self) -> float:
+        """Price with the base RAM and disk."""
+        return self.fixed_price + self.ram.price + self.disk.price
+
+    @property
+    def max_inlet_c(self) -> float:
+        """Warmest inlet this build accepts: the card's and the chassis' limit."""
+        return min(self.gpu.max_inlet_c, self.chassis.max_inlet_c)
+
+    @property
+    def key(self) -> str:
+        """A readable, unique, deterministic name."""
+        bridges = f"{self.bridge_count}x{self.bridge.size}way" if self.bridge else "nobridge"
+        return f"{self.chassis.id}/{self.gpu_count}x{self.gpu.id}/{bridges}/{self.power_cap_w}W/{self.cpu.id}"
+
+
+def server_power_w(gpu_w: int, gpu_count: int, cpu: Cpu, sockets: int, overhead: float) -> int:
+    """(Σ card power + Σ CPU TDP) × (1 + overhead), rounded up: the seeds' full-load estimate."""
+    return math.ceil((gpu_w * gpu_count + cpu.tdp_w * sockets) * (1 + overhead))
+
+
+def _unit_price(catalogue: Catalogue, item_id: str) -> float:
+    return catalogue.price(item_id).amount
+
+
+Tier = TypeVar("Tier", RamTier, DiskTier)
+
+
+def ram_tiers(catalogue: Catalogue, chassis: Chassis, at_least_gb: float) -> list[RamTier]:
+    """Every DIMM size that fills all slots alike with ≥ `at_least_gb`, dominated ones dropped."""
+    tiers = sorted(
+        (
+            RamTier(d, chassis.dimm_slots, _unit_price(catalogue, d.id) * chassis.dimm_slots)
+            for d in catalogue.dimms
+            if d.gb * chassis.dimm_slots >= at_least_gb
+        ),
+        key=lambda t: (t.price, -t.gb, t.dimm.id),
+    )
+    return _pareto(tiers)
+
+
+def disk_tiers(catalogue: Catalogue, chassis: Chassis, at_least_gb: float) -> list[DiskTier]:
+    """Every drive model and count the bays hold with ≥ `at_least_gb`, dominated ones dropped."""
+    options = [
+        DiskTier(d, n, _unit_price(catalogue, d.id) * n)
+        for d in catalogue.drives
+        if d.role == "data"
+        for n in range(1, chassis.drive_bays + 1)
+        if d.tb * 1000 * n >= at_least_gb
+    ]
+    return _pareto(sorted(options, key=lambda t: (t.price, -t.gb, t.drive.id)))
+
+
+def _pareto(tiers_by_price: list[Tier]) -> list[Tier]:
+    """Keep a tier only if it holds more than every cheaper one."""
+    kept: list[Tier] = []
+    for tier in tiers_by_price:
+        if not kept or tier.gb > kept[-1].gb:
+            kept.append(tier)
+    return kept
+
+
+def _cheapest_host(
+    catalogue: Catalogue, chassis: Chassis, gpu: Gpu, count: int, feed: Feed
+) -> tuple[Cpu, int, int] | None:
+    """The cheapest CPU with enough cores that the feed can power at some cap, and the highest such cap."""
+    rules = catalogue.rules
+    cpus = sorted(
+        (
+            c
+            for c in catalogue.cpus
+            if c.cores * chassis.sockets >= rules.cores_per_gpu * count and c.tdp_w <= chassis.max_cpu_tdp_w
+        ),
+        key=lambda c: (_unit_price(catalogue, c.id), c.tdp_w, c.id),
+    )
+    for cpu in cpus:
+        for cap in gpu.power_settings_w:
+            power = server_power_w(cap, count, cpu, chassis.sockets, rules.power_overhead)
+            if power <= feed.usable_w:
+                return cpu, cap, power
+    return None
+
+
+def _layouts(catalogue: Catalogue, gpu: Gpu, count: int) -> list[Bridge | None]:
+    """No bridges, or bridges of one size filling the server (bridged cards share a socket)."""
+    layouts: list[Bridge | None] = [None]
+    for size in sorted(gpu.nvlink.bridge_sizes if gpu.nvlink else ()):
+        bridge = catalogue.bridge_for(gpu.id, size)
+        if bridge and count % size == 0 and size <= max(count // 2, size if count <= size else 0):
+            layouts.append(bridge)
+    return layouts
+
+
+@dataclass
+class FrameSet:
+    """The frames a workload may use, and why others were left out."""
+
+    frames: list[Frame]
+    excluded: list[str]
+
+
+def _allowed(ids: tuple[str, ...] | None, item_id: str) -> bool:
+    return ids is None or item_id in ids
+
+
+def enumerate_frames(catalogue: Catalogue, workload: Workload) -> FrameSet:
+    """All builds the catalogue, the hardware limits, the feed and the inlet temperature allow."""
+    site, limits = workload.site, workload.hardware
+    feed = catalogue.feed(site.feed)
+    boot = min(
+        (d for d in catalogue.drives if d.role == "boot"),
+        key=lambda d: (_unit_price(catalogue, d.id), d.id),
+    )
+    frames: list[Frame] = []
+    excluded: list[str] = []
+    for gpu in catalogue.gpus:
+        if not _allowed(limits.gpus, gpu.id):
+            continue
+        for chassis in catalogue.chassis:
+            if not _allowed(limits.chassis, chassis.id):
+                continue
+            limit = min(gpu.max_inlet_c, chassis.max_inlet_c)
+            if site.inlet_c > limit:
+                excluded.append(
+                    f"site inlet {site.inlet_c:g} °C rules out {gpu.id} in {chassis.id} "
+                    f"(at most {limit:g} °C)"
+                )
+                continue
+            frames.extend(_frames_for(catalogue, chassis, gpu, feed, boot, excluded))
+    return FrameSet(frames, excluded)
+
+
+def _frames_for(
+    catalogue: Catalogue, chassis: Chassis, gpu: Gpu, feed: Feed, boot: Drive, excluded: list[str]
+) -> list[Frame]:
+    rules = catalogue.rules
+    count = chassis.gpu_slots
+    host = _cheapest_host(catalogue, chassis, gpu, count, feed)
+    if host is None:
+        lowest = min(gpu.power_settings_w)
+        cpu = min(catalogue.cpus, key=lambda c: c.tdp_w)
+        need = server_power_w(lowest, count, cpu, chassis.sockets, rules.power_overhead)
+        excluded.append(
+            f"the {feed.id} feed ({feed.usable_w:,} W usable) cannot power "
+            f"{count} × {gpu.id} (at least {need:,} W at {lowest} W per card)"
+        )
+        return []
+    cpu, cap, power = host
+    gpu_memory = gpu.memory_gb * count
+    rams = ram_tiers(catalogue, chassis, rules.host_ram_per_gpu_memory * gpu_memory)
+    disks = disk_tiers(catalogue, chassis, rules.data_tb_per_socket * 1000 * chassis.sockets)
+    if not rams or not disks:
+        excluded.append(f"{chassis.id} cannot take the RAM or NVMe that {count} × {gpu.id} need")
+        return []
+    frames = []
+    for bridge in _layouts(catalogue, gpu, count):
+        fixed = (
+            _unit_price(catalogue, chassis.id)
+            + _unit_price(catalogue, gpu.id) * count
+            + _unit_price(catalogue, cpu.id) * chassis.sockets
+            + _unit_price(catalogue, boot.id)
+            + (_unit_price(catalogue, bridge.id) * (count // bridge.size) if bridge else 0.0)
+        )
+        frames.append(
+            Frame(
+                chassis,
+                gpu,
+                count,
+                bridge,
+                cap,
+                cpu,
+                boot,
+                rams[0],
+                disks[0],
+                power,
+                feed,
+                fixed,
+                tuple(rams),
+                tuple(disks),
+            )
+        )
+    return frames

@@ -1,0 +1,94 @@
+"""Why no plan exists, in words a presales engineer can act on.
+
+First the cheap, certain reasons: a run that fits no allowed card in any way its settings allow
+(with the smallest memory it would need, and which setting to relax), a card the room's inlet or
+the feed rules out. When every run fits alone but not together, the rule groups are reified with
+enforcement literals and CP-SAT's assumption core names the smallest conflicting set.
+"""
+
+from __future__ import annotations
+
+from ftopt.model.hardware import Gpu
+from ftopt.model.sizing import Sizing, all_sizings
+from ftopt.model.workload import Method, Run
+from ftopt.solver.options import allowed_gpus
+from ftopt.solver.problem import ProblemData, compatible
+
+
+def _relaxations(run: Run) -> list[str]:
+    hints = []
+    if run.method == Method.FULL and run.optimizer == "adamw-32bit":
+        hints.append("optimizer adamw-8bit")
+    if run.method == Method.FULL and run.offload == "none":
+        hints.append("offload cpu")
+    if run.gpus != "auto":
+        hints.append("gpus auto")
+    if run.gradient_checkpointing is False:
+        hints.append("gradient_checkpointing true")
+    if run.micro_batch > 1:
+        hints.append("a smaller micro_batch")
+    return hints
+
+
+def _closest(run_sizings: list[Sizing]) -> Sizing:
+    return min(run_sizings, key=lambda s: (s.total_gb - s.card_gb, s.gpus))
+
+
+def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> str:
+    profile = data.profiles[run_index]
+    run = profile.run
+    parts = []
+    for gpu in gpus:
+        best = _closest(all_sizings(profile, gpu, data.workload.sizing))
+        parts.append(
+            f"needs {best.total_gb:.1f} GB per GPU on {best.gpus} × {gpu.id} "
+            f"({best.strategy}, {best.optimizer}), card holds {gpu.memory_gb:g} GB"
+        )
+    hints = _relaxations(run)
+    tail = f"; allow {' or '.join(hints)}" if hints else ""
+    return f"run {run.name}: " + "; ".join(parts) + tail
+
+
+def _no_server_reason(data: ProblemData, run_index: int) -> str:
+    run = data.profiles[run_index].run
+    options = [data.options[o] for o in data.options_of(run_index)]
+    needs = sorted(
+        {
+            f"{o.gpus} × {o.gpu}" + (f" in one NVLink domain of {o.domain}" if o.domain else "")
+            for o in options
+        }
+    )
+    return (
+        f"run {run.name}: no allowed build offers {', or '.join(needs)} with the host RAM and NVMe it needs"
+    )
+
+
+def precheck(data: ProblemData) -> list[str]:
+    """Reasons that rule the bid out before any search: per run, then per card."""
+    reasons: list[str] = []
+    gpus = allowed_gpus(data.catalogue, data.workload)
+    buildable = [g for g in gpus if any(f.gpu.id == g.id for f in data.frames)]
+    for run_index in range(len(data.profiles)):
+        options = data.options_of(run_index)
+        if not options and buildable:
+            reasons.append(_no_fit_reason(data, run_index, buildable))
+        elif options and not any(compatible(data.options[o], f) for o in options for f in data.frames):
+            reasons.append(_no_server_reason(data, run_index))
+    if not buildable:
+        reasons = list(data.excluded) or ["no card in the catalogue is allowed"]
+    elif reasons:
+        reasons += data.excluded
+    return reasons
+
+
+def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) -> list[str]:
+    """Words for an assumption core: which runs cannot run together under which limit."""
+    names = ", ".join(data.profiles[r].run.name for r in core_runs)
+    copies = sum(data.copies[r] for r in core_runs)
+    if limit_in_core:
+        limit = data.workload.site.max_servers
+        return [
+            f"runs {names} ({copies} copies) need more than site.max_servers = {limit} servers "
+            f"on the allowed builds"
+        ]
+    return [f"runs {names} cannot all be placed on the allowed builds"]

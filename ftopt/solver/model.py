@@ -1,0 +1,42 @@
+"""Assembles the CP-SAT model from the constraint families, in dependency order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from ftopt.solver import constraints
+from ftopt.solver.objective import price_expression
+from ftopt.solver.problem import ProblemData
+from ftopt.solver.variables import Variables, make_variables
+
+
+@dataclass
+class BuiltModel:
+    """The model, its variables, its price and the literals that switch rule groups on."""
+
+    data: ProblemData
+    model: cp_model.CpModel
+    variables: Variables
+    price: cp_model.LinearExpr
+    place_run: dict[int, cp_model.IntVar]
+    server_limit: cp_model.IntVar
+
+
+def build_model(data: ProblemData) -> BuiltModel:
+    """Variables, then every constraint family, then the price objective."""
+    model = cp_model.CpModel()
+    v = make_variables(model, data)
+    place_run = {r: model.new_bool_var(f"place[{r}]") for r in range(len(data.profiles))}
+    server_limit = model.new_bool_var("server_limit")
+    constraints.add_every_copy_placed(model, data, v, place_run)
+    constraints.add_pool_gpu_capacity(model, data, v)
+    constraints.add_slot_gpu_capacity(model, data, v)
+    constraints.add_slot_host_ram(model, data, v)  # after slot_used exists: tiers follow it
+    constraints.add_slot_nvme(model, data, v)
+    constraints.add_server_limit(model, data, v, server_limit)
+    constraints.add_slot_symmetry_breaking(model, data, v)
+    price = price_expression(data, v)
+    model.minimize(price)
+    return BuiltModel(data, model, v, price, place_run, server_limit)

@@ -1,0 +1,107 @@
+"""Placement options: the ways one copy of a run may train, after memory filtering and dominance.
+
+An option is a fitting `Sizing` (card, GPU count, strategy, optimiser, offload) plus what placement
+needs from a server: its GPU count, the NVLink domain size its shards must share, the host RAM it
+offloads to and the NVMe its checkpoints take. Options that need no more of any resource than a
+kept option, and are no less preferred, are dropped before the model sees them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.sizing import RunProfile, Sizing, all_sizings
+from ftopt.model.workload import Offload, Optimizer, SizingOptions, Strategy, Workload
+
+
+@dataclass(frozen=True)
+class Option:
+    """One way to place one copy of one run."""
+
+    run: int  # index into the workload's runs
+    sizing: Sizing
+    domain: int  # NVLink domain size the GPUs must lie in; 0 when none is needed
+
+    @property
+    def gpu(self) -> str:
+        """The card id."""
+        return self.sizing.gpu
+
+    @property
+    def gpus(self) -> int:
+        """GPUs per copy."""
+        return self.sizing.gpus
+
+    @property
+    def host_ram_gb(self) -> float:
+        """Host RAM the copy's offloaded states need."""
+        return self.sizing.host_ram_gb
+
+    @property
+    def nvme_gb(self) -> float:
+        """NVMe the copy's checkpoints and base model need."""
+        return self.sizing.nvme_gb
+
+    @property
+    def preference(self) -> int:
+        """Lower is preferred at equal price: 32-bit Adam, no offload, DDP over sharding over PCIe."""
+        sizing = self.sizing
+        return (
+            (sizing.optimizer == Optimizer.ADAMW_8BIT)
+            + (sizing.offload == Offload.CPU)
+            + (sizing.strategy == Strategy.FSDP)
+            + 2 * (sizing.sharded and self.domain == 0)
+        )
+
+    @property
+    def resources(self) -> tuple[float, ...]:
+        """What the option takes from a server, each smaller-is-better."""
+        return (self.gpus, self.domain, self.host_ram_gb, self.nvme_gb)
+
+
+def required_domain(gpu: Gpu, sizing: Sizing) -> int:
+    """Sharded runs stay in one NVLink domain when one holds them, else span full-size domains.
+
+    Cards without NVLink shard over PCIe (domain 0: no requirement); replicated (DDP) and single
+    runs need no domain.
+    """
+    if sizing.strategy != Strategy.FSDP or gpu.nvlink is None:
+        return 0
+    return min(sizing.gpus, max(gpu.nvlink.bridge_sizes))
+
+
+def fitting_options(run_index: int, profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[Option]:
+    """Memory per GPU: only sizings whose states, activations and overhead fit the card."""
+    return [
+        Option(run_index, s, required_domain(gpu, s)) for s in all_sizings(profile, gpu, options) if s.fits
+    ]
+
+
+def _dominates(a: Option, b: Option) -> bool:
+    return (
+        a.gpu == b.gpu
+        and a.preference <= b.preference
+        and all(x <= y for x, y in zip(a.resources, b.resources, strict=True))
+    )
+
+
+def prune_dominated(options: list[Option]) -> list[Option]:
+    """Drop options another option beats on every resource and on preference (first kept on ties)."""
+    kept: list[Option] = []
+    for option in sorted(options, key=lambda o: (o.gpu, o.resources, o.preference)):
+        if not any(_dominates(k, option) for k in kept):
+            kept.append(option)
+    return kept
+
+
+def allowed_gpus(catalogue: Catalogue, workload: Workload) -> list[Gpu]:
+    """Cards the workload allows, in catalogue order."""
+    ids = workload.hardware.gpus
+    return [g for g in catalogue.gpus if ids is None or g.id in ids]
+
+
+def run_options(run_index: int, profile: RunProfile, gpus: list[Gpu], options: SizingOptions) -> list[Option]:
+    """All undominated, fitting options of one run over the allowed cards."""
+    found = [o for gpu in gpus for o in fitting_options(run_index, profile, gpu, options)]
+    return prune_dominated(found)

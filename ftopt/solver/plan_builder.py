@@ -1,0 +1,179 @@
+"""Turns laid-out servers into the `Plan`: bill of materials, power, and per-copy figures.
+
+Step time and link kind are recomputed on the server's actual topology: a replicated run whose GPUs
+happen to share a bridge all-reduces over NVLink, not over PCIe as its estimate assumed.
+"""
+
+from __future__ import annotations
+
+from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Assignment, LineItem, MemoryPerGpu, Plan, Server, Status
+from ftopt.model.topology import bottleneck_gbps, link_kind, nvlink_domains, server_graph
+from ftopt.model.traffic import transfer_seconds
+from ftopt.solver.builds import Frame
+from ftopt.solver.layout import ServerLayout
+from ftopt.solver.options import Option
+from ftopt.solver.problem import ProblemData
+
+
+def frame_graph(frame: Frame):  # type: ignore[no-untyped-def]
+    """The networkx interconnect of a frame."""
+    nvlink = frame.gpu.nvlink.bandwidth_gbps if frame.gpu.nvlink else 0.0
+    bridge = frame.bridge.size if frame.bridge else 0
+    return server_graph(frame.gpu_count, frame.gpu.pcie_gbps, bridge, nvlink)
+
+
+def _line(catalogue: Catalogue, item: str, name: str, quantity: int) -> LineItem:
+    unit = catalogue.price(item).amount
+    return LineItem(item=item, name=name, quantity=quantity, unit_price=unit, price=round(unit * quantity, 2))
+
+
+def bill_of_materials(catalogue: Catalogue, layout: ServerLayout) -> list[LineItem]:
+    """Chassis, cards, bridges, CPUs, DIMMs, data drives and boot drive, with line prices."""
+    f = layout.frame
+    lines = [
+        _line(catalogue, f.chassis.id, f.chassis.name, 1),
+        _line(catalogue, f.gpu.id, f.gpu.name, f.gpu_count),
+        _line(catalogue, f.cpu.id, f.cpu.name, f.chassis.sockets),
+        _line(catalogue, layout.ram.dimm.id, layout.ram.dimm.name, layout.ram.count),
+        _line(catalogue, layout.disk.drive.id, layout.disk.drive.name, layout.disk.count),
+        _line(catalogue, f.boot.id, f.boot.name, 1),
+    ]
+    if f.bridge:
+        lines.insert(2, _line(catalogue, f.bridge.id, f.bridge.name, f.bridge_count))
+    return lines
+
+
+def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
+    f = layout.frame
+    lines = bill_of_materials(data.catalogue, layout)
+    return Server(
+        id=server_id,
+        chassis=f.chassis.id,
+        gpu=f.gpu.id,
+        gpu_count=f.gpu_count,
+        cpu=f.cpu.id,
+        cpu_count=f.chassis.sockets,
+        cores=f.cpu.cores * f.chassis.sockets,
+        ram_gb=layout.ram.gb,
+        dimm=layout.ram.dimm.id,
+        dimm_gb=layout.ram.dimm.gb,
+        dimm_count=layout.ram.count,
+        data_drive=layout.disk.drive.id,
+        data_drive_count=layout.disk.count,
+        boot_drive=f.boot.id,
+        nvme_tb=round(layout.disk.gb / 1000, 2),
+        bridge=f.bridge.id if f.bridge else None,
+        bridge_count=f.bridge_count,
+        nvlink_domains=nvlink_domains(frame_graph(f)),
+        gpu_power_cap_w=f.power_cap_w,
+        power_w=f.power_w,
+        feed=f.feed.id,
+        feed_usable_w=f.feed.usable_w,
+        max_inlet_c=f.max_inlet_c,
+        price=round(sum(line.price for line in lines), 2),
+        bill_of_materials=lines,
+    )
+
+
+def _assignment(
+    data: ProblemData,
+    option: Option,
+    gpus: list[int],
+    server: ServerLayout,
+    server_id: str,
+    copy: int,
+) -> Assignment:
+    s = option.sizing
+    graph = frame_graph(server.frame)
+    gbps = bottleneck_gbps(graph, gpus)
+    transfer = transfer_seconds(s.traffic_gb_per_step * 1e9, gbps) if gbps else 0.0
+    return Assignment(
+        run=data.profiles[option.run].run.name,
+        copy_=copy,
+        server=server_id,
+        gpus=gpus,
+        strategy=s.strategy,
+        optimizer=s.optimizer,
+        offload=s.offload,
+        link=link_kind(graph, gpus),
+        memory_per_gpu_gb=MemoryPerGpu(
+            states=round(s.states_gb, 2),
+            activations=round(s.activations_gb, 2),
+            overhead=round(s.overhead_gb, 2),
+            total=round(s.total_gb, 2),
+        ),
+        free_gb=round(s.free_gb, 2),
+        host_ram_gb=round(s.host_ram_gb, 2),
+        nvme_gb=round(s.nvme_gb, 2),
+        traffic_gb_per_step=round(s.traffic_gb_per_step, 3),
+        step_seconds=round(max(s.compute_seconds, transfer), 4),
+    )
+
+
+def _notes(data: ProblemData) -> list[str]:
+    rules, sizing = data.catalogue.rules, data.workload.sizing
+    notes = [
+        f"host RAM ≥ {rules.host_ram_per_gpu_memory:g} × GPU memory and ≥ offloaded states + "
+        f"{rules.host_ram_reserve_gb:g} GB; ≥ {rules.cores_per_gpu} cores per GPU; two sockets; "
+        f"≥ {rules.data_tb_per_socket:g} TB data NVMe per socket plus a boot drive",
+        f"power = (cards at their cap + CPU TDP) × {1 + rules.power_overhead:.2f}, at most the feed's "
+        f"usable watts; sharded runs stay inside one NVLink domain when one holds them",
+        "memory per GPU: model states only (seed tables)"
+        if sizing.states_only
+        else f"memory per GPU: states + activations (Korthikanti et al., FlashAttention "
+        f"{'on' if sizing.flash_attention else 'off'}) + FP32 logits + {sizing.cuda_context_gb:g} GB "
+        f"CUDA context + {sizing.allocator_reserve:.0%} allocator reserve",
+        f"step time: lower bound at {sizing.mfu:.0%} MFU, transfers overlapped",
+    ]
+    assumed = sorted(p.item for p in data.catalogue.prices if p.assumption)
+    if assumed:
+        notes.append(
+            f"{len(assumed)} catalogue prices are assumptions without a public source "
+            f"({', '.join(assumed)}); overlay your own with --prices"
+        )
+    return notes
+
+
+def price_list_summary(catalogue: Catalogue) -> str:
+    """Currency and the range of price dates, for the quote's header."""
+    dates = sorted(p.date for p in catalogue.prices)
+    return f"{catalogue.currency}, indicative prices dated {dates[0]} to {dates[-1]}"
+
+
+def build_plan(
+    data: ProblemData,
+    layouts: list[ServerLayout],
+    status: Status,
+    bound: float,
+    wall_seconds: float,
+    workload_name: str | None,
+) -> Plan:
+    """The plan with servers numbered s1… in a deterministic order and copies numbered per run."""
+    layouts = sorted(
+        layouts,
+        key=lambda s: (s.frame.key, s.ram.gb, s.disk.gb, [(o.run, o.gpus, g) for o, g in s.copies]),
+    )
+    servers, assignments = [], []
+    copy_counter = [0] * len(data.profiles)
+    for number, layout in enumerate(layouts, start=1):
+        server_id = f"s{number}"
+        servers.append(_server(data, layout, server_id))
+        for option, gpus in layout.copies:
+            copy_counter[option.run] += 1
+            assignments.append(_assignment(data, option, gpus, layout, server_id, copy_counter[option.run]))
+    total = round(sum(s.price for s in servers), 2)
+    gap = (total - bound) / total if total else 0.0
+    return Plan(
+        status=status,
+        currency=data.catalogue.currency,
+        total_price=total,
+        bound=round(bound, 2),
+        gap=round(max(gap, 0.0), 6),
+        wall_seconds=round(wall_seconds, 3),
+        workload=workload_name or data.workload.name,
+        price_list=price_list_summary(data.catalogue),
+        servers=servers,
+        assignments=assignments,
+        notes=_notes(data),
+    )
