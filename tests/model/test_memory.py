@@ -1,0 +1,134 @@
+"""Model-state bytes per parameter, on a hand-made parameter split.
+
+The split: 1,000 parameters, 800 in decoder linear layers, 100 embeddings, 50 vision, 50 other;
+rank-1 LoRA has 10 adapter weights, so rank 4 has 40.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ftopt.model.architecture import ParamCounts
+from ftopt.model.memory import (
+    NF4_BYTES_PER_PARAM,
+    checkpoint_bytes,
+    frozen_base_bytes,
+    model_states,
+    nvme_bytes,
+    states_per_gpu,
+    trainable_params,
+)
+from ftopt.model.workload import Method, Offload, Optimizer, Strategy
+
+FULL, LORA, QLORA = Method.FULL, Method.LORA, Method.QLORA
+A32, A8 = Optimizer.ADAMW_32BIT, Optimizer.ADAMW_8BIT
+NONE, CPU = Offload.NONE, Offload.CPU
+
+
+@pytest.fixture
+def counts() -> ParamCounts:
+    return ParamCounts(
+        total=1000,
+        linear=800,
+        embeddings=100,
+        vision=50,
+        other=50,
+        active=1000,
+        lora_per_rank=10,
+        largest_layer=100,
+    )
+
+
+def test_full_adam_32bit_is_16_bytes(counts: ParamCounts) -> None:
+    # 2 weights + 2 grads + 12 FP32 master and moments = 16 · 1,000
+    s = model_states(counts, FULL, A32, NONE, lora_rank=4)
+    assert s.gpu_bytes == 16_000
+    assert s.host_bytes == 0
+    assert s.trainable == 1000
+
+
+def test_full_adam_8bit_is_10_bytes(counts: ParamCounts) -> None:
+    # 2 + 2 + 4 master + 2 moments = 10 · 1,000
+    assert model_states(counts, FULL, A8, NONE, lora_rank=4).gpu_bytes == 10_000
+
+
+def test_fp32_grad_buffer_counts_18(counts: ParamCounts) -> None:
+    # Hugging Face's count: 16 + 2 = 18 · 1,000
+    s = model_states(counts, FULL, A32, NONE, lora_rank=4, fp32_grad_buffer=True)
+    assert s.gpu_bytes == 18_000
+
+
+def test_offload_keeps_2_on_gpu_and_14_on_host(counts: ParamCounts) -> None:
+    # ZeRO-Offload: BF16 weights 2 · 1,000 on the GPUs, 14 · 1,000 in host RAM
+    s = model_states(counts, FULL, A32, CPU, lora_rank=4)
+    assert s.gpu_bytes == 2000
+    assert s.host_bytes == 14_000
+
+
+def test_lora_bf16_base_plus_16_per_adapter_weight(counts: ParamCounts) -> None:
+    # base 2 · 1,000 = 2,000; adapter rank 4 = 40 weights · 16 = 640 → 2,640
+    s = model_states(counts, LORA, A32, NONE, lora_rank=4)
+    assert s.trainable == 40
+    assert s.gpu_bytes == 2640
+    assert s.host_bytes == 0
+
+
+def test_lora_8bit_adapter_is_10_bytes(counts: ParamCounts) -> None:
+    # 2,000 + 40 · 10 = 2,400
+    assert model_states(counts, LORA, A8, NONE, lora_rank=4).gpu_bytes == 2400
+
+
+def test_nf4_constant_is_about_0516() -> None:
+    # 4 bits = 0.5 B plus 0.127 bits of double-quantised constants = 0.015875 B
+    assert abs(NF4_BYTES_PER_PARAM - 0.515875) < 1e-12
+    assert round(NF4_BYTES_PER_PARAM, 3) == 0.516
+
+
+def test_qlora_nf4_linear_and_bf16_rest(counts: ParamCounts) -> None:
+    # linear 800 · 0.515875 = 412.7; embeddings + vision + other 200 · 2 = 400; adapter 40 · 16 = 640
+    # → 1,452.7
+    assert frozen_base_bytes(counts, QLORA) == pytest.approx(812.7)
+    s = model_states(counts, QLORA, A32, NONE, lora_rank=4)
+    assert s.gpu_bytes == pytest.approx(1452.7)
+
+
+def test_lora_base_is_bf16(counts: ParamCounts) -> None:
+    assert frozen_base_bytes(counts, LORA) == 2000
+
+
+def test_trainable_params(counts: ParamCounts) -> None:
+    assert trainable_params(counts, FULL, 4) == 1000
+    assert trainable_params(counts, LORA, 4) == 40
+    assert trainable_params(counts, QLORA, 8) == 80
+
+
+@pytest.mark.parametrize("gpus", [2, 4, 8])
+def test_fsdp_divides_ddp_replicates(counts: ParamCounts, gpus: int) -> None:
+    # 16,000 bytes: FSDP gives 16,000 / N per card; DDP and a single card keep all of it
+    s = model_states(counts, FULL, A32, NONE, lora_rank=4)
+    assert states_per_gpu(s, Strategy.FSDP, gpus) == 16_000 / gpus
+    assert states_per_gpu(s, Strategy.DDP, gpus) == 16_000
+    assert states_per_gpu(s, Strategy.SINGLE, 1) == 16_000
+
+
+def test_checkpoint_full_is_14_bytes(counts: ParamCounts) -> None:
+    # FP32 master + moments 12 + BF16 weights 2 = 14 · 1,000
+    assert checkpoint_bytes(counts, FULL, A32, lora_rank=4) == 14_000
+
+
+def test_checkpoint_full_8bit_is_8_bytes(counts: ParamCounts) -> None:
+    # FP32 master 4 + 8-bit moments 2 + BF16 weights 2 = 8 · 1,000
+    assert checkpoint_bytes(counts, FULL, A8, lora_rank=4) == 8000
+
+
+def test_checkpoint_adapter_is_16_bytes(counts: ParamCounts) -> None:
+    # the adapter only: 40 weights · 16; the frozen base is not saved
+    assert checkpoint_bytes(counts, LORA, A32, lora_rank=4) == 640
+    assert checkpoint_bytes(counts, QLORA, A32, lora_rank=4) == 640
+    assert checkpoint_bytes(counts, LORA, A8, lora_rank=4) == 400
+
+
+@pytest.mark.parametrize(("keep", "expected"), [(0, 2000), (1, 16_000), (3, 44_000)])
+def test_nvme_keeps_checkpoints_plus_bf16_base(counts: ParamCounts, keep: int, expected: int) -> None:
+    # keep · 14,000 + 2 · 1,000
+    assert nvme_bytes(14_000, keep, counts) == expected
