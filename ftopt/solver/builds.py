@@ -166,7 +166,7 @@ def _layouts(catalogue: Catalogue, gpu: Gpu, count: int) -> list[Bridge | None]:
     layouts: list[Bridge | None] = [None]
     for size in sorted(gpu.nvlink.bridge_sizes if gpu.nvlink else ()):
         bridge = catalogue.bridge_for(gpu.id, size)
-        if bridge and count % size == 0 and size <= max(count // 2, size if count <= size else 0):
+        if bridge and count % size == 0:
             layouts.append(bridge)
     return layouts
 

@@ -60,13 +60,15 @@ class ProblemData:
         return [i for i, o in enumerate(self.options) if o.run == run]
 
     def pool_bound(self, frame: int) -> int:
-        """Most pool servers of one frame any plan could need: every light copy alone on it."""
+        """Most pool servers of one frame any plan could need: every light copy on it.
+
+        Not capped by `site.max_servers`: that limit is a constraint of its own, so that an
+        infeasible bid's assumption core can name it.
+        """
         gpus = sum(
             self.options[o].gpus * self.copies[self.options[o].run] for o, f in self.pool if f == frame
         )
-        bound = math.ceil(gpus / self.frames[frame].gpu_count)
-        limit = self.workload.site.max_servers
-        return min(bound, limit) if limit else bound
+        return math.ceil(gpus / self.frames[frame].gpu_count)
 
 
 def _classify(data: ProblemData) -> None:
@@ -80,10 +82,8 @@ def _classify(data: ProblemData) -> None:
                 data.pool.append((o, f))
             else:
                 heavy_copies.setdefault(f, set()).add(option.run)
-    limit = data.workload.site.max_servers
     for f, runs in sorted(heavy_copies.items()):
-        count = sum(data.copies[r] for r in runs)
-        data.slots[f] = min(count, limit) if limit else count
+        data.slots[f] = sum(data.copies[r] for r in runs)
     data.slot_pairs = [
         (o, f)
         for o, option in enumerate(data.options)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
 
@@ -23,6 +23,7 @@ from ftopt.solver.model import BuiltModel, build_model
 from ftopt.solver.objective import tie_break_expression
 from ftopt.solver.plan_builder import build_plan
 from ftopt.solver.problem import ProblemData, build_problem
+from ftopt.solver.whatif import binding_rules, savings
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class SolveSettings:
     workers: int = 8
     deterministic: bool = False
     log: bool = False
+    what_if: bool = False  # re-solve once per relaxation to report savings (whatif.py)
+    what_if: bool = False  # re-solve once per relaxation to report savings (whatif.py)
 
 
 def _solver(settings: SolveSettings, time_limit: float) -> cp_model.CpSolver:
@@ -164,7 +167,7 @@ def solve(
     proven = status == cp_model.OPTIMAL
     solver = _tie_break(built, solver, settings, started, price) if proven else solver
     layouts = _layouts(data, built, solver)
-    return build_plan(
+    plan = build_plan(
         data,
         layouts,
         Status.OPTIMAL if proven else Status.FEASIBLE,
@@ -172,6 +175,16 @@ def solve(
         wall_seconds=time.perf_counter() - started,
         workload_name=workload_name,
     )
+    return _explain_optimum(data, plan, settings, proven)
+
+
+def _explain_optimum(data: ProblemData, plan: Plan, settings: SolveSettings, proven: bool) -> Plan:
+    """Attach the binding rules and, when asked and the optimum is proven, what relaxations save."""
+    lines = binding_rules(data, plan)
+    if settings.what_if and proven:
+        quick = replace(settings, time_limit=min(5.0, settings.time_limit / 4), what_if=False)
+        lines += savings(data, plan, lambda eased: solve(eased, data.catalogue, quick))
+    return plan.model_copy(update={"binding": lines})
 
 
 def _tie_break(

@@ -1,0 +1,145 @@
+"""What shaped the optimum, and what a relaxation would save.
+
+Two kinds of lines for the quote. *Binding rules* are read off the plan and the problem data at no
+cost: a feed that forces capped cards, host RAM or NVMe bought beyond the base build for offloaded
+states or checkpoints, cards the room's inlet rules out, runs that memory forces onto several
+cards, the server limit reached. *Relaxations* re-solve the bid once each with one rule eased (the
+next larger feed, a cooler room, 8-bit Adam allowed, no server limit) and report a saving only
+where the re-solve proves one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ftopt.errors import FtoptError
+from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Plan
+from ftopt.model.workload import Method, Optimizer, Workload
+from ftopt.solver.problem import ProblemData
+
+
+def _money(amount: float, currency: str) -> str:
+    return f"{currency} {amount:,.0f}"
+
+
+def _power_lines(data: ProblemData, plan: Plan) -> list[str]:
+    lines = []
+    for server in plan.servers:
+        card = data.catalogue.gpu(server.gpu)
+        if server.gpu_power_cap_w < card.power_w:
+            lines.append(
+                f"the {server.feed} feed ({server.feed_usable_w:,} W usable) caps the "
+                f"{server.gpu_count} × {server.gpu} of {server.id} at {server.gpu_power_cap_w} W "
+                f"per card"
+            )
+    return lines
+
+
+def _host_lines(data: ProblemData, plan: Plan) -> list[str]:
+    rules, lines = data.catalogue.rules, []
+    for server in plan.servers:
+        base_ram = rules.host_ram_per_gpu_memory * server.gpu_count * data.catalogue.gpu(server.gpu).memory_gb
+        offloads = [a for a in plan.assignments if a.server == server.id and a.host_ram_gb > 0]
+        smaller = [d.gb * server.dimm_count for d in data.catalogue.dimms if d.gb < server.dimm_gb]
+        if offloads and any(base_ram <= gb for gb in smaller):
+            need = sum(a.host_ram_gb for a in offloads)
+            lines.append(
+                f"host RAM, not GPUs, sized {server.id}: offloaded optimiser states of "
+                f"{', '.join(sorted({a.run for a in offloads}))} need {need:,.0f} GB "
+                f"+ {rules.host_ram_reserve_gb:g} GB reserve"
+            )
+        checkpoints = sum(a.nvme_gb for a in plan.assignments if a.server == server.id)
+        if checkpoints > rules.data_tb_per_socket * server.cpu_count * 1000:
+            lines.append(
+                f"checkpoints and base models ({checkpoints:,.0f} GB) sized the NVMe of "
+                f"{server.id}: {server.nvme_tb:g} TB"
+            )
+    return lines
+
+
+def _memory_lines(data: ProblemData, plan: Plan) -> list[str]:
+    lines, seen = [], set()
+    for a in plan.assignments:
+        run = next(p.run for p in data.profiles if p.run.name == a.run)
+        if run.gpus == "auto" and len(a.gpus) > 1 and a.run not in seen:
+            seen.add(a.run)
+            lines.append(
+                f"memory per GPU puts each copy of {a.run} on {len(a.gpus)} × "
+                f"{_server_gpu(plan, a.server)} ({a.strategy.value}): "
+                f"{a.memory_per_gpu_gb.total:.1f} GB per card there"
+            )
+    return lines
+
+
+def _server_gpu(plan: Plan, server_id: str) -> str:
+    return next(s.gpu for s in plan.servers if s.id == server_id)
+
+
+def binding_rules(data: ProblemData, plan: Plan) -> list[str]:
+    """The rules that visibly shaped this plan, read off the plan and the filtered builds."""
+    lines = _power_lines(data, plan) + _host_lines(data, plan) + _memory_lines(data, plan)
+    lines += [reason for reason in data.excluded if "inlet" in reason]
+    limit = data.workload.site.max_servers
+    if limit is not None and len(plan.servers) == limit:
+        lines.append(f"site.max_servers = {limit} is reached")
+    return lines
+
+
+def _next_feed(catalogue: Catalogue, feed_id: str) -> str | None:
+    current = catalogue.feed(feed_id).usable_w
+    bigger = sorted((f for f in catalogue.feeds if f.usable_w > current), key=lambda f: f.usable_w)
+    return bigger[0].id if bigger else None
+
+
+def relaxations(data: ProblemData) -> list[tuple[str, Workload]]:
+    """Eased copies of the workload, each with the words for what was eased."""
+    workload, catalogue = data.workload, data.catalogue
+    site = workload.site
+    eased: list[tuple[str, Workload]] = []
+    feed = _next_feed(catalogue, site.feed)
+    if feed:
+        eased.append(
+            (f"a {feed} feed", workload.model_copy(update={"site": site.model_copy(update={"feed": feed})}))
+        )
+    warm = [g for g in catalogue.gpus if site.inlet_c > g.max_inlet_c]
+    if warm:
+        cooler = min(g.max_inlet_c for g in warm)
+        eased.append(
+            (
+                f"an inlet of {cooler:g} °C",
+                workload.model_copy(update={"site": site.model_copy(update={"inlet_c": cooler})}),
+            )
+        )
+    fixed = [r for r in workload.runs if r.method == Method.FULL and r.optimizer == Optimizer.ADAMW_32BIT]
+    if fixed:
+        runs = tuple(r.model_copy(update={"optimizer": "auto"}) if r in fixed else r for r in workload.runs)
+        eased.append(
+            (f"8-bit Adam for {', '.join(r.name for r in fixed)}", workload.model_copy(update={"runs": runs}))
+        )
+    if site.max_servers is not None:
+        eased.append(
+            (
+                "no server limit",
+                workload.model_copy(update={"site": site.model_copy(update={"max_servers": None})}),
+            )
+        )
+    return eased
+
+
+def savings(data: ProblemData, plan: Plan, resolve: Callable[[Workload], Plan]) -> list[str]:
+    """One re-solve per relaxation; a line for each that is proven cheaper."""
+    lines = []
+    for words, workload in relaxations(data):
+        try:
+            eased = resolve(workload)
+        except FtoptError:
+            continue
+        if eased.total_price < plan.total_price - 0.005:
+            saved = plan.total_price - eased.total_price
+            lines.append(
+                f"{words} would save {_money(saved, plan.currency)} "
+                f"({_money(eased.total_price, plan.currency)} instead of "
+                f"{_money(plan.total_price, plan.currency)})"
+            )
+    return lines
