@@ -7,6 +7,7 @@ object tags), and files beyond `MAX_INPUT_BYTES` are refused before parsing.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -74,6 +75,25 @@ def _locate(node: yaml.Node | None, loc: tuple[str | int, ...], missing: bool) -
     return path, line
 
 
+_RELATIVE = re.compile(r"^@((?:\[\d+\])?(?:\.?[A-Za-z_]+)?): ")
+
+
+def _split_relative(message: str) -> tuple[tuple[str | int, ...], str]:
+    """A validator's `@[3].name: text` → the extra location parts and the text."""
+    match = _RELATIVE.match(message)
+    if not match:
+        return (), message
+    parts: list[str | int] = []
+    for index, name in re.findall(r"\[(\d+)\]|([A-Za-z_]+)", match[1]):
+        parts.append(int(index) if index else name)
+    return tuple(parts), message[match.end() :]
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _expected(error: ErrorDetails) -> str:
     kind = error["type"]
     if kind == "missing":
@@ -83,7 +103,15 @@ def _expected(error: ErrorDetails) -> str:
     message = str(error["msg"])
     for prefix in ("Value error, ", "Assertion failed, "):
         message = message.removeprefix(prefix)
+    message = _split_relative(message)[1]
+    if message.startswith("Input should be "):
+        return f"expected {message.removeprefix('Input should be ')}, got {_shown(error.get('input'))}"
     return message[0].lower() + message[1:] if message else message
+
+
+def _most_specific(errors: list[ErrorDetails]) -> ErrorDetails:
+    """The deepest error: for a union (`str | InlineModel`) it is the member the input was meant as."""
+    return max(errors, key=lambda e: len(e["loc"]))
 
 
 def validate(model: type[Model], data: Any, node: yaml.Node | None, file: str) -> Model:
@@ -91,8 +119,10 @@ def validate(model: type[Model], data: Any, node: yaml.Node | None, file: str) -
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        path, line = _locate(node, tuple(error["loc"]), error["type"] == "missing")
+        error = _most_specific(exc.errors())
+        extra, _ = _split_relative(str(error["msg"]).removeprefix("Value error, "))
+        loc = tuple(error["loc"]) + extra
+        path, line = _locate(node, loc, error["type"] == "missing")
         raise InputError(file, path, _expected(error), line) from None
 
 
@@ -148,16 +178,40 @@ class _PriceList(BaseModel):
     prices: tuple[Price, ...]
 
 
-def load_price_list(path: Path) -> tuple[Price, ...]:
+def _check_overlay(
+    catalogue: Catalogue, overlay: tuple[Price, ...], node: yaml.Node | None, file: str
+) -> None:
+    """Each entry prices a catalogue item, in the currency the merged list will have."""
+    priced = {p.item for p in catalogue.prices}
+    covers_all = priced <= {p.item for p in overlay}
+    currency = overlay[0].currency if covers_all and overlay else catalogue.currency
+    for index, price in enumerate(overlay):
+        if price.item not in priced:
+            path, line = _locate(node, ("prices", index, "item"), False)
+            raise InputError(file, path, f"unknown item {price.item!r}; expected a priced catalogue id", line)
+        if price.currency != currency:
+            path, line = _locate(node, ("prices", index, "currency"), False)
+            raise InputError(
+                file,
+                path,
+                f"expected {currency} like the other prices (or price every item in one currency)",
+                line,
+            )
+
+
+def load_price_list(path: Path, catalogue: Catalogue | None = None) -> tuple[Price, ...]:
     """A user's price list: a mapping with `prices:`, a list of entries like the catalogue's."""
     data, node = read_yaml(path)
     _require_mapping(data, str(path), "a prices list")
-    return validate(_PriceList, data, node, str(path)).prices
+    overlay = validate(_PriceList, data, node, str(path)).prices
+    if catalogue is not None:
+        _check_overlay(catalogue, overlay, node, str(path))
+    return overlay
 
 
 def apply_price_list(catalogue: Catalogue, path: Path) -> Catalogue:
     """The catalogue with a user's price list laid over it; bad references name the price file."""
-    overlay = load_price_list(path)
+    overlay = load_price_list(path, catalogue)
     try:
         return catalogue.with_prices(overlay)
     except ValidationError as exc:

@@ -1,5 +1,8 @@
 """The workload file: the runs a customer wants to train at once and the site that must hold them.
 
+Validators that judge one field from its neighbours start their message with `@path: ` (relative
+to the model they validate), so that the file loader can point at that field and its line.
+
 Frozen pydantic models with `extra="forbid"`, so a misspelt key is an error rather than a silently
 ignored default. Cross-references to the catalogue (model and card ids) are checked by
 `Workload.check_against`, because the workload is parsed before the catalogue is chosen.
@@ -92,9 +95,11 @@ class Run(BaseModel):
     @model_validator(mode="after")
     def _offload_needs_full(self) -> Run:
         if self.offload == Offload.CPU and self.method != Method.FULL:
-            raise ValueError("offload: cpu applies to method full only (adapters have no large states)")
+            raise ValueError("@offload: cpu applies to method full only (adapters have no large states)")
         if self.offload == Offload.CPU and self.optimizer == Optimizer.ADAMW_8BIT:
-            raise ValueError("offload: cpu runs DeepSpeed's 32-bit CPU Adam; use adamw-32bit or auto")
+            raise ValueError(
+                "@optimizer: offload cpu runs DeepSpeed's 32-bit CPU Adam; use adamw-32bit or auto"
+            )
         return self
 
     @property
@@ -152,14 +157,17 @@ class Workload(BaseModel):
     runs: tuple[Run, ...] = Field(min_length=1, description="the runs to hold at the same time")
     sizing: SizingOptions = Field(default_factory=SizingOptions, description="memory-model switches")
 
-    @model_validator(mode="after")
-    def _unique_names(self) -> Workload:
+    @field_validator("runs")
+    @classmethod
+    def _unique_names(cls, runs: tuple[Run, ...]) -> tuple[Run, ...]:
         seen: set[str] = set()
-        for run in self.runs:
+        for index, run in enumerate(runs):
             if run.name in seen:
-                raise ValueError(f"run name {run.name!r} is used twice; names must be unique")
+                raise ValueError(
+                    f"@[{index}].name: run name {run.name!r} is used twice; names must be unique"
+                )
             seen.add(run.name)
-        return self
+        return runs
 
     @property
     def total_copies(self) -> int:

@@ -60,7 +60,6 @@ class SolveSettings:
     deterministic: bool = False
     log: bool = False
     what_if: bool = False  # re-solve once per relaxation to report savings (whatif.py)
-    what_if: bool = False  # re-solve once per relaxation to report savings (whatif.py)
 
 
 def _solver(settings: SolveSettings, time_limit: float) -> cp_model.CpSolver:

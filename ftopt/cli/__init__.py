@@ -1,0 +1,60 @@
+"""The `ftopt` command line: click commands and their renderers.
+
+Shared by every command module (estimate, catalogue, and later solve and verify): the `--prices`
+option and the catalogue it yields, and the stdout writers. stdout carries only the result; errors
+go to stderr as one line (see `ftopt.cli.errors`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from ftopt.catalogue.loader import load_catalogue
+from ftopt.model.hardware import Catalogue
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Width of rich output when stdout is not a terminal (a pipe, a file, a test runner).
+PIPE_WIDTH = 160
+
+
+def prices_option(fn: F) -> F:
+    """`--prices FILE`: a user's price list laid over the catalogue's indicative prices."""
+    return click.option(
+        "--prices",
+        "prices",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        metavar="FILE",
+        help="YAML price list (`prices:` entries) that replaces catalogue prices by item id.",
+    )(fn)
+
+
+def open_catalogue(prices: Path | None) -> Catalogue:
+    """The packaged catalogue with the user's price list, if any (errors are InputErrors)."""
+    return load_catalogue(prices=prices)
+
+
+def stdout_console() -> Console:
+    """A rich console on the current stdout; 160 columns and no colour when it is not a terminal."""
+    out = sys.stdout
+    terminal = out.isatty()
+    return Console(
+        file=out,
+        width=None if terminal else PIPE_WIDTH,
+        no_color=not terminal,
+        highlight=False,
+        soft_wrap=False,
+    )
+
+
+def echo_json(data: Any) -> None:
+    """Write `data` as indented JSON on stdout."""
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))

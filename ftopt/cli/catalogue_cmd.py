@@ -1,0 +1,236 @@
+"""`ftopt catalogue list|show|export`: the hardware, models and prices ftopt builds from.
+
+`list [KIND]` prints one table per kind, `show ID` one item with its price and sources, `export`
+the whole catalogue as JSON (pydantic `model_dump(mode="json")`). `--prices FILE` on each lays a
+user's price list over the catalogue's indicative prices first.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from pydantic import BaseModel
+from rich.table import Table
+
+from ftopt.catalogue.loader import KINDS
+from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console
+from ftopt.cli.errors import CommandInputError, handle_errors
+from ftopt.model.hardware import PRICED, Catalogue, CatalogueModel, Feed, Gpu, Kind, Price
+
+ITEM_KINDS: tuple[Kind, ...] = ("gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds",
+                                "models")
+
+
+def _num(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}".rstrip("0")
+
+
+def _nvlink(gpu: Gpu) -> str:
+    if gpu.nvlink is None:
+        return "no"
+    sizes = ", ".join(map(str, gpu.nvlink.bridge_sizes))
+    return f"{_num(gpu.nvlink.bandwidth_gbps)} GB/s, bridges of {sizes}"
+
+
+def _params(item: CatalogueModel) -> str:
+    return f"{item.params.total / 1e9:,.2f} B"
+
+
+# Per kind: the columns `list` shows beside id and name, as (header, value of one item).
+_COLUMNS: dict[str, tuple[tuple[str, Callable[[Any], str]], ...]] = {
+    "gpus": (
+        ("memory GB", lambda g: _num(g.memory_gb)),
+        ("power W", lambda g: ", ".join(map(str, g.power_settings_w))),
+        ("NVLink", _nvlink),
+        ("PCIe GB/s", lambda g: _num(g.pcie_gbps)),
+        ("BF16 TFLOPS", lambda g: _num(g.bf16_dense_tflops)),
+        ("max inlet °C", lambda g: _num(g.max_inlet_c)),
+    ),
+    "bridges": (("card", lambda b: b.gpu), ("cards joined", lambda b: str(b.size))),
+    "cpus": (
+        ("cores", lambda c: str(c.cores)),
+        ("TDP W", lambda c: str(c.tdp_w)),
+        ("channels", lambda c: str(c.memory_channels)),
+    ),
+    "dimms": (("GB", lambda d: str(d.gb)),),
+    "drives": (("TB", lambda d: _num(d.tb)), ("role", lambda d: d.role)),
+    "chassis": (
+        ("GPU slots", lambda c: str(c.gpu_slots)),
+        ("sockets", lambda c: str(c.sockets)),
+        ("DIMM slots", lambda c: str(c.dimm_slots)),
+        ("drive bays", lambda c: str(c.drive_bays)),
+        ("max CPU TDP W", lambda c: str(c.max_cpu_tdp_w)),
+        ("max inlet °C", lambda c: _num(c.max_inlet_c)),
+    ),
+    "feeds": (
+        ("volts", lambda f: _num(f.volts)),
+        ("amps", lambda f: _num(f.amps)),
+        ("phases", lambda f: str(f.phases)),
+        ("usable W", lambda f: f"{f.usable_w:,}"),
+    ),
+    "models": (
+        ("params", _params),
+        ("layers", lambda m: str(m.architecture.layers)),
+        ("hidden", lambda m: str(m.architecture.hidden)),
+        ("vocab", lambda m: f"{m.architecture.vocab:,}"),
+    ),
+}
+
+
+def _price_text(price: Price) -> str:
+    text = f"{price.amount:,.0f} {price.currency} ({price.date})"
+    return text + ", assumption" if price.assumption else text
+
+
+def kind_table(catalogue: Catalogue, kind: str) -> Table:
+    """One kind of item as a rich table; prices list item, amount, date and source."""
+    table = Table(title=kind, title_justify="left")
+    if kind == "prices":
+        for header in ("item", "amount", "currency", "date", "assumption", "source"):
+            table.add_column(header, justify="right" if header == "amount" else "left",
+                             no_wrap=header != "source")
+        for price in catalogue.prices:
+            table.add_row(price.item, f"{price.amount:,.0f}", price.currency, price.date,
+                          "yes" if price.assumption else "", price.source)
+        return table
+    columns = _COLUMNS[kind]
+    priced = kind in PRICED
+    table.add_column("id", no_wrap=True)
+    table.add_column("name")
+    for header, _ in columns:
+        table.add_column(header, justify="right" if header not in ("NVLink", "role", "card")
+                         else "left")
+    if priced:
+        table.add_column("price", justify="right", no_wrap=True)
+    for item in getattr(catalogue, kind):
+        cells = [item.id, item.name, *(value(item) for _, value in columns)]
+        if priced:
+            cells.append(_price_text(catalogue.price(item.id)))
+        table.add_row(*cells)
+    return table
+
+
+def find_item(catalogue: Catalogue, item_id: str) -> tuple[Kind, BaseModel]:
+    """The kind and item with this id, or a CommandInputError naming the known ids."""
+    for kind in ITEM_KINDS:
+        if catalogue.has(kind, item_id):
+            return kind, next(i for i in getattr(catalogue, kind) if i.id == item_id)
+    known = [i for kind in ITEM_KINDS for i in catalogue.ids(kind)]
+    close = difflib.get_close_matches(item_id, known, n=3, cutoff=0.5)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    raise CommandInputError(
+        f"unknown catalogue id {item_id!r}; {hint}known ids: {', '.join(known)}"
+    )
+
+
+def item_record(catalogue: Catalogue, kind: Kind, item: BaseModel, item_id: str) -> dict[str, Any]:
+    """An item as plain data with its kind, its price (priced kinds) and derived figures."""
+    record: dict[str, Any] = {"kind": kind, **item.model_dump(mode="json")}
+    if isinstance(item, Feed):
+        record["usable_w"] = item.usable_w
+    if isinstance(item, CatalogueModel):
+        counts = item.params
+        record["params"] = {
+            "total": counts.total,
+            "linear": counts.linear,
+            "embeddings": counts.embeddings,
+            "vision": counts.vision,
+            "other": counts.other,
+            "active": counts.active,
+            "lora_per_rank": counts.lora_per_rank,
+        }
+    if kind in PRICED:
+        record["price"] = catalogue.price(item_id).model_dump(mode="json")
+    return record
+
+
+def _flatten(prefix: str, value: Any, rows: list[tuple[str, str]]) -> None:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _flatten(f"{prefix}.{key}" if prefix else key, inner, rows)
+    elif isinstance(value, list) and not all(isinstance(v, str | int | float) for v in value):
+        for i, inner in enumerate(value):
+            _flatten(f"{prefix}[{i}]", inner, rows)
+    elif isinstance(value, list):
+        rows.append((prefix, ", ".join(map(str, value))))
+    elif value is not None:
+        rows.append((prefix, f"{value:,}" if isinstance(value, int) and not isinstance(value, bool)
+                     else str(value)))
+
+
+def item_table(record: dict[str, Any]) -> Table:
+    """An item record as a two-column table; its sources follow as numbered rows."""
+    fields = {k: v for k, v in record.items() if k not in ("sources", "price")}
+    rows: list[tuple[str, str]] = []
+    _flatten("", fields, rows)
+    price = record.get("price")
+    if price:
+        rows.append(("price", _price_text(Price.model_validate(price))))
+        rows.append(("price source", price["source"]))
+    for i, source in enumerate(record.get("sources", ()), start=1):
+        rows.append((f"source {i}", source))
+    table = Table(title=f"{record['id']}: {record['name']}", title_justify="left",
+                  show_header=False)
+    table.add_column("field", no_wrap=True, style="bold")
+    table.add_column("value")
+    for key, value in rows:
+        table.add_row(key, value)
+    return table
+
+
+@click.group()
+def catalogue() -> None:
+    """List and show the hardware, models and prices ftopt builds from; export them as JSON."""
+
+
+@catalogue.command("list")
+@click.argument("kind", required=False, metavar="[KIND]", type=click.Choice(KINDS))
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True, help="Output format.")
+@prices_option
+@handle_errors
+def list_items(kind: str | None, fmt: str, prices: Path | None) -> None:
+    """List the items of one KIND (gpus, bridges, cpus, dimms, drives, chassis, feeds, models,
+    prices), or of every kind."""
+    cat = open_catalogue(prices)
+    kinds = (kind,) if kind else KINDS
+    if fmt == "json":
+        echo_json({k: [i.model_dump(mode="json") for i in getattr(cat, k)] for k in kinds})
+        return
+    console = stdout_console()
+    for k in kinds:
+        console.print(kind_table(cat, k))
+        console.print()
+
+
+@catalogue.command("show")
+@click.argument("item_id", metavar="ID")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True, help="Output format.")
+@prices_option
+@handle_errors
+def show(item_id: str, fmt: str, prices: Path | None) -> None:
+    """Show one item (card, bridge, CPU, DIMM, drive, chassis, feed or model) with its price and
+    sources."""
+    cat = open_catalogue(prices)
+    kind, item = find_item(cat, item_id)
+    record = item_record(cat, kind, item, item_id)
+    if fmt == "json":
+        echo_json(record)
+    else:
+        stdout_console().print(item_table(record))
+
+
+@catalogue.command("export")
+@click.option("--format", "fmt", type=click.Choice(["json"]), default="json", show_default=True,
+              help="Output format.")
+@prices_option
+@handle_errors
+def export(fmt: str, prices: Path | None) -> None:
+    """Dump the whole catalogue, rules and prices included, as JSON."""
+    echo_json(open_catalogue(prices).model_dump(mode="json"))
+

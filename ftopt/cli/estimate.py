@@ -1,0 +1,172 @@
+"""`ftopt estimate WORKLOAD.yaml`: the sizing of each run on each card and GPU count, no solver.
+
+For every run, every allowed card (the workload's `hardware.gpus`, else the whole catalogue) and
+every way the run's settings allow (`all_sizings`: GPU counts, strategies, optimisers, offload),
+it prints memory per GPU, whether it fits, host RAM, checkpoint size, traffic and step time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+
+from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console
+from ftopt.cli.errors import handle_errors
+from ftopt.loading import load_workload
+from ftopt.model.hardware import Catalogue
+from ftopt.model.memory import trainable_params
+from ftopt.model.sizing import RunProfile, Sizing, all_sizings, profile_run
+from ftopt.model.workload import Workload
+
+
+def gb(value: float) -> float:
+    """GB figures to 0.1 (never -0.0)."""
+    return round(value, 1) + 0.0
+
+
+def seconds(value: float) -> float:
+    """Seconds to three decimals."""
+    return round(value, 3) + 0.0
+
+
+def allowed_gpus(workload: Workload, catalogue: Catalogue) -> tuple[str, ...]:
+    """The workload's allowed cards, or every card in the catalogue."""
+    return workload.hardware.gpus or catalogue.ids("gpus")
+
+
+def run_sizings(
+    workload: Workload, catalogue: Catalogue
+) -> list[tuple[RunProfile, list[Sizing]]]:
+    """Each run's profile with its sizings on every allowed card, in catalogue order."""
+    result = []
+    for run in workload.runs:
+        profile = profile_run(run, catalogue)
+        sizings = [
+            sizing
+            for gpu_id in allowed_gpus(workload, catalogue)
+            for sizing in all_sizings(profile, catalogue.gpu(gpu_id), workload.sizing)
+        ]
+        result.append((profile, sizings))
+    return result
+
+
+def option_record(sizing: Sizing) -> dict[str, Any]:
+    """One sizing as the JSON record of `estimate --format json`."""
+    return {
+        "gpu": sizing.gpu,
+        "gpus": sizing.gpus,
+        "strategy": sizing.strategy.value,
+        "optimizer": sizing.optimizer.value,
+        "offload": sizing.offload.value,
+        "memory_per_gpu_gb": {
+            "states": gb(sizing.states_gb),
+            "activations": gb(sizing.activations_gb),
+            "overhead": gb(sizing.overhead_gb),
+            "total": gb(sizing.total_gb),
+        },
+        "fits": sizing.fits,
+        "free_gb": gb(sizing.free_gb),
+        "host_ram_gb": gb(sizing.host_ram_gb),
+        "checkpoint_gb": gb(sizing.checkpoint_gb),
+        "traffic_gb_per_step": gb(sizing.traffic_gb_per_step),
+        "step_seconds": seconds(sizing.step_seconds),
+    }
+
+
+def estimate_records(workload: Workload, catalogue: Catalogue) -> dict[str, Any]:
+    """The whole estimate as plain data: `{"runs": [{run, params, trainable_params, options}]}`."""
+    runs = []
+    for profile, sizings in run_sizings(workload, catalogue):
+        run = profile.run
+        runs.append(
+            {
+                "run": run.name,
+                "params": profile.counts.total,
+                "trainable_params": trainable_params(profile.counts, run.method, run.lora_rank),
+                "options": [option_record(s) for s in sizings],
+            }
+        )
+    return {"runs": runs}
+
+
+def _count(value: int) -> str:
+    if value >= 1e9:
+        return f"{value / 1e9:,.2f} B"
+    return f"{value / 1e6:,.1f} M"
+
+
+def run_table(profile: RunProfile, sizings: list[Sizing], states_only: bool) -> Table:
+    """One run's sizings as a rich table."""
+    run = profile.run
+    trainable = trainable_params(profile.counts, run.method, run.lora_rank)
+    title = (
+        f"{run.name}: {profile.model_name}, {run.method.value}, seq_len {run.seq_len:,}, "
+        f"micro_batch {run.micro_batch}, {_count(profile.counts.total)} params, "
+        f"{_count(trainable)} trainable"
+    )
+    caption = (
+        "GB per GPU (1 GB = 1e9 bytes); step time is a lower bound (compute and transfer overlap)"
+    )
+    if states_only:
+        caption += "; model states only (--states-only)"
+    table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
+    for header in ("card", "GPUs", "strategy", "optimizer", "offload"):
+        table.add_column(header, no_wrap=True)
+    for header in ("states", "activ.", "overhead", "total", "fits", "free", "host RAM",
+                   "ckpt GB", "traffic GB", "step s"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for s in sizings:
+        table.add_row(
+            s.gpu,
+            str(s.gpus),
+            s.strategy.value,
+            s.optimizer.value,
+            s.offload.value,
+            f"{gb(s.states_gb):,.1f}",
+            f"{gb(s.activations_gb):,.1f}",
+            f"{gb(s.overhead_gb):,.1f}",
+            f"{gb(s.total_gb):,.1f}",
+            "yes" if s.fits else "no",
+            f"{gb(s.free_gb):,.1f}",
+            f"{gb(s.host_ram_gb):,.1f}",
+            f"{gb(s.checkpoint_gb):,.1f}",
+            f"{gb(s.traffic_gb_per_step):,.1f}",
+            f"{seconds(s.step_seconds):,.3f}",
+        )
+    return table
+
+
+@click.command()
+@click.argument("workload_file", metavar="WORKLOAD.yaml", type=click.Path(path_type=Path))
+@click.option(
+    "--states-only",
+    is_flag=True,
+    help="Count model states only, as the seed articles do (no activations or overhead).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+@prices_option
+@handle_errors
+def estimate(workload_file: Path, states_only: bool, fmt: str, prices: Path | None) -> None:
+    """Size each run on each card and GPU count, without the solver."""
+    catalogue = open_catalogue(prices)
+    workload = load_workload(workload_file, catalogue)
+    if states_only:
+        sizing = workload.sizing.model_copy(update={"states_only": True})
+        workload = workload.model_copy(update={"sizing": sizing})
+    if fmt == "json":
+        echo_json(estimate_records(workload, catalogue))
+        return
+    console = stdout_console()
+    for profile, sizings in run_sizings(workload, catalogue):
+        console.print(run_table(profile, sizings, workload.sizing.states_only))
+        console.print()

@@ -1,0 +1,31 @@
+"""The `ftopt` click group: a thin shell that gathers the commands defined in their own modules.
+
+A command module defines a click command (or group) and is added here with `cli.add_command`;
+every command handles ftopt's errors through `ftopt.cli.errors`.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ftopt.cli.catalogue_cmd import catalogue
+from ftopt.cli.estimate import estimate
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="ftopt", prog_name="ftopt")
+def cli() -> None:
+    """Size GPU servers for LLM fine-tuning: the cheapest server set that runs a workload mix."""
+
+
+cli.add_command(estimate)
+cli.add_command(catalogue)
+
+
+def main() -> None:
+    """Console-script entry point (`ftopt`)."""
+    cli(prog_name="ftopt")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,237 @@
+"""Bad input ends in one line on stderr naming file, line, field path and what was expected; exit 2.
+
+Each case writes a small workload into a temporary directory, so the line numbers asserted here are
+visible in the test itself. The files under examples/broken/ carry their expectations as
+`# expect:` comments and are checked the same way.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from ftopt.cli.main import cli
+
+REPO = Path(__file__).resolve().parents[2]
+BROKEN = sorted((REPO / "examples" / "broken").glob("*.yaml"))
+
+GOOD_RUN = """\
+runs:
+  - name: chat-lora
+    model: llama-3.1-8b
+    method: lora
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "workload.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def estimate(*args: str) -> Result:
+    return CliRunner().invoke(cli, ["estimate", *args])
+
+
+def error_line(result: Result) -> str:
+    """The single stderr line of a failed command, after checking exit 2 and no traceback."""
+    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("ftopt: ")
+    return lines[0]
+
+
+def test_misspelt_field(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    seq_lenght: 4096\n")
+    line = error_line(estimate(str(path)))
+    assert line == f"ftopt: {path}:5: runs[0].seq_lenght: unknown field"
+
+
+def test_wrong_type(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    seq_len: long\n")
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:5: runs[0].seq_len: ")
+    assert "integer" in line
+
+
+def test_unknown_model(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN.replace("llama-3.1-8b", "llama-9b"))
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:3: runs[0].model: unknown model 'llama-9b'")
+    assert "expected one of: " in line and "llama-3.3-70b" in line
+
+
+def test_unknown_card_in_hardware_gpus(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "hardware:\n  gpus: [h200-nvl, b200]\n")
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:6: hardware.gpus[1]: unknown card 'b200'")
+    assert "h200-nvl" in line and "rtx-pro-6000-se" in line
+
+
+def test_unknown_feed(tmp_path: Path) -> None:
+    path = write(tmp_path, "site:\n  feed: 110v-15a\n" + GOOD_RUN)
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:2: site.feed: unknown feed '110v-15a'")
+    assert "230v-16a" in line
+
+
+def test_negative_sequence_length(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    seq_len: -4096\n")
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:5: runs[0].seq_len: ")
+    assert "greater than 0" in line
+
+
+def test_yaml_syntax_error_names_its_line(tmp_path: Path) -> None:
+    # The unclosed flow list on line 6 is reported where the parser notices it, on line 7.
+    path = write(tmp_path, GOOD_RUN + "hardware:\n  gpus: [h200-nvl, l40s\nsite:\n  feed: 230v-16a\n")
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:7: not valid YAML: ")
+
+
+def test_bad_indentation_names_its_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "runs:\n  - name: a\n    model: llama-3.1-8b\n   method: lora\n")
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:4: not valid YAML: ")
+
+
+def test_file_that_is_not_a_mapping(tmp_path: Path) -> None:
+    path = write(tmp_path, "- chat-lora\n- big-lora\n")
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}: ")
+    assert "expected a mapping" in line
+
+
+def test_empty_file(tmp_path: Path) -> None:
+    path = write(tmp_path, "")
+    assert "expected a mapping" in error_line(estimate(str(path)))
+
+
+def test_run_name_used_twice(tmp_path: Path) -> None:
+    second = "  - name: chat-lora\n    model: qwen3-8b\n    method: qlora\n"
+    path = write(tmp_path, GOOD_RUN + second)
+    line = error_line(estimate(str(path)))
+    # The second run's name, on its own line 5 (GOOD_RUN takes lines 1-4).
+    assert line.startswith(f"ftopt: {path}:5: runs[1].name: ")
+    assert "'chat-lora' is used twice" in line
+
+
+def test_gpus_three(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    gpus: 3\n")
+    line = error_line(estimate(str(path)))
+    assert line == f"ftopt: {path}:5: runs[0].gpus: expected auto or one of 1, 2, 4, 8"
+
+
+def test_offload_cpu_with_lora(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    offload: cpu\n")
+    line = error_line(estimate(str(path)))
+    # A rule across fields of one run points at the field that breaks it.
+    assert line.startswith(f"ftopt: {path}:5: runs[0].offload: ")
+    assert "cpu applies to method full only" in line
+
+
+def test_missing_method(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN.replace("    method: lora\n", ""))
+    line = error_line(estimate(str(path)))
+    # A missing field is not in the file: the line is that of the run it belongs to.
+    assert line == f"ftopt: {path}:2: runs[0].method: required field is missing"
+
+
+def test_missing_runs(tmp_path: Path) -> None:
+    path = write(tmp_path, "site:\n  feed: 230v-16a\n")
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}")
+    assert "runs: required field is missing" in line
+
+
+def test_unknown_method_lists_the_choices(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN.replace("method: lora", "method: LoRA"))
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:4: runs[0].method: ")
+    assert "'full', 'lora' or 'qlora'" in line
+
+
+def test_workload_file_that_does_not_exist(tmp_path: Path) -> None:
+    path = tmp_path / "nope.yaml"
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}: cannot read the file")
+
+
+def test_price_list_with_a_bad_entry(tmp_path: Path) -> None:
+    workload = write(tmp_path, GOOD_RUN)
+    prices = write(
+        tmp_path,
+        """\
+        prices:
+          - item: h200-nvl
+            amount: -31000
+            currency: USD
+            date: "2026-10"
+            source: our distributor
+        """,
+        "prices.yaml",
+    )
+    line = error_line(estimate(str(workload), "--prices", str(prices)))
+    assert line.startswith(f"ftopt: {prices}:3: prices[0].amount: ")
+    assert "greater than or equal to 0" in line
+
+
+def test_price_list_for_an_unknown_item(tmp_path: Path) -> None:
+    workload = write(tmp_path, GOOD_RUN)
+    prices = write(
+        tmp_path,
+        'prices:\n  - {item: b200, amount: 1, currency: USD, date: "2026-10", source: x}\n',
+        "prices.yaml",
+    )
+    line = error_line(estimate(str(workload), "--prices", str(prices)))
+    assert line.startswith(f"ftopt: {prices}:2: prices[0].item: ")
+    assert "'b200'" in line
+
+
+def test_price_list_that_does_not_exist(tmp_path: Path) -> None:
+    workload = write(tmp_path, GOOD_RUN)
+    line = error_line(estimate(str(workload), "--prices", str(tmp_path / "none.yaml")))
+    assert "none.yaml: cannot read the file" in line
+
+
+@pytest.mark.parametrize("path", BROKEN, ids=[p.name for p in BROKEN])
+def test_broken_examples(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = [
+        line.split("# expect:", 1)[1].strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.startswith("# expect:")
+    ]
+    assert expected, f"{path.name} has no '# expect:' comment"
+    monkeypatch.chdir(REPO)
+    relative = str(path.relative_to(REPO))
+    line = error_line(estimate(relative))
+    assert line.startswith(f"ftopt: {relative}")
+    for fragment in expected:
+        assert fragment in line, (fragment, line)
+
+
+def test_end_to_end_no_traceback(tmp_path: Path) -> None:
+    """A real process: one stderr line, exit 2, nothing on stdout."""
+    path = write(tmp_path, GOOD_RUN + "    seq_len: long\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "ftopt.cli.main", "estimate", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"ftopt: {path}:5: runs[0].seq_len: ")
