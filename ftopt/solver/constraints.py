@@ -1,16 +1,16 @@
-"""The hard rules as CP-SAT constraint families, one function each, called in order by `build_model`.
+"""The hard rules that depend on which copies share servers, one CP-SAT constraint family each.
 
-Rules fixed before the model (memory per GPU, cores and sockets, power against the feed, inlet
-temperature, identical DIMMs in every channel) live in builds.py and options.py as filters; what
-remains here is what depends on which copies share a server.
+Rules fixed before the model are filters elsewhere: memory per GPU (options.py), cores, sockets,
+power against the feed, inlet temperature and identical DIMMs in every channel (builds.py), host RAM
+and NVMe of servers with heavy copies (configs.py), light copies' share of RAM and disk
+(problem.py). `build_model` calls the families below in order.
 """
 
 from __future__ import annotations
 
-import math
-
 from ortools.sat.python import cp_model
 
+from ftopt.solver.configs import BLOCK_SIZES
 from ftopt.solver.problem import ProblemData
 from ftopt.solver.variables import Variables
 
@@ -18,54 +18,33 @@ from ftopt.solver.variables import Variables
 def add_every_copy_placed(
     model: cp_model.CpModel, data: ProblemData, v: Variables, enforce: dict[int, cp_model.IntVar]
 ) -> None:
-    """Every copy of every run is placed once (enforced by a literal, for infeasibility cores)."""
-    for run, copies in enumerate(data.copies):
-        placed = [x for o in data.options_of(run) for x in v.copies_of_option(o)]
-        model.add(sum(placed) == copies).only_enforce_if(enforce[run])
+    """Every copy of every run is placed once (switched by a literal, for infeasibility cores)."""
+    placed: dict[int, list[cp_model.LinearExpr]] = {r: [] for r in range(len(data.profiles))}
+    for (o, _), copies in v.light_copies.items():
+        placed[data.options[o].run].append(copies)
+    for c, servers in v.config_servers.items():
+        for o, count in data.configs[c].heavy:
+            placed[data.options[o].run].append(count * servers)
+    for run, terms in placed.items():
+        model.add(sum(terms) == data.copies[run]).only_enforce_if(enforce[run])
 
 
-def add_pool_gpu_capacity(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
-    """One copy per GPU in pool servers: Σ GPUs of light copies ≤ cards × servers (exact by buddy sizes)."""
-    for f, servers in v.pool_servers.items():
-        used = [data.options[o].gpus * x for (o, ff), x in v.pool_copies.items() if ff == f]
-        model.add(sum(used) <= data.frames[f].gpu_count * servers)
-
-
-def _slot_terms(data: ProblemData, v: Variables, f: int, s: int, weight: str) -> list[cp_model.LinearExpr]:
-    return [
-        math.ceil(getattr(data.options[o], weight)) * x
-        for (o, ff, ss), x in v.slot_copies.items()
-        if ff == f and ss == s
-    ]
-
-
-def add_slot_gpu_capacity(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
-    """One copy per GPU in slot servers; an unused slot holds nothing, a used one something."""
-    for (f, s), used in v.slot_used.items():
-        gpus = _slot_terms(data, v, f, s, "gpus")
-        model.add(sum(gpus) <= data.frames[f].gpu_count * used)
-        model.add(sum(gpus) >= used)
-
-
-def add_slot_host_ram(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
-    """Host RAM of a slot: one DIMM size in all channels (≥ 2 × GPU memory), its offloads plus a reserve."""
-    reserve = math.ceil(data.catalogue.rules.host_ram_reserve_gb)
-    for (f, s), used in v.slot_used.items():
-        tiers = data.frames[f].ram_upgrades
-        choice = [v.slot_ram[f, s, t] for t in range(len(tiers))]
-        model.add(sum(choice) == used)
-        capacity = sum(tier.gb * c for tier, c in zip(tiers, choice, strict=True))
-        model.add(sum(_slot_terms(data, v, f, s, "host_ram_gb")) + reserve * used <= capacity)
-
-
-def add_slot_nvme(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
-    """Data NVMe of a slot: ≥ 2 TB per socket, holding its copies' checkpoints and base models."""
-    for (f, s), used in v.slot_used.items():
-        tiers = data.frames[f].disk_upgrades
-        choice = [v.slot_disk[f, s, t] for t in range(len(tiers))]
-        model.add(sum(choice) == used)
-        capacity = sum(math.floor(tier.gb) * c for tier, c in zip(tiers, choice, strict=True))
-        model.add(sum(_slot_terms(data, v, f, s, "nvme_gb")) <= capacity)
+def add_gpu_blocks(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
+    """One copy per GPU, in aligned blocks: per frame and block size t, light copies of ≥ t GPUs fit
+    the free blocks of ≥ t GPUs. Exact for power-of-two sizes; an aligned block of ≤ 4 cards never
+    straddles an NVLink domain it fits in, so compatible() settles the domain rule."""
+    for f, frame in enumerate(data.frames):
+        light = [(data.options[o].gpus, x) for (o, ff), x in v.light_copies.items() if ff == f]
+        if not light:
+            continue
+        configs = [(c, config) for c, config in enumerate(data.configs) if config.frame == f]
+        for t in BLOCK_SIZES:
+            demand = [g * x for g, x in light if g >= t]
+            if not demand:
+                continue
+            plain = frame.gpu_count * v.plain_servers[f] if frame.gpu_count >= t else 0
+            shared = [config.capacity(t) * v.config_servers[c] for c, config in configs if config.capacity(t)]
+            model.add(sum(demand) <= plain + sum(shared))
 
 
 def add_server_limit(
@@ -75,11 +54,3 @@ def add_server_limit(
     limit = data.workload.site.max_servers
     if limit is not None:
         model.add(sum(v.servers()) <= limit).only_enforce_if(enforce)
-
-
-def add_slot_symmetry_breaking(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
-    """Slots of one frame are interchangeable: order them by GPUs used, so no plan is met twice."""
-    for f, count in data.slots.items():
-        for s in range(count - 1):
-            model.add(v.slot_used[f, s] >= v.slot_used[f, s + 1])
-            model.add(sum(_slot_terms(data, v, f, s, "gpus")) >= sum(_slot_terms(data, v, f, s + 1, "gpus")))

@@ -1,11 +1,12 @@
 """From counts to servers: which copies share which server, and which GPU indices each copy gets.
 
-The model decides how many servers of each frame and how many copies of each option go to them;
-indices are laid out afterwards. Pool copies are dealt to their frame's servers largest first, each
-to the first server with room: GPU counts are powers of two that divide the server size, so free
-room is always a multiple of the next copy's size and the deal never fails. Inside a server, copies
-take consecutive GPUs in the same order, so each block starts at a multiple of its size and never
-straddles an NVLink domain it fits in.
+The model decides how many servers of each frame and configuration there are and how many copies
+of each option go to a frame; indices are laid out afterwards. On each server, heavy copies take
+the first GPUs, largest first; what remains splits into aligned power-of-two blocks. Light copies
+are then dealt largest first, each to the first block with room. Sizes divide each other, so room
+left in a block is always a multiple of the next copy's size: every copy starts at a multiple of
+its size and never straddles an NVLink domain it fits in, and the deal succeeds whenever the
+model's block-size capacities hold.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ftopt.solver.builds import DiskTier, Frame, RamTier
+from ftopt.solver.configs import free_blocks
 from ftopt.solver.options import Option
 
 
@@ -25,32 +27,56 @@ class ServerLayout:
     disk: DiskTier
     copies: list[tuple[Option, list[int]]] = field(default_factory=list)
 
-    @property
-    def gpus_used(self) -> int:
-        """GPUs taken by copies."""
-        return sum(option.gpus for option, _ in self.copies)
+
+@dataclass
+class HeavyServer:
+    """A server of a heavy configuration, before layout."""
+
+    ram: RamTier
+    disk: DiskTier
+    heavy: list[Option]
+    open_to_light: bool
 
 
-def _order(option: Option) -> tuple[int, int]:
+@dataclass
+class _Block:
+    server: ServerLayout
+    start: int
+    size: int
+    used: int = 0
+
+
+def _largest_first(option: Option) -> tuple[int, int]:
     return (-option.gpus, option.run)
 
 
-def deal_pool(frame: Frame, servers: int, copies: list[tuple[Option, int]]) -> list[ServerLayout]:
-    """Deal `copies` (option, count) onto `servers` identical servers, largest first, first fit."""
-    layouts = [ServerLayout(frame, frame.ram, frame.disk) for _ in range(servers)]
-    for option, count in sorted(copies, key=lambda oc: _order(oc[0])):
-        for _ in range(count):
-            target = next(s for s in layouts if s.gpus_used + option.gpus <= frame.gpu_count)
-            target.copies.append((option, []))
-    return [s for s in layouts if s.copies]
+def _take(server: ServerLayout, option: Option, start: int) -> None:
+    server.copies.append((option, list(range(start, start + option.gpus))))
 
 
-def assign_indices(server: ServerLayout) -> ServerLayout:
-    """Give each copy consecutive GPU indices, largest copies first (aligned buddy blocks)."""
-    start = 0
-    placed = []
-    for option, _ in sorted(server.copies, key=lambda c: _order(c[0])):
-        placed.append((option, list(range(start, start + option.gpus))))
-        start += option.gpus
-    server.copies = placed
-    return server
+def lay_out_frame(
+    frame: Frame, heavy: list[HeavyServer], plain: int, light: list[Option]
+) -> list[ServerLayout]:
+    """Servers of one frame with every copy on its GPUs; empty plain servers are dropped."""
+    servers: list[ServerLayout] = []
+    blocks: list[_Block] = []
+    for spec in heavy:
+        server = ServerLayout(frame, spec.ram, spec.disk)
+        start = 0
+        for option in sorted(spec.heavy, key=_largest_first):
+            _take(server, option, start)
+            start += option.gpus
+        if spec.open_to_light:
+            for size in free_blocks(frame.gpu_count, start):
+                blocks.append(_Block(server, start, size))
+                start += size
+        servers.append(server)
+    for _ in range(plain):
+        server = ServerLayout(frame, frame.ram, frame.disk)
+        servers.append(server)
+        blocks.append(_Block(server, 0, frame.gpu_count))
+    for option in sorted(light, key=_largest_first):
+        block = next(b for b in blocks if b.size - b.used >= option.gpus)
+        _take(block.server, option, block.start + block.used)
+        block.used += option.gpus
+    return [s for s in servers if s.copies]

@@ -31,12 +31,8 @@ def build_model(data: ProblemData) -> BuiltModel:
     place_run = {r: model.new_bool_var(f"place[{r}]") for r in range(len(data.profiles))}
     server_limit = model.new_bool_var("server_limit")
     constraints.add_every_copy_placed(model, data, v, place_run)
-    constraints.add_pool_gpu_capacity(model, data, v)
-    constraints.add_slot_gpu_capacity(model, data, v)
-    constraints.add_slot_host_ram(model, data, v)  # after slot_used exists: tiers follow it
-    constraints.add_slot_nvme(model, data, v)
+    constraints.add_gpu_blocks(model, data, v)
     constraints.add_server_limit(model, data, v, server_limit)
-    constraints.add_slot_symmetry_breaking(model, data, v)
     price = price_expression(data, v)
     model.minimize(price)
     return BuiltModel(data, model, v, price, place_run, server_limit)

@@ -20,16 +20,10 @@ def cents(amount: float) -> int:
 
 
 def price_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
-    """Total price in cents: base price of every server plus the RAM and disk upgrades of slots."""
-    terms: list[cp_model.LinearExpr] = []
-    for f, servers in v.pool_servers.items():
-        terms.append(cents(data.frames[f].price) * servers)
-    for (f, s), used in v.slot_used.items():
-        frame = data.frames[f]
-        terms.append(cents(frame.fixed_price) * used)
-        terms += [cents(t.price) * v.slot_ram[f, s, i] for i, t in enumerate(frame.ram_upgrades)]
-        terms += [cents(t.price) * v.slot_disk[f, s, i] for i, t in enumerate(frame.disk_upgrades)]
-    return sum(terms)  # type: ignore[return-value]
+    """Total price in cents: plain servers at their frame's price, configurations at theirs."""
+    plain = [cents(data.frames[f].price) * n for f, n in v.plain_servers.items()]
+    heavy = [cents(data.configs[c].price) * n for c, n in v.config_servers.items()]
+    return sum(plain + heavy)  # type: ignore[return-value]
 
 
 def _used_percent(data: ProblemData, option: int) -> int:
@@ -39,9 +33,11 @@ def _used_percent(data: ProblemData, option: int) -> int:
 
 def tie_break_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
     """Fewer servers first, then preferred options, then fuller cards last (less used memory)."""
-    per_copy = [(o, x) for (o, *_), x in [*v.pool_copies.items(), *v.slot_copies.items()]]
+    per_option: list[tuple[int, cp_model.LinearExpr]] = [(o, x) for (o, _), x in v.light_copies.items()]
+    for c, servers in v.config_servers.items():
+        per_option += [(o, count * servers) for o, count in data.configs[c].heavy]
     most_memory = 800 * sum(data.copies) + 1  # 100 % on up to 8 GPUs per copy
     most_preference = (5 * sum(data.copies) + 1) * most_memory
-    memory = sum(_used_percent(data, o) * data.options[o].gpus * x for o, x in per_copy)
-    preference = sum(data.options[o].preference * x for o, x in per_copy)
+    memory = sum(_used_percent(data, o) * data.options[o].gpus * x for o, x in per_option)
+    preference = sum(data.options[o].preference * x for o, x in per_option)
     return most_preference * sum(v.servers()) + most_memory * preference + memory  # type: ignore[return-value]

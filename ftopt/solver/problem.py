@@ -1,12 +1,12 @@
-"""Problem data: the runs, the frames and the options, with which option may go where.
+"""Problem data: the runs, the frames, the options, and which option may go where as what.
 
-Why two kinds of servers: most copies are *light* on a frame — their offloaded host RAM and their
-NVMe fit within their GPUs' share of the frame's base RAM and disk — so any set of them that fits
-the GPUs fits the server, and servers holding only light copies can be counted rather than named.
-GPU counts of 1, 2, 4 and 8 in servers of 2, 4 or 8 have the buddy property (sizes divide each
-other), so Σ GPUs ≤ servers × cards is exact for a pool of identical servers. A *heavy* copy (big
-offload or checkpoints on few GPUs) needs its server's RAM and disk checked alone: it goes to an
-explicit server slot, of which there are at most as many as heavy copies.
+Why counts and not named servers: most copies are *light* on a frame — their offloaded host RAM and
+their NVMe fit within their GPUs' share of the frame's base RAM and disk — so any set of them that
+fits the GPUs fits the server. GPU counts of 1, 2, 4 and 8 in servers of 2, 4 or 8 have the buddy
+property (sizes divide each other), so for each block size t, "GPUs of light copies of at least t
+cards ≤ GPUs in free blocks of at least t cards" is exact for a whole population of servers: the
+model only counts servers per frame and copies per (option, frame). *Heavy* copies, whose RAM or
+disk one server must hold alone, come in enumerated configurations (configs.py), counted too.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.sizing import RunProfile, profile_run
 from ftopt.model.workload import Workload
 from ftopt.solver.builds import Frame, enumerate_frames
+from ftopt.solver.configs import HeavyConfig, LightBudget, enumerate_configs
 from ftopt.solver.options import Option, allowed_gpus, run_options
 
 
@@ -46,9 +47,8 @@ class ProblemData:
     frames: list[Frame]
     options: list[Option]
     excluded: list[str]
-    pool: list[tuple[int, int]] = field(default_factory=list)  # (option, frame) light pairs
-    slot_pairs: list[tuple[int, int]] = field(default_factory=list)  # (option, frame), any weight
-    slots: dict[int, int] = field(default_factory=dict)  # frame → number of explicit slots
+    pool: list[tuple[int, int]] = field(default_factory=list)  # (option, frame): light pairs
+    configs: list[HeavyConfig] = field(default_factory=list)
 
     @property
     def copies(self) -> list[int]:
@@ -60,7 +60,7 @@ class ProblemData:
         return [i for i, o in enumerate(self.options) if o.run == run]
 
     def pool_bound(self, frame: int) -> int:
-        """Most pool servers of one frame any plan could need: every light copy on it.
+        """Most plain servers of one frame any plan could need: every light copy on it.
 
         Not capped by `site.max_servers`: that limit is a constraint of its own, so that an
         infeasible bid's assumption core can name it.
@@ -70,30 +70,66 @@ class ProblemData:
         )
         return math.ceil(gpus / self.frames[frame].gpu_count)
 
+    def config_bound(self, config: HeavyConfig) -> int:
+        """Most servers of one configuration any plan could use: until one of its heavy runs is exhausted."""
+        return min(self.copies[self.options[o].run] // count for o, count in config.heavy)
+
+
+def _budget(data: ProblemData, frame: int) -> LightBudget:
+    light_options = [data.options[o] for o, f in data.pool if f == frame]
+    return LightBudget(
+        host_ram_gb=max((o.host_ram_gb / o.gpus for o in light_options), default=0.0),
+        nvme_gb=max((o.nvme_gb / o.gpus for o in light_options), default=0.0),
+    )
+
+
+def _needs(option: Option, is_light: bool) -> tuple[float, ...]:
+    """What an option takes from a server of one frame: GPUs only when light."""
+    return (option.gpus, 0.0, 0.0) if is_light else (option.gpus, option.host_ram_gb, option.nvme_gb)
+
+
+def _undominated(candidates: list[tuple[int, Option, bool]]) -> list[tuple[int, Option, bool]]:
+    """Per run and frame: drop an option when a kept one needs no more and is no less preferred.
+
+    On one frame a light copy needs only its GPUs, so two light options of one GPU count are
+    interchangeable for the price; keeping the preferred one (then the one with more free memory)
+    removes that symmetry without touching the optimum or the tie-breaks.
+    """
+    ordered = sorted(candidates, key=lambda c: (_needs(c[1], c[2]), c[1].preference, c[1].sizing.total_gb))
+    kept: list[tuple[int, Option, bool]] = []
+    for o, option, is_light in ordered:
+        needs = _needs(option, is_light)
+        if not any(
+            k.preference <= option.preference
+            and all(a <= b for a, b in zip(_needs(k, kl), needs, strict=True))
+            for _, k, kl in kept
+        ):
+            kept.append((o, option, is_light))
+    return kept
+
 
 def _classify(data: ProblemData) -> None:
     reserve = data.catalogue.rules.host_ram_reserve_gb
-    heavy_copies: dict[int, set[int]] = {}
-    for o, option in enumerate(data.options):
-        for f, frame in enumerate(data.frames):
-            if not compatible(option, frame):
-                continue
-            if light(option, frame, reserve):
-                data.pool.append((o, f))
-            else:
-                heavy_copies.setdefault(f, set()).add(option.run)
-    for f, runs in sorted(heavy_copies.items()):
-        data.slots[f] = sum(data.copies[r] for r in runs)
-    data.slot_pairs = [
-        (o, f)
-        for o, option in enumerate(data.options)
-        for f in data.slots
-        if compatible(option, data.frames[f])
-    ]
+    heavy: dict[int, list[tuple[int, Option]]] = {}
+    for f, frame in enumerate(data.frames):
+        for run in range(len(data.profiles)):
+            candidates = [
+                (o, data.options[o], light(data.options[o], frame, reserve))
+                for o in data.options_of(run)
+                if compatible(data.options[o], frame)
+            ]
+            for o, option, is_light in _undominated(candidates):
+                if is_light:
+                    data.pool.append((o, f))
+                else:
+                    heavy.setdefault(f, []).append((o, option))
+    data.pool.sort()
+    for f, options in sorted(heavy.items()):
+        data.configs += enumerate_configs(f, data.frames[f], options, _budget(data, f), reserve)
 
 
 def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
-    """Frames, options and the pool/slot split for a workload."""
+    """Frames, options, the light pool and the heavy configurations for a workload."""
     frame_set = enumerate_frames(catalogue, workload)
     gpus = [g for g in allowed_gpus(catalogue, workload) if any(f.gpu.id == g.id for f in frame_set.frames)]
     profiles = [profile_run(run, catalogue) for run in workload.runs]

@@ -18,9 +18,10 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
 from ftopt.model.workload import Workload
 from ftopt.solver.explain import describe_core, precheck
-from ftopt.solver.layout import ServerLayout, assign_indices, deal_pool
+from ftopt.solver.layout import HeavyServer, ServerLayout, lay_out_frame
 from ftopt.solver.model import BuiltModel, build_model
 from ftopt.solver.objective import tie_break_expression
+from ftopt.solver.options import Option
 from ftopt.solver.plan_builder import build_plan
 from ftopt.solver.problem import ProblemData, build_problem
 from ftopt.solver.whatif import binding_rules, savings
@@ -86,37 +87,36 @@ def _hint_from(built: BuiltModel, solver: cp_model.CpSolver) -> None:
 def _all_vars(built: BuiltModel) -> list[cp_model.IntVar]:
     v = built.variables
     return [
-        *v.pool_servers.values(),
-        *v.pool_copies.values(),
-        *v.slot_used.values(),
-        *v.slot_copies.values(),
-        *v.slot_ram.values(),
-        *v.slot_disk.values(),
+        *v.plain_servers.values(),
+        *v.light_copies.values(),
+        *v.config_servers.values(),
     ]
 
 
 def _layouts(data: ProblemData, built: BuiltModel, solver: cp_model.CpSolver) -> list[ServerLayout]:
+    """Concrete servers from the solution's counts, frame by frame."""
     v = built.variables
     layouts: list[ServerLayout] = []
-    for f, servers in sorted(v.pool_servers.items()):
-        copies = [
-            (data.options[o], solver.value(x))
-            for (o, ff), x in sorted(v.pool_copies.items())
-            if ff == f and solver.value(x)
+    for f, frame in enumerate(data.frames):
+        heavy = [
+            HeavyServer(config.ram, config.disk, _expand(data, config.heavy), bool(config.free_blocks))
+            for c, config in enumerate(data.configs)
+            if config.frame == f
+            for _ in range(solver.value(v.config_servers[c]))
         ]
-        layouts += deal_pool(data.frames[f], solver.value(servers), copies)
-    for (f, s), used in sorted(v.slot_used.items()):
-        if not solver.value(used):
-            continue
-        frame = data.frames[f]
-        ram = next(t for i, t in enumerate(frame.ram_upgrades) if solver.value(v.slot_ram[f, s, i]))
-        disk = next(t for i, t in enumerate(frame.disk_upgrades) if solver.value(v.slot_disk[f, s, i]))
-        layout = ServerLayout(frame, ram, disk)
-        for (o, ff, ss), x in sorted(v.slot_copies.items()):
-            if ff == f and ss == s:
-                layout.copies += [(data.options[o], [])] * solver.value(x)
-        layouts.append(layout)
-    return [assign_indices(layout) for layout in layouts]
+        light = [
+            data.options[o]
+            for (o, ff), x in sorted(v.light_copies.items())
+            if ff == f
+            for _ in range(solver.value(x))
+        ]
+        plain = solver.value(v.plain_servers[f]) if f in v.plain_servers else 0
+        layouts += lay_out_frame(frame, heavy, plain, light)
+    return layouts
+
+
+def _expand(data: ProblemData, counts: tuple[tuple[int, int], ...]) -> list[Option]:
+    return [data.options[o] for o, count in counts for _ in range(count)]
 
 
 def _infeasible(data: ProblemData, built: BuiltModel, settings: SolveSettings) -> InfeasibleError:
