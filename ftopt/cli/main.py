@@ -10,6 +10,8 @@ import click
 
 from ftopt.cli.catalogue_cmd import catalogue
 from ftopt.cli.estimate import estimate
+from ftopt.cli.solve import solve_command
+from ftopt.cli.verify import verify
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -18,7 +20,9 @@ def cli() -> None:
     """Size GPU servers for LLM fine-tuning: the cheapest server set that runs a workload mix."""
 
 
+cli.add_command(solve_command)
 cli.add_command(estimate)
+cli.add_command(verify)
 cli.add_command(catalogue)
 
 

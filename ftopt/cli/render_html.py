@@ -1,0 +1,249 @@
+"""The plan as a customer-facing quote: one self-contained HTML file that opens offline.
+
+Inline CSS and an inline SVG placement diagram only: no scripts, no external stylesheets, fonts or
+images, so the file can be mailed, archived and printed as it is. The sections follow the other
+renderers (`render_table`, `render_markdown`): summary, placement diagram, one section per server
+with its bill of materials and its power against the feed and the inlet limit, the per-run table,
+what shaped the answer, and the rules and defaults that were applied. All text is escaped.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
+from ftopt.cli.render_table import money, server_heading, summary_line
+from ftopt.model.plan import Plan, Server, Status
+
+CSS = """
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { font-family: "DejaVu Sans", Verdana, Arial, sans-serif; font-size: 14px; line-height: 1.45;
+       color: #1A1A1A; background: #FFFFFF; margin: 0 auto; padding: 24px 32px; max-width: 1500px; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 19px; margin: 28px 0 8px; padding-bottom: 4px; border-bottom: 2px solid #0F4C81; }
+h3 { font-size: 16px; margin: 20px 0 6px; }
+p { margin: 6px 0; }
+.lead { font-size: 15px; color: #333333; margin-bottom: 16px; }
+.summary { display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 10px;
+           margin: 12px 0; }
+.summary div { border: 1px solid #CCCCCC; border-radius: 6px; padding: 8px 12px; background: #FAFAFA; }
+.summary dt { font-size: 12px; color: #555555; text-transform: uppercase; letter-spacing: 0.04em; }
+.summary dd { margin: 2px 0 0; font-size: 17px; font-weight: bold; }
+.status-optimal { color: #00663D; }
+.status-feasible { color: #8A5A00; }
+.status-infeasible { color: #A11A1A; }
+table { border-collapse: collapse; margin: 8px 0 12px; font-size: 13px; }
+th, td { border-bottom: 1px solid #DDDDDD; padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: #EEF2F6; font-weight: bold; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tfoot td { font-weight: bold; border-top: 2px solid #888888; border-bottom: none; }
+.wide { overflow-x: auto; }
+.diagram svg { max-width: 100%; height: auto; }
+.swatch { display: inline-block; min-width: 20px; padding: 0 4px; margin-right: 6px;
+          border: 1px solid #333333; border-radius: 2px; text-align: center; font-weight: bold;
+          font-size: 11px; }
+.power { display: flex; align-items: center; gap: 12px; flex-wrap: wrap; margin: 6px 0; }
+.bar { width: 260px; height: 14px; border: 1px solid #777777; background: #EEEEEE; border-radius: 3px;
+       overflow: hidden; }
+.bar span { display: block; height: 100%; background: #0F4C81; }
+.bar.over span { background: #A11A1A; }
+.muted { color: #555555; }
+ul { margin: 6px 0; padding-left: 22px; }
+footer { margin-top: 32px; font-size: 12px; color: #555555; }
+* { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+@media print {
+  @page { size: A4 landscape; margin: 12mm; }
+  body { padding: 0; max-width: none; font-size: 11px; }
+  h2 { break-after: avoid; }
+  section.server, .diagram, table { break-inside: avoid; }
+  .wide { overflow: visible; }
+  table { font-size: 10px; }
+}
+"""
+
+
+def _num(value: float, digits: int = 1) -> str:
+    return f"{value:,.{digits}f}"
+
+
+def _table(headers: list[tuple[str, bool]], rows: list[list[str]], foot: list[str] | None = None) -> str:
+    """A table; `headers` are (label, numeric) and cells are already-escaped HTML."""
+    numeric = [n for _, n in headers]
+    head = "".join(f"<th{' class=num' if n else ''}>{escape(h)}</th>" for h, n in headers)
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td{' class=num' if n else ''}>{c}</td>" for c, n in zip(row, numeric, strict=True))
+        + "</tr>"
+        for row in rows
+    )
+    tail = ""
+    if foot is not None:
+        tail = (
+            "<tfoot><tr>"
+            + "".join(f"<td{' class=num' if n else ''}>{c}</td>" for c, n in zip(foot, numeric, strict=True))
+            + "</tr></tfoot>"
+        )
+    return f"<div class=wide><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>{tail}</table></div>"
+
+
+def _names(server: Server) -> dict[str, str]:
+    """Catalogue id → description, from the server's bill of materials."""
+    return {line.item: line.name for line in server.bill_of_materials}
+
+
+def _summary(plan: Plan) -> str:
+    gpus = sum(s.gpu_count for s in plan.servers)
+    power = sum(s.power_w for s in plan.servers)
+    gap = f"{plan.gap:.2%}" if plan.gap is not None else "no bound"
+    bound = money(plan.bound, plan.currency) if plan.bound is not None else "n/a"
+    cells = [
+        ("Total price", money(plan.total_price, plan.currency), ""),
+        ("Currency", plan.currency, ""),
+        ("Servers", str(len(plan.servers)), ""),
+        ("GPUs", str(gpus), ""),
+        ("Status", plan.status.value, f"status-{plan.status.value}"),
+        ("Optimality gap", gap, ""),
+        ("Proven lower bound", bound, ""),
+        ("Full-load power", f"{power:,} W", ""),
+    ]
+    items = "".join(
+        f"<div><dt>{escape(k)}</dt><dd{f' class={c}' if c else ''}>{escape(v)}</dd></div>"
+        for k, v, c in cells
+    )
+    status_text = {
+        Status.OPTIMAL: "The solver proved this the cheapest set of servers that runs every copy of every "
+        "run at once under the rules below.",
+        Status.FEASIBLE: "The search stopped at its time limit: this plan works, and no plan can be cheaper "
+        "than the lower bound; the gap says by how much it might still improve.",
+        Status.INFEASIBLE: "No set of servers satisfies every rule; see what shaped the answer below.",
+    }[plan.status]
+    price_list = escape(plan.price_list) if plan.price_list else "not stated"
+    return (
+        '<section id="summary"><h2>Summary</h2>'
+        f'<p class="lead"><strong>{escape(summary_line(plan))}</strong></p>'
+        f'<dl class="summary">{items}</dl>'
+        f"<p>{escape(status_text)}</p>"
+        f"<p>Prices: {price_list}. Solved in {plan.wall_seconds:.2f} s.</p></section>"
+    )
+
+
+def _server(plan: Plan, server: Server) -> str:
+    names = _names(server)
+    currency = plan.currency
+    rows = [
+        [escape(li.item), escape(li.name), str(li.quantity), escape(money(li.unit_price, currency)),
+         escape(money(li.price, currency))]
+        for li in server.bill_of_materials
+    ]  # fmt: skip
+    foot = ["", "Server total", "", "", escape(money(server.price, currency))]
+    bom = _table(
+        [("item", False), ("description", False), ("qty", True), ("unit price", True), ("price", True)],
+        rows, foot,
+    )  # fmt: skip
+    share = server.power_w / server.feed_usable_w if server.feed_usable_w else 0.0
+    over = " over" if share > 1 else ""
+    gpu_name = escape(names.get(server.gpu, server.gpu))
+    domains = (
+        f", {server.bridge_count} × {escape(names.get(server.bridge, server.bridge))}"
+        f" (NVLink domains: {escape('; '.join(', '.join(map(str, d)) for d in server.nvlink_domains))})"
+        if server.bridge
+        else ", no NVLink bridges (GPUs talk over PCIe)"
+    )
+    copies = [a for a in plan.assignments if a.server == server.id]
+    runs = ", ".join(escape(f"{a.run} #{a.copy_}") for a in copies) or "none"
+    return (
+        f'<section class="server" id="server-{escape(server.id)}" data-server="{escape(server.id)}">'
+        f"<h3>{escape(server.id)}: {server.gpu_count} × {gpu_name}</h3>"
+        f'<p class="muted">{escape(server_heading(server, currency))}</p>'
+        f"<p>{server.gpu_count} GPUs{domains}. Runs here: {runs}.</p>"
+        f'<div class="power"><span><strong>Power</strong> {server.power_w:,} W of '
+        f"{server.feed_usable_w:,} W usable on the {escape(server.feed)} feed ({share:.0%}); "
+        f"cards capped at {server.gpu_power_cap_w:,} W</span>"
+        f'<span class="bar{over}" role="img" aria-label="{share:.0%} of the feed">'
+        f'<span style="width:{min(share, 1.0) * 100:.1f}%"></span></span>'
+        f"<span><strong>Inlet air</strong> at most {server.max_inlet_c:g} °C (server limit)</span></div>"
+        f"{bom}</section>"
+    )
+
+
+def _runs(plan: Plan) -> str:
+    styles = run_styles(plan)
+    headers = [
+        ("run", False), ("copy", True), ("server", False), ("GPUs", False), ("strategy", False),
+        ("optimiser", False), ("offload", False), ("states", True), ("activations", True),
+        ("overhead", True), ("total", True), ("free", True), ("host RAM GB", True), ("NVMe GB", True),
+        ("step s", True), ("traffic GB/step", True), ("over", False),
+    ]  # fmt: skip
+    rows = []
+    for a in plan.assignments:
+        style = styles[a.run]
+        m = a.memory_per_gpu_gb
+        swatch = (
+            f'<span class="swatch" style="background:{style.colour};color:{text_colour(style.colour)}">'
+            f"{escape(style.key)}</span>"
+        )
+        link = {"nvlink": "NVLink", "pcie": "PCIe"}.get(
+            a.link or "", "—" if a.link is None else escape(a.link)
+        )
+        rows.append([
+            swatch + escape(a.run), str(a.copy_), escape(a.server), escape(", ".join(map(str, a.gpus))),
+            escape(a.strategy.value), escape(a.optimizer.value), escape(a.offload.value), _num(m.states),
+            _num(m.activations), _num(m.overhead), _num(m.total), _num(a.free_gb), _num(a.host_ram_gb, 0),
+            _num(a.nvme_gb, 0), _num(a.step_seconds, 2), _num(a.traffic_gb_per_step, 2), link,
+        ])  # fmt: skip
+    table = _table(headers, rows) if rows else "<p>No runs were placed.</p>"
+    return (
+        '<section id="runs"><h2>Runs</h2>'
+        "<p>One row per copy of each run. Memory is per GPU, in GB: optimiser and model states, "
+        "activations, overhead (CUDA context and allocator reserve), their total and what is left free. "
+        "Step time is a lower bound; traffic is what each step moves between the copy's GPUs, over "
+        "NVLink when they share a bridge and PCIe otherwise.</p>"
+        f"{table}</section>"
+    )
+
+
+def _list(items: list[str], empty: str) -> str:
+    if not items:
+        return f'<p class="muted">{escape(empty)}</p>'
+    return "<ul>" + "".join(f"<li>{escape(item)}</li>" for item in items) + "</ul>"
+
+
+def render_html(plan: Plan) -> str:
+    """The whole plan as one self-contained HTML5 document."""
+    title = f"Fine-tuning servers: {plan.workload}" if plan.workload else "Fine-tuning servers"
+    servers = "".join(_server(plan, server) for server in plan.servers)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(title)}</title>",
+        f"<style>{CSS}</style></head><body>",
+        f"<header><h1>{escape(title)}</h1>"
+        f'<p class="muted">Server quote prepared by ftopt · prices: '
+        f"{escape(plan.price_list or plan.currency + ', price list not stated')}</p></header>",
+        "<main>",
+        _summary(plan),
+        '<section id="placement" class="diagram"><h2>Placement</h2>'
+        "<p>Each server with its two CPU sockets and its GPUs; a GPU's colour and letter name the run "
+        "it trains, its bar shows memory used against free, and dashed outlines are NVLink domains. "
+        "Hover for details.</p>",
+        placement_svg(plan),
+        "</section>",
+        '<section id="servers"><h2>Servers and bill of materials</h2>',
+        servers or "<p>No servers.</p>",
+        "</section>",
+        _runs(plan),
+        '<section id="binding"><h2>What shaped the answer</h2>',
+        _list(plan.binding, "The solver reported no single rule that shaped the answer."),
+        "</section>",
+        '<section id="rules"><h2>Rules and defaults applied</h2>',
+        _list(plan.notes, "No rules or defaults were reported."),
+        "</section>",
+        "</main>",
+        f"<footer>Total {escape(money(plan.total_price, plan.currency))} for {len(plan.servers)} "
+        f"server{'s' if len(plan.servers) != 1 else ''}; prices are indicative "
+        f"({escape(plan.price_list or 'price list not stated')}).</footer>",
+        "</body></html>",
+    ]
+    return "\n".join(parts) + "\n"

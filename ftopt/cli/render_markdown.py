@@ -1,0 +1,76 @@
+"""The plan as Markdown, for a bid document or a ticket."""
+
+from __future__ import annotations
+
+from ftopt.cli.render_table import money, server_heading, summary_line
+from ftopt.model.plan import Plan
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def render_markdown(plan: Plan) -> str:
+    """Summary, one section per server with its bill of materials, the placement and the rules."""
+    title = f"# Fine-tuning servers: {plan.workload}" if plan.workload else "# Fine-tuning servers"
+    lines = [title, "", f"**{summary_line(plan)}**", "", f"Prices: {plan.price_list}.", ""]
+    for server in plan.servers:
+        lines += [f"## {server.id}", "", server_heading(server, plan.currency), ""]
+        lines += [_row(["item", "description", "qty", "unit", "price"]), _row(["---"] * 5)]
+        lines += [
+            _row(
+                [
+                    li.item,
+                    li.name,
+                    str(li.quantity),
+                    money(li.unit_price, plan.currency),
+                    money(li.price, plan.currency),
+                ]
+            )
+            for li in server.bill_of_materials
+        ]
+        lines.append("")
+    lines += ["## Placement", "", "Memory per GPU in GB.", ""]
+    header = [
+        "run",
+        "copy",
+        "server",
+        "GPUs",
+        "strategy",
+        "link",
+        "optimizer",
+        "offload",
+        "states",
+        "activations",
+        "overhead",
+        "free",
+        "host RAM GB",
+        "step s",
+    ]
+    lines += [_row(header), _row(["---"] * len(header))]
+    for a in plan.assignments:
+        m = a.memory_per_gpu_gb
+        lines.append(
+            _row(
+                [
+                    a.run,
+                    str(a.copy_),
+                    a.server,
+                    ", ".join(map(str, a.gpus)),
+                    a.strategy.value,
+                    a.link or "-",
+                    a.optimizer.value,
+                    a.offload.value,
+                    f"{m.states:.1f}",
+                    f"{m.activations:.1f}",
+                    f"{m.overhead:.1f}",
+                    f"{a.free_gb:.1f}",
+                    f"{a.host_ram_gb:.0f}",
+                    f"{a.step_seconds:.2f}",
+                ]
+            )
+        )
+    if plan.binding:
+        lines += ["", "## What shaped the answer", ""] + [f"- {b}" for b in plan.binding]
+    lines += ["", "## Rules and defaults applied", ""] + [f"- {n}" for n in plan.notes]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,357 @@
+"""The placement diagram of a plan: one inline SVG, no scripts, no external assets.
+
+Each server is a card with its two CPU sockets; each socket holds the GPUs that hang under it
+(`ftopt.model.topology.socket_of`), NVLink domains are dashed outlines around their GPUs, and every
+GPU is filled with the colour of the run it holds, marked with the run's legend letter (so the
+diagram still reads in greyscale) and carries a memory bar: used GB against free GB. Servers sit
+in a grid of up to four per row, so sixteen servers stay readable on one page. Every element has a
+`<title>` tooltip, and every piece of text from the plan is escaped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from html import escape
+
+from ftopt.cli.render_table import money
+from ftopt.model.plan import Assignment, Plan, Server
+from ftopt.model.topology import socket_of
+
+#: Okabe & Ito's colour-blind-safe palette (less black), then Paul Tol's "muted" colours that are
+#: distinct from it; the next runs repeat them with a stripe overlay. Past twice the palette, fills
+#: repeat, but every run keeps its own legend letter on each of its GPUs.
+PALETTE = (
+    "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+    "#882255", "#44AA99", "#999933", "#332288",
+)  # fmt: skip
+LINKS = {"nvlink": "NVLink", "pcie": "PCIe"}
+IDLE_FILL = "#F2F2F2"
+USED_FILL = "#3B3B3B"
+FREE_FILL = "#D9D9D9"
+
+COLUMNS = 4  # servers per row
+GPUS_PER_ROW = 4  # GPUs per row inside one socket
+
+GPU_W, GPU_H = 30, 42
+BAR_GAP, BAR_H = 3, 6
+GPU_GAP_X = 8
+ROW_PITCH = GPU_H + BAR_GAP + BAR_H + 12
+SOCKET_PAD = 8
+SOCKET_LABEL_H = 34  # socket label and room for the NVLink label above the GPUs
+SOCKET_W = 2 * SOCKET_PAD + GPUS_PER_ROW * GPU_W + (GPUS_PER_ROW - 1) * GPU_GAP_X
+CARD_PAD = 8
+CARD_HEADER_H = 40
+CARD_W = 3 * CARD_PAD + 2 * SOCKET_W
+CARD_GAP = 16
+MARGIN = 8
+LEGEND_ROW_H = 20
+DISPLAY_WIDTH = 1200  # px a diagram of one or two servers is enlarged towards
+MAX_SCALE = 1.6
+FONT = "font-family:'DejaVu Sans',Verdana,Arial,sans-serif"
+
+
+@dataclass(frozen=True)
+class RunStyle:
+    """How one run is drawn: its fill, its legend letter and whether it is striped."""
+
+    run: str
+    colour: str
+    key: str
+    striped: bool
+
+
+def _key(index: int) -> str:
+    """A, B, …, Z, AA, AB, …: the legend letter of the run at `index`."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
+def text_colour(fill: str) -> str:
+    """Black or white, whichever reads better on `fill` (WCAG relative luminance)."""
+    channels = [int(fill[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return "#000000" if luminance > 0.2 else "#FFFFFF"
+
+
+def run_styles(plan: Plan) -> dict[str, RunStyle]:
+    """Each run's style, in the order the runs first appear among the assignments."""
+    styles: dict[str, RunStyle] = {}
+    for assignment in plan.assignments:
+        if assignment.run not in styles:
+            index = len(styles)
+            styles[assignment.run] = RunStyle(
+                assignment.run, PALETTE[index % len(PALETTE)], _key(index), index >= len(PALETTE)
+            )
+    return styles
+
+
+def bridge_size(server: Server) -> int:
+    """The size of the server's NVLink bridges (its largest domain), 0 when unbridged."""
+    return max((len(domain) for domain in server.nvlink_domains), default=0)
+
+
+def sockets(server: Server) -> tuple[list[int], list[int]]:
+    """The GPU indices under socket 0 and under socket 1."""
+    size = bridge_size(server)
+    placed: tuple[list[int], list[int]] = ([], [])
+    for index in range(server.gpu_count):
+        placed[socket_of(index, server.gpu_count, size)].append(index)
+    return placed
+
+
+def _rows(count: int) -> int:
+    return max(1, math.ceil(count / GPUS_PER_ROW))
+
+
+def _card_height(rows: int) -> int:
+    return CARD_HEADER_H + SOCKET_LABEL_H + rows * ROW_PITCH + SOCKET_PAD + CARD_PAD
+
+
+def _holders(plan: Plan, server: Server) -> dict[int, Assignment]:
+    holders: dict[int, Assignment] = {}
+    for assignment in plan.assignments:
+        if assignment.server == server.id:
+            for gpu in assignment.gpus:
+                holders.setdefault(gpu, assignment)
+    return holders
+
+
+def _capacity(plan: Plan, server: Server) -> float | None:
+    """The GPU memory of the server's card model, as the plan reveals it (used + free)."""
+    models = {s.id: s.gpu for s in plan.servers}
+    for assignment in plan.assignments:
+        if models.get(assignment.server) == server.gpu:
+            return assignment.memory_per_gpu_gb.total + assignment.free_gb
+    return None
+
+
+def _gpu(
+    server: Server, index: int, x: float, y: float, holder: Assignment | None,
+    style: RunStyle | None, capacity: float | None, multi: bool,
+) -> list[str]:  # fmt: skip
+    """One GPU: its rect (coloured by run), its index, run letter and copy, and its memory bar.
+
+    `multi`: the run has more than one copy, so the GPU shows which copy it holds (A1, A2, …).
+    """
+    sid = escape(server.id)
+    run = escape(holder.run) if holder else ""
+    fill = style.colour if style else IDLE_FILL
+    ink = text_colour(fill)
+    if holder is not None:
+        m = holder.memory_per_gpu_gb
+        where = f"{len(holder.gpus)} GPU" + ("s" if len(holder.gpus) != 1 else "")
+        link = f" over {LINKS.get(holder.link, holder.link)}" if holder.link else ""
+        tip = (
+            f"{server.id} GPU {index} ({server.gpu}): {holder.run} copy {holder.copy_}, "
+            f"{holder.strategy.value} on {where}{link}; {m.total:.1f} GB used "
+            f"(states {m.states:.1f}, activations {m.activations:.1f}, overhead {m.overhead:.1f}), "
+            f"{holder.free_gb:.1f} GB free"
+        )
+        used, free = m.total, holder.free_gb
+    else:
+        tip = f"{server.id} GPU {index} ({server.gpu}): idle"
+        used, free = 0.0, capacity or 0.0
+    copy_attr = f' data-copy="{holder.copy_}"' if holder else ""
+    out = [
+        f'<g class="gpu-slot"><title>{escape(tip)}</title>',
+        f'<rect class="gpu" data-server="{sid}" data-gpu="{index}" data-run="{run}"{copy_attr} '
+        f'x="{x:g}" y="{y:g}" width="{GPU_W}" height="{GPU_H}" rx="3" fill="{fill}" '
+        f'stroke="#333333" stroke-width="1"/>',
+    ]
+    if style and style.striped:
+        out.append(
+            f'<rect x="{x:g}" y="{y:g}" width="{GPU_W}" height="{GPU_H}" rx="3" fill="url(#stripes)" '
+            'pointer-events="none"/>'
+        )
+    out.append(
+        f'<text x="{x + GPU_W / 2:g}" y="{y + 12:g}" font-size="10" text-anchor="middle" '
+        f'fill="{ink}">{index}</text>'
+    )
+    if style and holder is not None:
+        copy = f'<tspan font-size="9" font-weight="normal">{holder.copy_}</tspan>' if multi else ""
+        out.append(
+            f'<text x="{x + GPU_W / 2:g}" y="{y + 32:g}" font-size="13" font-weight="bold" '
+            f'text-anchor="middle" fill="{ink}">{escape(style.key)}{copy}</text>'
+        )
+    else:
+        out.append(
+            f'<text x="{x + GPU_W / 2:g}" y="{y + 30:g}" font-size="9" text-anchor="middle" '
+            'fill="#777777">idle</text>'
+        )
+    bar_y = y + GPU_H + BAR_GAP
+    total = used + free
+    used_w = GPU_W * used / total if total > 0 else 0.0
+    out += [
+        f'<rect class="mem-free" data-gb="{free:.1f}" x="{x:g}" y="{bar_y:g}" width="{GPU_W}" '
+        f'height="{BAR_H}" fill="{FREE_FILL}" stroke="#555555" stroke-width="0.5"/>',
+        f'<rect class="mem-used" data-gb="{used:.1f}" x="{x:g}" y="{bar_y:g}" width="{used_w:.1f}" '
+        f'height="{BAR_H}" fill="{USED_FILL}"/>',
+        "</g>",
+    ]
+    return out
+
+
+def _server(
+    plan: Plan, server: Server, x: float, y: float, height: int, styles: dict[str, RunStyle]
+) -> list[str]:
+    """One server card: header, two sockets, GPUs and NVLink outlines."""
+    sid = escape(server.id)
+    holders = _holders(plan, server)
+    copies = Counter(a.run for a in plan.assignments)
+    capacity = _capacity(plan, server)
+    bridges = f", {server.bridge_count} × {server.bridge}" if server.bridge else ""
+    tip = (
+        f"{server.id}: {server.gpu_count} × {server.gpu}{bridges}; {server.cpu_count} × {server.cpu}; "
+        f"{server.ram_gb:,} GB RAM; {server.power_w:,} W of {server.feed_usable_w:,} W ({server.feed})"
+    )
+    out = [
+        f'<g class="server" data-server="{sid}" data-gpus="{server.gpu_count}">',
+        f"<title>{escape(tip)}</title>",
+        f'<rect class="server-box" x="{x:g}" y="{y:g}" width="{CARD_W}" height="{height}" rx="6" '
+        'fill="#FFFFFF" stroke="#555555" stroke-width="1.5"/>',
+        f'<text x="{x + CARD_PAD:g}" y="{y + 17:g}" font-size="12"><tspan font-size="14" '
+        f'font-weight="bold">{sid}</tspan><tspan dx="8">{server.gpu_count} × {escape(server.gpu)}</tspan>'
+        f'<tspan dx="8" fill="#555555">{escape(money(server.price, plan.currency))}</tspan></text>',
+        f'<text x="{x + CARD_PAD:g}" y="{y + 33:g}" font-size="10" fill="#555555">'
+        f"{server.power_w:,} W of {server.feed_usable_w:,} W · {server.ram_gb:,} GB RAM"
+        f"{' · ' + escape(server.bridge) if server.bridge else ''}</text>",
+    ]
+    positions: dict[int, tuple[float, float]] = {}
+    socket_top = y + CARD_HEADER_H
+    socket_h = height - CARD_HEADER_H - CARD_PAD
+    for number, members in enumerate(sockets(server)):
+        sx = x + CARD_PAD + number * (SOCKET_W + CARD_PAD)
+        out += [
+            f'<g class="socket" data-server="{sid}" data-socket="{number}">',
+            f"<title>{escape(f'{server.id} socket {number}: {server.cpu}, GPUs ')}"
+            f"{escape(', '.join(map(str, members)) or 'none')}</title>",
+            f'<rect class="socket-box" x="{sx:g}" y="{socket_top:g}" width="{SOCKET_W}" '
+            f'height="{socket_h}" rx="4" fill="#FAFAFA" stroke="#999999" stroke-width="1"/>',
+            f'<text x="{sx + SOCKET_PAD:g}" y="{socket_top + 13:g}" font-size="10" fill="#444444">'
+            f"socket {number} · {escape(server.cpu)}</text>",
+            "</g>",
+        ]
+        for slot, index in enumerate(members):
+            row, column = divmod(slot, GPUS_PER_ROW)
+            positions[index] = (
+                sx + SOCKET_PAD + column * (GPU_W + GPU_GAP_X),
+                socket_top + SOCKET_LABEL_H + row * ROW_PITCH,
+            )
+    for domain in server.nvlink_domains:
+        points = [positions[i] for i in domain if i in positions]
+        if not points:
+            continue
+        left = min(p[0] for p in points) - 4
+        top = min(p[1] for p in points) - 4
+        width = max(p[0] for p in points) + GPU_W + 4 - left
+        bottom = max(p[1] for p in points) + GPU_H + BAR_GAP + BAR_H + 4
+        members_text = ", ".join(map(str, domain))
+        out += [
+            f'<g class="nvlink" data-server="{sid}" data-gpus="{escape(members_text)}">',
+            f"<title>{escape(f'{server.id} NVLink domain: GPUs {members_text}')}</title>",
+            f'<rect x="{left:g}" y="{top:g}" width="{width:g}" height="{bottom - top:g}" rx="4" '
+            'fill="none" stroke="#0F4C81" stroke-width="1.5" stroke-dasharray="4 2"/>',
+            f'<text x="{left + 2:g}" y="{top - 2:g}" font-size="9" fill="#0F4C81">NVLink</text>',
+            "</g>",
+        ]
+    for index in range(server.gpu_count):
+        holder = holders.get(index)
+        style = styles.get(holder.run) if holder else None
+        gx, gy = positions[index]
+        multi = holder is not None and copies.get(holder.run, 1) > 1
+        out += _gpu(server, index, gx, gy, holder, style, capacity, multi)
+    out.append("</g>")
+    return out
+
+
+def _legend(plan: Plan, styles: dict[str, RunStyle], y: float, width: float) -> tuple[list[str], float]:
+    """The run colours and what the marks mean, wrapped to `width`; returns the height used."""
+    gpus: dict[str, int] = {}
+    for assignment in plan.assignments:
+        gpus[assignment.run] = gpus.get(assignment.run, 0) + len(assignment.gpus)
+    entries: list[tuple[str, str, str, bool, str]] = [
+        (s.colour, s.key, f"{s.run} ({gpus[s.run]} GPU{'s' if gpus[s.run] != 1 else ''})", s.striped, s.run)
+        for s in styles.values()
+    ]
+    out = ['<g class="legend">']
+    x, row_y = MARGIN, y
+    for colour, key, label, striped, run in entries:
+        entry_w = 34 + 7 * len(label)
+        if x + entry_w > width and x > MARGIN:
+            x, row_y = MARGIN, row_y + LEGEND_ROW_H
+        out += [
+            f'<g class="legend-run" data-run="{escape(run)}"><title>{escape(label)}</title>',
+            f'<rect x="{x:g}" y="{row_y:g}" width="22" height="14" rx="2" fill="{colour}" '
+            'stroke="#333333" stroke-width="1"/>',
+        ]
+        if striped:
+            out.append(f'<rect x="{x:g}" y="{row_y:g}" width="22" height="14" rx="2" fill="url(#stripes)"/>')
+        out += [
+            f'<text x="{x + 11:g}" y="{row_y + 11:g}" font-size="10" font-weight="bold" '
+            f'text-anchor="middle" fill="{text_colour(colour)}">{escape(key)}</text>',
+            f'<text x="{x + 28:g}" y="{row_y + 11:g}" font-size="11">{escape(label)}</text>',
+            "</g>",
+        ]
+        x += entry_w
+    # What the other marks mean, on a row of their own.
+    x, row_y = MARGIN, row_y + LEGEND_ROW_H
+    out += [
+        f'<rect x="{x:g}" y="{row_y:g}" width="22" height="14" rx="2" fill="{IDLE_FILL}" '
+        'stroke="#333333" stroke-width="1"/>',
+        f'<text x="{x + 28:g}" y="{row_y + 11:g}" font-size="11">idle GPU</text>',
+        f'<rect x="{x + 110:g}" y="{row_y + 4:g}" width="{GPU_W}" height="{BAR_H}" fill="{FREE_FILL}" '
+        'stroke="#555555" stroke-width="0.5"/>',
+        f'<rect x="{x + 110:g}" y="{row_y + 4:g}" width="{GPU_W * 0.6:g}" height="{BAR_H}" '
+        f'fill="{USED_FILL}"/>',
+        f'<text x="{x + 146:g}" y="{row_y + 11:g}" font-size="11">GPU memory: used | free</text>',
+        f'<rect x="{x + 310:g}" y="{row_y:g}" width="40" height="14" rx="3" fill="none" '
+        'stroke="#0F4C81" stroke-width="1.5" stroke-dasharray="4 2"/>',
+        f'<text x="{x + 356:g}" y="{row_y + 11:g}" font-size="11">NVLink domain</text>',
+        "</g>",
+    ]
+    return out, row_y + LEGEND_ROW_H - y
+
+
+def placement_svg(plan: Plan) -> str:
+    """The plan's servers, sockets, NVLink domains and GPUs, coloured by run, as one <svg>."""
+    styles = run_styles(plan)
+    count = len(plan.servers)
+    columns = max(1, min(COLUMNS, count))
+    width = 2 * MARGIN + columns * CARD_W + (columns - 1) * CARD_GAP
+    width = max(width, 480)  # room for the legend under a single two-card server
+    rows = max((_rows(max(len(m) for m in sockets(s))) for s in plan.servers), default=1)
+    card_h = _card_height(rows)
+    body: list[str] = []
+    for position, server in enumerate(plan.servers):
+        row, column = divmod(position, columns)
+        x = MARGIN + column * (CARD_W + CARD_GAP)
+        y = MARGIN + row * (card_h + CARD_GAP)
+        body += _server(plan, server, x, y, card_h, styles)
+    if not plan.servers:
+        body.append(f'<text x="{MARGIN}" y="{MARGIN + 16}" font-size="13">No servers in this plan.</text>')
+        grid_h = 24
+    else:
+        grid_h = math.ceil(count / columns) * (card_h + CARD_GAP) - CARD_GAP
+    legend, legend_h = _legend(plan, styles, MARGIN + grid_h + 16, width - MARGIN)
+    height = math.ceil(MARGIN + grid_h + 16 + legend_h + MARGIN)
+    # Few servers are drawn larger (up to DISPLAY_WIDTH); the page still shrinks it to fit.
+    scale = max(1.0, min(MAX_SCALE, DISPLAY_WIDTH / width))
+    gpus = sum(s.gpu_count for s in plan.servers)
+    label = f"Placement of {len(styles)} runs on {count} servers with {gpus} GPUs"
+    head = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="placement" role="img" width="{width * scale:.0f}" '
+        f'height="{height * scale:.0f}" viewBox="0 0 {width} {height}" style="{FONT}" '
+        f'aria-label="{escape(label)}">',
+        f"<title>{escape(label)}</title>",
+        '<defs><pattern id="stripes" width="6" height="6" patternUnits="userSpaceOnUse" '
+        'patternTransform="rotate(45)"><rect width="2" height="6" fill="#FFFFFF" fill-opacity="0.55"/>'
+        "</pattern></defs>",
+    ]
+    return "\n".join([*head, *body, *legend, "</svg>"])

@@ -1,0 +1,110 @@
+"""The plan as terminal tables: summary, each server's bill of materials, each copy's GPUs."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from ftopt.model.plan import Plan, Server
+
+
+def money(amount: float, currency: str) -> str:
+    """`USD 81,840` (cents only when there are any)."""
+    cents = round(amount * 100) % 100
+    return f"{currency} {amount:,.2f}" if cents else f"{currency} {amount:,.0f}"
+
+
+def summary_line(plan: Plan) -> str:
+    """Status, price, proof quality, servers and time in one sentence."""
+    gap = f"gap {plan.gap:.2%}" if plan.gap is not None else "no bound"
+    bound = money(plan.bound, plan.currency) if plan.bound is not None else "n/a"
+    count = len(plan.servers)
+    return (
+        f"{plan.status.value}: {money(plan.total_price, plan.currency)} for {count} "
+        f"server{'s' if count != 1 else ''} (bound {bound}, {gap}, solved in {plan.wall_seconds:.2f} s)"
+    )
+
+
+def server_heading(server: Server, currency: str) -> str:
+    """One line describing a server's build, power against its feed and its inlet limit."""
+    bridges = f", {server.bridge_count} × {server.bridge}" if server.bridge else ""
+    return (
+        f"{server.id}: {server.gpu_count} × {server.gpu}{bridges} in {server.chassis}; "
+        f"{server.cpu_count} × {server.cpu} ({server.cores} cores); {server.ram_gb:,} GB RAM "
+        f"({server.dimm_count} × {server.dimm_gb} GB); {server.nvme_tb:g} TB NVMe; "
+        f"{server.power_w:,} W of {server.feed_usable_w:,} W ({server.feed}, cards at "
+        f"{server.gpu_power_cap_w} W); inlet ≤ {server.max_inlet_c:g} °C; {money(server.price, currency)}"
+    )
+
+
+def bom_table(server: Server, currency: str) -> Table:
+    """The server's bill of materials with line prices."""
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("item", "description", "qty", "unit", "price"):
+        table.add_column(column, justify="right" if column in ("qty", "unit", "price") else "left")
+    for line in server.bill_of_materials:
+        table.add_row(
+            line.item,
+            line.name,
+            str(line.quantity),
+            money(line.unit_price, currency),
+            money(line.price, currency),
+        )
+    return table
+
+
+def runs_table(plan: Plan) -> Table:
+    """Each copy: server, GPUs, strategy and link, optimiser, memory per GPU, host RAM, step time."""
+    table = Table(title="placement (memory per GPU, GB)", show_edge=False, pad_edge=False)
+    headers = (
+        "run",
+        "copy",
+        "server",
+        "gpus",
+        "strategy",
+        "link",
+        "optimizer",
+        "offload",
+        "states",
+        "activ.",
+        "overhead",
+        "free",
+        "host RAM",
+        "step s",
+    )
+    for header in headers:
+        table.add_column(header, justify="left" if header in headers[:8] else "right")
+    for a in plan.assignments:
+        m = a.memory_per_gpu_gb
+        table.add_row(
+            a.run,
+            str(a.copy_),
+            a.server,
+            ",".join(map(str, a.gpus)),
+            a.strategy.value,
+            a.link or "-",
+            a.optimizer.value,
+            a.offload.value,
+            f"{m.states:.1f}",
+            f"{m.activations:.1f}",
+            f"{m.overhead:.1f}",
+            f"{a.free_gb:.1f}",
+            f"{a.host_ram_gb:.0f}",
+            f"{a.step_seconds:.2f}",
+        )
+    return table
+
+
+def render_table(plan: Plan, console: Console) -> None:
+    """Print the whole plan."""
+    parts: list[object] = [Text(summary_line(plan), style="bold"), Text("")]
+    for server in plan.servers:
+        parts += [Text(server_heading(server, plan.currency)), bom_table(server, plan.currency), Text("")]
+    parts.append(runs_table(plan))
+    if plan.binding:
+        parts += [Text(""), Text("what shaped the answer:", style="bold")]
+        parts += [Text(f"  - {line}") for line in plan.binding]
+    parts += [Text(""), Text("rules and defaults applied:", style="bold")]
+    parts += [Text(f"  - {note}") for note in plan.notes]
+    console.print(Group(*parts))  # type: ignore[arg-type]

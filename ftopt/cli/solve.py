@@ -1,0 +1,134 @@
+"""`ftopt solve WORKLOAD.yaml`: the cheapest server set, verified, rendered in the chosen format.
+
+The command only parses, reads, calls `ftopt.solver.solve.solve`, checks the plan with the
+independent verifier and renders; live progress goes to stderr, so stdout stays clean for JSON.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+import yaml
+from rich.console import Console
+
+from ftopt.cli import open_catalogue, prices_option, stdout_console
+from ftopt.cli.errors import handle_errors
+from ftopt.cli.render_html import render_html
+from ftopt.cli.render_markdown import render_markdown
+from ftopt.cli.render_table import money, render_table
+from ftopt.errors import FtoptError
+from ftopt.loading import load_workload
+from ftopt.model.plan import Plan
+from ftopt.solver.solve import Progress, SolveSettings, solve
+
+FORMATS = ("table", "json", "yaml", "markdown", "html")
+
+
+class UnverifiedPlanError(FtoptError):
+    """The solver returned a plan the independent verifier rejects: a bug, never shipped quietly."""
+
+    exit_code = 1
+
+
+def render(plan: Plan, fmt: str) -> str | None:
+    """The plan as text in `fmt`, or None for the table (printed straight to a console)."""
+    if fmt == "json":
+        return plan.to_json() + "\n"
+    if fmt == "yaml":
+        return yaml.safe_dump(
+            plan.model_dump(mode="json", by_alias=True), sort_keys=False, allow_unicode=True
+        )
+    if fmt == "markdown":
+        return render_markdown(plan)
+    if fmt == "html":
+        return render_html(plan)
+    return None
+
+
+def _progress_printer(quiet: bool) -> object | None:
+    if quiet or not sys.stderr.isatty():
+        return None
+    console = Console(stderr=True)
+
+    def show(p: Progress) -> None:
+        console.print(
+            f"[dim]{p.seconds:6.2f} s  incumbent {money(p.price, '')}  bound "
+            f"{money(p.bound, '')}  gap {p.gap:.2%}[/dim]"
+        )
+
+    return show
+
+
+def _check(plan: Plan, workload_path: Path, prices: Path | None) -> None:
+    from ftopt.verify import verify_plan
+
+    catalogue = open_catalogue(prices)
+    violations = verify_plan(plan, load_workload(workload_path, catalogue), catalogue)
+    if violations:
+        lines = "; ".join(str(v) for v in violations)
+        raise UnverifiedPlanError(f"internal error: the solver's plan fails verification: {lines}")
+
+
+@click.command("solve")
+@click.argument("workload", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not stdout."
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0.1),
+    default=60.0,
+    show_default=True,
+    help="Seconds for the search; the best plan so far is returned with its gap.",
+)
+@click.option("--workers", type=click.IntRange(min=1), default=8, show_default=True, help="CP-SAT workers.")
+@click.option("--deterministic", is_flag=True, help="Same input, same plan, byte for byte (but wall time).")
+@click.option("--quiet", is_flag=True, help="No progress on stderr.")
+@click.option(
+    "--what-if/--no-what-if",
+    default=True,
+    show_default=True,
+    help="Re-solve once per relaxation (feed, inlet, 8-bit Adam, server limit) to report savings.",
+)
+@prices_option
+@handle_errors
+def solve_command(
+    workload: Path,
+    fmt: str,
+    output: Path | None,
+    time_limit: float,
+    workers: int,
+    deterministic: bool,
+    quiet: bool,
+    what_if: bool,
+    prices: Path | None,
+) -> None:
+    """Find the cheapest servers that run every copy of every run in WORKLOAD at once."""
+    catalogue = open_catalogue(prices)
+    parsed = load_workload(workload, catalogue)
+    settings = SolveSettings(
+        time_limit=time_limit, workers=workers, deterministic=deterministic, what_if=what_if
+    )
+    plan = solve(
+        parsed,
+        catalogue,
+        settings,
+        _progress_printer(quiet),  # type: ignore[arg-type]
+        workload_name=parsed.name or workload.stem,
+    )
+    _check(plan, workload, prices)
+    text = render(plan, fmt)
+    if output:
+        if text is None:
+            console = Console(file=None, record=True, width=160)
+            with console.capture():
+                render_table(plan, console)
+            text = console.export_text()
+        output.write_text(text, encoding="utf-8")
+    elif text is None:
+        render_table(plan, stdout_console())
+    else:
+        click.echo(text, nl=False)

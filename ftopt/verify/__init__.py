@@ -1,0 +1,24 @@
+"""The independent plan verifier: re-checks a plan against every rule, without the solver's code.
+
+`verify_plan(plan, workload, catalogue)` returns the violations, one per broken rule and subject;
+`load_plan(path)` reads a plan JSON file with errors that name the file and field. The rules live in
+modules by concept: components (ids and server fields), placement (copies and GPUs), memory (how each
+copy trains), nvlink (bridges and domains), host (RAM, cores, NVMe), site (power, feed, inlet) and
+prices (bills of materials, totals, status).
+
+Rule names, as violations print them:
+
+- parts: catalogue-id, server-fields, gpu-slots, dimm-channels, drive-bays, hardware-limits
+- placement: server-id, unknown-run, copies, gpu-index, gpu-shared, max-servers
+- training: strategy, optimizer, offload, gpu-count, gpu-memory, sizing-report
+- NVLink: bridge, nvlink-domains, sharded-domain, link-report
+- host: host-ram, cores, sockets, cpu-tdp, nvme
+- site: power-cap, power-estimate, power-feed, feed, inlet
+- money and status: bill-of-materials, one-card-model, server-price, total-price, currency, status, gap
+"""
+
+from ftopt.verify.reading import load_plan, parse_plan
+from ftopt.verify.verifier import RULES, verify_plan
+from ftopt.verify.violation import Violation
+
+__all__ = ["RULES", "Violation", "load_plan", "parse_plan", "verify_plan"]

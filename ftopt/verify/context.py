@@ -1,0 +1,174 @@
+"""What every rule needs, resolved once: each server's catalogue parts, its interconnect, each copy's sizing.
+
+The verifier trusts only ids, counts and choices in the plan (which card, how many, which GPUs, which
+strategy); figures are re-derived from the catalogue and the workload with the model layer's sizing
+arithmetic and topology (`ftopt.model`), never with the solver's code. An id that does not resolve
+leaves its part `None`: the catalogue-id rule reports it, and rules needing the part skip the server
+rather than report the same fault again.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu
+from ftopt.model.plan import Assignment, Plan, Server
+from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
+from ftopt.model.topology import server_graph
+from ftopt.model.workload import Run, Workload
+
+#: Servers or copies with more GPUs than this are not rebuilt as graphs (no real server has them;
+#: the count rules report them).
+MAX_GRAPH_GPUS = 64
+
+
+@dataclass(frozen=True)
+class Parts:
+    """A server with the catalogue items its ids name (None where an id does not resolve)."""
+
+    server: Server
+    chassis: Chassis | None
+    gpu: Gpu | None
+    cpu: Cpu | None
+    dimm: Dimm | None
+    data_drive: Drive | None
+    boot_drive: Drive | None
+    bridge: Bridge | None
+    feed: Feed | None
+
+    @property
+    def subject(self) -> str:
+        """How violations name the server."""
+        return f"server {self.server.id}"
+
+    @property
+    def bridge_resolved(self) -> bool:
+        """No bridge, or a bridge id found in the catalogue."""
+        return self.server.bridge is None or self.bridge is not None
+
+
+def copy_subject(assignment: Assignment) -> str:
+    """How violations name a run copy."""
+    return f"run {assignment.run} copy {assignment.copy_}"
+
+
+def _find_bridge(catalogue: Catalogue, bridge_id: str | None) -> Bridge | None:
+    return next((b for b in catalogue.bridges if b.id == bridge_id), None) if bridge_id else None
+
+
+def resolve(server: Server, catalogue: Catalogue) -> Parts:
+    """The catalogue items a server's ids name."""
+    c = catalogue
+    return Parts(
+        server=server,
+        chassis=c.chassis_by_id(server.chassis) if c.has("chassis", server.chassis) else None,
+        gpu=c.gpu(server.gpu) if c.has("gpus", server.gpu) else None,
+        cpu=c.cpu(server.cpu) if c.has("cpus", server.cpu) else None,
+        dimm=c.dimm(server.dimm) if c.has("dimms", server.dimm) else None,
+        data_drive=c.drive(server.data_drive) if c.has("drives", server.data_drive) else None,
+        boot_drive=c.drive(server.boot_drive) if c.has("drives", server.boot_drive) else None,
+        bridge=_find_bridge(c, server.bridge),
+        feed=c.feed(server.feed) if c.has("feeds", server.feed) else None,
+    )
+
+
+def build_graph(parts: Parts) -> nx.Graph | None:
+    """The server's interconnect from its card, count and bridge, or None when they do not resolve."""
+    server, gpu, bridge = parts.server, parts.gpu, parts.bridge
+    if gpu is None or not parts.bridge_resolved or server.gpu_count > MAX_GRAPH_GPUS:
+        return None
+    nvlink = gpu.nvlink.bandwidth_gbps if gpu.nvlink else 0.0
+    return server_graph(server.gpu_count, gpu.pcie_gbps, bridge.size if bridge else 0, nvlink)
+
+
+SizingKey = tuple[str, str, int, str, str, str]
+
+
+@dataclass
+class Context:
+    """The plan, the workload and the catalogue, with lookups every rule shares."""
+
+    plan: Plan
+    workload: Workload
+    catalogue: Catalogue
+    parts: dict[str, Parts] = field(default_factory=dict)
+    runs: dict[str, Run] = field(default_factory=dict)
+    graphs: dict[str, nx.Graph | None] = field(default_factory=dict)
+    _profiles: dict[str, RunProfile | None] = field(default_factory=dict)
+    _sizings: dict[SizingKey, Sizing | None] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, plan: Plan, workload: Workload, catalogue: Catalogue) -> Context:
+        """Resolve every server (the first of duplicate ids) and index the runs by name."""
+        ctx = cls(plan, workload, catalogue)
+        for server in plan.servers:
+            if server.id not in ctx.parts:
+                parts = resolve(server, catalogue)
+                ctx.parts[server.id] = parts
+                ctx.graphs[server.id] = build_graph(parts)
+        ctx.runs = {run.name: run for run in workload.runs}
+        return ctx
+
+    def servers(self) -> Iterator[Parts]:
+        """Each distinct server with its parts."""
+        yield from self.parts.values()
+
+    def assignments_on(self, server_id: str) -> list[Assignment]:
+        """The copies placed on a server."""
+        return [a for a in self.plan.assignments if a.server == server_id]
+
+    def profile(self, run: Run) -> RunProfile | None:
+        """The run with its model resolved (None if the model is not in the catalogue)."""
+        if run.name not in self._profiles:
+            try:
+                self._profiles[run.name] = profile_run(run, self.catalogue)
+            except KeyError:
+                self._profiles[run.name] = None
+        return self._profiles[run.name]
+
+    def sizing(self, assignment: Assignment) -> Sizing | None:
+        """The copy re-sized from its run, its server's card and its GPU count and choices.
+
+        None when the run, the server or its card is unknown, or the copy has no GPUs (or absurdly
+        many): other rules report those.
+        """
+        run = self.runs.get(assignment.run)
+        parts = self.parts.get(assignment.server)
+        gpus = len(assignment.gpus)
+        if run is None or parts is None or parts.gpu is None or not 1 <= gpus <= MAX_GRAPH_GPUS:
+            return None
+        key: SizingKey = (
+            run.name,
+            parts.gpu.id,
+            gpus,
+            str(assignment.strategy),
+            str(assignment.optimizer),
+            str(assignment.offload),
+        )
+        if key not in self._sizings:
+            profile = self.profile(run)
+            self._sizings[key] = (
+                size_run(
+                    profile,
+                    parts.gpu,
+                    gpus,
+                    assignment.strategy,
+                    assignment.optimizer,
+                    assignment.offload,
+                    self.workload.sizing,
+                )
+                if profile is not None
+                else None
+            )
+        return self._sizings[key]
+
+    def copies_by_server(self) -> dict[str, list[tuple[Assignment, Sizing | None]]]:
+        """Each server id's copies with their re-sizings."""
+        grouped: dict[str, list[tuple[Assignment, Sizing | None]]] = defaultdict(list)
+        for assignment in self.plan.assignments:
+            grouped[assignment.server].append((assignment, self.sizing(assignment)))
+        return grouped

@@ -1,0 +1,147 @@
+"""Rules on how each copy trains: its settings are the run's, and it fits its cards' memory.
+
+Each copy is re-sized with the model layer's arithmetic (`size_run`) from its run, its server's card,
+its GPU count, strategy, optimiser and offload; the re-sizing must fit the card, and the figures the
+plan reports for the copy must agree with it (to their rounding).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ftopt.model.memory import GB
+from ftopt.model.plan import Assignment
+from ftopt.model.sizing import Sizing, gpu_count_choices, offload_choices, optimizer_choices
+from ftopt.model.topology import bottleneck_gbps
+from ftopt.model.traffic import transfer_seconds
+from ftopt.model.workload import Method, Offload, Optimizer, Strategy
+from ftopt.verify.context import Context, copy_subject
+from ftopt.verify.violation import GB_TOLERANCE, Violation, at_most, close, num
+
+TRAFFIC_TOLERANCE = 0.001  # reported to 0.001 GB
+SECONDS_TOLERANCE = 0.0001  # reported to 0.0001 s
+
+
+def _how(a: Assignment, card: str) -> str:
+    return f"{len(a.gpus)} × {card} ({a.strategy}, {a.optimizer}, offload {a.offload})"
+
+
+def check_gpu_memory(ctx: Context) -> Iterator[Violation]:
+    """States, activations and overhead per GPU, re-sized, fit the card."""
+    for a in ctx.plan.assignments:
+        sizing = ctx.sizing(a)
+        if sizing is not None and not at_most(sizing.total_gb, sizing.card_gb):
+            yield Violation(
+                "gpu-memory",
+                copy_subject(a),
+                f"{num(round(sizing.total_gb, 2))} GB per GPU on {_how(a, sizing.gpu)}",
+                f"card holds {num(sizing.card_gb)} GB",
+            )
+
+
+def _step_seconds(ctx: Context, a: Assignment, sizing: Sizing) -> float | None:
+    """Step time on the server's actual interconnect, or None if its GPUs cannot be placed on it."""
+    graph = ctx.graphs.get(a.server)
+    if graph is None or len(set(a.gpus)) != len(a.gpus):
+        return None
+    if not all(0 <= i < ctx.parts[a.server].server.gpu_count for i in a.gpus):
+        return None
+    gbps = bottleneck_gbps(graph, a.gpus)
+    transfer = transfer_seconds(sizing.traffic_gb_per_step * GB, gbps) if gbps else 0.0
+    return max(sizing.compute_seconds, transfer)
+
+
+def _reported(ctx: Context, a: Assignment, sizing: Sizing) -> Iterator[tuple[str, float, float, float]]:
+    """(name, reported, re-computed, tolerance) of every figure the plan states for a copy."""
+    memory = a.memory_per_gpu_gb
+    yield "memory_per_gpu_gb.states", memory.states, sizing.states_gb, GB_TOLERANCE
+    yield "memory_per_gpu_gb.activations", memory.activations, sizing.activations_gb, GB_TOLERANCE
+    yield "memory_per_gpu_gb.overhead", memory.overhead, sizing.overhead_gb, GB_TOLERANCE
+    yield "memory_per_gpu_gb.total", memory.total, sizing.total_gb, GB_TOLERANCE
+    yield "free_gb", a.free_gb, sizing.free_gb, GB_TOLERANCE
+    yield "host_ram_gb", a.host_ram_gb, sizing.host_ram_gb, GB_TOLERANCE
+    yield "nvme_gb", a.nvme_gb, sizing.nvme_gb, GB_TOLERANCE
+    yield "traffic_gb_per_step", a.traffic_gb_per_step, sizing.traffic_gb_per_step, TRAFFIC_TOLERANCE
+    step = _step_seconds(ctx, a, sizing)
+    if step is not None:
+        yield "step_seconds", a.step_seconds, step, SECONDS_TOLERANCE
+
+
+def check_sizing_report(ctx: Context) -> Iterator[Violation]:
+    """Memory per GPU, free memory, host RAM, NVMe, traffic and step time agree with the re-sizing."""
+    for a in ctx.plan.assignments:
+        sizing = ctx.sizing(a)
+        if sizing is None:
+            continue
+        for name, reported, computed, tolerance in _reported(ctx, a, sizing):
+            if not close(reported, computed, tolerance):
+                digits = 4 if tolerance < GB_TOLERANCE else 2
+                yield Violation(
+                    "sizing-report",
+                    copy_subject(a),
+                    f"{name} {reported}",
+                    f"re-computed {round(computed, digits)} (± {tolerance:g})",
+                )
+
+
+def check_strategy(ctx: Context) -> Iterator[Violation]:
+    """A single GPU trains alone (single); several replicate (ddp) or shard (fsdp)."""
+    for a in ctx.plan.assignments:
+        if a.gpus and (a.strategy == Strategy.SINGLE) != (len(a.gpus) == 1):
+            allowed = "single on one GPU" if len(a.gpus) == 1 else "ddp or fsdp on several GPUs"
+            yield Violation("strategy", copy_subject(a), f"{a.strategy} on {len(a.gpus)} GPUs", allowed)
+
+
+def check_optimizer(ctx: Context) -> Iterator[Violation]:
+    """The optimiser is one the run allows (its setting, or what `auto` means for its method)."""
+    for a in ctx.plan.assignments:
+        run = ctx.runs.get(a.run)
+        if run is None:
+            continue
+        choices = optimizer_choices(run)
+        if a.optimizer not in choices:
+            yield Violation(
+                "optimizer",
+                copy_subject(a),
+                f"{a.optimizer}",
+                f"run ({run.method}, optimizer {run.optimizer}) allows {', '.join(choices)}",
+            )
+
+
+def check_offload(ctx: Context) -> Iterator[Violation]:
+    """Offload is one the run allows, and CPU offload only for full fine-tuning with 32-bit AdamW."""
+    for a in ctx.plan.assignments:
+        run = ctx.runs.get(a.run)
+        if run is None:
+            continue
+        choices = offload_choices(run)
+        if a.offload not in choices:
+            yield Violation(
+                "offload",
+                copy_subject(a),
+                f"offload {a.offload}",
+                f"run ({run.method}, offload {run.offload}) allows {', '.join(choices)}",
+            )
+        elif a.offload == Offload.CPU and (a.optimizer != Optimizer.ADAMW_32BIT or run.method != Method.FULL):
+            yield Violation(
+                "offload",
+                copy_subject(a),
+                f"offload cpu with {run.method}, {a.optimizer}",
+                "CPU offload needs method full and adamw-32bit",
+            )
+
+
+def check_gpu_count(ctx: Context) -> Iterator[Violation]:
+    """A copy uses the run's GPU count when fixed, else 1, 2, 4 or 8."""
+    for a in ctx.plan.assignments:
+        run = ctx.runs.get(a.run)
+        if run is None:
+            continue
+        choices = gpu_count_choices(run)
+        if len(a.gpus) not in choices:
+            yield Violation(
+                "gpu-count",
+                copy_subject(a),
+                f"{len(a.gpus)} GPUs",
+                f"run (gpus {run.gpus}) allows {', '.join(map(str, choices))}",
+            )

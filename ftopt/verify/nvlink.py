@@ -1,0 +1,122 @@
+"""Rules on NVLink: the bridges fit the card and fill the server, and sharded copies stay on NVLink.
+
+The server's interconnect is rebuilt with the model layer's `server_graph` from its card, card
+count and bridge size; the plan's `nvlink_domains` must be that graph's domains. A sharded (fsdp)
+copy on an NVLink card gathers its weights over the slowest link it spans, so it must lie inside
+one domain when the card's largest bridge could hold it, and otherwise span whole domains of that
+largest size (an eight-card shard over two 4-way bridges, never over four 2-way ones).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import networkx as nx
+
+from ftopt.model.plan import Assignment
+from ftopt.model.topology import gpu_node, link_kind, nvlink_domains
+from ftopt.model.workload import Strategy
+from ftopt.verify.context import Context, Parts, copy_subject
+from ftopt.verify.violation import Violation
+
+
+def check_nvlink_domains(ctx: Context) -> Iterator[Violation]:
+    """The plan's NVLink domains are those its bridges make."""
+    for p in ctx.servers():
+        graph = ctx.graphs[p.server.id]
+        if graph is None:
+            continue
+        expected = nvlink_domains(graph)
+        stated = sorted(sorted(d) for d in p.server.nvlink_domains)
+        if stated != expected:
+            bridges = f"{p.server.bridge_count} × {p.server.bridge}" if p.server.bridge else "no bridges"
+            yield Violation(
+                "nvlink-domains", p.subject, f"domains {stated}", f"{bridges} make {expected or 'none'}"
+            )
+
+
+def _bridge_faults(p: Parts) -> Iterator[tuple[str, str]]:
+    s, bridge, card = p.server, p.bridge, p.gpu
+    if s.bridge is None:
+        if s.bridge_count:
+            yield f"bridge_count {s.bridge_count} without a bridge", "0 when unbridged"
+        return
+    if bridge is None:
+        return
+    if bridge.gpu != s.gpu:
+        yield f"bridge {bridge.id}", f"it fits {bridge.gpu}, not {s.gpu}"
+    elif card is not None and (card.nvlink is None or bridge.size not in card.nvlink.bridge_sizes):
+        sizes = card.nvlink.bridge_sizes if card.nvlink else ()
+        yield f"{bridge.size}-way bridge on {card.id}", f"card takes bridges of {list(sizes) or 'no'} cards"
+    if s.bridge_count * bridge.size != s.gpu_count:
+        yield (
+            f"{s.bridge_count} × {bridge.size}-way bridges for {s.gpu_count} cards",
+            "the bridges join every card once",
+        )
+
+
+def _straddling(graph: nx.Graph) -> Iterator[list[int]]:
+    for domain in nvlink_domains(graph):
+        if len({graph.nodes[gpu_node(i)]["socket"] for i in domain}) > 1:
+            yield domain
+
+
+def check_bridges(ctx: Context) -> Iterator[Violation]:
+    """Bridges fit the server's card, join every card once, and bridged cards share a CPU socket."""
+    for p in ctx.servers():
+        for found, allowed in _bridge_faults(p):
+            yield Violation("bridge", p.subject, found, allowed)
+        graph = ctx.graphs[p.server.id]
+        for domain in _straddling(graph) if graph is not None else ():
+            yield Violation("bridge", p.subject, f"bridged GPUs {domain} straddle sockets", "one socket")
+
+
+def _placed_gpus(ctx: Context, a: Assignment) -> tuple[nx.Graph, set[int]] | None:
+    """The server graph and the copy's GPUs, when both are well-formed (else gpu-index reports)."""
+    graph = ctx.graphs.get(a.server)
+    gpus = set(a.gpus)
+    if graph is None or not gpus or len(gpus) != len(a.gpus):
+        return None
+    count = ctx.parts[a.server].server.gpu_count
+    return (graph, gpus) if all(0 <= i < count for i in gpus) else None
+
+
+def _shard_fault(domains: list[list[int]], gpus: set[int], largest: int) -> str | None:
+    if len(gpus) <= largest:
+        if any(gpus <= set(d) for d in domains):
+            return None
+        return f"stays inside one NVLink domain (the card's bridges join up to {largest})"
+    touched = [set(d) for d in domains if gpus & set(d)]
+    if all(len(d) == largest and d <= gpus for d in touched) and set().union(*touched) == gpus:
+        return None
+    return f"spans whole NVLink domains of {largest} cards"
+
+
+def check_sharded_domains(ctx: Context) -> Iterator[Violation]:
+    """Sharded copies on NVLink cards sit in one domain, or in whole domains of the largest bridge."""
+    for a in ctx.plan.assignments:
+        placed = _placed_gpus(ctx, a)
+        card = ctx.parts[a.server].gpu if placed else None
+        if a.strategy != Strategy.FSDP or placed is None or card is None or card.nvlink is None:
+            continue
+        graph, gpus = placed
+        domains = nvlink_domains(graph)
+        fault = _shard_fault(domains, gpus, max(card.nvlink.bridge_sizes))
+        if fault:
+            yield Violation(
+                "sharded-domain",
+                copy_subject(a),
+                f"fsdp on GPUs {sorted(gpus)} of server {a.server} (domains {domains or 'none'})",
+                f"a sharded copy of {len(gpus)} {card.id} {fault}",
+            )
+
+
+def check_link_report(ctx: Context) -> Iterator[Violation]:
+    """The link the plan reports for a copy is the one its GPUs share on the server."""
+    for a in ctx.plan.assignments:
+        placed = _placed_gpus(ctx, a)
+        if placed is None:
+            continue
+        expected = link_kind(*placed)
+        if a.link != expected:
+            yield Violation("link-report", copy_subject(a), f"link {a.link}", f"its GPUs share {expected}")

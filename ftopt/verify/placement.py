@@ -1,0 +1,114 @@
+"""Rules on where copies train: known servers and runs, GPUs that exist, none shared, every copy once.
+
+A server carries one card model by construction (its `gpu` field); what can go wrong is the
+assignments: a GPU index past the server's cards, one GPU given to two copies, a copy missing,
+placed twice or numbered past the run's `concurrent`, a run the workload does not have.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+
+from ftopt.model.plan import Assignment
+from ftopt.verify.context import Context, copy_subject
+from ftopt.verify.violation import Violation, plural
+
+#: Index lists longer than this are cut short in messages.
+SHOWN = 8
+
+
+def indices(values: list[int]) -> str:
+    """GPU indices for a message: '1, 2, 5', or the first few and how many in all."""
+    shown = ", ".join(map(str, values[:SHOWN]))
+    return shown if len(values) <= SHOWN else f"{shown}, … ({len(values)} in all)"
+
+
+def check_server_ids(ctx: Context) -> Iterator[Violation]:
+    """Server ids are unique and every assignment names a server of the plan."""
+    counts = Counter(s.id for s in ctx.plan.servers)
+    for server_id, count in counts.items():
+        if count > 1:
+            yield Violation(
+                "server-id", f"server {server_id}", f"id used by {count} servers", "ids are unique"
+            )
+    for a in ctx.plan.assignments:
+        if a.server not in counts:
+            yield Violation(
+                "server-id", copy_subject(a), f"on server {a.server!r}", "no such server in the plan"
+            )
+
+
+def check_gpu_indices(ctx: Context) -> Iterator[Violation]:
+    """Each copy has GPUs, each an index 0…gpu_count−1 of its server, none listed twice."""
+    for a in ctx.plan.assignments:
+        parts = ctx.parts.get(a.server)
+        if not a.gpus:
+            yield Violation("gpu-index", copy_subject(a), "no GPUs", "a copy trains on at least one GPU")
+            continue
+        repeated = sorted(i for i, n in Counter(a.gpus).items() if n > 1)
+        if repeated:
+            yield Violation(
+                "gpu-index",
+                copy_subject(a),
+                f"GPUs [{indices(a.gpus)}] list {indices(repeated)} twice",
+                "each GPU once",
+            )
+        if parts is None:
+            continue
+        count = parts.server.gpu_count
+        outside = sorted({i for i in a.gpus if not 0 <= i < count})
+        if outside:
+            yield Violation(
+                "gpu-index",
+                copy_subject(a),
+                f"GPU {indices(outside)} on server {a.server}",
+                f"it has GPUs 0–{count - 1}",
+            )
+
+
+def check_gpu_sharing(ctx: Context) -> Iterator[Violation]:
+    """No GPU is given to two copies."""
+    holders: dict[tuple[str, int], list[Assignment]] = defaultdict(list)
+    for a in ctx.plan.assignments:
+        for index in sorted(set(a.gpus)):
+            holders[a.server, index].append(a)
+    for (server_id, index), copies in sorted(holders.items()):
+        if len(copies) > 1:
+            names = " and ".join(copy_subject(a) for a in copies)
+            yield Violation(
+                "gpu-shared", f"server {server_id}", f"GPU {index} given to {names}", "one copy per GPU"
+            )
+
+
+def check_known_runs(ctx: Context) -> Iterator[Violation]:
+    """Every assignment names a run of the workload."""
+    for a in ctx.plan.assignments:
+        if a.run not in ctx.runs:
+            yield Violation(
+                "unknown-run", copy_subject(a), f"run {a.run!r}", "the workload has no run of that name"
+            )
+
+
+def check_copies(ctx: Context) -> Iterator[Violation]:
+    """Every copy 1…concurrent of every run is placed exactly once, and no copy beyond that."""
+    placed = Counter((a.run, a.copy_) for a in ctx.plan.assignments)
+    for run in ctx.workload.runs:
+        for copy in range(1, run.concurrent + 1):
+            times = placed[run.name, copy]
+            if times != 1:
+                found = "not placed" if times == 0 else f"placed {plural(times, 'time')}"
+                yield Violation("copies", f"run {run.name} copy {copy}", found, "placed exactly once")
+        extra = sorted(c for (name, c) in placed if name == run.name and c > run.concurrent)
+        for copy in extra:
+            yield Violation(
+                "copies", f"run {run.name} copy {copy}", "placed", f"the run has {run.concurrent} concurrent"
+            )
+
+
+def check_max_servers(ctx: Context) -> Iterator[Violation]:
+    """At most the site's server positions."""
+    limit = ctx.workload.site.max_servers
+    count = len(ctx.plan.servers)
+    if limit is not None and count > limit:
+        yield Violation("max-servers", "plan", plural(count, "server"), f"site has {limit} positions")

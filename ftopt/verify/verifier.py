@@ -1,0 +1,68 @@
+"""`verify_plan`: every rule, in a fixed order, over one plan, its workload and its catalogue.
+
+The verifier re-derives each rule from the plan's ids and choices, the workload and the catalogue,
+using only the model layer (`ftopt.model`: sizing arithmetic and server topology). It never imports
+the solver, so a rule the solver forgets or gets wrong shows up here rather than being repeated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Plan
+from ftopt.model.workload import Workload
+from ftopt.verify import components, host, memory, nvlink, placement, prices, site
+from ftopt.verify.context import Context
+from ftopt.verify.violation import Violation
+
+Rule = Callable[[Context], Iterable[Violation]]
+
+#: The rules in the order their violations are listed: parts, placement, memory, NVLink, host, site, money.
+RULES: tuple[Rule, ...] = (
+    components.check_catalogue_ids,
+    components.check_server_fields,
+    components.check_gpu_slots,
+    components.check_dimm_channels,
+    components.check_drive_bays,
+    components.check_hardware_limits,
+    placement.check_server_ids,
+    placement.check_known_runs,
+    placement.check_copies,
+    placement.check_gpu_indices,
+    placement.check_gpu_sharing,
+    placement.check_max_servers,
+    memory.check_strategy,
+    memory.check_optimizer,
+    memory.check_offload,
+    memory.check_gpu_count,
+    memory.check_gpu_memory,
+    memory.check_sizing_report,
+    nvlink.check_bridges,
+    nvlink.check_nvlink_domains,
+    nvlink.check_sharded_domains,
+    nvlink.check_link_report,
+    host.check_host_ram,
+    host.check_cores,
+    host.check_sockets,
+    host.check_cpu_tdp,
+    host.check_nvme,
+    site.check_power_cap,
+    site.check_power_estimate,
+    site.check_power_feed,
+    site.check_feed,
+    site.check_inlet,
+    prices.check_bill_of_materials,
+    prices.check_one_card_model,
+    prices.check_server_price,
+    prices.check_total_price,
+    prices.check_currency,
+    prices.check_status,
+    prices.check_gap,
+)
+
+
+def verify_plan(plan: Plan, workload: Workload, catalogue: Catalogue) -> list[Violation]:
+    """Every rule the plan breaks, one `Violation` per fault; an empty list means the plan is valid."""
+    ctx = Context.build(plan, workload, catalogue)
+    return [violation for rule in RULES for violation in rule(ctx)]

@@ -1,0 +1,168 @@
+"""The HTML quote in a real browser: headless Chromium renders every server and GPU, offline.
+
+Needs Debian's `chromium` package (`.ci/run` installs it); skipped, with the reason, without it.
+The screenshots are kept as test artefacts in tests/artifacts/ (git-ignored): quote.png for a
+four-server plan, quote-16-servers.png for sixteen.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import textwrap
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from ftopt.catalogue import load_catalogue
+from ftopt.cli.render_html import render_html
+from ftopt.loading import load_workload
+from ftopt.model.plan import Plan
+from ftopt.solver.solve import SolveSettings, solve
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "tests" / "artifacts"
+SCREENSHOT = ARTIFACTS / "quote.png"
+TIMEOUT_S = 60
+
+#: Four servers of three builds, with NVLink domains, several copies and an eight-GPU shard.
+SEVERAL_SERVERS = """\
+    name: several-servers
+    runs:
+      - {name: llama70b-full, model: llama-3.3-70b, method: full, optimizer: auto, offload: none,
+         seq_len: 4096, gradient_checkpointing: true, concurrent: 2}
+      - {name: legal-qlora-70b, model: llama-3.3-70b, method: qlora, seq_len: 4096, concurrent: 3}
+      - {name: support-lora-8b, model: llama-3.1-8b, method: lora, seq_len: 8192, concurrent: 2}
+      - {name: code-lora-14b, model: qwen3-14b, method: lora, seq_len: 4096}
+    site:
+      feed: 400v-3p-16a
+      inlet_c: 25
+    hardware:
+      gpus: [h200-nvl, rtx-pro-6000-se]
+"""
+
+
+def find_chromium() -> str | None:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None
+
+
+CHROMIUM = find_chromium()
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="Chromium is not installed (apt-get install chromium; .ci/run installs it): browser test not run",
+)
+
+
+class Rects(HTMLParser):
+    """(server, gpu) of every GPU rect and the id of every server group in a DOM dump."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.gpus: Counter[tuple[str, str]] = Counter()
+        self.servers: list[str] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v or "" for k, v in attrs}
+        classes = values.get("class", "").split()
+        if tag == "rect" and "gpu" in classes:
+            self.gpus[(values.get("data-server", ""), values.get("data-gpu", ""))] += 1
+        if tag == "g" and "server" in classes:
+            self.servers.append(values.get("data-server", ""))
+
+    handle_startendtag = handle_starttag
+
+
+@pytest.fixture(scope="module")
+def plan(tmp_path_factory: pytest.TempPathFactory) -> Plan:
+    path = tmp_path_factory.mktemp("workload") / "several-servers.yaml"
+    path.write_text(textwrap.dedent(SEVERAL_SERVERS), encoding="utf-8")
+    catalogue = load_catalogue()
+    workload = load_workload(path, catalogue)
+    solved = solve(workload, catalogue, SolveSettings(time_limit=10, workers=2), workload_name=workload.name)
+    assert len(solved.servers) >= 3
+    return solved
+
+
+def sixteen_servers(plan: Plan) -> Plan:
+    """`plan`'s servers and copies repeated until there are sixteen servers, renamed s1…s16."""
+    servers, assignments = [], []
+    copies: Counter[str] = Counter()
+    for n in range(16):
+        source = plan.servers[n % len(plan.servers)]
+        sid = f"s{n + 1}"
+        servers.append(source.model_copy(update={"id": sid}))
+        for a in plan.assignments:
+            if a.server == source.id:
+                copies[a.run] += 1
+                assignments.append(a.model_copy(update={"server": sid, "copy_": copies[a.run]}))
+    total = sum(s.price for s in servers)
+    return plan.model_copy(update={"servers": servers, "assignments": assignments, "total_price": total})
+
+
+@pytest.fixture(scope="module")
+def quote(plan: Plan, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("quote") / "quote.html"
+    path.write_text(render_html(plan), encoding="utf-8")
+    return path
+
+
+def check_dom(plan: Plan, dump: str) -> None:
+    dom = Rects(dump)
+    assert dom.servers == [s.id for s in plan.servers]
+    expected = Counter((s.id, str(i)) for s in plan.servers for i in range(s.gpu_count))
+    assert dom.gpus == expected
+
+
+def check_png(path: Path) -> None:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", data[16:24]) == (1400, 2000)
+    assert len(data) > 10_000, f"{path} is only {len(data)} bytes: a blank page?"
+
+
+def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run headless Chromium offline-minded, with its profile and home in `tmp_path`."""
+    assert CHROMIUM is not None
+    command = [
+        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / 'profile'}", *args,
+    ]  # fmt: skip
+    env = {**os.environ, "HOME": str(tmp_path)}
+    result = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S, env=env, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result
+
+
+def test_chromium_renders_every_server_and_gpu(plan: Plan, quote: Path, tmp_path: Path) -> None:
+    check_dom(plan, chromium(tmp_path, "--dump-dom", quote.as_uri()).stdout)
+
+
+def test_chromium_screenshot_is_kept(quote: Path, tmp_path: Path) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    SCREENSHOT.unlink(missing_ok=True)
+    chromium(
+        tmp_path, f"--screenshot={SCREENSHOT}", "--window-size=1400,2000", "--hide-scrollbars", quote.as_uri()
+    )
+    check_png(SCREENSHOT)
+
+
+def test_sixteen_servers_render_and_are_kept(plan: Plan, tmp_path: Path) -> None:
+    big = sixteen_servers(plan)
+    page = tmp_path / "quote-16.html"
+    page.write_text(render_html(big), encoding="utf-8")
+    check_dom(big, chromium(tmp_path, "--dump-dom", page.as_uri()).stdout)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / "quote-16-servers.png"
+    shot.unlink(missing_ok=True)
+    chromium(tmp_path, f"--screenshot={shot}", "--window-size=1400,2000", "--hide-scrollbars", page.as_uri())
+    check_png(shot)

@@ -1,0 +1,91 @@
+"""Rules on how each copy trains: strategy, optimiser, offload, GPU count, memory and reported figures."""
+
+from __future__ import annotations
+
+from ftopt.model.workload import Offload, Optimizer, Strategy
+
+
+def test_replicating_70b_lora_on_96_gb_cards_does_not_fit(solved) -> None:
+    c = solved("first-project")
+    violations = c.verify(c.with_assignment("llama70b-lora", 1, strategy=Strategy.DDP))
+    memory = [str(v) for v in violations if v.rule == "gpu-memory"]
+    assert len(memory) == 1
+    assert memory[0].startswith("gpu-memory: run llama70b-lora copy 1: ")
+    assert "on 2 × rtx-pro-6000-se (ddp, adamw-32bit, offload none)" in memory[0]
+    assert memory[0].endswith("card holds 96 GB")
+
+
+def test_reported_memory_off(solved) -> None:
+    c = solved("first-project")
+    a = c.assignment("llama70b-lora", 1)
+    memory = a.memory_per_gpu_gb.model_copy(update={"total": a.memory_per_gpu_gb.total + 0.5})
+    plan = c.with_assignment("llama70b-lora", 1, memory_per_gpu_gb=memory)
+    assert c.rules(plan) == {"sizing-report"}
+
+
+def test_reported_memory_within_rounding(solved) -> None:
+    c = solved("first-project")
+    a = c.assignment("llama70b-lora", 1)
+    memory = a.memory_per_gpu_gb.model_copy(update={"total": a.memory_per_gpu_gb.total + 0.004})
+    assert c.verify(c.with_assignment("llama70b-lora", 1, memory_per_gpu_gb=memory)) == []
+
+
+def test_reported_host_ram_of_offload_off(solved) -> None:
+    c = solved("offload")
+    plan = c.with_assignment("l8-offload", 2, host_ram_gb=0.0)
+    assert c.rules(plan) == {"sizing-report"}
+
+
+def test_single_strategy_on_two_gpus(solved) -> None:
+    c = solved("first-project")
+    assert "strategy" in c.rules(c.with_assignment("llama70b-lora", 1, strategy=Strategy.SINGLE))
+
+
+def test_replication_on_one_gpu(solved) -> None:
+    c = solved("first-project")
+    assert "strategy" in c.rules(c.with_assignment("llama8b-qlora", 1, strategy=Strategy.DDP))
+
+
+def test_optimizer_the_run_does_not_allow(solved) -> None:
+    c = solved("nvl-qwen32-full")
+    assert {a.optimizer.value for a in c.plan.assignments} == {"adamw-8bit"}
+    workload = c.with_run("q32-full", optimizer="adamw-32bit")
+    assert c.rules(workload=workload) == {"optimizer"}
+
+
+def test_auto_keeps_adapters_on_32_bit_moments(solved) -> None:
+    c = solved("first-project")
+    assert "optimizer" in c.rules(c.with_assignment("llama70b-lora", 1, optimizer=Optimizer.ADAMW_8BIT))
+
+
+def test_offload_for_an_adapter_run(solved) -> None:
+    c = solved("first-project")
+    assert "offload" in c.rules(c.with_assignment("llama70b-lora", 1, offload=Offload.CPU))
+
+
+def test_offload_with_8_bit_adam(solved) -> None:
+    c = solved("offload")
+    violations = c.verify(c.with_assignment("l8-offload", 1, optimizer=Optimizer.ADAMW_8BIT))
+    assert [str(v) for v in violations if v.rule == "offload"] == [
+        "offload: run l8-offload copy 1: offload cpu with full, adamw-8bit, "
+        "CPU offload needs method full and adamw-32bit"
+    ]
+
+
+def test_offload_the_run_does_not_allow(solved) -> None:
+    c = solved("offload")
+    assert "offload" in c.rules(workload=c.with_run("l8-offload", offload="none"))
+
+
+def test_gpu_count_differs_from_the_runs_fixed_count(solved) -> None:
+    c = solved("nvl-qwen32-full")
+    violations = c.verify(workload=c.with_run("q32-full", gpus=8))
+    assert [str(v) for v in violations] == [
+        "gpu-count: run q32-full copy 1: 4 GPUs, run (gpus 8) allows 8",
+        "gpu-count: run q32-full copy 2: 4 GPUs, run (gpus 8) allows 8",
+    ]
+
+
+def test_three_gpus_is_no_gpu_count(solved) -> None:
+    c = solved("first-project")
+    assert "gpu-count" in c.rules(c.with_assignment("llama70b-lora", 1, gpus=[0, 1, 3]))

@@ -1,0 +1,58 @@
+"""Rules of the site: power caps, the draw against the feed, the site's feed, inlet temperature."""
+
+from __future__ import annotations
+
+
+def test_power_cap_the_card_does_not_accept(solved) -> None:
+    c = solved("first-project")
+    violations = c.verify(c.with_server(gpu_power_cap_w=500))
+    assert "power-cap: server s1: 500 W per card, rtx-pro-6000-se runs at 600 W or 450 W" in map(
+        str, violations
+    )
+
+
+def test_power_misreported(solved) -> None:
+    c = solved("first-project")
+    assert c.rules(c.with_server(power_w=c.server().power_w + 1)) == {"power-estimate"}
+
+
+def test_power_raised_above_the_feed(solved) -> None:
+    c = solved("first-project")
+    violations = c.verify(c.with_server(power_w=3000))
+    assert {v.rule for v in violations} == {"power-estimate", "power-feed"}
+    assert "power-feed: server s1: 3000 W, feed 230v-16a gives 2944 W usable" in map(str, violations)
+
+
+def test_uncapped_cards_exceed_a_16a_feed(solved) -> None:
+    """(4 × 600 W + 2 × 200 W) × 1.15 = 3,220 W > 2,944 W: the solver capped the cards at 450 W."""
+    c = solved("first-project")
+    violations = c.verify(c.rebuild(gpu_power_cap_w=600))
+    assert [str(v) for v in violations] == [
+        "power-feed: server s1: 3220 W, feed 230v-16a gives 2944 W usable"
+    ]
+
+
+def test_server_on_another_feed_than_the_sites(solved) -> None:
+    c = solved("first-project")
+    violations = c.verify(workload=c.with_site(feed="230v-32a"))
+    assert [str(v) for v in violations] == [
+        "feed: server s1: feed 230v-16a, the site has 230v-32a at every position"
+    ]
+
+
+def test_feed_watts_misreported(solved) -> None:
+    c = solved("first-project")
+    assert c.rules(c.with_server(feed_usable_w=5000)) == {"feed"}
+
+
+def test_inlet_raised_in_the_workload(solved) -> None:
+    c = solved("nvl-qwen32-full")
+    violations = c.verify(workload=c.with_site(inlet_c=32))
+    assert [str(v) for v in violations] == [
+        "inlet: server s1: site inlet 32 °C, h200-nvl in gpu-server-8 accepts at most 30 °C"
+    ]
+
+
+def test_inlet_limit_misreported(solved) -> None:
+    c = solved("nvl-qwen32-full")
+    assert c.rules(c.with_server(max_inlet_c=35.0)) == {"inlet"}
