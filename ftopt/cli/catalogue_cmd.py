@@ -21,8 +21,7 @@ from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.model.hardware import PRICED, Catalogue, CatalogueModel, Feed, Gpu, Kind, Price
 
-ITEM_KINDS: tuple[Kind, ...] = ("gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds",
-                                "models")
+ITEM_KINDS: tuple[Kind, ...] = ("gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds", "models")
 
 
 def _num(value: float) -> str:
@@ -91,19 +90,25 @@ def kind_table(catalogue: Catalogue, kind: str) -> Table:
     table = Table(title=kind, title_justify="left")
     if kind == "prices":
         for header in ("item", "amount", "currency", "date", "assumption", "source"):
-            table.add_column(header, justify="right" if header == "amount" else "left",
-                             no_wrap=header != "source")
+            table.add_column(
+                header, justify="right" if header == "amount" else "left", no_wrap=header != "source"
+            )
         for price in catalogue.prices:
-            table.add_row(price.item, f"{price.amount:,.0f}", price.currency, price.date,
-                          "yes" if price.assumption else "", price.source)
+            table.add_row(
+                price.item,
+                f"{price.amount:,.0f}",
+                price.currency,
+                price.date,
+                "yes" if price.assumption else "",
+                price.source,
+            )
         return table
     columns = _COLUMNS[kind]
     priced = kind in PRICED
     table.add_column("id", no_wrap=True)
     table.add_column("name")
     for header, _ in columns:
-        table.add_column(header, justify="right" if header not in ("NVLink", "role", "card")
-                         else "left")
+        table.add_column(header, justify="right" if header not in ("NVLink", "role", "card") else "left")
     if priced:
         table.add_column("price", justify="right", no_wrap=True)
     for item in getattr(catalogue, kind):
@@ -122,9 +127,7 @@ def find_item(catalogue: Catalogue, item_id: str) -> tuple[Kind, BaseModel]:
     known = [i for kind in ITEM_KINDS for i in catalogue.ids(kind)]
     close = difflib.get_close_matches(item_id, known, n=3, cutoff=0.5)
     hint = f"did you mean {' or '.join(close)}? " if close else ""
-    raise CommandInputError(
-        f"unknown catalogue id {item_id!r}; {hint}known ids: {', '.join(known)}"
-    )
+    raise CommandInputError(f"unknown catalogue id {item_id!r}; {hint}known ids: {', '.join(known)}")
 
 
 def item_record(catalogue: Catalogue, kind: Kind, item: BaseModel, item_id: str) -> dict[str, Any]:
@@ -158,8 +161,9 @@ def _flatten(prefix: str, value: Any, rows: list[tuple[str, str]]) -> None:
     elif isinstance(value, list):
         rows.append((prefix, ", ".join(map(str, value))))
     elif value is not None:
-        rows.append((prefix, f"{value:,}" if isinstance(value, int) and not isinstance(value, bool)
-                     else str(value)))
+        rows.append(
+            (prefix, f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value))
+        )
 
 
 def item_table(record: dict[str, Any]) -> Table:
@@ -173,8 +177,7 @@ def item_table(record: dict[str, Any]) -> Table:
         rows.append(("price source", price["source"]))
     for i, source in enumerate(record.get("sources", ()), start=1):
         rows.append((f"source {i}", source))
-    table = Table(title=f"{record['id']}: {record['name']}", title_justify="left",
-                  show_header=False)
+    table = Table(title=f"{record['id']}: {record['name']}", title_justify="left", show_header=False)
     table.add_column("field", no_wrap=True, style="bold")
     table.add_column("value")
     for key, value in rows:
@@ -189,8 +192,14 @@ def catalogue() -> None:
 
 @catalogue.command("list")
 @click.argument("kind", required=False, metavar="[KIND]", type=click.Choice(KINDS))
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True, help="Output format.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
 @prices_option
 @handle_errors
 def list_items(kind: str | None, fmt: str, prices: Path | None) -> None:
@@ -209,8 +218,14 @@ def list_items(kind: str | None, fmt: str, prices: Path | None) -> None:
 
 @catalogue.command("show")
 @click.argument("item_id", metavar="ID")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True, help="Output format.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
 @prices_option
 @handle_errors
 def show(item_id: str, fmt: str, prices: Path | None) -> None:
@@ -226,11 +241,11 @@ def show(item_id: str, fmt: str, prices: Path | None) -> None:
 
 
 @catalogue.command("export")
-@click.option("--format", "fmt", type=click.Choice(["json"]), default="json", show_default=True,
-              help="Output format.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["json"]), default="json", show_default=True, help="Output format."
+)
 @prices_option
 @handle_errors
 def export(fmt: str, prices: Path | None) -> None:
     """Dump the whole catalogue, rules and prices included, as JSON."""
     echo_json(open_catalogue(prices).model_dump(mode="json"))
-

@@ -37,9 +37,7 @@ def allowed_gpus(workload: Workload, catalogue: Catalogue) -> tuple[str, ...]:
     return workload.hardware.gpus or catalogue.ids("gpus")
 
 
-def run_sizings(
-    workload: Workload, catalogue: Catalogue
-) -> list[tuple[RunProfile, list[Sizing]]]:
+def run_sizings(workload: Workload, catalogue: Catalogue) -> list[tuple[RunProfile, list[Sizing]]]:
     """Each run's profile with its sizings on every allowed card, in catalogue order."""
     result = []
     for run in workload.runs:
@@ -107,16 +105,24 @@ def run_table(profile: RunProfile, sizings: list[Sizing], states_only: bool) -> 
         f"micro_batch {run.micro_batch}, {_count(profile.counts.total)} params, "
         f"{_count(trainable)} trainable"
     )
-    caption = (
-        "GB per GPU (1 GB = 1e9 bytes); step time is a lower bound (compute and transfer overlap)"
-    )
+    caption = "GB per GPU (1 GB = 1e9 bytes); step time is a lower bound (compute and transfer overlap)"
     if states_only:
         caption += "; model states only (--states-only)"
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
     for header in ("card", "GPUs", "strategy", "optimizer", "offload"):
         table.add_column(header, no_wrap=True)
-    for header in ("states", "activ.", "overhead", "total", "fits", "free", "host RAM",
-                   "ckpt GB", "traffic GB", "step s"):
+    for header in (
+        "states",
+        "activ.",
+        "overhead",
+        "total",
+        "fits",
+        "free",
+        "host RAM",
+        "ckpt GB",
+        "traffic GB",
+        "step s",
+    ):
         table.add_column(header, justify="right", no_wrap=True)
     for s in sizings:
         table.add_row(

@@ -20,8 +20,18 @@ FIRST_PROJECT = REPO / "examples" / "first-project.yaml"
 
 RUN_KEYS = {"run", "params", "trainable_params", "options"}
 OPTION_KEYS = {
-    "gpu", "gpus", "strategy", "optimizer", "offload", "memory_per_gpu_gb", "fits", "free_gb",
-    "host_ram_gb", "checkpoint_gb", "traffic_gb_per_step", "step_seconds",
+    "gpu",
+    "gpus",
+    "strategy",
+    "optimizer",
+    "offload",
+    "memory_per_gpu_gb",
+    "fits",
+    "free_gb",
+    "host_ram_gb",
+    "checkpoint_gb",
+    "traffic_gb_per_step",
+    "step_seconds",
 }
 MEMORY_KEYS = {"states", "activations", "overhead", "total"}
 
@@ -44,11 +54,19 @@ def estimate_json(path: Path, *extra: str) -> dict[str, Any]:
     return data
 
 
-def option(data: dict[str, Any], run: str, gpu: str, gpus: int, strategy: str,
-           optimizer: str = "adamw-32bit", offload: str = "none") -> dict[str, Any]:
+def option(
+    data: dict[str, Any],
+    run: str,
+    gpu: str,
+    gpus: int,
+    strategy: str,
+    optimizer: str = "adamw-32bit",
+    offload: str = "none",
+) -> dict[str, Any]:
     (entry,) = [r for r in data["runs"] if r["run"] == run]
     matches = [
-        o for o in entry["options"]
+        o
+        for o in entry["options"]
         if (o["gpu"], o["gpus"], o["strategy"], o["optimizer"], o["offload"])
         == (gpu, gpus, strategy, optimizer, offload)
     ]
@@ -101,8 +119,13 @@ def test_json_shape(seventy_b: Path) -> None:
             assert opt["gpus"] in {1, 2, 4, 8}
             assert (opt["strategy"] == "single") == (opt["gpus"] == 1)
             assert isinstance(opt["fits"], bool)
-            for value in (*opt["memory_per_gpu_gb"].values(), opt["free_gb"], opt["host_ram_gb"],
-                          opt["checkpoint_gb"], opt["traffic_gb_per_step"]):
+            for value in (
+                *opt["memory_per_gpu_gb"].values(),
+                opt["free_gb"],
+                opt["host_ram_gb"],
+                opt["checkpoint_gb"],
+                opt["traffic_gb_per_step"],
+            ):
                 assert isinstance(value, float)
                 assert value == round(value, 1)
             assert opt["step_seconds"] == round(opt["step_seconds"], 3)
@@ -114,8 +137,7 @@ def test_options_follow_the_run_settings(seventy_b: Path) -> None:
     assert lora == {
         (gpu, n, s)
         for gpu in ("h200-nvl", "rtx-pro-6000-se")
-        for n, s in ((1, "single"), (2, "ddp"), (2, "fsdp"), (4, "ddp"), (4, "fsdp"),
-                     (8, "ddp"), (8, "fsdp"))
+        for n, s in ((1, "single"), (2, "ddp"), (2, "fsdp"), (4, "ddp"), (4, "fsdp"), (8, "ddp"), (8, "fsdp"))
     }
     assert {o["gpus"] for o in runs["big-qlora"]["options"]} == {1}
     full = {(o["gpus"], o["optimizer"], o["offload"]) for o in runs["big-full"]["options"]}
@@ -130,8 +152,7 @@ def test_seed_004_figures_states_only(seventy_b: Path) -> None:
     assert round(runs["big-lora"]["trainable_params"] / 1e6, 1) == 207.1
     # "70B LoRA on 2 / 4 cards (sharded): 72.2 / 36.1 GB per card"
     two = option(data, "big-lora", "h200-nvl", 2, "fsdp")
-    assert two["memory_per_gpu_gb"] == {"states": 72.2, "activations": 0.0, "overhead": 0.0,
-                                        "total": 72.2}
+    assert two["memory_per_gpu_gb"] == {"states": 72.2, "activations": 0.0, "overhead": 0.0, "total": 72.2}
     assert two["fits"] is True
     assert two["free_gb"] == round(141 - 72.2, 1)
     assert option(data, "big-lora", "h200-nvl", 4, "fsdp")["memory_per_gpu_gb"]["states"] == 36.1
@@ -166,8 +187,15 @@ def test_figures_match_the_sizing_layer(seventy_b: Path) -> None:
     data = estimate_json(seventy_b)
     catalogue = load_catalogue()
     run = Run(name="big-lora", model="llama-3.3-70b", method="lora", seq_len=4096)
-    expected = size_run(profile_run(run, catalogue), catalogue.gpu("rtx-pro-6000-se"), 4,
-                        Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, SizingOptions())
+    expected = size_run(
+        profile_run(run, catalogue),
+        catalogue.gpu("rtx-pro-6000-se"),
+        4,
+        Strategy.FSDP,
+        Optimizer.ADAMW_32BIT,
+        Offload.NONE,
+        SizingOptions(),
+    )
     got = option(data, "big-lora", "rtx-pro-6000-se", 4, "fsdp")
     assert got["memory_per_gpu_gb"] == {
         "states": round(expected.states_gb, 1),
@@ -187,8 +215,7 @@ def test_figures_match_the_sizing_layer(seventy_b: Path) -> None:
 def test_states_only_zeroes_activations_and_overhead(seventy_b: Path) -> None:
     full = estimate_json(seventy_b)
     states = estimate_json(seventy_b, "--states-only")
-    assert any(o["memory_per_gpu_gb"]["activations"] > 0
-               for r in full["runs"] for o in r["options"])
+    assert any(o["memory_per_gpu_gb"]["activations"] > 0 for r in full["runs"] for o in r["options"])
     for run_full, run_states in zip(full["runs"], states["runs"], strict=True):
         for o_full, o_states in zip(run_full["options"], run_states["options"], strict=True):
             memory = o_states["memory_per_gpu_gb"]
@@ -199,12 +226,15 @@ def test_states_only_zeroes_activations_and_overhead(seventy_b: Path) -> None:
 
 
 def test_states_only_in_the_workload_file(tmp_path: Path) -> None:
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
         runs:
           - {name: a, model: llama-3.1-8b, method: qlora, gpus: 1}
         sizing:
           states_only: true
-        """)
+        """,
+    )
     (opt, *_) = estimate_json(path)["runs"][0]["options"]
     assert opt["memory_per_gpu_gb"]["activations"] == 0.0
 
@@ -216,7 +246,9 @@ def test_all_catalogue_cards_without_hardware_limits(tmp_path: Path) -> None:
 
 
 def test_inline_model(tmp_path: Path) -> None:
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
         runs:
           - name: tiny
             method: full
@@ -225,7 +257,8 @@ def test_inline_model(tmp_path: Path) -> None:
               name: tiny-llama
               architecture: {layers: 2, hidden: 256, intermediate: 512, heads: 4, kv_heads: 4,
                              head_dim: 64, vocab: 1000, tied_embeddings: true}
-        """)
+        """,
+    )
     run = estimate_json(path)["runs"][0]
     assert run["params"] == run["trainable_params"] > 0
     assert all(o["fits"] for o in run["options"])
@@ -235,8 +268,16 @@ def test_table_output(seventy_b: Path) -> None:
     result = invoke("estimate", str(seventy_b))
     assert result.exit_code == 0, result.stderr
     assert result.stderr == ""
-    for text in ("big-lora", "big-qlora", "big-full", "h200-nvl", "rtx-pro-6000-se", "fsdp",
-                 "72.2", "step s"):
+    for text in (
+        "big-lora",
+        "big-qlora",
+        "big-full",
+        "h200-nvl",
+        "rtx-pro-6000-se",
+        "fsdp",
+        "72.2",
+        "step s",
+    ):
         assert text in result.stdout
     assert "\x1b[" not in result.stdout  # no colour codes when stdout is not a terminal
     assert max(len(line) for line in result.stdout.splitlines()) <= 160
@@ -255,14 +296,20 @@ def test_first_project_example() -> None:
     runs = {r["run"]: r for r in data["runs"]}
     assert len(runs) == 2
     # Seed 004: a first project runs LoRA and QLoRA on two RTX PRO 6000 Server Edition cards.
-    assert all(any(o["fits"] and o["gpu"] == "rtx-pro-6000-se" and o["gpus"] <= 2
-                   for o in run["options"]) for run in runs.values())
+    assert all(
+        any(o["fits"] and o["gpu"] == "rtx-pro-6000-se" and o["gpus"] <= 2 for o in run["options"])
+        for run in runs.values()
+    )
 
 
 def test_price_overlay_is_accepted(tmp_path: Path) -> None:
     workload = write(tmp_path, "runs:\n  - {name: a, model: llama-3.1-8b, method: lora}\n")
-    prices = write(tmp_path, 'prices:\n  - {item: h200-nvl, amount: 29000, currency: USD, '
-                             'date: "2026-11", source: our distributor}\n', "prices.yaml")
+    prices = write(
+        tmp_path,
+        "prices:\n  - {item: h200-nvl, amount: 29000, currency: USD, "
+        'date: "2026-11", source: our distributor}\n',
+        "prices.yaml",
+    )
     assert estimate_json(workload, "--prices", str(prices))["runs"][0]["options"]
 
 
