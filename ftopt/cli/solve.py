@@ -6,6 +6,7 @@ independent verifier and renders; live progress goes to stderr, so stdout stays 
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
@@ -123,10 +124,9 @@ def solve_command(
     text = render(plan, fmt)
     if output:
         if text is None:
-            console = Console(file=None, record=True, width=160)
-            with console.capture():
-                render_table(plan, console)
-            text = console.export_text()
+            buffer = io.StringIO()
+            render_table(plan, Console(file=buffer, width=160, no_color=True, highlight=False))
+            text = buffer.getvalue()
         output.write_text(text, encoding="utf-8")
     elif text is None:
         render_table(plan, stdout_console())

@@ -1,0 +1,89 @@
+"""`ftopt solve` end to end: formats, exit codes, determinism, and the verifier as a gate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import ftopt.cli.solve as solve_module
+from ftopt.cli.main import cli
+from ftopt.errors import NoPlanInTimeError
+from ftopt.verify import Violation
+
+EXAMPLE = "examples/first-project.yaml"
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, ["solve", *args, "--workers", "2"])
+
+
+def test_json_on_stdout_is_the_plan_and_nothing_else():
+    result = run(EXAMPLE, "--format", "json", "--no-what-if")
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.stdout)
+    assert plan["status"] == "optimal" and plan["gap"] == 0
+    assert {"servers", "assignments", "total_price", "currency", "bound", "wall_seconds"} <= plan.keys()
+    assert all("copy" in a for a in plan["assignments"])
+    assert result.stderr == ""  # no progress when stderr is not a terminal
+
+
+def test_deterministic_plans_are_identical_but_for_wall_time():
+    outputs = []
+    for _ in range(2):
+        result = run("examples/several-teams.yaml", "--format", "json", "--deterministic")
+        assert result.exit_code == 0, result.output
+        plan = json.loads(result.stdout)
+        plan.pop("wall_seconds")
+        outputs.append(json.dumps(plan, sort_keys=True))
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "markdown", "html", "table"])
+def test_every_format_writes_a_file(tmp_path: Path, fmt: str):
+    target = tmp_path / f"plan.{fmt}"
+    result = run(EXAMPLE, "--format", fmt, "-o", str(target), "--no-what-if")
+    assert result.exit_code == 0, result.output
+    text = target.read_text(encoding="utf-8")
+    assert "rtx-pro-6000-se" in text and "81,840" in text.replace("81840", "81,840")
+
+
+def test_impossible_bid_exits_3_with_the_reason(tmp_path: Path):
+    workload = tmp_path / "hot.yaml"
+    workload.write_text(
+        "site: {feed: 400v-3p-16a, inlet_c: 33}\nhardware: {gpus: [h200-nvl]}\n"
+        "runs: [{name: q, model: llama-3.1-8b, method: qlora}]\n"
+    )
+    result = run(str(workload))
+    assert result.exit_code == 3
+    assert result.stderr.count("\n") == 1 and "inlet 33 °C rules out h200-nvl" in result.stderr
+
+
+def test_time_limit_without_a_plan_exits_4(monkeypatch: pytest.MonkeyPatch):
+    def no_plan(*args, **kwargs):
+        raise NoPlanInTimeError("no plan found within the time limit of 0.1 s; raise --time-limit")
+
+    monkeypatch.setattr(solve_module, "solve", no_plan)
+    result = run(EXAMPLE)
+    assert result.exit_code == 4 and "raise --time-limit" in result.stderr
+
+
+def test_a_plan_the_verifier_rejects_is_never_printed(monkeypatch: pytest.MonkeyPatch):
+    import ftopt.verify
+
+    broken = [Violation("host-ram", "server s1", "768 GB", "≥ 2256 GB")]
+    monkeypatch.setattr(ftopt.verify, "verify_plan", lambda *args: broken)
+    result = run(EXAMPLE, "--format", "json")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "fails verification" in result.stderr and "host-ram" in result.stderr
+
+
+def test_what_if_reports_a_saving(tmp_path: Path):
+    # Seed 003's Qwen3.8-27B with 32-bit Adam needs eight 96 GB cards; 8-bit Adam fits four.
+    result = run("examples/qwen3.8-27b-full.yaml", "--format", "json")
+    assert result.exit_code == 0, result.output
+    binding = json.loads(result.stdout)["binding"]
+    assert any(line.startswith("8-bit Adam for qwen27b-full would save") for line in binding)

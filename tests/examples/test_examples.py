@@ -1,0 +1,63 @@
+"""The bundled examples give the answers the README documents, and each answer verifies.
+
+What is asserted is the shape of each answer the README explains (card, count, bridges, optimiser,
+power cap), not a price copied from a run; prices follow from the catalogue and may be updated.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ftopt.catalogue import load_catalogue
+from ftopt.loading import load_workload
+from ftopt.model.plan import Plan
+from ftopt.solver.solve import SolveSettings, solve
+from ftopt.verify import verify_plan
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def solved(name: str) -> Plan:
+    catalogue = load_catalogue()
+    workload = load_workload(EXAMPLES / f"{name}.yaml", catalogue)
+    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2))
+    assert plan.status == "optimal" and plan.gap == 0
+    assert verify_plan(plan, workload, catalogue) == []
+    return plan
+
+
+def test_first_project_needs_four_cards_capped_on_a_16_amp_feed():
+    # 70B LoRA (two 96 GB cards) and 8B QLoRA (one) at once: three cards, so a four-card server;
+    # 230 V 16 A powers four RTX PRO 6000 only at 450 W per card.
+    (server,) = solved("first-project").servers
+    assert (server.gpu, server.gpu_count, server.gpu_power_cap_w) == ("rtx-pro-6000-se", 4, 450)
+    assert server.power_w <= server.feed_usable_w
+
+
+def test_several_teams_run_one_job_per_card_on_four_cards():
+    plan = solved("several-teams")
+    (server,) = plan.servers
+    assert (server.gpu, server.gpu_count) == ("rtx-pro-6000-se", 4)
+    assert sorted(len(a.gpus) for a in plan.assignments) == [1, 1, 1, 1]
+
+
+@pytest.mark.parametrize("name", ["full-32b", "qwen3.8-27b-full"])
+def test_full_fine_tunes_with_32_bit_adam_shard_over_eight_rtx_cards(name: str):
+    plan = solved(name)
+    (server,) = plan.servers
+    (copy,) = plan.assignments
+    assert (server.gpu, server.gpu_count) == ("rtx-pro-6000-se", 8)
+    assert (copy.strategy, copy.optimizer, len(copy.gpus)) == ("fsdp", "adamw-32bit", 8)
+
+
+def test_full_70b_takes_eight_bridged_h200_with_8_bit_adam():
+    # Seed 004: 32-bit Adam needs 141.1 GB per card on eight H200 NVL; 8-bit cuts it to 88.2 GB.
+    plan = solved("full-70b")
+    (server,) = plan.servers
+    (copy,) = plan.assignments
+    assert (server.gpu, server.gpu_count, server.bridge_count) == ("h200-nvl", 8, 2)
+    assert server.nvlink_domains == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert server.ram_gb >= 2 * 8 * 141  # 2,304 GB: "2.3 TB of host memory"
+    assert (copy.optimizer, copy.strategy, copy.link) == ("adamw-8bit", "fsdp", "pcie")
