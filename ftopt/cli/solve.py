@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -85,7 +86,9 @@ def _check(plan: Plan, workload_path: Path, prices: Path | None) -> None:
     show_default=True,
     help="Seconds for the search; the best plan so far is returned with its gap.",
 )
-@click.option("--workers", type=click.IntRange(min=1), default=8, show_default=True, help="CP-SAT workers.")
+@click.option(
+    "--workers", type=click.IntRange(min=1), default=None, help="CP-SAT workers [default: one per core]."
+)
 @click.option("--deterministic", is_flag=True, help="Same input, same plan, byte for byte (but wall time).")
 @click.option("--quiet", is_flag=True, help="No progress on stderr.")
 @click.option(
@@ -101,7 +104,7 @@ def solve_command(
     fmt: str,
     output: Path | None,
     time_limit: float,
-    workers: int,
+    workers: int | None,
     deterministic: bool,
     quiet: bool,
     what_if: bool,
@@ -110,9 +113,8 @@ def solve_command(
     """Find the cheapest servers that run every copy of every run in WORKLOAD at once."""
     catalogue = open_catalogue(prices)
     parsed = load_workload(workload, catalogue)
-    settings = SolveSettings(
-        time_limit=time_limit, workers=workers, deterministic=deterministic, what_if=what_if
-    )
+    settings = SolveSettings(time_limit=time_limit, deterministic=deterministic, what_if=what_if)
+    settings = replace(settings, workers=workers) if workers else settings
     plan = solve(
         parsed,
         catalogue,

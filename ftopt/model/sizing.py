@@ -21,7 +21,7 @@ from ftopt.model.memory import (
     nvme_bytes,
     states_per_gpu,
 )
-from ftopt.model.topology import bottleneck_gbps, link_kind, server_graph
+from ftopt.model.topology import link_profile
 from ftopt.model.traffic import (
     compute_seconds,
     step_flops,
@@ -143,9 +143,7 @@ def intended_link(gpu: Gpu, gpus: int) -> tuple[str | None, float | None]:
     """
     bridge = max(gpu.nvlink.bridge_sizes) if gpu.nvlink else 0
     nvlink = gpu.nvlink.bandwidth_gbps if gpu.nvlink else 0.0
-    graph = server_graph(max(8, gpus), gpu.pcie_gbps, bridge, nvlink)
-    members = range(gpus)
-    return link_kind(graph, members), bottleneck_gbps(graph, members)
+    return link_profile(max(8, gpus), gpu.pcie_gbps, bridge, nvlink, tuple(range(gpus)))
 
 
 def size_run(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from functools import lru_cache
 
 import networkx as nx
 
@@ -69,6 +70,23 @@ def bottleneck_gbps(graph: nx.Graph, gpus: Iterable[int]) -> float | None:
         path = nx.shortest_path(widest, a, b)
         narrowest = min(narrowest, *(widest.edges[u, v]["gbps"] for u, v in itertools.pairwise(path)))
     return narrowest
+
+
+@lru_cache(maxsize=4096)
+def link_profile(
+    gpu_count: int, pcie_gbps: float, bridge_size: int, nvlink_gbps: float, gpus: tuple[int, ...]
+) -> tuple[str | None, float | None]:
+    """Link kind and bottleneck bandwidth of `gpus` in a server built so; cached, as a bid asks the
+    same few questions thousands of times."""
+    graph = server_graph(gpu_count, pcie_gbps, bridge_size, nvlink_gbps)
+    return link_kind(graph, gpus), bottleneck_gbps(graph, gpus)
+
+
+@lru_cache(maxsize=256)
+def domains_of(gpu_count: int, bridge_size: int) -> tuple[tuple[int, ...], ...]:
+    """NVLink domains of a server with `gpu_count` cards and bridges of `bridge_size` (cached)."""
+    graph = server_graph(gpu_count, 1.0, bridge_size, 1.0)
+    return tuple(tuple(d) for d in nvlink_domains(graph))
 
 
 def link_kind(graph: nx.Graph, gpus: Iterable[int]) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Assignment, LineItem, MemoryPerGpu, Plan, Server, Status
-from ftopt.model.topology import bottleneck_gbps, link_kind, nvlink_domains, server_graph
+from ftopt.model.topology import domains_of, link_profile
 from ftopt.model.traffic import transfer_seconds
 from ftopt.solver.builds import Frame
 from ftopt.solver.layout import ServerLayout
@@ -16,11 +16,11 @@ from ftopt.solver.options import Option
 from ftopt.solver.problem import ProblemData
 
 
-def frame_graph(frame: Frame):  # type: ignore[no-untyped-def]
-    """The networkx interconnect of a frame."""
+def frame_link(frame: Frame, gpus: list[int]) -> tuple[str | None, float | None]:
+    """Link kind and bottleneck bandwidth of `gpus` on a server of this frame."""
     nvlink = frame.gpu.nvlink.bandwidth_gbps if frame.gpu.nvlink else 0.0
     bridge = frame.bridge.size if frame.bridge else 0
-    return server_graph(frame.gpu_count, frame.gpu.pcie_gbps, bridge, nvlink)
+    return link_profile(frame.gpu_count, frame.gpu.pcie_gbps, bridge, nvlink, tuple(gpus))
 
 
 def _line(catalogue: Catalogue, item: str, name: str, quantity: int) -> LineItem:
@@ -65,7 +65,7 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         nvme_tb=round(layout.disk.gb / 1000, 2),
         bridge=f.bridge.id if f.bridge else None,
         bridge_count=f.bridge_count,
-        nvlink_domains=nvlink_domains(frame_graph(f)),
+        nvlink_domains=[list(d) for d in domains_of(f.gpu_count, f.domain_size if f.bridge else 0)],
         gpu_power_cap_w=f.power_cap_w,
         power_w=f.power_w,
         feed=f.feed.id,
@@ -85,8 +85,7 @@ def _assignment(
     copy: int,
 ) -> Assignment:
     s = option.sizing
-    graph = frame_graph(server.frame)
-    gbps = bottleneck_gbps(graph, gpus)
+    link, gbps = frame_link(server.frame, gpus)
     transfer = transfer_seconds(s.traffic_gb_per_step * 1e9, gbps) if gbps else 0.0
     return Assignment(
         run=data.profiles[option.run].run.name,
@@ -96,7 +95,7 @@ def _assignment(
         strategy=s.strategy,
         optimizer=s.optimizer,
         offload=s.offload,
-        link=link_kind(graph, gpus),
+        link=link,
         memory_per_gpu_gb=MemoryPerGpu(
             states=round(s.states_gb, 2),
             activations=round(s.activations_gb, 2),

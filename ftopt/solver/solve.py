@@ -7,9 +7,10 @@ without any plan raises `NoPlanInTimeError`.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ortools.sat.python import cp_model
 
@@ -57,7 +58,7 @@ class SolveSettings:
     """The few knobs a user sets."""
 
     time_limit: float = 60.0
-    workers: int = 8
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)  # one per core: measured best
     deterministic: bool = False
     log: bool = False
     what_if: bool = False  # re-solve once per relaxation to report savings (whatif.py)
@@ -199,7 +200,8 @@ def _tie_break(
     model.add(built.price <= round(price))
     model.minimize(tie_break_expression_for(built))
     remaining = settings.time_limit - (time.perf_counter() - started)
-    solver = _solver(settings, max(0.5, min(remaining, max(1.0, settings.time_limit / 4))))
+    # The tie-breaks never change the price: a short, bounded search, not a second proof.
+    solver = _solver(settings, max(0.2, min(remaining, settings.time_limit / 20)))
     status = solver.solve(model)
     return solver if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else first
 
