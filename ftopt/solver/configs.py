@@ -5,9 +5,12 @@ the frame's base RAM and disk; such copies cannot be counted into a pool, becaus
 must hold alone does not add up across servers. Instead every multiset of heavy copies that one
 server of the frame can hold is enumerated as a configuration, with the cheapest RAM and disk tier
 for it (cutting-stock patterns; few, because heavy copies are large). Its free GPUs, in aligned
-blocks, join the frame's pool for light copies. A configuration that admits light copies budgets,
-per free GPU, the most host RAM and NVMe any light copy of the frame needs per GPU; a twin without
-that budget serves servers that hold heavy copies only.
+blocks, join the frame's pool for light copies. Light copies that join a heavy server add their own RAM
+and NVMe, which the configuration cannot know in advance: it is enumerated twice, once with no
+budget for them (an optimistic relaxation, whose optimum bounds the true one from below) and once
+budgeting, per free GPU, the most any light copy of the frame needs (safe: every plan it yields is
+valid). solve.py uses the first and falls back to the second only when a server of the first's plan
+needs more than its configuration bought.
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ftopt.solver.builds import DiskTier, Frame, RamTier, Tier
-from ftopt.solver.options import Option
 
 #: Sizes of GPU blocks a copy may take: powers of two up to the largest server.
 BLOCK_SIZES = (1, 2, 4, 8)
@@ -32,8 +34,26 @@ class LightBudget:
 
 
 @dataclass(frozen=True)
+class HeavyShape:
+    """What a heavy copy takes from its server; runs whose copies take the same are interchangeable."""
+
+    gpus: int
+    host_ram_gb: float
+    nvme_gb: float
+
+
+@dataclass(frozen=True)
+class HeavyClass:
+    """Heavy options of one frame that share a shape: one per run, counted together in configurations."""
+
+    frame: int
+    shape: HeavyShape
+    options: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class HeavyConfig:
-    """One server of `frame` holding `heavy` (option index, copies), with its RAM and disk."""
+    """One server of `frame` holding `heavy` (heavy class index, copies), with its RAM and disk."""
 
     frame: int
     heavy: tuple[tuple[int, int], ...]
@@ -41,10 +61,6 @@ class HeavyConfig:
     disk: DiskTier
     free_blocks: tuple[int, ...]  # aligned free GPU blocks open to light copies; () when closed
     price: float
-
-    def copies_of(self, option: int) -> int:
-        """How many copies of `option` one such server holds."""
-        return next((count for o, count in self.heavy if o == option), 0)
 
     def capacity(self, at_least: int) -> int:
         """GPUs in free blocks of at least `at_least` cards: what light copies of that size can use."""
@@ -73,47 +89,63 @@ def nvme_need(heavy_nvme_gb: float, light_gpus: int, budget: LightBudget) -> flo
     return heavy_nvme_gb + light_gpus * budget.nvme_gb
 
 
-def _cheapest(tiers: tuple[Tier, ...], need: float) -> Tier | None:
+def cheapest_tier(tiers: tuple[Tier, ...], need: float) -> Tier | None:
+    """The cheapest tier holding `need` (RAM or disk, GB), or None."""
     fitting = [t for t in tiers if t.gb >= need]
     return min(fitting, key=lambda t: (t.price, t.gb)) if fitting else None
 
 
-def _multisets(options: list[tuple[int, Option]], room: int) -> Iterator[tuple[tuple[int, int], ...]]:
-    """Every non-empty multiset of `options` whose GPUs fit `room`, as (option, count) pairs."""
+def _multisets(
+    shapes: list[tuple[int, HeavyShape]], room: int, most_ram: float, most_nvme: float
+) -> Iterator[tuple[tuple[int, int], ...]]:
+    """Every non-empty multiset of `shapes` whose GPUs fit `room` and whose RAM and NVMe fit the
+    largest tiers, as (class index, count) pairs."""
 
-    def extend(
-        start: int, left: int, chosen: tuple[tuple[int, int], ...]
-    ) -> Iterator[tuple[tuple[int, int], ...]]:
+    Multiset = tuple[tuple[int, int], ...]
+
+    def extend(start: int, gpus: int, ram: float, nvme: float, chosen: Multiset) -> Iterator[Multiset]:
         if chosen:
             yield chosen
-        for k in range(start, len(options)):
-            index, option = options[k]
-            for count in range(1, left // option.gpus + 1):
-                yield from extend(k + 1, left - count * option.gpus, (*chosen, (index, count)))
+        for k in range(start, len(shapes)):
+            index, shape = shapes[k]
+            count = 1
+            while (
+                gpus + count * shape.gpus <= room
+                and ram + count * shape.host_ram_gb <= most_ram
+                and nvme + count * shape.nvme_gb <= most_nvme
+            ):
+                yield from extend(
+                    k + 1,
+                    gpus + count * shape.gpus,
+                    ram + count * shape.host_ram_gb,
+                    nvme + count * shape.nvme_gb,
+                    (*chosen, (index, count)),
+                )
+                count += 1
 
-    yield from extend(0, room, ())
+    yield from extend(0, 0, 0.0, 0.0, ())
 
 
 def enumerate_configs(
     frame_index: int,
     frame: Frame,
-    heavy: list[tuple[int, Option]],
+    heavy: list[tuple[int, HeavyShape]],
     budget: LightBudget,
     reserve_gb: float,
 ) -> list[HeavyConfig]:
     """All heavy configurations of one frame, each with the cheapest RAM and disk that hold it."""
     configs: list[HeavyConfig] = []
-    for chosen in _multisets(heavy, frame.gpu_count):
-        options = [
-            (heavy_option, count) for index, count in chosen for i, heavy_option in heavy if i == index
-        ]
-        used = sum(o.gpus * n for o, n in options)
-        ram = sum(o.host_ram_gb * n for o, n in options)
-        nvme = sum(o.nvme_gb * n for o, n in options)
+    shapes = dict(heavy)
+    most_ram = max(t.gb for t in frame.ram_upgrades) - reserve_gb
+    most_nvme = max(t.gb for t in frame.disk_upgrades)
+    for chosen in _multisets(heavy, frame.gpu_count, most_ram, most_nvme):
+        used = sum(shapes[k].gpus * n for k, n in chosen)
+        ram = sum(shapes[k].host_ram_gb * n for k, n in chosen)
+        nvme = sum(shapes[k].nvme_gb * n for k, n in chosen)
         blocks = free_blocks(frame.gpu_count, used)
         for light_gpus in sorted({frame.gpu_count - used, 0}, reverse=True):
-            ram_tier = _cheapest(frame.ram_upgrades, host_ram_need(ram, light_gpus, budget, reserve_gb))
-            disk_tier = _cheapest(frame.disk_upgrades, math.ceil(nvme_need(nvme, light_gpus, budget)))
+            ram_tier = cheapest_tier(frame.ram_upgrades, host_ram_need(ram, light_gpus, budget, reserve_gb))
+            disk_tier = cheapest_tier(frame.disk_upgrades, math.ceil(nvme_need(nvme, light_gpus, budget)))
             if ram_tier is None or disk_tier is None:
                 continue
             price = frame.fixed_price + ram_tier.price + disk_tier.price

@@ -19,14 +19,24 @@ def add_every_copy_placed(
     model: cp_model.CpModel, data: ProblemData, v: Variables, enforce: dict[int, cp_model.IntVar]
 ) -> None:
     """Every copy of every run is placed once (switched by a literal, for infeasibility cores)."""
-    placed: dict[int, list[cp_model.LinearExpr]] = {r: [] for r in range(len(data.profiles))}
-    for (o, _), copies in v.light_copies.items():
+    placed: dict[int, list[cp_model.IntVar]] = {r: [] for r in range(len(data.profiles))}
+    for o, copies in v.copies_by_option():
         placed[data.options[o].run].append(copies)
-    for c, servers in v.config_servers.items():
-        for o, count in data.configs[c].heavy:
-            placed[data.options[o].run].append(count * servers)
     for run, terms in placed.items():
         model.add(sum(terms) == data.copies[run]).only_enforce_if(enforce[run])
+
+
+def add_heavy_classes_filled(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
+    """The heavy copies of each class fill exactly the places its configurations' servers offer."""
+    for k in range(len(data.heavy_classes)):
+        copies = [x for (_, kk), x in v.heavy_copies.items() if kk == k]
+        places = [
+            count * v.config_servers[c]
+            for c, config in enumerate(data.configs)
+            for kk, count in config.heavy
+            if kk == k
+        ]
+        model.add(sum(copies) == sum(places))
 
 
 def add_gpu_blocks(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:

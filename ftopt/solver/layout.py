@@ -11,10 +11,11 @@ model's block-size capacities hold.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from ftopt.solver.builds import DiskTier, Frame, RamTier
-from ftopt.solver.configs import free_blocks
+from ftopt.solver.configs import cheapest_tier, free_blocks
 from ftopt.solver.options import Option
 
 
@@ -50,6 +51,12 @@ def _largest_first(option: Option) -> tuple[int, int]:
     return (-option.gpus, option.run)
 
 
+def _neediest_first(option: Option) -> tuple[int, float, float, int]:
+    """Largest first (the buddy order), and among equals the copies needing most RAM and disk per
+    GPU first, so that they land on plain servers, whose blocks are dealt before heavy servers'."""
+    return (-option.gpus, -option.host_ram_gb / option.gpus, -option.nvme_gb / option.gpus, option.run)
+
+
 def _take(server: ServerLayout, option: Option, start: int) -> None:
     server.copies.append((option, list(range(start, start + option.gpus))))
 
@@ -60,6 +67,10 @@ def lay_out_frame(
     """Servers of one frame with every copy on its GPUs; empty plain servers are dropped."""
     servers: list[ServerLayout] = []
     blocks: list[_Block] = []
+    for _ in range(plain):
+        server = ServerLayout(frame, frame.ram, frame.disk)
+        servers.append(server)
+        blocks.append(_Block(server, 0, frame.gpu_count))
     for spec in heavy:
         server = ServerLayout(frame, spec.ram, spec.disk)
         start = 0
@@ -71,12 +82,27 @@ def lay_out_frame(
                 blocks.append(_Block(server, start, size))
                 start += size
         servers.append(server)
-    for _ in range(plain):
-        server = ServerLayout(frame, frame.ram, frame.disk)
-        servers.append(server)
-        blocks.append(_Block(server, 0, frame.gpu_count))
-    for option in sorted(light, key=_largest_first):
+    for option in sorted(light, key=_neediest_first):
         block = next(b for b in blocks if b.size - b.used >= option.gpus)
         _take(block.server, option, block.start + block.used)
         block.used += option.gpus
     return [s for s in servers if s.copies]
+
+
+def right_size(server: ServerLayout, reserve_gb: float) -> ServerLayout | None:
+    """The server with the cheapest RAM and disk tiers that hold what it carries, or None if none do.
+
+    Tiers already meet the 2 × GPU-memory and 2 TB-per-socket rules; this adds the copies' own
+    offloaded states (plus the reserve) and checkpoints.
+    """
+    frame = server.frame
+    ram = cheapest_tier(frame.ram_upgrades, sum(o.host_ram_gb for o, _ in server.copies) + reserve_gb)
+    disk = cheapest_tier(frame.disk_upgrades, math.ceil(sum(o.nvme_gb for o, _ in server.copies)))
+    if ram is None or disk is None:
+        return None
+    return ServerLayout(frame, ram, disk, server.copies)
+
+
+def price_of(servers: list[ServerLayout]) -> float:
+    """What the servers cost as built."""
+    return sum(s.frame.fixed_price + s.ram.price + s.disk.price for s in servers)

@@ -23,6 +23,11 @@ class BuiltModel:
     place_run: dict[int, cp_model.IntVar]
     server_limit: cp_model.IntVar
 
+    def enforce_all(self) -> None:
+        """Switch every rule group on (the assumption literals are only for infeasibility cores)."""
+        for literal in (*self.place_run.values(), self.server_limit):
+            self.model.add(literal == 1)
+
 
 def build_model(data: ProblemData) -> BuiltModel:
     """Variables, then every constraint family, then the price objective."""
@@ -31,6 +36,7 @@ def build_model(data: ProblemData) -> BuiltModel:
     place_run = {r: model.new_bool_var(f"place[{r}]") for r in range(len(data.profiles))}
     server_limit = model.new_bool_var("server_limit")
     constraints.add_every_copy_placed(model, data, v, place_run)
+    constraints.add_heavy_classes_filled(model, data, v)
     constraints.add_gpu_blocks(model, data, v)
     constraints.add_server_limit(model, data, v, server_limit)
     price = price_expression(data, v)

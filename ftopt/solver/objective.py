@@ -33,9 +33,7 @@ def _used_percent(data: ProblemData, option: int) -> int:
 
 def tie_break_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
     """Fewer servers first, then preferred options, then fuller cards last (less used memory)."""
-    per_option: list[tuple[int, cp_model.LinearExpr]] = [(o, x) for (o, _), x in v.light_copies.items()]
-    for c, servers in v.config_servers.items():
-        per_option += [(o, count * servers) for o, count in data.configs[c].heavy]
+    per_option = v.copies_by_option()
     most_memory = 800 * sum(data.copies) + 1  # 100 % on up to 8 GPUs per copy
     most_preference = (5 * sum(data.copies) + 1) * most_memory
     memory = sum(_used_percent(data, o) * data.options[o].gpus * x for o, x in per_option)

@@ -12,13 +12,13 @@ disk one server must hold alone, come in enumerated configurations (configs.py),
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ftopt.model.hardware import Catalogue
 from ftopt.model.sizing import RunProfile, profile_run
 from ftopt.model.workload import Workload
 from ftopt.solver.builds import Frame, enumerate_frames
-from ftopt.solver.configs import HeavyConfig, LightBudget, enumerate_configs
+from ftopt.solver.configs import HeavyClass, HeavyConfig, HeavyShape, LightBudget, enumerate_configs
 from ftopt.solver.options import Option, allowed_gpus, run_options
 
 
@@ -48,7 +48,20 @@ class ProblemData:
     options: list[Option]
     excluded: list[str]
     pool: list[tuple[int, int]] = field(default_factory=list)  # (option, frame): light pairs
-    configs: list[HeavyConfig] = field(default_factory=list)
+    heavy_classes: list[HeavyClass] = field(default_factory=list)
+    configs: list[HeavyConfig] = field(default_factory=list)  # what the model is built from
+    safe_configs: list[HeavyConfig] = field(default_factory=list)  # with light copies budgeted
+
+    @property
+    def exact(self) -> bool:
+        """Whether budgeting light copies changes no configuration: then the model is exact."""
+        return [(c.heavy, c.price, c.free_blocks) for c in self.configs] == [
+            (c.heavy, c.price, c.free_blocks) for c in self.safe_configs
+        ]
+
+    def with_safe_configs(self) -> ProblemData:
+        """The same problem whose heavy configurations budget for the light copies they may take."""
+        return replace(self, configs=self.safe_configs)
 
     @property
     def copies(self) -> list[int]:
@@ -70,9 +83,13 @@ class ProblemData:
         )
         return math.ceil(gpus / self.frames[frame].gpu_count)
 
+    def class_copies(self, heavy_class: int) -> int:
+        """Copies of all runs that may take one heavy class."""
+        return sum(self.copies[self.options[o].run] for o in self.heavy_classes[heavy_class].options)
+
     def config_bound(self, config: HeavyConfig) -> int:
-        """Most servers of one configuration any plan could use: until one of its heavy runs is exhausted."""
-        return min(self.copies[self.options[o].run] // count for o, count in config.heavy)
+        """Most servers of one configuration any plan could use: until one of its classes is exhausted."""
+        return min(self.class_copies(k) // count for k, count in config.heavy)
 
 
 def _budget(data: ProblemData, frame: int) -> LightBudget:
@@ -108,9 +125,13 @@ def _undominated(candidates: list[tuple[int, Option, bool]]) -> list[tuple[int, 
     return kept
 
 
+def _shape(option: Option) -> HeavyShape:
+    return HeavyShape(option.gpus, round(option.host_ram_gb, 6), round(option.nvme_gb, 6))
+
+
 def _classify(data: ProblemData) -> None:
     reserve = data.catalogue.rules.host_ram_reserve_gb
-    heavy: dict[int, list[tuple[int, Option]]] = {}
+    heavy: dict[int, dict[HeavyShape, list[int]]] = {}
     for f, frame in enumerate(data.frames):
         for run in range(len(data.profiles)):
             candidates = [
@@ -122,10 +143,46 @@ def _classify(data: ProblemData) -> None:
                 if is_light:
                     data.pool.append((o, f))
                 else:
-                    heavy.setdefault(f, []).append((o, option))
+                    heavy.setdefault(f, {}).setdefault(_shape(option), []).append(o)
     data.pool.sort()
-    for f, options in sorted(heavy.items()):
-        data.configs += enumerate_configs(f, data.frames[f], options, _budget(data, f), reserve)
+    for f, by_shape in sorted(heavy.items()):
+        shapes = []
+        for shape, options in sorted(by_shape.items(), key=lambda item: item[1]):
+            shapes.append((len(data.heavy_classes), shape))
+            data.heavy_classes.append(HeavyClass(f, shape, tuple(options)))
+        frame = data.frames[f]
+        data.configs += enumerate_configs(f, frame, shapes, LightBudget(0.0, 0.0), reserve)
+        data.safe_configs += enumerate_configs(f, frame, shapes, _budget(data, f), reserve)
+
+
+def _same_but_bridges(a: Frame, b: Frame) -> bool:
+    return (a.chassis.id, a.gpu.id, a.gpu_count, a.power_cap_w, a.cpu.id) == (
+        b.chassis.id,
+        b.gpu.id,
+        b.gpu_count,
+        b.power_cap_w,
+        b.cpu.id,
+    )
+
+
+def undominated_frames(frames: list[Frame], options: list[Option]) -> list[Frame]:
+    """Drop a bridged build when a cheaper one of the same server holds every option it holds.
+
+    Bridges only matter to sharded runs; when no run of the bid shards on a card, its bridged
+    builds cost more for nothing, and each would otherwise repeat every heavy configuration.
+    """
+    holds = [frozenset(o for o, option in enumerate(options) if compatible(option, f)) for f in frames]
+
+    def dominated(b: int) -> bool:
+        return any(
+            a != b
+            and _same_but_bridges(frames[a], frames[b])
+            and (frames[a].fixed_price, a) < (frames[b].fixed_price, b)
+            and holds[b] <= holds[a]
+            for a in range(len(frames))
+        )
+
+    return [frame for b, frame in enumerate(frames) if not dominated(b)]
 
 
 def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
@@ -134,6 +191,7 @@ def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
     gpus = [g for g in allowed_gpus(catalogue, workload) if any(f.gpu.id == g.id for f in frame_set.frames)]
     profiles = [profile_run(run, catalogue) for run in workload.runs]
     options = [o for i, p in enumerate(profiles) for o in run_options(i, p, gpus, workload.sizing)]
-    data = ProblemData(workload, catalogue, profiles, frame_set.frames, options, frame_set.excluded)
+    frames = undominated_frames(frame_set.frames, options)
+    data = ProblemData(workload, catalogue, profiles, frames, options, frame_set.excluded)
     _classify(data)
     return data

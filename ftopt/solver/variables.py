@@ -21,6 +21,20 @@ class Variables:
     plain_servers: dict[int, cp_model.IntVar] = field(default_factory=dict)  # frame
     light_copies: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # option, frame
     config_servers: dict[int, cp_model.IntVar] = field(default_factory=dict)  # heavy configuration
+    heavy_copies: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # option, class
+
+    def all(self) -> list[cp_model.IntVar]:
+        """Every variable, for hints."""
+        return [
+            *self.plain_servers.values(),
+            *self.light_copies.values(),
+            *self.config_servers.values(),
+            *self.heavy_copies.values(),
+        ]
+
+    def copies_by_option(self) -> list[tuple[int, cp_model.IntVar]]:
+        """(option, count) for every placement variable, light and heavy."""
+        return [(o, x) for (o, _), x in [*self.light_copies.items(), *self.heavy_copies.items()]]
 
     def servers(self) -> list[cp_model.IntVar]:
         """All server counts: summed, the number of servers."""
@@ -37,4 +51,8 @@ def make_variables(model: cp_model.CpModel, data: ProblemData) -> Variables:
         v.light_copies[o, f] = model.new_int_var(0, data.copies[run], f"copies[{o},{f}]")
     for c, config in enumerate(data.configs):
         v.config_servers[c] = model.new_int_var(0, data.config_bound(config), f"config[{c}]")
+    for k, heavy_class in enumerate(data.heavy_classes):
+        for o in heavy_class.options:
+            run = data.options[o].run
+            v.heavy_copies[o, k] = model.new_int_var(0, data.copies[run], f"heavy[{o},{k}]")
     return v

@@ -1,0 +1,168 @@
+"""Running one CP-SAT model: parameters, the price stage, the tie-break stage, and decoding.
+
+`run_model` builds the model for a `ProblemData`, minimises the price, and (when the price is
+proven) re-solves with the price held to apply the tie-breaks. It returns the servers its counts
+decode to, each right-sized to what it carries, with the objective and bound of the price stage.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ortools.sat.python import cp_model
+
+from ftopt.errors import NoPlanInTimeError
+from ftopt.solver.layout import HeavyServer, ServerLayout, lay_out_frame, price_of, right_size
+from ftopt.solver.model import BuiltModel, build_model
+from ftopt.solver.objective import tie_break_expression
+from ftopt.solver.options import Option
+from ftopt.solver.problem import ProblemData
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A new incumbent: its price, the bound, and the time since the solve began."""
+
+    price: float
+    bound: float
+    seconds: float
+
+    @property
+    def gap(self) -> float:
+        """Relative gap to the bound."""
+        return (self.price - self.bound) / self.price if self.price else 0.0
+
+
+@dataclass(frozen=True)
+class SolveSettings:
+    """The few knobs a user sets."""
+
+    time_limit: float = 60.0
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)  # one per core: measured best
+    deterministic: bool = False
+    log: bool = False
+    what_if: bool = False  # re-solve once per relaxation to report savings (whatif.py)
+
+
+class _Reporter(cp_model.CpSolverSolutionCallback):
+    def __init__(self, on_progress: Callable[[Progress], None]) -> None:
+        super().__init__()
+        self._on_progress = on_progress
+
+    def on_solution_callback(self) -> None:
+        self._on_progress(
+            Progress(self.objective_value / 100, self.best_objective_bound / 100, self.wall_time)
+        )
+
+
+def make_solver(settings: SolveSettings, time_limit: float) -> cp_model.CpSolver:
+    """A CP-SAT solver with the user's workers and a wall (or, if deterministic, a work) limit."""
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    params.num_workers = max(1, settings.workers)
+    params.random_seed = 0
+    params.log_search_progress = settings.log
+    if settings.deterministic:
+        params.interleave_search = True
+        params.max_deterministic_time = time_limit
+    else:
+        params.max_time_in_seconds = time_limit
+    return solver
+
+
+@dataclass
+class Outcome:
+    """What one model gave: its decoded, right-sized servers and the price stage's figures (cents)."""
+
+    servers: list[ServerLayout] | None  # None when a decoded server fits no RAM or disk tier
+    proven: bool
+    objective: float
+    bound: float
+
+    @property
+    def price_cents(self) -> float:
+        """Price of the servers as right-sized, in cents (infinite when they cannot be built)."""
+        return round(price_of(self.servers) * 100) if self.servers is not None else float("inf")
+
+
+def _take_heavy(queues: dict[int, list[Option]], counts: tuple[tuple[int, int], ...]) -> list[Option]:
+    """The next heavy copies of each class in a configuration (the model makes the counts match)."""
+    taken = []
+    for k, count in counts:
+        taken += queues[k][:count]
+        del queues[k][:count]
+    return taken
+
+
+def decode(data: ProblemData, built: BuiltModel, solver: cp_model.CpSolver) -> list[ServerLayout] | None:
+    """Concrete servers from the solution's counts, frame by frame, each right-sized."""
+    v = built.variables
+    queues = {
+        k: [data.options[o] for o in c.options for _ in range(solver.value(v.heavy_copies[o, k]))]
+        for k, c in enumerate(data.heavy_classes)
+    }
+    servers: list[ServerLayout] = []
+    for f, frame in enumerate(data.frames):
+        heavy = [
+            HeavyServer(config.ram, config.disk, _take_heavy(queues, config.heavy), bool(config.free_blocks))
+            for c, config in enumerate(data.configs)
+            if config.frame == f
+            for _ in range(solver.value(v.config_servers[c]))
+        ]
+        light = [
+            data.options[o]
+            for (o, ff), x in sorted(v.light_copies.items())
+            if ff == f
+            for _ in range(solver.value(x))
+        ]
+        plain = solver.value(v.plain_servers[f]) if f in v.plain_servers else 0
+        servers += lay_out_frame(frame, heavy, plain, light)
+    reserve = data.catalogue.rules.host_ram_reserve_gb
+    sized = [right_size(server, reserve) for server in servers]
+    return None if any(s is None for s in sized) else [s for s in sized if s is not None]
+
+
+def _tie_break(
+    built: BuiltModel, first: cp_model.CpSolver, settings: SolveSettings, seconds: float
+) -> cp_model.CpSolver:
+    """With the price held at its optimum, prefer fewer servers, preferred options, free memory."""
+    model = built.model
+    model.clear_hints()
+    for var in built.variables.all():
+        model.add_hint(var, first.value(var))
+    model.add(built.price <= round(first.objective_value))
+    model.minimize(tie_break_expression(built.data, built.variables))
+    solver = make_solver(settings, seconds)
+    status = solver.solve(model)
+    return solver if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else first
+
+
+def run_model(
+    data: ProblemData,
+    settings: SolveSettings,
+    deadline: float,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> Outcome | None:
+    """Minimise the price of `data`'s model until `deadline`; None when the model is infeasible."""
+    built = build_model(data)
+    built.enforce_all()
+    solver = make_solver(settings, max(0.05, deadline - time.perf_counter()))
+    status = solver.solve(built.model, _Reporter(on_progress) if on_progress else None)
+    if status == cp_model.MODEL_INVALID:
+        raise RuntimeError(f"internal error: invalid CP-SAT model: {built.model.validate()}")
+    if status == cp_model.INFEASIBLE:
+        return None
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise NoPlanInTimeError(
+            f"no plan found within the time limit of {settings.time_limit:g} s; raise --time-limit"
+        )
+    objective, bound = solver.objective_value, solver.best_objective_bound
+    proven = status == cp_model.OPTIMAL
+    if proven:
+        # The tie-breaks never change the price: a short, bounded search, not a second proof.
+        seconds = max(0.2, min(deadline - time.perf_counter(), settings.time_limit / 20))
+        solver = _tie_break(built, solver, settings, seconds)
+    return Outcome(decode(data, built, solver), proven, objective, bound)
