@@ -20,6 +20,9 @@ from ftopt.model.hardware import Catalogue, Kind, Price
 from ftopt.model.workload import Workload
 
 MAX_INPUT_BYTES = 4 * 1024 * 1024
+#: YAML aliases can make a small file describe an enormous tree ("billion laughs"); count the tree
+#: as aliases expand it and refuse beyond this many nodes.
+MAX_INPUT_NODES = 1_000_000
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -36,6 +39,8 @@ def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     try:
         text = raw.decode("utf-8")
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if expanded_nodes(node) > MAX_INPUT_NODES:
+            raise InputError(name, "", f"aliases expand the file beyond {MAX_INPUT_NODES:,} values; refused")
         data = yaml.load(text, Loader=yaml.SafeLoader)
     except UnicodeDecodeError:
         raise InputError(name, "", "expected UTF-8 text") from None
@@ -46,6 +51,26 @@ def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     except (yaml.YAMLError, RecursionError) as exc:
         raise InputError(name, "", f"not valid YAML: {exc}") from None
     return data, node
+
+
+def expanded_nodes(node: yaml.Node | None) -> int:
+    """How many nodes the tree has once every alias is expanded (memoised by node, so linear)."""
+    sizes: dict[int, int] = {}
+
+    def size(n: yaml.Node) -> int:
+        if id(n) in sizes:
+            return sizes[id(n)]
+        sizes[id(n)] = 1  # a cycle counts once; the safe loader builds no recursive objects anyway
+        if isinstance(n, yaml.MappingNode):
+            total = 1 + sum(size(k) + size(v) for k, v in n.value)
+        elif isinstance(n, yaml.SequenceNode):
+            total = 1 + sum(size(item) for item in n.value)
+        else:
+            total = 1
+        sizes[id(n)] = total
+        return total
+
+    return size(node) if node is not None else 0
 
 
 def _child(node: yaml.Node | None, part: str | int) -> yaml.Node | None:
@@ -90,7 +115,12 @@ def _split_relative(message: str) -> tuple[tuple[str | int, ...], str]:
 
 
 def _shown(value: Any) -> str:
-    text = repr(value)
+    """A short picture of a value; containers by kind, never by repr (which aliases can blow up)."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list | tuple):
+        return "a list"
+    text = repr(value) if not isinstance(value, str) or len(value) <= 40 else repr(value[:37])
     return text if len(text) <= 40 else text[:37] + "..."
 
 

@@ -13,58 +13,68 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+# Upper bounds far beyond any model, so that a typo cannot make sizing loop for hours or overflow.
+MAX_LAYERS = 10_000
+MAX_WIDTH = 1_000_000
+MAX_HEADS = 100_000
+MAX_VOCAB = 100_000_000
+MAX_EXPERTS = 100_000
 
 
 class LinearAttention(BaseModel):
     """Gated DeltaNet layers of a hybrid model; every `full_attention_every`-th layer keeps attention."""
 
     model_config = _FROZEN
-    full_attention_every: int = Field(gt=0, description="one layer in this many uses full attention")
-    key_heads: int = Field(gt=0, description="linear-attention key heads")
-    value_heads: int = Field(gt=0, description="linear-attention value heads")
-    key_head_dim: int = Field(gt=0, description="width of one key head")
-    value_head_dim: int = Field(gt=0, description="width of one value head")
-    conv_kernel: int = Field(default=4, gt=0, description="depthwise convolution kernel length")
+    full_attention_every: int = Field(gt=0, le=1000, description="one layer in this many uses full attention")
+    key_heads: int = Field(gt=0, le=MAX_HEADS, description="linear-attention key heads")
+    value_heads: int = Field(gt=0, le=MAX_HEADS, description="linear-attention value heads")
+    key_head_dim: int = Field(gt=0, le=MAX_WIDTH, description="width of one key head")
+    value_head_dim: int = Field(gt=0, le=MAX_WIDTH, description="width of one value head")
+    conv_kernel: int = Field(default=4, gt=0, le=1000, description="depthwise convolution kernel length")
 
 
 class VisionTower(BaseModel):
     """A ViT encoder in front of the language model (vision-language models)."""
 
     model_config = _FROZEN
-    layers: int = Field(gt=0, description="transformer blocks")
-    hidden: int = Field(gt=0, description="block width")
-    intermediate: int = Field(gt=0, description="MLP width")
-    patch: int = Field(gt=0, description="patch edge in pixels")
-    spatial_merge: int = Field(default=1, gt=0, description="patches merged per side into one token")
-    temporal_patch: int = Field(default=1, gt=0, description="frames per patch (video)")
-    position_embeddings: int = Field(default=0, ge=0, description="learned position embeddings")
+    layers: int = Field(gt=0, le=MAX_LAYERS, description="transformer blocks")
+    hidden: int = Field(gt=0, le=MAX_WIDTH, description="block width")
+    intermediate: int = Field(gt=0, le=MAX_WIDTH, description="MLP width")
+    patch: int = Field(gt=0, le=10_000, description="patch edge in pixels")
+    spatial_merge: int = Field(default=1, gt=0, le=100, description="patches merged per side into one token")
+    temporal_patch: int = Field(default=1, gt=0, le=100, description="frames per patch (video)")
+    position_embeddings: int = Field(default=0, ge=0, le=MAX_VOCAB, description="learned position embeddings")
 
 
 class Architecture(BaseModel):
     """What the parameter count and the activation memory of a decoder-only model depend on."""
 
     model_config = _FROZEN
-    layers: int = Field(gt=0, description="decoder layers")
-    hidden: int = Field(gt=0, description="model width h")
-    intermediate: int = Field(gt=0, description="MLP width I (per expert for MoE)")
-    heads: int = Field(gt=0, description="attention heads a")
-    kv_heads: int = Field(gt=0, description="key/value heads (GQA)")
-    head_dim: int = Field(gt=0, description="width of one attention head")
-    vocab: int = Field(gt=0, description="vocabulary size V")
+    layers: int = Field(gt=0, le=MAX_LAYERS, description="decoder layers")
+    hidden: int = Field(gt=0, le=MAX_WIDTH, description="model width h")
+    intermediate: int = Field(gt=0, le=MAX_WIDTH, description="MLP width I (per expert for MoE)")
+    heads: int = Field(gt=0, le=MAX_HEADS, description="attention heads a")
+    kv_heads: int = Field(gt=0, le=MAX_HEADS, description="key/value heads (GQA)")
+    head_dim: int = Field(gt=0, le=MAX_WIDTH, description="width of one attention head")
+    vocab: int = Field(gt=0, le=MAX_VOCAB, description="vocabulary size V")
     tied_embeddings: bool = Field(description="output head shares the input embedding")
     qk_norm: bool = Field(default=False, description="RMSNorm on query and key heads (Qwen3)")
     attention_output_gate: bool = Field(
         default=False, description="query projection doubled for an output gate (Qwen3.5 family)"
     )
-    experts: int = Field(default=1, gt=0, description="MLP experts per layer (1 = dense)")
-    experts_per_token: int = Field(default=1, gt=0, description="experts active per token")
+    experts: int = Field(default=1, gt=0, le=MAX_EXPERTS, description="MLP experts per layer (1 = dense)")
+    experts_per_token: int = Field(default=1, gt=0, le=MAX_EXPERTS, description="experts active per token")
     linear_attention: LinearAttention | None = Field(default=None, description="hybrid layers")
     vision: VisionTower | None = Field(default=None, description="vision encoder, if any")
-    mtp_layers: int = Field(default=0, ge=0, description="multi-token-prediction decoder layers")
+    mtp_layers: int = Field(
+        default=0, ge=0, le=MAX_LAYERS, description="multi-token-prediction decoder layers"
+    )
     extra_params: int = Field(
         default=0,
         ge=0,
+        le=10**15,
         description="parameters the published checkpoint holds beyond the counted parts (cited)",
     )
 

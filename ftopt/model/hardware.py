@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class _Item(BaseModel):

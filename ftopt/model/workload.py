@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ftopt.model.architecture import Architecture
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 GPU_COUNTS = (1, 2, 4, 8)
 
@@ -141,7 +141,9 @@ class SizingOptions(BaseModel):
     )
     flash_attention: bool = Field(default=True, description="no s² attention scores stored")
     mfu: float = Field(default=0.4, gt=0, le=1, description="model FLOPs utilisation for step time")
-    cuda_context_gb: float = Field(default=1.0, ge=0, description="CUDA context and NCCL buffers per GPU")
+    cuda_context_gb: float = Field(
+        default=1.0, ge=0, le=1000, description="CUDA context and NCCL buffers per GPU"
+    )
     allocator_reserve: float = Field(
         default=0.05, ge=0, le=1, description="caching-allocator fragmentation, share of the rest"
     )
