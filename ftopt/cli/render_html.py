@@ -124,8 +124,35 @@ def _summary(plan: Plan) -> str:
         f'<p class="lead"><strong>{escape(summary_line(plan))}</strong></p>'
         f'<dl class="summary">{items}</dl>'
         f"<p>{escape(status_text)}</p>"
-        f"<p>Prices: {price_list}. Solved in {plan.wall_seconds:.2f} s.</p></section>"
+        f"{_site_line(plan)}"
+        f"<p>Prices: {price_list}. Solved in {plan.wall_seconds:.2f} s.</p>{_bid(plan)}</section>"
     )
+
+
+def _site_line(plan: Plan) -> str:
+    """The feed and the room the plan was made for."""
+    if plan.site is None:
+        return ""
+    site = plan.site
+    limit = f"; at most {site.max_servers} servers" if site.max_servers else ""
+    return (
+        f"<p>Site: {escape(site.feed)} feed, {site.feed_usable_w:,} W usable per server position; "
+        f"room inlet air up to {site.inlet_c:g} °C{escape(limit)}.</p>"
+    )
+
+
+def _bid(plan: Plan) -> str:
+    """The runs the customer asked for, as the workload states them."""
+    if not plan.runs:
+        return ""
+    rows = [
+        [escape(r.name), escape(r.model), escape(r.method + (f" r{r.lora_rank}" if r.lora_rank else "")),
+         f"{r.seq_len:,}", str(r.micro_batch), str(r.concurrent)]
+        for r in plan.runs
+    ]  # fmt: skip
+    headers = [("run", False), ("model", False), ("method", False), ("sequence", True),
+               ("micro-batch", True), ("copies at once", True)]  # fmt: skip
+    return "<h3>The bid</h3>" + _table(headers, rows)
 
 
 def _server(plan: Plan, server: Server) -> str:
@@ -162,9 +189,14 @@ def _server(plan: Plan, server: Server) -> str:
         f"cards capped at {server.gpu_power_cap_w:,} W</span>"
         f'<span class="bar{over}" role="img" aria-label="{share:.0%} of the feed">'
         f'<span style="width:{min(share, 1.0) * 100:.1f}%"></span></span>'
-        f"<span><strong>Inlet air</strong> at most {server.max_inlet_c:g} °C (server limit)</span></div>"
+        f"<span><strong>Inlet air</strong> at most {server.max_inlet_c:g} °C (server limit)"
+        f"{_room(plan)}</span></div>"
         f"{bom}</section>"
     )
+
+
+def _room(plan: Plan) -> str:
+    return f"; the room guarantees {plan.site.inlet_c:g} °C" if plan.site else ""
 
 
 def _runs(plan: Plan) -> str:

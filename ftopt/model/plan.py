@@ -98,6 +98,29 @@ class Assignment(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
 
+class SiteSummary(BaseModel):
+    """The site the plan was made for."""
+
+    model_config = _PLAN
+    feed: str
+    feed_usable_w: int
+    inlet_c: float
+    max_servers: int | None = None
+
+
+class RunSummary(BaseModel):
+    """One run of the bid as the workload states it."""
+
+    model_config = _PLAN
+    name: str
+    model: str
+    method: str
+    seq_len: int
+    micro_batch: int
+    concurrent: int
+    lora_rank: int | None = None
+
+
 class Plan(BaseModel):
     """The answer to a workload: status, price, proof quality, servers and assignments."""
 
@@ -110,6 +133,8 @@ class Plan(BaseModel):
     wall_seconds: float
     workload: str | None = None
     price_list: str = Field(default="", description="price list date and source summary")
+    site: SiteSummary | None = Field(default=None, description="feed and room the plan is for")
+    runs: list[RunSummary] = Field(default_factory=list, description="the bid's runs, in workload order")
     servers: list[Server] = Field(default_factory=list)
     assignments: list[Assignment] = Field(default_factory=list)
     binding: list[str] = Field(default_factory=list, description="rules that shaped the optimum")

@@ -7,9 +7,19 @@ happen to share a bridge all-reduces over NVLink, not over PCIe as its estimate 
 from __future__ import annotations
 
 from ftopt.model.hardware import Catalogue
-from ftopt.model.plan import Assignment, LineItem, MemoryPerGpu, Plan, Server, Status
+from ftopt.model.plan import (
+    Assignment,
+    LineItem,
+    MemoryPerGpu,
+    Plan,
+    RunSummary,
+    Server,
+    SiteSummary,
+    Status,
+)
 from ftopt.model.topology import domains_of, link_profile
 from ftopt.model.traffic import transfer_seconds
+from ftopt.model.workload import Method
 from ftopt.solver.builds import Frame
 from ftopt.solver.layout import ServerLayout
 from ftopt.solver.options import Option
@@ -134,6 +144,29 @@ def _notes(data: ProblemData) -> list[str]:
     return notes
 
 
+def _site(data: ProblemData) -> SiteSummary:
+    site = data.workload.site
+    feed = data.catalogue.feed(site.feed)
+    return SiteSummary(
+        feed=feed.id, feed_usable_w=feed.usable_w, inlet_c=site.inlet_c, max_servers=site.max_servers
+    )
+
+
+def _runs(data: ProblemData) -> list[RunSummary]:
+    return [
+        RunSummary(
+            name=p.run.name,
+            model=p.run.model_id,
+            method=p.run.method.value,
+            seq_len=p.run.seq_len,
+            micro_batch=p.run.micro_batch,
+            concurrent=p.run.concurrent,
+            lora_rank=p.run.lora_rank if p.run.method != Method.FULL else None,
+        )
+        for p in data.profiles
+    ]
+
+
 def price_list_summary(catalogue: Catalogue) -> str:
     """Currency and the range of price dates, for the quote's header."""
     dates = sorted(p.date for p in catalogue.prices)
@@ -172,6 +205,8 @@ def build_plan(
         wall_seconds=round(wall_seconds, 3),
         workload=workload_name or data.workload.name,
         price_list=price_list_summary(data.catalogue),
+        site=_site(data),
+        runs=_runs(data),
         servers=servers,
         assignments=assignments,
         notes=_notes(data),
