@@ -1,0 +1,50 @@
+"""Live progress reaches the caller; the quote's 'what shaped the answer' lines are true of the plan."""
+
+from __future__ import annotations
+
+from ftopt.solver.solve import Progress, SolveSettings, solve
+from tests.solver.conftest import workload_from
+
+FIRST_PROJECT = """
+site: {feed: 230v-16a, inlet_c: 27}
+hardware: {gpus: [rtx-pro-6000-se]}
+runs:
+  - {name: lora-70b, model: llama-3.3-70b, method: lora, seq_len: 4096}
+  - {name: qlora-8b, model: llama-3.1-8b, method: qlora, seq_len: 4096}
+"""
+
+
+def test_progress_reports_incumbents_never_below_the_bound(catalogue):
+    seen: list[Progress] = []
+    plan = solve(
+        workload_from(FIRST_PROJECT), catalogue, SolveSettings(time_limit=10, workers=2), seen.append
+    )
+    assert seen, "at least the first incumbent is reported"
+    assert all(p.price >= p.bound - 0.01 and 0 <= p.gap <= 1 for p in seen)
+    assert seen[-1].price == plan.total_price
+
+
+def test_binding_rules_name_the_feed_cap_and_the_sharded_run(catalogue):
+    plan = solve(workload_from(FIRST_PROJECT), catalogue, SolveSettings(time_limit=10, workers=2))
+    (server,) = plan.servers
+    assert server.gpu_power_cap_w == 450
+    assert any(line.startswith("the 230v-16a feed (2,944 W usable) caps") for line in plan.binding)
+    assert any("lora-70b on 2 × rtx-pro-6000-se (fsdp)" in line for line in plan.binding)
+
+
+def test_what_if_savings_are_proven_by_a_re_solve(catalogue):
+    # Eight single-card QLoRA copies behind a 16 A feed: 2,944 W powers at most four H200 NVL
+    # (capped at 450 W: (4 × 450 + 2 × 200) × 1.15 = 2,530 W), so two four-card servers; a 32 A
+    # feed powers one eight-card server, one chassis and one CPU pair fewer.
+    text = """
+site: {feed: 230v-16a, inlet_c: 25}
+hardware: {gpus: [h200-nvl]}
+runs: [{name: q, model: llama-3.1-8b, method: qlora, concurrent: 8}]
+"""
+    settings = SolveSettings(time_limit=10, workers=2, what_if=True)
+    plan = solve(workload_from(text), catalogue, settings)
+    savings = [line for line in plan.binding if " would save " in line]
+    assert savings and savings[0].startswith("a 230v-32a feed would save USD ")
+    bigger = solve(workload_from(text.replace("230v-16a", "230v-32a")), catalogue, settings)
+    saved = plan.total_price - bigger.total_price
+    assert saved > 0 and f"USD {saved:,.0f}" in savings[0]
