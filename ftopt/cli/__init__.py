@@ -37,6 +37,18 @@ def prices_option(fn: F) -> F:
     )(fn)
 
 
+def table_or_json_option(fn: F) -> F:
+    """`--format table|json`, table by default: the choice of every listing command."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["table", "json"]),
+        default="table",
+        show_default=True,
+        help="Output format.",
+    )(fn)
+
+
 def open_catalogue(prices: Path | None) -> Catalogue:
     """The packaged catalogue with the user's price list, if any (errors are InputErrors)."""
     return load_catalogue(prices=prices)

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from rich.table import Table
 
 from ftopt.catalogue.loader import KINDS
-from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console
+from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console, table_or_json_option
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.model.hardware import PRICED, Catalogue, CatalogueModel, Feed, Gpu, Kind, Price
 
@@ -192,14 +192,7 @@ def catalogue() -> None:
 
 @catalogue.command("list")
 @click.argument("kind", required=False, metavar="[KIND]", type=click.Choice(KINDS))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
+@table_or_json_option
 @prices_option
 @handle_errors
 def list_items(kind: str | None, fmt: str, prices: Path | None) -> None:
@@ -218,14 +211,7 @@ def list_items(kind: str | None, fmt: str, prices: Path | None) -> None:
 
 @catalogue.command("show")
 @click.argument("item_id", metavar="ID")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
+@table_or_json_option
 @prices_option
 @handle_errors
 def show(item_id: str, fmt: str, prices: Path | None) -> None:

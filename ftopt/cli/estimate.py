@@ -13,7 +13,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console
+from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console, table_or_json_option
 from ftopt.cli.errors import handle_errors
 from ftopt.loading import load_workload
 from ftopt.model.hardware import Catalogue
@@ -152,14 +152,7 @@ def run_table(profile: RunProfile, sizings: list[Sizing], states_only: bool) -> 
     is_flag=True,
     help="Count model states only, as the seed articles do (no activations or overhead).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
+@table_or_json_option
 @prices_option
 @handle_errors
 def estimate(workload_file: Path, states_only: bool, fmt: str, prices: Path | None) -> None:
