@@ -147,34 +147,48 @@ def _linear_attention_small(arch: Architecture, la: LinearAttention) -> int:
     return ba + conv + 2 * la.value_heads + la.value_head_dim
 
 
-def _mlp_linears(arch: Architecture) -> list[_Linear]:
-    one = [
-        _Linear(arch.hidden, arch.intermediate),  # gate
-        _Linear(arch.hidden, arch.intermediate),  # up
-        _Linear(arch.intermediate, arch.hidden),  # down
+def _expert_mlp(arch: Architecture) -> list[_Linear]:
+    """One expert's gated MLP (the whole MLP of a dense model): gate, up, down."""
+    return [
+        _Linear(arch.hidden, arch.intermediate),
+        _Linear(arch.hidden, arch.intermediate),
+        _Linear(arch.intermediate, arch.hidden),
     ]
-    return one * arch.experts
 
 
-def _is_full_attention(arch: Architecture, layer: int) -> bool:
+def full_attention_layers(arch: Architecture) -> int:
+    """Decoder layers with softmax attention: all, or one in `full_attention_every` for hybrids."""
     la = arch.linear_attention
-    return la is None or (layer + 1) % la.full_attention_every == 0
+    return arch.layers if la is None else arch.layers // la.full_attention_every
 
 
-def _decoder_layer(arch: Architecture, full_attention: bool) -> tuple[list[_Linear], int]:
-    """Linear layers and the other parameters (norms, router, DeltaNet extras) of one decoder layer."""
+@dataclass(frozen=True)
+class _LayerCounts:
+    linear: int  # linear-layer weights
+    lora_per_rank: int  # Σ (d_in + d_out) over those linear layers
+    other: int  # norms, router, DeltaNet extras
+
+
+def _decoder_layer(arch: Architecture, full_attention: bool) -> _LayerCounts:
+    """Counts of one decoder layer; experts multiply the MLP arithmetically, not by listing it."""
     other = 2 * arch.hidden  # input and post-attention RMSNorm
     if arch.experts > 1:
         other += arch.hidden * arch.experts  # router
     if full_attention:
-        linears = _full_attention_linears(arch)
+        attention = _full_attention_linears(arch)
         if arch.qk_norm:
             other += 2 * arch.head_dim
     else:
         assert arch.linear_attention is not None
-        linears = _linear_attention_linears(arch, arch.linear_attention)
+        attention = _linear_attention_linears(arch, arch.linear_attention)
         other += _linear_attention_small(arch, arch.linear_attention)
-    return linears + _mlp_linears(arch), other
+    mlp = _expert_mlp(arch)
+    return _LayerCounts(
+        linear=sum(lin.params for lin in attention) + arch.experts * sum(lin.params for lin in mlp),
+        lora_per_rank=sum(lin.lora_per_rank for lin in attention)
+        + arch.experts * sum(lin.lora_per_rank for lin in mlp),
+        other=other,
+    )
 
 
 def vision_block_params(vision: VisionTower) -> int:
@@ -197,22 +211,22 @@ def vision_params(vision: VisionTower, text_hidden: int) -> int:
 
 def _mtp_params(arch: Architecture) -> tuple[int, int]:
     """Multi-token-prediction layers: linears and other parameters (a full decoder layer each plus a fuse)."""
-    linears, other = _decoder_layer(arch, full_attention=True)
+    layer = _decoder_layer(arch, full_attention=True)
     fuse = _Linear(2 * arch.hidden, arch.hidden).params
-    per_layer_linear = sum(lin.params for lin in linears) + fuse
-    per_layer_other = other + 3 * arch.hidden  # two pre-fuse norms and a final norm
+    per_layer_linear = layer.linear + fuse
+    per_layer_other = layer.other + 3 * arch.hidden  # two pre-fuse norms and a final norm
     return arch.mtp_layers * per_layer_linear, arch.mtp_layers * per_layer_other
 
 
 def count_params(arch: Architecture) -> ParamCounts:
     """Exact parameter counts of `arch`, split for the memory rules."""
-    linear = other = lora = 0
-    for layer in range(arch.layers):
-        linears, small = _decoder_layer(arch, _is_full_attention(arch, layer))
-        linear += sum(lin.params for lin in linears)
-        lora += sum(lin.lora_per_rank for lin in linears)
-        other += small
-    other += arch.hidden  # final norm
+    full = full_attention_layers(arch)
+    kinds = [(full, _decoder_layer(arch, True))]
+    if arch.layers > full:
+        kinds.append((arch.layers - full, _decoder_layer(arch, False)))
+    linear = sum(n * k.linear for n, k in kinds)
+    lora = sum(n * k.lora_per_rank for n, k in kinds)
+    other = sum(n * k.other for n, k in kinds) + arch.hidden  # and the final norm
     mtp_linear, mtp_other = _mtp_params(arch)
     embedding = arch.vocab * arch.hidden
     embeddings = embedding * (1 if arch.tied_embeddings else 2)
@@ -222,7 +236,7 @@ def count_params(arch: Architecture) -> ParamCounts:
     total = linear + embeddings + vision + other
     inactive = 0
     if arch.experts > 1:
-        per_expert = sum(lin.params for lin in _mlp_linears(arch)) // arch.experts
+        per_expert = sum(lin.params for lin in _expert_mlp(arch))
         inactive = arch.layers * per_expert * (arch.experts - arch.experts_per_token)
     return ParamCounts(
         total=total,
