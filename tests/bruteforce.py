@@ -1,0 +1,338 @@
+"""Reference solvers for the property tests: a brute force, a lower bound and a greedy upper bound.
+
+All three read only *data* the solver also starts from: the server builds (`enumerate_frames`:
+chassis, card, bridges, host and their RAM and disk tiers, after the feed and inlet filters) and
+each run's sizings (`all_sizings`: memory per GPU, host RAM, NVMe). They use none of the solver's
+problem reduction (`build_problem`'s pruning and light/heavy split), CP-SAT model, constraints or
+variables, nor its `compatible`/`light` helpers. The rules are re-derived here from their text:
+
+- a copy trains in one of its run's fitting sizings on an allowed card; a sharded (FSDP) copy on
+  an NVLink card needs a domain of min(GPUs, the card's largest bridge);
+- a copy fits a server when the server has its card, at least its GPUs, and bridges at least as
+  large as its domain;
+- a server's copies get disjoint GPUs, and a copy that needs a domain of d gets GPUs inside one
+  bridge when it fits in one, else whole bridges (checked by an explicit search of GPU index
+  blocks, not by summing GPU counts);
+- host RAM: Σ offloaded states + the reserve ≤ the server's RAM tier; NVMe: Σ checkpoints and base
+  models ≤ its disk tier; the tiers are the frame's (every tier already meets the 2 × GPU memory
+  and 2 TB-per-socket floors);
+- at most `site.max_servers` servers; a server's price is the frame's fixed price plus its RAM and
+  disk tiers. Prices are summed in integer cents, like the plan's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from itertools import combinations_with_replacement, product
+
+from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.sizing import Sizing, all_sizings, profile_run
+from ftopt.model.workload import Strategy, Workload
+from ftopt.solver.builds import DiskTier, Frame, RamTier, enumerate_frames
+
+
+@dataclass(frozen=True)
+class Way:
+    """One way to train one copy of a run: what it takes from a server."""
+
+    run: int
+    gpu: str
+    gpus: int
+    domain: int  # NVLink domain its GPUs must share; 0 when none
+    host_ram_gb: float
+    nvme_gb: float
+
+    def no_worse_than(self, other: Way) -> bool:
+        """Takes no more of anything: wherever `other` fits, this one fits too."""
+        return (
+            self.gpu == other.gpu
+            and self.gpus <= other.gpus
+            and self.domain <= other.domain
+            and self.host_ram_gb <= other.host_ram_gb
+            and self.nvme_gb <= other.nvme_gb
+        )
+
+
+def domain_needed(gpu: Gpu, sizing: Sizing) -> int:
+    """Sharded copies stay in one NVLink domain when one holds them, else take whole domains."""
+    if sizing.strategy != Strategy.FSDP or gpu.nvlink is None:
+        return 0
+    return min(sizing.gpus, max(gpu.nvlink.bridge_sizes))
+
+
+@dataclass(frozen=True)
+class Instance:
+    """What the references work from: the frames, each run's ways, its copies and the site limit."""
+
+    frames: tuple[Frame, ...]
+    ways: tuple[tuple[Way, ...], ...]  # per run, undominated for price
+    copies: tuple[int, ...]  # per run
+    reserve_gb: float
+    max_servers: int | None
+
+    @property
+    def copy_runs(self) -> list[int]:
+        """One entry per copy: the index of its run."""
+        return [r for r, n in enumerate(self.copies) for _ in range(n)]
+
+
+def instance(workload: Workload, catalogue: Catalogue) -> Instance:
+    """The reference instance of a bid. Ways another way of the same run is no worse than are
+    dropped: replacing them can only free room, so the optimum is unchanged."""
+    frames = tuple(enumerate_frames(catalogue, workload).frames)
+    allowed = workload.hardware.gpus
+    cards = [g for g in catalogue.gpus if allowed is None or g.id in allowed]
+    ways: list[tuple[Way, ...]] = []
+    for r, run in enumerate(workload.runs):
+        profile = profile_run(run, catalogue)
+        found = {
+            Way(r, gpu.id, s.gpus, domain_needed(gpu, s), s.host_ram_gb, s.nvme_gb)
+            for gpu in cards
+            for s in all_sizings(profile, gpu, workload.sizing)
+            if s.fits
+        }
+        ordered = sorted(found, key=lambda w: (w.gpu, w.gpus, w.domain, w.host_ram_gb, w.nvme_gb))
+        kept: list[Way] = []
+        for way in ordered:
+            if not any(k.no_worse_than(way) for k in kept):
+                kept.append(way)
+        ways.append(tuple(kept))
+    return Instance(
+        frames,
+        tuple(ways),
+        tuple(run.concurrent for run in workload.runs),
+        catalogue.rules.host_ram_reserve_gb,
+        workload.site.max_servers,
+    )
+
+
+def cents(amount: float) -> int:
+    """A price in integer cents."""
+    return round(amount * 100)
+
+
+def holds(frame: Frame, way: Way) -> bool:
+    """The server has the copy's card, enough slots, and NVLink bridges as large as its domain."""
+    if way.gpu != frame.gpu.id or way.gpus > frame.gpu_count:
+        return False
+    bridge = frame.bridge.size if frame.bridge is not None else 1
+    return way.domain == 0 or bridge >= way.domain
+
+
+@cache
+def _gpus_place(count: int, bridge: int, needs: tuple[tuple[int, int], ...]) -> bool:
+    """Whether copies needing (GPUs, domain) can take disjoint GPU blocks of a `count`-card server.
+
+    Explicit search: each copy takes a block of consecutive indices; one with a domain requirement
+    takes a block inside one bridge of `bridge` cards when it fits in one, else a block made of whole
+    bridges. Contiguous blocks lose nothing here: sizes are powers of two.
+    """
+
+    def ok(start: int, gpus: int, domain: int) -> bool:
+        if domain == 0:
+            return True
+        if gpus <= bridge:
+            return start // bridge == (start + gpus - 1) // bridge
+        return start % bridge == 0 and gpus % bridge == 0
+
+    def search(i: int, free: frozenset[int]) -> bool:
+        if i == len(needs):
+            return True
+        gpus, domain = needs[i]
+        for start in range(count - gpus + 1):
+            block = frozenset(range(start, start + gpus))
+            if block <= free and ok(start, gpus, domain) and search(i + 1, free - block):
+                return True
+        return False
+
+    return search(0, frozenset(range(count)))
+
+
+def server_cents(frame: Frame, ways: Sequence[Way], reserve_gb: float) -> int | None:
+    """Price of the cheapest server of `frame` (any of its RAM and disk tiers) holding these copies."""
+    if not all(holds(frame, w) for w in ways):
+        return None
+    if sum(w.gpus for w in ways) > frame.gpu_count:
+        return None
+    bridge = frame.bridge.size if frame.bridge is not None else 1
+    if not _gpus_place(
+        frame.gpu_count, bridge, tuple(sorted(((w.gpus, w.domain) for w in ways), reverse=True))
+    ):
+        return None
+    ram_need = sum(w.host_ram_gb for w in ways) + reserve_gb
+    disk_need = sum(w.nvme_gb for w in ways)
+    ram: list[RamTier] = [t for t in frame.ram_upgrades if t.gb >= ram_need]
+    disk: list[DiskTier] = [t for t in frame.disk_upgrades if t.gb >= disk_need]
+    if not ram or not disk:
+        return None
+    return cents(frame.fixed_price) + min(cents(t.price) for t in ram) + min(cents(t.price) for t in disk)
+
+
+def cheapest_server_cents(frame: Frame) -> int:
+    """The least any server of this frame can cost: its fixed price and its cheapest tiers."""
+    return (
+        cents(frame.fixed_price)
+        + min(cents(t.price) for t in frame.ram_upgrades)
+        + min(cents(t.price) for t in frame.disk_upgrades)
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Brute force
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BruteForceResult:
+    """The optimum in cents (None: no plan exists) and one optimal grouping of run indices."""
+
+    cents: int | None
+    servers: tuple[tuple[int, ...], ...] = ()
+
+
+def set_partitions(items: Sequence[int], most: int) -> Iterator[list[list[int]]]:
+    """Every partition of `items` (positions, so equal values are distinct copies) into ≤ `most` blocks."""
+
+    def extend(i: int, blocks: list[list[int]]) -> Iterator[list[list[int]]]:
+        if i == len(items):
+            yield [list(b) for b in blocks]
+            return
+        for block in blocks:
+            block.append(items[i])
+            yield from extend(i + 1, blocks)
+            block.pop()
+        if len(blocks) < most:
+            blocks.append([items[i]])
+            yield from extend(i + 1, blocks)
+            blocks.pop()
+
+    yield from extend(0, [])
+
+
+def brute_force(problem: Instance, max_copies: int = 6) -> BruteForceResult:
+    """The exact optimum by enumeration: every grouping of copies into servers, every way per copy,
+    every frame and RAM and disk tier per server.
+
+    A grouping has at most min(copies, site.max_servers) servers: with one copy per server at most
+    as many servers as copies are ever useful, so the enumeration is exhaustive. Ways are chosen per
+    server (a copy's way is independent of the other servers), so the minimum over groupings of the
+    sum of each server's cheapest build is the exact optimum.
+    """
+    runs = problem.copy_runs
+    if len(runs) > max_copies:
+        raise ValueError(f"{len(runs)} copies: too many for the brute force (at most {max_copies})")
+    limit = problem.max_servers
+    most = len(runs) if limit is None else min(len(runs), limit)
+
+    @cache
+    def group_cents(group: tuple[int, ...]) -> int | None:
+        """Cheapest server for copies of these runs (sorted run indices, repeats allowed)."""
+        per_run = [(r, group.count(r)) for r in sorted(set(group))]
+        choices = [list(combinations_with_replacement(problem.ways[r], n)) for r, n in per_run]
+        best: int | None = None
+        for picked in product(*choices):
+            ways = [w for chunk in picked for w in chunk]
+            for frame in problem.frames:
+                price = server_cents(frame, ways, problem.reserve_gb)
+                if price is not None and (best is None or price < best):
+                    best = price
+        return best
+
+    best = BruteForceResult(None)
+    for blocks in set_partitions(runs, most):
+        groups = [tuple(sorted(b)) for b in blocks]
+        prices = [group_cents(g) for g in groups]
+        if any(p is None for p in prices):
+            continue
+        total = sum(p for p in prices if p is not None)
+        if best.cents is None or total < best.cents:
+            best = BruteForceResult(total, tuple(sorted(groups)))
+    return best
+
+
+# ------------------------------------------------------------------------------------------------
+# Bounds
+# ------------------------------------------------------------------------------------------------
+
+
+def lower_bound_cents(problem: Instance) -> int | None:
+    """A price no plan can beat; None when some run fits no server at all (then no plan exists).
+
+    For each run: copies × the least, over the run's ways w and the frames f that hold w, of
+    w.gpus × (the cheapest server of f) / f.gpu_count. Why it is a bound: a server of frame f costs
+    at least its cheapest build C_f, and the copies on it use at most f.gpu_count GPUs, so
+    C_f ≥ Σ_{copies on it} gpus × C_f / f.gpu_count ≥ Σ_{copies on it} (that copy's least rate ×
+    gpus). Summing over servers counts every copy once. Rounded down per run, so that rounding can
+    only loosen it.
+    """
+    total = 0
+    for r, copies in enumerate(problem.copies):
+        rates = [
+            w.gpus * cheapest_server_cents(f) / f.gpu_count
+            for w in problem.ways[r]
+            for f in problem.frames
+            if holds(f, w)
+        ]
+        if not rates:
+            return None
+        total += math.floor(copies * min(rates))
+    return total
+
+
+@dataclass
+class _OpenServer:
+    frame: Frame
+    ways: list[Way]
+
+
+def first_fit_decreasing(problem: Instance) -> int | None:
+    """Price in cents of a simple greedy plan, or None when the greedy finds none.
+
+    Each run's ways are ranked by their cheapest price per GPU times GPUs (fewer GPUs first on
+    ties); copies go largest first, each to the first open server that still holds it with some
+    RAM and disk tier, else to a new server of the frame that holds it alone most cheaply; a copy
+    whose first way fits nowhere falls back to its next one. Every server's tiers are then the
+    cheapest that hold what it got. The plan obeys every rule the brute force checks, so its price
+    is an upper bound of the optimum whenever it respects `site.max_servers`.
+    """
+    reserve = problem.reserve_gb
+
+    def rate(way: Way) -> float:
+        rates = [cheapest_server_cents(f) / f.gpu_count for f in problem.frames if holds(f, way)]
+        return way.gpus * min(rates) if rates else math.inf
+
+    ranked: list[list[Way]] = []
+    for ways in problem.ways:
+        usable = [w for w in ways if rate(w) < math.inf]
+        if not usable:
+            return None
+        ranked.append(sorted(usable, key=lambda w: (rate(w), w.gpus)))
+    copies = sorted((ranked[r] for r in problem.copy_runs), key=lambda ways: -ways[0].gpus)
+    servers: list[_OpenServer] = []
+    for ways in copies:
+        placed = False
+        for way in ways:
+            target = next(
+                (s for s in servers if server_cents(s.frame, [*s.ways, way], reserve) is not None),
+                None,
+            )
+            if target is not None:
+                target.ways.append(way)
+                placed = True
+                break
+            fresh = [(p, f) for f in problem.frames if (p := server_cents(f, [way], reserve)) is not None]
+            if fresh:
+                _, frame = min(fresh, key=lambda pf: pf[0])
+                servers.append(_OpenServer(frame, [way]))
+                placed = True
+                break
+        if not placed:
+            return None
+    if problem.max_servers is not None and len(servers) > problem.max_servers:
+        return None
+    prices = [server_cents(s.frame, s.ways, reserve) for s in servers]
+    assert all(p is not None for p in prices), "the greedy built a server it cannot price"
+    return sum(p for p in prices if p is not None)

@@ -1,0 +1,38 @@
+"""The CP-SAT optimum equals a brute force's on tiny bids, to the cent, feasible or not (issue §4).
+
+The brute force (tests/bruteforce.py) enumerates every grouping of at most four copies into
+servers, every option per copy and every frame, RAM and disk tier per server, from the same frames
+and options the solver is given but none of its constraints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import event, given, note
+
+from tests.bruteforce import brute_force, instance
+from tests.properties.support import describe, outcome, price_cents, proven
+from tests.strategies import CATALOGUE, dump, tiny_workload_dicts, to_workload
+
+
+@given(tiny_workload_dicts())
+def test_bruteforce_optimum_equals_the_solver_optimum(data: dict[str, Any]) -> None:
+    """Equal prices when the solver proves optimality; otherwise the plan's price is no lower, and
+    its proven bound no higher, than the true optimum."""
+    note(dump(data))
+    workload = to_workload(data)
+    reference = brute_force(instance(workload, CATALOGUE))
+    plan = outcome(workload)
+    note(f"brute force: {reference}\nsolver: {describe(plan)}, bound {plan.bound if plan else None}")
+    if reference.cents is None:
+        assert plan is None, "the solver found a plan the brute force says cannot exist"
+        return
+    assert plan is not None, f"the brute force found a plan of {reference.cents / 100:,.2f}, the solver none"
+    assert plan.bound is not None and round(plan.bound * 100) <= reference.cents, "the bound is not a bound"
+    if proven(plan):
+        assert price_cents(plan) == reference.cents
+    else:
+        assert price_cents(plan) >= reference.cents
+        dearer = price_cents(plan) > reference.cents
+        event("unproven plan is dearer than the optimum" if dearer else "unproven plan is optimal")
