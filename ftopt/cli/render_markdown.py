@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ftopt.cli.render_table import money, server_heading, summary_line
+from ftopt.cli.render_table import money, placement_cells, server_heading, summary_line
 from ftopt.model.plan import Plan
 
 
@@ -55,27 +55,7 @@ def render_markdown(plan: Plan) -> str:
     ]
     lines += [_row(header), _row(["---"] * len(header))]
     for a in plan.assignments:
-        m = a.memory_per_gpu_gb
-        lines.append(
-            _row(
-                [
-                    a.run,
-                    str(a.copy_),
-                    a.server,
-                    ", ".join(map(str, a.gpus)),
-                    a.strategy.value,
-                    a.link or "-",
-                    a.optimizer.value,
-                    a.offload.value,
-                    f"{m.states:.1f}",
-                    f"{m.activations:.1f}",
-                    f"{m.overhead:.1f}",
-                    f"{a.free_gb:.1f}",
-                    f"{a.host_ram_gb:.0f}",
-                    f"{a.step_seconds:.2f}",
-                ]
-            )
-        )
+        lines.append(_row(placement_cells(a)))
     if plan.binding:
         lines += ["", "## What shaped the answer", ""] + [f"- {b}" for b in plan.binding]
     lines += ["", "## Rules and defaults applied", ""] + [f"- {n}" for n in plan.notes]

@@ -6,7 +6,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from ftopt.model.plan import Plan, Server
+from ftopt.model.plan import Assignment, Plan, Server
 
 
 def money(amount: float, currency: str) -> str:
@@ -54,6 +54,27 @@ def bom_table(server: Server, currency: str) -> Table:
     return table
 
 
+def placement_cells(a: Assignment) -> list[str]:
+    """One copy's row of the placement table, shared by the terminal and Markdown views."""
+    m = a.memory_per_gpu_gb
+    return [
+        a.run,
+        str(a.copy_),
+        a.server,
+        ",".join(map(str, a.gpus)),
+        a.strategy.value,
+        a.link or "-",
+        a.optimizer.value,
+        a.offload.value,
+        f"{m.states:.1f}",
+        f"{m.activations:.1f}",
+        f"{m.overhead:.1f}",
+        f"{a.free_gb:.1f}",
+        f"{a.host_ram_gb:.0f}",
+        f"{a.step_seconds:.2f}",
+    ]
+
+
 def runs_table(plan: Plan) -> Table:
     """Each copy: server, GPUs, strategy and link, optimiser, memory per GPU, host RAM, step time."""
     table = Table(title="placement (memory per GPU, GB)", show_edge=False, pad_edge=False)
@@ -76,23 +97,7 @@ def runs_table(plan: Plan) -> Table:
     for header in headers:
         table.add_column(header, justify="left" if header in headers[:8] else "right")
     for a in plan.assignments:
-        m = a.memory_per_gpu_gb
-        table.add_row(
-            a.run,
-            str(a.copy_),
-            a.server,
-            ",".join(map(str, a.gpus)),
-            a.strategy.value,
-            a.link or "-",
-            a.optimizer.value,
-            a.offload.value,
-            f"{m.states:.1f}",
-            f"{m.activations:.1f}",
-            f"{m.overhead:.1f}",
-            f"{a.free_gb:.1f}",
-            f"{a.host_ram_gb:.0f}",
-            f"{a.step_seconds:.2f}",
-        )
+        table.add_row(*placement_cells(a))
     return table
 
 
