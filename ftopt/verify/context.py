@@ -117,10 +117,6 @@ class Context:
         """Each distinct server with its parts."""
         yield from self.parts.values()
 
-    def assignments_on(self, server_id: str) -> list[Assignment]:
-        """The copies placed on a server."""
-        return [a for a in self.plan.assignments if a.server == server_id]
-
     def profile(self, run: Run) -> RunProfile | None:
         """The run with its model resolved (None if the model is not in the catalogue)."""
         if run.name not in self._profiles:
