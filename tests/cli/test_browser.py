@@ -23,6 +23,7 @@ from ftopt.cli.render_html import render_html
 from ftopt.loading import load_workload
 from ftopt.model.plan import Plan
 from ftopt.solver.solve import SolveSettings, solve
+from tests.cli.plans import sixteen_servers
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "tests" / "artifacts"
@@ -90,22 +91,6 @@ def plan(tmp_path_factory: pytest.TempPathFactory) -> Plan:
     solved = solve(workload, catalogue, SolveSettings(time_limit=10, workers=2), workload_name=workload.name)
     assert len(solved.servers) >= 3
     return solved
-
-
-def sixteen_servers(plan: Plan) -> Plan:
-    """`plan`'s servers and copies repeated until there are sixteen servers, renamed s1…s16."""
-    servers, assignments = [], []
-    copies: Counter[str] = Counter()
-    for n in range(16):
-        source = plan.servers[n % len(plan.servers)]
-        sid = f"s{n + 1}"
-        servers.append(source.model_copy(update={"id": sid}))
-        for a in plan.assignments:
-            if a.server == source.id:
-                copies[a.run] += 1
-                assignments.append(a.model_copy(update={"server": sid, "copy_": copies[a.run]}))
-    total = sum(s.price for s in servers)
-    return plan.model_copy(update={"servers": servers, "assignments": assignments, "total_price": total})
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -20,6 +19,7 @@ from ftopt.loading import load_workload
 from ftopt.model.plan import Plan, Status
 from ftopt.model.topology import socket_of
 from ftopt.solver.solve import SolveSettings, solve
+from tests.cli.plans import sixteen_servers
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -62,22 +62,6 @@ def several(plans: dict[str, Plan]) -> Plan:
     plan = plans["several-servers"]
     assert len(plan.servers) >= 3 and any(s.nvlink_domains for s in plan.servers)
     return plan
-
-
-def sixteen_servers(plan: Plan) -> Plan:
-    """`plan`'s servers and copies repeated until there are sixteen servers, renamed s1…s16."""
-    servers, assignments = [], []
-    copies: Counter[str] = Counter()
-    for n in range(16):
-        source = plan.servers[n % len(plan.servers)]
-        sid = f"s{n + 1}"
-        servers.append(source.model_copy(update={"id": sid}))
-        for a in plan.assignments:
-            if a.server == source.id:
-                copies[a.run] += 1
-                assignments.append(a.model_copy(update={"server": sid, "copy_": copies[a.run]}))
-    total = sum(s.price for s in servers)
-    return plan.model_copy(update={"servers": servers, "assignments": assignments, "total_price": total})
 
 
 @dataclass(eq=False)
