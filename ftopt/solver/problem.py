@@ -166,19 +166,22 @@ def _same_but_bridges(a: Frame, b: Frame) -> bool:
 
 
 def undominated_frames(frames: list[Frame], options: list[Option]) -> list[Frame]:
-    """Drop a bridged build when a cheaper one of the same server holds every option it holds.
+    """Drop a build when another bridge layout of the same server costs no more and holds every
+    option it holds.
 
     Bridges only matter to sharded runs; when no run of the bid shards on a card, its bridged
-    builds cost more for nothing, and each would otherwise repeat every heavy configuration.
+    builds cost more for nothing, and each would otherwise repeat every heavy configuration. Two
+    layouts of one price (two 2-way bridges or one 4-way) are the same server to every run that
+    fits both: keeping both only hands CP-SAT a symmetry to search through, so the one that holds
+    more options stays (the first, when they hold the same). Ranking by (price, fewer options held,
+    index) is a strict order, so of every set of equivalent builds one survives.
     """
     holds = [frozenset(o for o, option in enumerate(options) if compatible(option, f)) for f in frames]
+    rank = [(f.fixed_price, -len(holds[i]), i) for i, f in enumerate(frames)]
 
     def dominated(b: int) -> bool:
         return any(
-            a != b
-            and _same_but_bridges(frames[a], frames[b])
-            and (frames[a].fixed_price, a) < (frames[b].fixed_price, b)
-            and holds[b] <= holds[a]
+            a != b and _same_but_bridges(frames[a], frames[b]) and rank[a] < rank[b] and holds[b] <= holds[a]
             for a in range(len(frames))
         )
 
