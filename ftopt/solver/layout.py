@@ -82,11 +82,26 @@ def lay_out_frame(
                 blocks.append(_Block(server, start, size))
                 start += size
         servers.append(server)
-    for option in sorted(light, key=_neediest_first):
-        block = next(b for b in blocks if b.size - b.used >= option.gpus)
-        _take(block.server, option, block.start + block.used)
-        block.used += option.gpus
+    _deal_first_fit(blocks, sorted(light, key=_neediest_first))
     return [s for s in servers if s.copies]
+
+
+def _deal_first_fit(blocks: list[_Block], copies: list[Option]) -> None:
+    """Each copy (largest first) into the first block with room for it.
+
+    A block too full for a copy of g GPUs stays too full for every later copy of g GPUs, so the
+    scan for one size resumes where the previous copy of that size stopped: linear in blocks and
+    copies, not their product (a 2,000-copy bid has 1,500 servers).
+    """
+    cursor, size = 0, 0
+    for option in copies:
+        if option.gpus != size:
+            cursor, size = 0, option.gpus
+        while blocks[cursor].size - blocks[cursor].used < size:
+            cursor += 1
+        block = blocks[cursor]
+        _take(block.server, option, block.start + block.used)
+        block.used += size
 
 
 def right_size(server: ServerLayout, reserve_gb: float) -> ServerLayout | None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ftopt.errors import FtoptError
 from ftopt.model.hardware import Catalogue
-from ftopt.model.plan import Plan
+from ftopt.model.plan import Assignment, Plan
 from ftopt.model.workload import Method, Optimizer, Workload
 from ftopt.solver.problem import ProblemData
 
@@ -38,9 +38,13 @@ def _power_lines(data: ProblemData, plan: Plan) -> list[str]:
 
 def _host_lines(data: ProblemData, plan: Plan) -> list[str]:
     rules, lines = data.catalogue.rules, []
+    on_server: dict[str, list[Assignment]] = {}
+    for a in plan.assignments:  # grouped once: a per-server scan is quadratic on 2,000-copy bids
+        on_server.setdefault(a.server, []).append(a)
     for server in plan.servers:
+        held = on_server.get(server.id, [])
         base_ram = rules.host_ram_per_gpu_memory * server.gpu_count * data.catalogue.gpu(server.gpu).memory_gb
-        offloads = [a for a in plan.assignments if a.server == server.id and a.host_ram_gb > 0]
+        offloads = [a for a in held if a.host_ram_gb > 0]
         smaller = [d.gb * server.dimm_count for d in data.catalogue.dimms if d.gb < server.dimm_gb]
         if offloads and any(base_ram <= gb for gb in smaller):
             need = sum(a.host_ram_gb for a in offloads)
@@ -49,7 +53,7 @@ def _host_lines(data: ProblemData, plan: Plan) -> list[str]:
                 f"{', '.join(sorted({a.run for a in offloads}))} need {need:,.0f} GB "
                 f"+ {rules.host_ram_reserve_gb:g} GB reserve"
             )
-        checkpoints = sum(a.nvme_gb for a in plan.assignments if a.server == server.id)
+        checkpoints = sum(a.nvme_gb for a in held)
         if checkpoints > rules.data_tb_per_socket * server.cpu_count * 1000:
             lines.append(
                 f"checkpoints and base models ({checkpoints:,.0f} GB) sized the NVMe of "
@@ -60,8 +64,9 @@ def _host_lines(data: ProblemData, plan: Plan) -> list[str]:
 
 def _memory_lines(data: ProblemData, plan: Plan) -> list[str]:
     lines, seen = [], set()
+    runs = {p.run.name: p.run for p in data.profiles}
     for a in plan.assignments:
-        run = next(p.run for p in data.profiles if p.run.name == a.run)
+        run = runs[a.run]
         if run.gpus == "auto" and len(a.gpus) > 1 and a.run not in seen:
             seen.add(a.run)
             lines.append(
