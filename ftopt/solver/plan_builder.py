@@ -86,22 +86,15 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
     )
 
 
-def _assignment(
-    data: ProblemData,
-    option: Option,
-    gpus: list[int],
-    server: ServerLayout,
-    server_id: str,
-    copy: int,
-) -> Assignment:
+def _assignment(data: ProblemData, option: Option, link: str | None, gbps: float | None) -> Assignment:
+    """The figures every copy of `option` shares on GPUs joined by `link`; copy 1 on no server yet."""
     s = option.sizing
-    link, gbps = frame_link(server.frame, gpus)
     transfer = transfer_seconds(s.traffic_gb_per_step * 1e9, gbps) if gbps else 0.0
     return Assignment(
         run=data.profiles[option.run].run.name,
-        copy_=copy,
-        server=server_id,
-        gpus=gpus,
+        copy_=1,
+        server="",
+        gpus=[],
         strategy=s.strategy,
         optimizer=s.optimizer,
         offload=s.offload,
@@ -118,6 +111,29 @@ def _assignment(
         traffic_gb_per_step=round(s.traffic_gb_per_step, 3),
         step_seconds=round(max(s.compute_seconds, transfer), 4),
     )
+
+
+class _Assignments:
+    """Assignments made from one validated template per (option, link): a bid of thousands of
+    copies has a few dozen distinct ones, and validating each copy anew cost a quarter of an xl
+    solve. Only the copy number, server and GPU indices differ between copies."""
+
+    def __init__(self, data: ProblemData) -> None:
+        self._data = data
+        self._templates: dict[tuple[Option, str | None, float | None], Assignment] = {}
+        self._copies = [0] * len(data.profiles)
+
+    def place(self, option: Option, gpus: list[int], layout: ServerLayout, server_id: str) -> Assignment:
+        """The next copy of `option`'s run, on `gpus` of `server_id`."""
+        link, gbps = frame_link(layout.frame, gpus)
+        key = (option, link, gbps)
+        template = self._templates.get(key)
+        if template is None:
+            template = self._templates[key] = _assignment(self._data, option, link, gbps)
+        self._copies[option.run] += 1
+        return template.model_copy(
+            update={"copy_": self._copies[option.run], "server": server_id, "gpus": list(gpus)}
+        )
 
 
 def _notes(data: ProblemData) -> list[str]:
@@ -187,13 +203,11 @@ def build_plan(
         key=lambda s: (s.frame.key, s.ram.gb, s.disk.gb, [(o.run, o.gpus, g) for o, g in s.copies]),
     )
     servers, assignments = [], []
-    copy_counter = [0] * len(data.profiles)
+    placed = _Assignments(data)
     for number, layout in enumerate(layouts, start=1):
         server_id = f"s{number}"
         servers.append(_server(data, layout, server_id))
-        for option, gpus in layout.copies:
-            copy_counter[option.run] += 1
-            assignments.append(_assignment(data, option, gpus, layout, server_id, copy_counter[option.run]))
+        assignments += [placed.place(option, gpus, layout, server_id) for option, gpus in layout.copies]
     total = round(sum(s.price for s in servers), 2)
     gap = (total - bound) / total if total else 0.0
     return Plan(
