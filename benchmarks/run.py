@@ -963,7 +963,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     """Options of `python -m benchmarks`."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description="Run the ftopt benchmarks.")
     parser.add_argument("--tiers", default=",".join(ALL_TIERS), help="comma-separated tiers")
-    parser.add_argument("--repeats", type=int, default=3, help="solves per instance")
+    parser.add_argument("--repeats", type=int, default=5, help="solves per instance")
     parser.add_argument("--time-limit", type=float, default=30.0, help="seconds per product solve")
     parser.add_argument(
         "--workers", type=int, default=None, help="CP-SAT workers (default: the product's, one per core)"
