@@ -67,6 +67,13 @@ class _Reporter(cp_model.CpSolverSolutionCallback):
 # machines with more workers.
 FULL_SUBSOLVERS = ("quick_restart", "reduced_costs", "default_lp", "max_lp", "pseudo_costs", "no_lp", "core")
 
+# Longest tie-break stage, seconds. Its first hint is the priced plan and it improves fast: on the
+# heavy benchmark bids (xl-02 whole and at a quarter of its copies) the plan after 0.2 s already has
+# the final server count and option preferences and differs only in the last term (memory left on
+# the cards, by under a fifth of one card); proving that last term took up to 1.4 s more. Without
+# the cap a 60 s limit gave this stage 3 s.
+TIE_BREAK_CAP_S = 1.0
+
 
 def make_solver(settings: SolveSettings, time_limit: float) -> cp_model.CpSolver:
     """A CP-SAT solver with the user's workers and a wall (or, if deterministic, a work) limit."""
@@ -176,6 +183,6 @@ def run_model(
     proven = status == cp_model.OPTIMAL
     if proven:
         # The tie-breaks never change the price: a short, bounded search, not a second proof.
-        seconds = max(0.2, min(deadline - time.perf_counter(), settings.time_limit / 20))
+        seconds = max(0.2, min(deadline - time.perf_counter(), settings.time_limit / 20, TIE_BREAK_CAP_S))
         solver = _tie_break(built, solver, settings, seconds)
     return Outcome(decode(data, built, solver), proven, objective, bound)
