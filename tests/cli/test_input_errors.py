@@ -103,6 +103,14 @@ def test_bad_indentation_names_its_line(tmp_path: Path) -> None:
     assert line.startswith(f"ftopt: {path}:4: not valid YAML: ")
 
 
+def test_tab_indentation_is_named(tmp_path: Path) -> None:
+    # A tab is the commonest YAML mistake; the message must say it is the tab, not "a character".
+    path = write(tmp_path, "runs:\n\t- name: a\n")
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:2: not valid YAML: ")
+    assert "'\\t'" in line
+
+
 def test_file_that_is_not_a_mapping(tmp_path: Path) -> None:
     path = write(tmp_path, "- chat-lora\n- big-lora\n")
     line = error_line(estimate(str(path)))
