@@ -614,13 +614,13 @@ def targets(
             return
         proven = sum(r.all_optimal for r in chosen)
         worst = max(chosen, key=lambda r: r.median)
-        slowest = max(chosen, key=lambda r: max(a.seconds for a in r.attempts))
+        slowest, slowest_name = max((a.seconds, r.name) for r in chosen for a in r.attempts)
         measured = (
             f"{proven}/{len(chosen)} proven optimal in every repeat; median wall per instance "
             f"{_secs(min(r.median for r in chosen))}–{_secs(worst.median)} s (worst {worst.name}, "
             f"{worst.copies} copies, heavy {worst.heavy}); price stage ended by "
             f"{_secs(max(r.phase_median('proven') for r in chosen))} s; slowest single solve "
-            f"{_secs(max(a.seconds for a in slowest.attempts))} s ({slowest.name})"
+            f"{_secs(slowest)} s ({slowest_name})"
         )
         missed = [r for r in chosen if not r.all_optimal or r.median >= limit]
         if not missed:
