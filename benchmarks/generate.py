@@ -34,7 +34,6 @@ from typing import Any
 import yaml
 
 from ftopt.catalogue import load_catalogue
-from ftopt.errors import InfeasibleError, NoPlanInTimeError
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Status
 from ftopt.model.workload import Workload
@@ -203,13 +202,10 @@ def _header(tier: Tier, seed: int, doc: dict[str, Any]) -> str:
 
 def solve_once(workload: Workload, catalogue: Catalogue, time_limit: float) -> tuple[str, float | None]:
     """Status and price of one solve: 'optimal' / 'feasible' / 'infeasible' / 'no-plan'."""
-    try:
-        plan = solve(workload, catalogue, SolveSettings(time_limit=time_limit, workers=2))
-    except InfeasibleError:
-        return "infeasible", None
-    except NoPlanInTimeError:
-        return "no-plan", None
-    return plan.status.value, plan.total_price
+    result = solve(workload, catalogue, SolveSettings(time_limit=time_limit, workers=2))
+    if result.plan is None:
+        return ("infeasible" if result.status == "infeasible" else "no-plan"), None
+    return result.status.value, result.price
 
 
 def generate(tiers: list[Tier], time_limit: float, base_seed: int = BASE_SEED) -> dict[str, Any]:

@@ -29,7 +29,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,6 @@ from benchmarks.baselines.naive import naive
 from benchmarks.generate import INSTANCES, KNOWN_OPTIMA, TIER_NAMES
 from benchmarks.scaling import ScalePoint, flatness_target, measure_series, render_section
 from ftopt.catalogue import load_catalogue
-from ftopt.errors import InfeasibleError, NoPlanInTimeError
 from ftopt.loading import load_workload
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
@@ -303,14 +302,13 @@ def product_attempt(workload: Workload, catalogue: Catalogue, settings: SolveSet
     phases: dict[str, float] = {}
     models: list[dict[str, Any]] = []
     started = time.perf_counter()
-    try:
-        with timed_phases(phases, models):
-            plan = solve(workload, catalogue, settings)
-    except InfeasibleError:
-        return Attempt("infeasible", None, None, None, time.perf_counter() - started, None, phases, models)
-    except NoPlanInTimeError:
-        return Attempt("no-plan", None, None, None, time.perf_counter() - started, None, phases, models)
+    with timed_phases(phases, models):
+        result = solve(workload, catalogue, replace(settings, verify=False))
     seconds = time.perf_counter() - started
+    plan = result.plan
+    if plan is None:
+        status = "infeasible" if result.status == "infeasible" else "no-plan"
+        return Attempt(status, None, None, None, seconds, None, phases, models)
     return Attempt(
         plan.status.value,
         plan.total_price,

@@ -3,13 +3,98 @@
 Library use::
 
     from ftopt import load_catalogue, load_workload, solve
+
     catalogue = load_catalogue()
-    plan = solve(load_workload(path, catalogue), catalogue)
+    result = solve(load_workload("examples/first-project.yaml", catalogue), catalogue)
+    if result.plan:  # optimal or feasible; otherwise result.reasons say why not
+        print(result.status, result.price, [s.gpu for s in result.plan.servers])
+
+The names below are imported on first use (PEP 562), so `import ftopt` stays cheap and OR-Tools
+is loaded only by a solve.
 """
 
-from ftopt.catalogue import load_catalogue
-from ftopt.loading import load_workload
-from ftopt.model.plan import Plan
-from ftopt.solver.solve import SolveSettings, solve
+from __future__ import annotations
 
-__all__ = ["Plan", "SolveSettings", "load_catalogue", "load_workload", "solve"]
+from importlib import import_module
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ftopt.catalogue.loader import load_catalogue
+    from ftopt.errors import (
+        FtoptError,
+        InfeasibleError,
+        InputError,
+        NoPlanInTimeError,
+        UnverifiedPlanError,
+    )
+    from ftopt.loading import load_workload
+    from ftopt.model.findings import Finding, FindingKind
+    from ftopt.model.hardware import Catalogue
+    from ftopt.model.plan import Plan, Status
+    from ftopt.model.result import PhaseTimings, Result
+    from ftopt.model.workload import Workload
+    from ftopt.solver.search import Progress, SolveSettings
+    from ftopt.solver.solve import solve
+    from ftopt.verify import Violation, verify_plan
+
+try:
+    __version__ = version("ftopt")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0.0.0"
+
+_EXPORTS = {
+    "Catalogue": "ftopt.model.hardware",
+    "Finding": "ftopt.model.findings",
+    "FindingKind": "ftopt.model.findings",
+    "FtoptError": "ftopt.errors",
+    "InfeasibleError": "ftopt.errors",
+    "InputError": "ftopt.errors",
+    "NoPlanInTimeError": "ftopt.errors",
+    "PhaseTimings": "ftopt.model.result",
+    "Plan": "ftopt.model.plan",
+    "Progress": "ftopt.solver.search",
+    "Result": "ftopt.model.result",
+    "SolveSettings": "ftopt.solver.search",
+    "Status": "ftopt.model.plan",
+    "UnverifiedPlanError": "ftopt.errors",
+    "Violation": "ftopt.verify",
+    "Workload": "ftopt.model.workload",
+    "load_catalogue": "ftopt.catalogue.loader",
+    "load_workload": "ftopt.loading",
+    "solve": "ftopt.solver.solve",
+    "verify_plan": "ftopt.verify",
+}
+
+__all__ = [
+    "Catalogue",
+    "Finding",
+    "FindingKind",
+    "FtoptError",
+    "InfeasibleError",
+    "InputError",
+    "NoPlanInTimeError",
+    "PhaseTimings",
+    "Plan",
+    "Progress",
+    "Result",
+    "SolveSettings",
+    "Status",
+    "UnverifiedPlanError",
+    "Violation",
+    "Workload",
+    "__version__",
+    "load_catalogue",
+    "load_workload",
+    "solve",
+    "verify_plan",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import an exported name from its module the first time it is asked for."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'ftopt' has no attribute {name!r}")
+    value = getattr(import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value

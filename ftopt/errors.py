@@ -43,3 +43,9 @@ class NoPlanInTimeError(FtoptError):
     """The time limit ran out before the solver found any plan."""
 
     exit_code = 4
+
+
+class UnverifiedPlanError(FtoptError):
+    """The solver produced a plan the independent verifier rejects: a bug, never shipped quietly."""
+
+    exit_code = 1

@@ -16,7 +16,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from ftopt.errors import InputError
-from ftopt.model.hardware import Catalogue, Kind, Price
+from ftopt.model.hardware import Catalogue, Price
+from ftopt.model.references import UnknownReference, unknown_references
 from ftopt.model.workload import Workload
 
 MAX_INPUT_BYTES = 4 * 1024 * 1024
@@ -97,7 +98,8 @@ def _child(node: yaml.Node | None, part: str | int) -> yaml.Node | None:
     if isinstance(node, yaml.MappingNode):
         return next((v for k, v in node.value if k.value == part), None)
     if isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-        return node.value[part]
+        item: yaml.Node = node.value[part]
+        return item
     return None
 
 
@@ -181,41 +183,21 @@ def _require_mapping(data: Any, file: str, what: str) -> None:
         raise InputError(file, "", f"expected a mapping with {what} at the top level")
 
 
-def _reference_error(
-    file: str,
-    node: yaml.Node | None,
-    loc: tuple[str | int, ...],
-    what: str,
-    value: str,
-    known: tuple[str, ...],
-) -> InputError:
-    path, line = _locate(node, loc, False)
-    return InputError(file, path, f"unknown {what} {value!r}; expected one of: {', '.join(known)}", line)
-
-
 def check_references(workload: Workload, catalogue: Catalogue, node: yaml.Node | None, file: str) -> None:
     """Every model, feed, card and chassis id the workload names exists in the catalogue."""
-    for i, run in enumerate(workload.runs):
-        if isinstance(run.model, str) and not catalogue.has("models", run.model):
-            raise _reference_error(
-                file, node, ("runs", i, "model"), "model", run.model, catalogue.ids("models")
-            )
-    if not catalogue.has("feeds", workload.site.feed):
-        raise _reference_error(
-            file, node, ("site", "feed"), "feed", workload.site.feed, catalogue.ids("feeds")
-        )
-    limits: tuple[tuple[Kind, str, tuple[str, ...] | None], ...] = (
-        ("gpus", "card", workload.hardware.gpus),
-        ("chassis", "chassis", workload.hardware.chassis),
-    )
-    for kind, what, ids in limits:
-        for i, item in enumerate(ids or ()):
-            if not catalogue.has(kind, item):
-                raise _reference_error(file, node, ("hardware", kind, i), what, item, catalogue.ids(kind))
+    for ref in unknown_references(workload, catalogue)[:1]:
+        path, line = _locate(node, ref.loc, False)
+        raise InputError(file, path, reference_message(ref), line)
 
 
-def load_workload(path: Path, catalogue: Catalogue) -> Workload:
+def reference_message(ref: UnknownReference) -> str:
+    """`unknown model 'x'; expected one of: …` for an id the catalogue lacks."""
+    return f"unknown {ref.what} {ref.value!r}; expected one of: {', '.join(ref.known)}"
+
+
+def load_workload(path: str | Path, catalogue: Catalogue) -> Workload:
     """Read, validate and cross-check a workload file."""
+    path = Path(path)
     data, node = read_yaml(path)
     _require_mapping(data, str(path), "runs and site")
     workload = validate(Workload, data, node, str(path))

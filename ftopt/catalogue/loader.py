@@ -37,7 +37,7 @@ def _load(directory: Path) -> Catalogue:
         raise InputError(str(path), exc.field, exc.expected) from None
 
 
-def load_catalogue(prices: Path | None = None, directory: Path | None = None) -> Catalogue:
+def load_catalogue(prices: str | Path | None = None, directory: str | Path | None = None) -> Catalogue:
     """The packaged catalogue (or one in `directory`), with a user's price list laid over it."""
-    catalogue = _load((directory or data_dir()).resolve())
-    return apply_price_list(catalogue, prices) if prices else catalogue
+    catalogue = _load(Path(directory or data_dir()).resolve())
+    return apply_price_list(catalogue, Path(prices)) if prices else catalogue

@@ -13,6 +13,7 @@ from html import escape
 
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
 from ftopt.cli.render_table import money, server_heading, summary_line
+from ftopt.model.findings import Finding
 from ftopt.model.plan import Plan, Server, Status
 
 CSS = """
@@ -235,10 +236,16 @@ def _runs(plan: Plan) -> str:
     )
 
 
-def _list(items: list[str], empty: str) -> str:
+def _list(items: list[Finding], empty: str) -> str:
     if not items:
         return f'<p class="muted">{escape(empty)}</p>'
-    return "<ul>" + "".join(f"<li>{escape(item)}</li>" for item in items) + "</ul>"
+    return "".join(
+        [
+            "<ul>",
+            *(f'<li data-kind="{escape(item.kind)}">{escape(item.text)}</li>' for item in items),
+            "</ul>",
+        ]
+    )
 
 
 def render_html(plan: Plan) -> str:
@@ -267,7 +274,7 @@ def render_html(plan: Plan) -> str:
         "</section>",
         _runs(plan),
         '<section id="binding"><h2>What shaped the answer</h2>',
-        _list(plan.binding, "The solver reported no single rule that shaped the answer."),
+        _list([*plan.binding, *plan.savings], "The solver reported no single rule that shaped the answer."),
         "</section>",
         '<section id="rules"><h2>Rules and defaults applied</h2>',
         _list(plan.notes, "No rules or defaults were reported."),

@@ -56,7 +56,7 @@ def render_markdown(plan: Plan) -> str:
     lines += [_row(header), _row(["---"] * len(header))]
     for a in plan.assignments:
         lines.append(_row(placement_cells(a)))
-    if plan.binding:
-        lines += ["", "## What shaped the answer", ""] + [f"- {b}" for b in plan.binding]
+    if plan.binding or plan.savings:
+        lines += ["", "## What shaped the answer", ""] + [f"- {b}" for b in (*plan.binding, *plan.savings)]
     lines += ["", "## Rules and defaults applied", ""] + [f"- {n}" for n in plan.notes]
     return "\n".join(lines) + "\n"

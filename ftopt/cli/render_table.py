@@ -107,9 +107,9 @@ def render_table(plan: Plan, console: Console) -> None:
     for server in plan.servers:
         parts += [Text(server_heading(server, plan.currency)), bom_table(server, plan.currency), Text("")]
     parts.append(runs_table(plan))
-    if plan.binding:
+    if plan.binding or plan.savings:
         parts += [Text(""), Text("what shaped the answer:", style="bold")]
-        parts += [Text(f"  - {line}") for line in plan.binding]
+        parts += [Text(f"  - {line}") for line in (*plan.binding, *plan.savings)]
     parts += [Text(""), Text("rules and defaults applied:", style="bold")]
     parts += [Text(f"  - {note}") for note in plan.notes]
     console.print(Group(*parts))  # type: ignore[arg-type]

@@ -1,15 +1,19 @@
 """`ftopt solve WORKLOAD.yaml`: the cheapest server set, verified, rendered in the chosen format.
 
-The command only parses, reads, calls `ftopt.solver.solve.solve`, checks the plan with the
-independent verifier and renders; live progress goes to stderr, so stdout stays clean for JSON.
+The command only parses, reads, calls `ftopt.solver.solve.solve` (which checks the plan with the
+independent verifier), maps the result's status to an exit code and renders; live progress goes to
+stderr, so stdout stays clean for JSON. OR-Tools is imported only when the command runs, so that
+`ftopt --help` and the other commands start quickly.
 """
 
 from __future__ import annotations
 
 import io
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import yaml
@@ -20,18 +24,13 @@ from ftopt.cli.errors import handle_errors
 from ftopt.cli.render_html import render_html
 from ftopt.cli.render_markdown import render_markdown
 from ftopt.cli.render_table import money, render_table
-from ftopt.errors import FtoptError
 from ftopt.loading import load_workload
 from ftopt.model.plan import Plan
-from ftopt.solver.solve import Progress, SolveSettings, solve
+
+if TYPE_CHECKING:
+    from ftopt.solver.search import Progress
 
 FORMATS = ("table", "json", "yaml", "markdown", "html")
-
-
-class UnverifiedPlanError(FtoptError):
-    """The solver returned a plan the independent verifier rejects: a bug, never shipped quietly."""
-
-    exit_code = 1
 
 
 def render(plan: Plan, fmt: str) -> str | None:
@@ -49,7 +48,7 @@ def render(plan: Plan, fmt: str) -> str | None:
     return None
 
 
-def _progress_printer(quiet: bool) -> object | None:
+def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     if quiet or not sys.stderr.isatty():
         return None
     console = Console(stderr=True)
@@ -61,16 +60,6 @@ def _progress_printer(quiet: bool) -> object | None:
         )
 
     return show
-
-
-def _check(plan: Plan, workload_path: Path, prices: Path | None) -> None:
-    from ftopt.verify import verify_plan
-
-    catalogue = open_catalogue(prices)
-    violations = verify_plan(plan, load_workload(workload_path, catalogue), catalogue)
-    if violations:
-        lines = "; ".join(str(v) for v in violations)
-        raise UnverifiedPlanError(f"internal error: the solver's plan fails verification: {lines}")
 
 
 @click.command("solve")
@@ -111,18 +100,20 @@ def solve_command(
     prices: Path | None,
 ) -> None:
     """Find the cheapest servers that run every copy of every run in WORKLOAD at once."""
+    from ftopt.solver.solve import SolveSettings, solve
+
     catalogue = open_catalogue(prices)
     parsed = load_workload(workload, catalogue)
     settings = SolveSettings(time_limit=time_limit, deterministic=deterministic, what_if=what_if)
     settings = replace(settings, workers=workers) if workers else settings
-    plan = solve(
-        parsed,
-        catalogue,
-        settings,
-        _progress_printer(quiet),  # type: ignore[arg-type]
-        workload_name=parsed.name or workload.stem,
+    result = solve(
+        parsed, catalogue, settings, _progress_printer(quiet), workload_name=parsed.name or workload.stem
     )
-    _check(plan, workload, prices)
+    write_plan(result.plan_or_raise(), fmt, output)
+
+
+def write_plan(plan: Plan, fmt: str, output: Path | None) -> None:
+    """The plan in `fmt`, to `output` or stdout (the table goes through rich)."""
     text = render(plan, fmt)
     if output:
         if text is None:

@@ -8,10 +8,9 @@ currency, date and source, and a user's price list replaces entries by item id.
 from __future__ import annotations
 
 import math
-from types import MappingProxyType
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
 
@@ -160,6 +159,9 @@ class Catalogue(BaseModel):
     models: tuple[CatalogueModel, ...]
     prices: tuple[Price, ...]
     rules: Rules
+    # Lookups by id, built on first use: plain dicts in a private attribute, so the catalogue
+    # pickles (process pools and Ray ship it to workers) and equality ignores the cache.
+    _lookups: dict[Kind, dict[str, BaseModel]] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
     def _references_resolve(self) -> Catalogue:
@@ -188,11 +190,20 @@ class Catalogue(BaseModel):
             raise ValueError("the catalogue needs a boot drive")
         return self
 
-    # Read-only lookups, built on first use.
-    def _index(self, kind: Kind) -> MappingProxyType[str, BaseModel]:
-        cache = self.__dict__.setdefault("_lookups", {})
+    def __eq__(self, other: object) -> bool:
+        """Equal when every field is: the lookup cache is no part of a catalogue's value."""
+        if not isinstance(other, Catalogue):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in type(self).model_fields)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, k) for k in type(self).model_fields))
+
+    def _index(self, kind: Kind) -> dict[str, BaseModel]:
+        """Items of one kind by id (callers only read it)."""
+        cache = self._lookups
         if kind not in cache:
-            cache[kind] = MappingProxyType({item.id: item for item in getattr(self, kind)})
+            cache[kind] = {item.id: item for item in getattr(self, kind)}
         return cache[kind]
 
     def gpu(self, gpu_id: str) -> Gpu:

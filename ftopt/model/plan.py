@@ -8,20 +8,27 @@ back without the solver. Figures are rounded for people where they are reported 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ftopt.model.findings import Finding, FindingKind
 from ftopt.model.workload import Offload, Optimizer, Strategy
 
 _PLAN = ConfigDict(frozen=True, extra="forbid")
 
+#: Version 1 plans had sentences for binding rules and notes; version 2 has `Finding` records
+#: (kind, subject, figures and the sentence) and a separate list of what-if savings.
+SCHEMA_VERSION = 2
+
 
 class Status(StrEnum):
-    """How good the plan is known to be."""
+    """How a solve ended; a plan is only ever optimal or feasible."""
 
-    OPTIMAL = "optimal"
-    FEASIBLE = "feasible"
-    INFEASIBLE = "infeasible"
+    OPTIMAL = "optimal"  # a plan, proven cheapest
+    FEASIBLE = "feasible"  # a plan, with a bound and a gap
+    INFEASIBLE = "infeasible"  # proven: no plan exists; the result's reasons say why
+    NO_PLAN_IN_TIME = "no-plan-in-time"  # the time limit ran out before any plan was found
 
 
 class LineItem(BaseModel):
@@ -125,6 +132,7 @@ class Plan(BaseModel):
     """The answer to a workload: status, price, proof quality, servers and assignments."""
 
     model_config = _PLAN
+    schema_version: int = Field(default=SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION, description="plan format")
     status: Status
     currency: str
     total_price: float
@@ -137,9 +145,33 @@ class Plan(BaseModel):
     runs: list[RunSummary] = Field(default_factory=list, description="the bid's runs, in workload order")
     servers: list[Server] = Field(default_factory=list)
     assignments: list[Assignment] = Field(default_factory=list)
-    binding: list[str] = Field(default_factory=list, description="rules that shaped the optimum")
-    notes: list[str] = Field(default_factory=list, description="assumptions and defaults applied")
+    binding: list[Finding] = Field(default_factory=list, description="rules that shaped the optimum")
+    savings: list[Finding] = Field(default_factory=list, description="what one eased rule would save")
+    notes: list[Finding] = Field(default_factory=list, description="assumptions and defaults applied")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_version_1(cls, data: Any) -> Any:
+        """Version 1 plans (no `schema_version`) had sentences where version 2 has findings."""
+        if not isinstance(data, dict) or "schema_version" in data:
+            return data
+        lines = [*data.get("binding", ()), *data.get("notes", ())]
+        if not any(isinstance(line, str) for line in lines):
+            return data
+        return {
+            **data,
+            "schema_version": 1,
+            "binding": [_sentence(line) for line in data.get("binding", ())],
+            "notes": [_sentence(line) for line in data.get("notes", ())],
+        }
 
     def to_json(self) -> str:
         """The plan as JSON with the documented key names (`copy`, not `copy_`)."""
         return self.model_dump_json(by_alias=True, indent=2)
+
+
+def _sentence(line: Any) -> Any:
+    """A version 1 sentence as a finding that carries only its words."""
+    if not isinstance(line, str):
+        return line
+    return {"kind": FindingKind.RULE, "subject": "plan", "figures": {"statement": line}, "text": line}

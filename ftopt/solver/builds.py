@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu
 from ftopt.model.workload import Workload
 
@@ -176,7 +177,7 @@ class FrameSet:
     """The frames a workload may use, and why others were left out."""
 
     frames: list[Frame]
-    excluded: list[str]
+    excluded: list[Finding]
 
 
 def _allowed(ids: tuple[str, ...] | None, item_id: str) -> bool:
@@ -192,7 +193,7 @@ def enumerate_frames(catalogue: Catalogue, workload: Workload) -> FrameSet:
         key=lambda d: (_unit_price(catalogue, d.id), d.id),
     )
     frames: list[Frame] = []
-    excluded: list[str] = []
+    excluded: list[Finding] = []
     for gpu in catalogue.gpus:
         if not _allowed(limits.gpus, gpu.id):
             continue
@@ -202,8 +203,9 @@ def enumerate_frames(catalogue: Catalogue, workload: Workload) -> FrameSet:
             limit = min(gpu.max_inlet_c, chassis.max_inlet_c)
             if site.inlet_c > limit:
                 excluded.append(
-                    f"site inlet {site.inlet_c:g} °C rules out {gpu.id} in {chassis.id} "
-                    f"(at most {limit:g} °C)"
+                    finding(
+                        FindingKind.INLET, gpu.id, inlet_c=site.inlet_c, chassis=chassis.id, limit_c=limit
+                    )
                 )
                 continue
             frames.extend(_frames_for(catalogue, chassis, gpu, feed, boot, excluded))
@@ -211,7 +213,7 @@ def enumerate_frames(catalogue: Catalogue, workload: Workload) -> FrameSet:
 
 
 def _frames_for(
-    catalogue: Catalogue, chassis: Chassis, gpu: Gpu, feed: Feed, boot: Drive, excluded: list[str]
+    catalogue: Catalogue, chassis: Chassis, gpu: Gpu, feed: Feed, boot: Drive, excluded: list[Finding]
 ) -> list[Frame]:
     rules = catalogue.rules
     count = chassis.gpu_slots
@@ -221,8 +223,15 @@ def _frames_for(
         cpu = min(catalogue.cpus, key=lambda c: c.tdp_w)
         need = server_power_w(lowest, count, cpu, chassis.sockets, rules.power_overhead)
         excluded.append(
-            f"the {feed.id} feed ({feed.usable_w:,} W usable) cannot power "
-            f"{count} × {gpu.id} (at least {need:,} W at {lowest} W per card)"
+            finding(
+                FindingKind.FEED,
+                gpu.id,
+                feed=feed.id,
+                feed_usable_w=feed.usable_w,
+                gpu_count=count,
+                need_w=need,
+                cap_w=lowest,
+            )
         )
         return []
     cpu, cap, power = host
@@ -230,7 +239,7 @@ def _frames_for(
     rams = ram_tiers(catalogue, chassis, rules.host_ram_per_gpu_memory * gpu_memory)
     disks = disk_tiers(catalogue, chassis, rules.data_tb_per_socket * 1000 * chassis.sockets)
     if not rams or not disks:
-        excluded.append(f"{chassis.id} cannot take the RAM or NVMe that {count} × {gpu.id} need")
+        excluded.append(finding(FindingKind.CHASSIS, chassis.id, gpu_count=count, gpu=gpu.id))
         return []
     frames = []
     for bridge in _layouts(catalogue, gpu, count):

@@ -8,6 +8,7 @@ enforcement literals and CP-SAT's assumption core names the smallest conflicting
 
 from __future__ import annotations
 
+from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Gpu
 from ftopt.model.sizing import Sizing, all_sizings
 from ftopt.model.workload import Method, Run
@@ -34,22 +35,22 @@ def _closest(run_sizings: list[Sizing]) -> Sizing:
     return min(run_sizings, key=lambda s: (s.total_gb - s.card_gb, s.gpus))
 
 
-def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> str:
+def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Finding:
     profile = data.profiles[run_index]
-    run = profile.run
-    parts = []
-    for gpu in gpus:
-        best = _closest(all_sizings(profile, gpu, data.workload.sizing))
-        parts.append(
-            f"needs {best.total_gb:.1f} GB per GPU on {best.gpus} × {gpu.id} "
-            f"({best.strategy}, {best.optimizer}), card holds {gpu.memory_gb:g} GB"
-        )
-    hints = _relaxations(run)
-    tail = f"; allow {' or '.join(hints)}" if hints else ""
-    return f"run {run.name}: " + "; ".join(parts) + tail
+    closest = [_closest(all_sizings(profile, gpu, data.workload.sizing)) for gpu in gpus]
+    return finding(
+        FindingKind.NO_FIT,
+        profile.run.name,
+        cards=[gpu.id for gpu in gpus],
+        need_gb=[round(s.total_gb, 3) for s in closest],
+        gpus=[s.gpus for s in closest],
+        setup=[f"{s.strategy}, {s.optimizer}" for s in closest],
+        card_gb=[gpu.memory_gb for gpu in gpus],
+        relax=_relaxations(profile.run),
+    )
 
 
-def _no_server_reason(data: ProblemData, run_index: int) -> str:
+def _no_server_reason(data: ProblemData, run_index: int) -> Finding:
     run = data.profiles[run_index].run
     options = [data.options[o] for o in data.options_of(run_index)]
     needs = sorted(
@@ -58,14 +59,12 @@ def _no_server_reason(data: ProblemData, run_index: int) -> str:
             for o in options
         }
     )
-    return (
-        f"run {run.name}: no allowed build offers {', or '.join(needs)} with the host RAM and NVMe it needs"
-    )
+    return finding(FindingKind.NO_SERVER, run.name, needs=needs)
 
 
-def precheck(data: ProblemData) -> list[str]:
+def precheck(data: ProblemData) -> list[Finding]:
     """Reasons that rule the bid out before any search: per run, then per card."""
-    reasons: list[str] = []
+    reasons: list[Finding] = []
     gpus = allowed_gpus(data.catalogue, data.workload)
     buildable = [g for g in gpus if any(f.gpu.id == g.id for f in data.frames)]
     for run_index in range(len(data.profiles)):
@@ -75,20 +74,15 @@ def precheck(data: ProblemData) -> list[str]:
         elif options and not any(compatible(data.options[o], f) for o in options for f in data.frames):
             reasons.append(_no_server_reason(data, run_index))
     if not buildable:
-        reasons = list(data.excluded) or ["no card in the catalogue is allowed"]
+        reasons = list(data.excluded) or [finding(FindingKind.NO_CARD, "hardware.gpus")]
     elif reasons:
         reasons += data.excluded
     return reasons
 
 
-def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) -> list[str]:
-    """Words for an assumption core: which runs cannot run together under which limit."""
-    names = ", ".join(data.profiles[r].run.name for r in core_runs)
+def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) -> Finding:
+    """An assumption core as a finding: which runs cannot run together under which limit."""
+    names = [data.profiles[r].run.name for r in core_runs]
     copies = sum(data.copies[r] for r in core_runs)
-    if limit_in_core:
-        limit = data.workload.site.max_servers
-        return [
-            f"runs {names} ({copies} copies) need more than site.max_servers = {limit} servers "
-            f"on the allowed builds"
-        ]
-    return [f"runs {names} cannot all be placed on the allowed builds"]
+    limit = data.workload.site.max_servers if limit_in_core else None
+    return finding(FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit)

@@ -6,6 +6,7 @@ happen to share a bridge all-reduces over NVLink, not over PCIe as its estimate 
 
 from __future__ import annotations
 
+from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import (
     Assignment,
@@ -136,27 +137,32 @@ class _Assignments:
         )
 
 
-def _notes(data: ProblemData) -> list[str]:
+def _notes(data: ProblemData) -> list[Finding]:
+    """The rules and defaults every plan was made under, with their figures."""
     rules, sizing = data.catalogue.rules, data.workload.sizing
     notes = [
-        f"host RAM ≥ {rules.host_ram_per_gpu_memory:g} × GPU memory and ≥ offloaded states + "
-        f"{rules.host_ram_reserve_gb:g} GB; ≥ {rules.cores_per_gpu} cores per GPU; two sockets; "
-        f"≥ {rules.data_tb_per_socket:g} TB data NVMe per socket plus a boot drive",
-        f"power = (cards at their cap + CPU TDP) × {1 + rules.power_overhead:.2f}, at most the feed's "
-        f"usable watts; sharded runs stay inside one NVLink domain when one holds them",
-        "memory per GPU: model states only (seed tables)"
-        if sizing.states_only
-        else f"memory per GPU: states + activations (Korthikanti et al., FlashAttention "
-        f"{'on' if sizing.flash_attention else 'off'}) + FP32 logits + {sizing.cuda_context_gb:g} GB "
-        f"CUDA context + {sizing.allocator_reserve:.0%} allocator reserve",
-        f"step time: lower bound at {sizing.mfu:.0%} MFU, transfers overlapped",
+        finding(
+            FindingKind.RULE,
+            "host",
+            ram_per_gpu_memory=rules.host_ram_per_gpu_memory,
+            reserve_gb=rules.host_ram_reserve_gb,
+            cores_per_gpu=rules.cores_per_gpu,
+            data_tb_per_socket=rules.data_tb_per_socket,
+        ),
+        finding(FindingKind.RULE, "power", overhead=rules.power_overhead),
+        finding(
+            FindingKind.RULE,
+            "memory",
+            states_only=sizing.states_only,
+            flash_attention=sizing.flash_attention,
+            cuda_context_gb=sizing.cuda_context_gb,
+            allocator_reserve=sizing.allocator_reserve,
+        ),
+        finding(FindingKind.RULE, "step-time", mfu=sizing.mfu),
     ]
     assumed = sorted(p.item for p in data.catalogue.prices if p.assumption)
     if assumed:
-        notes.append(
-            f"{len(assumed)} catalogue prices are assumptions without a public source "
-            f"({', '.join(assumed)}); overlay your own with --prices"
-        )
+        notes.append(finding(FindingKind.RULE, "prices", items=assumed))
     return notes
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from ftopt.model.findings import Finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.sizing import RunProfile, profile_run
 from ftopt.model.workload import Workload
@@ -46,7 +47,7 @@ class ProblemData:
     profiles: list[RunProfile]
     frames: list[Frame]
     options: list[Option]
-    excluded: list[str]
+    excluded: list[Finding]
     pool: list[tuple[int, int]] = field(default_factory=list)  # (option, frame): light pairs
     heavy_classes: list[HeavyClass] = field(default_factory=list)
     configs: list[HeavyConfig] = field(default_factory=list)  # what the model is built from

@@ -45,6 +45,7 @@ class SolveSettings:
     deterministic: bool = False
     log: bool = False
     what_if: bool = False  # re-solve once per relaxation to report savings (whatif.py)
+    verify: bool = True  # re-check the plan with the independent verifier before returning it
 
 
 class _Reporter(cp_model.CpSolverSolutionCallback):

@@ -1,24 +1,31 @@
-"""The library entry point: `solve(workload, catalogue) -> Plan`.
+"""The library entry point: `solve(workload, catalogue) -> Result`.
 
 The model counts servers per build and per heavy configuration. Heavy configurations are first
 priced for their heavy copies alone, an optimistic relaxation; when every server of its plan holds
 what it carries with the RAM and disk bought (or right-sized at no extra cost), that plan is optimal
 for the true rules. Otherwise the safe configurations, which budget for light copies, give a valid
-plan, and the relaxation's bound says how far from optimal it may be. Infeasible bids raise
-`InfeasibleError` with reasons; a time limit without any plan raises `NoPlanInTimeError`.
+plan, and the relaxation's bound says how far from optimal it may be.
+
+Every outcome is a `Result`: a plan (optimal or feasible), a proof that none exists with the
+reasons, or no plan in time. Invalid input (an id the catalogue lacks) raises `InputError`, and a
+plan the independent verifier rejects raises `UnverifiedPlanError`: both are the caller's or
+ftopt's bug, never an answer.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
 
-from ftopt.errors import InfeasibleError, NoPlanInTimeError
+from ftopt.errors import InputError, NoPlanInTimeError, UnverifiedPlanError
+from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
+from ftopt.model.references import unknown_references
+from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
 from ftopt.solver.explain import describe_core, precheck
 from ftopt.solver.model import build_model
@@ -30,7 +37,15 @@ from ftopt.solver.whatif import binding_rules, savings
 __all__ = ["Progress", "SolveSettings", "solve"]
 
 
-def _infeasible(data: ProblemData, settings: SolveSettings) -> InfeasibleError:
+class _Infeasible(Exception):
+    """Internal: the model is proven infeasible; carries the reasons."""
+
+    def __init__(self, reasons: list[Finding]) -> None:
+        super().__init__()
+        self.reasons = reasons
+
+
+def _infeasible(data: ProblemData, settings: SolveSettings) -> _Infeasible:
     """Find which runs and limits conflict, from CP-SAT's assumption core."""
     built = build_model(data)
     model = built.model
@@ -39,10 +54,10 @@ def _infeasible(data: ProblemData, settings: SolveSettings) -> InfeasibleError:
     solver = make_solver(settings, settings.time_limit)
     solver.parameters.num_workers = 1
     if solver.solve(model) != cp_model.INFEASIBLE:
-        return InfeasibleError(["the runs cannot all be placed (no smaller conflict found in time)"])
+        return _Infeasible([finding(FindingKind.CONFLICT, "runs")])
     core = set(solver.sufficient_assumptions_for_infeasibility())
     runs = [r for r, lit in built.place_run.items() if lit.index in core]
-    return InfeasibleError(describe_core(data, runs, built.server_limit.index in core))
+    return _Infeasible([describe_core(data, runs, built.server_limit.index in core)])
 
 
 def _best_outcome(
@@ -64,21 +79,59 @@ def _best_outcome(
     return min(candidates, key=lambda o: o.price_cents), relaxed.bound
 
 
+@dataclass
+class _Clock:
+    """Phase timings, measured as the solve goes."""
+
+    started: float
+    marks: dict[str, float]
+
+    def lap(self, phase: str, since: float) -> float:
+        now = time.perf_counter()
+        self.marks[phase] = self.marks.get(phase, 0.0) + now - since
+        return now
+
+    def timings(self) -> PhaseTimings:
+        return PhaseTimings(**self.marks, total=time.perf_counter() - self.started)
+
+
+def check_references(workload: Workload, catalogue: Catalogue) -> None:
+    """Raise `InputError` for the first id the workload names that the catalogue lacks."""
+    for ref in unknown_references(workload, catalogue)[:1]:
+        raise InputError("<workload>", ref.field, f"unknown {ref.what} {ref.value!r}")
+
+
 def solve(
     workload: Workload,
     catalogue: Catalogue,
     settings: SolveSettings | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     workload_name: str | None = None,
-) -> Plan:
-    """The cheapest set of servers that holds every copy of every run at once, and where each goes."""
+) -> Result:
+    """The cheapest set of servers that holds every copy of every run at once, and where each goes.
+
+    With `settings.verify` (the default) the plan is re-checked by the independent verifier before
+    it is returned; switch it off only where speed matters more than that check (the what-if
+    re-solves do).
+    """
     settings = settings or SolveSettings()
     started = time.perf_counter()
+    clock = _Clock(started, {})
+    check_references(workload, catalogue)
     data = build_problem(workload, catalogue)
+    mark = clock.lap("build", started)
     reasons = precheck(data)
     if reasons:
-        raise InfeasibleError(reasons)
-    outcome, bound = _best_outcome(data, settings, started + settings.time_limit, on_progress)
+        return Result(status=Status.INFEASIBLE, reasons=tuple(reasons), timings=clock.timings())
+    try:
+        outcome, bound = _best_outcome(data, settings, started + settings.time_limit, on_progress)
+    except _Infeasible as exc:
+        clock.lap("search", mark)
+        return Result(status=Status.INFEASIBLE, reasons=tuple(exc.reasons), timings=clock.timings())
+    except NoPlanInTimeError:
+        clock.lap("search", mark)
+        reason = finding(FindingKind.NO_PLAN, "time-limit", seconds=settings.time_limit)
+        return Result(status=Status.NO_PLAN_IN_TIME, reasons=(reason,), timings=clock.timings())
     assert outcome.servers is not None
     proven = outcome.proven and outcome.price_cents <= bound
     plan = build_plan(
@@ -89,13 +142,37 @@ def solve(
         wall_seconds=time.perf_counter() - started,
         workload_name=workload_name,
     )
-    return _explain_optimum(data, plan, settings, proven)
+    mark = clock.lap("search", mark)
+    plan = _explain_optimum(data, plan, settings, proven)
+    mark = clock.lap("explain", mark)
+    if settings.verify:
+        _verify(plan, workload, catalogue)
+        clock.lap("verify", mark)
+    return Result(
+        status=plan.status,
+        plan=plan,
+        price=plan.total_price,
+        bound=plan.bound,
+        gap=plan.gap,
+        verified=settings.verify,
+        timings=clock.timings(),
+    )
+
+
+def _verify(plan: Plan, workload: Workload, catalogue: Catalogue) -> None:
+    """Re-check the plan with code that shares nothing with the solver; a failure is ftopt's bug."""
+    from ftopt.verify import verify_plan  # the verifier is optional at import time for the solver
+
+    violations = verify_plan(plan, workload, catalogue)
+    if violations:
+        lines = "; ".join(str(v) for v in violations)
+        raise UnverifiedPlanError(f"internal error: the solver's plan fails verification: {lines}")
 
 
 def _explain_optimum(data: ProblemData, plan: Plan, settings: SolveSettings, proven: bool) -> Plan:
     """Attach the binding rules and, when asked and the optimum is proven, what relaxations save."""
-    lines = binding_rules(data, plan)
+    saved: list[Finding] = []
     if settings.what_if and proven:
-        quick = replace(settings, time_limit=min(5.0, settings.time_limit / 4), what_if=False)
-        lines += savings(data, plan, lambda eased: solve(eased, data.catalogue, quick))
-    return plan.model_copy(update={"binding": lines})
+        quick = replace(settings, time_limit=min(5.0, settings.time_limit / 4), what_if=False, verify=False)
+        saved = savings(data, plan, lambda eased: solve(eased, data.catalogue, quick))
+    return plan.model_copy(update={"binding": binding_rules(data, plan), "savings": saved})

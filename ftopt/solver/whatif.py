@@ -12,32 +12,32 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ftopt.errors import FtoptError
+from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Assignment, Plan
+from ftopt.model.result import Result
 from ftopt.model.workload import Method, Optimizer, Workload
 from ftopt.solver.problem import ProblemData
 
 
-def _money(amount: float, currency: str) -> str:
-    return f"{currency} {amount:,.0f}"
+def _power_lines(data: ProblemData, plan: Plan) -> list[Finding]:
+    return [
+        finding(
+            FindingKind.POWER_CAP,
+            server.id,
+            feed=server.feed,
+            feed_usable_w=server.feed_usable_w,
+            gpu_count=server.gpu_count,
+            gpu=server.gpu,
+            cap_w=server.gpu_power_cap_w,
+        )
+        for server in plan.servers
+        if server.gpu_power_cap_w < data.catalogue.gpu(server.gpu).power_w
+    ]
 
 
-def _power_lines(data: ProblemData, plan: Plan) -> list[str]:
-    lines = []
-    for server in plan.servers:
-        card = data.catalogue.gpu(server.gpu)
-        if server.gpu_power_cap_w < card.power_w:
-            lines.append(
-                f"the {server.feed} feed ({server.feed_usable_w:,} W usable) caps the "
-                f"{server.gpu_count} × {server.gpu} of {server.id} at {server.gpu_power_cap_w} W "
-                f"per card"
-            )
-    return lines
-
-
-def _host_lines(data: ProblemData, plan: Plan) -> list[str]:
-    rules, lines = data.catalogue.rules, []
+def _host_lines(data: ProblemData, plan: Plan) -> list[Finding]:
+    rules, lines = data.catalogue.rules, list[Finding]()
     on_server: dict[str, list[Assignment]] = {}
     for a in plan.assignments:  # grouped once: a per-server scan is quadratic on 2,000-copy bids
         on_server.setdefault(a.server, []).append(a)
@@ -49,30 +49,39 @@ def _host_lines(data: ProblemData, plan: Plan) -> list[str]:
         if offloads and any(base_ram <= gb for gb in smaller):
             need = sum(a.host_ram_gb for a in offloads)
             lines.append(
-                f"host RAM, not GPUs, sized {server.id}: offloaded optimiser states of "
-                f"{', '.join(sorted({a.run for a in offloads}))} need {need:,.0f} GB "
-                f"+ {rules.host_ram_reserve_gb:g} GB reserve"
+                finding(
+                    FindingKind.HOST_RAM,
+                    server.id,
+                    runs=sorted({a.run for a in offloads}),
+                    need_gb=round(need, 1),
+                    reserve_gb=rules.host_ram_reserve_gb,
+                    ram_gb=server.ram_gb,
+                )
             )
         checkpoints = sum(a.nvme_gb for a in held)
         if checkpoints > rules.data_tb_per_socket * server.cpu_count * 1000:
             lines.append(
-                f"checkpoints and base models ({checkpoints:,.0f} GB) sized the NVMe of "
-                f"{server.id}: {server.nvme_tb:g} TB"
+                finding(FindingKind.NVME, server.id, need_gb=round(checkpoints, 1), nvme_tb=server.nvme_tb)
             )
     return lines
 
 
-def _memory_lines(data: ProblemData, plan: Plan) -> list[str]:
-    lines, seen = [], set()
+def _memory_lines(data: ProblemData, plan: Plan) -> list[Finding]:
+    lines, seen = list[Finding](), set()
     runs = {p.run.name: p.run for p in data.profiles}
     for a in plan.assignments:
         run = runs[a.run]
         if run.gpus == "auto" and len(a.gpus) > 1 and a.run not in seen:
             seen.add(a.run)
             lines.append(
-                f"memory per GPU puts each copy of {a.run} on {len(a.gpus)} × "
-                f"{_server_gpu(plan, a.server)} ({a.strategy.value}): "
-                f"{a.memory_per_gpu_gb.total:.1f} GB per card there"
+                finding(
+                    FindingKind.MULTI_GPU,
+                    a.run,
+                    gpus=len(a.gpus),
+                    gpu=_server_gpu(plan, a.server),
+                    strategy=a.strategy.value,
+                    per_gpu_gb=a.memory_per_gpu_gb.total,
+                )
             )
     return lines
 
@@ -81,13 +90,13 @@ def _server_gpu(plan: Plan, server_id: str) -> str:
     return next(s.gpu for s in plan.servers if s.id == server_id)
 
 
-def binding_rules(data: ProblemData, plan: Plan) -> list[str]:
+def binding_rules(data: ProblemData, plan: Plan) -> list[Finding]:
     """The rules that visibly shaped this plan, read off the plan and the filtered builds."""
     lines = _power_lines(data, plan) + _host_lines(data, plan) + _memory_lines(data, plan)
-    lines += [reason for reason in data.excluded if "inlet" in reason]
+    lines += [reason for reason in data.excluded if reason.kind == FindingKind.INLET]
     limit = data.workload.site.max_servers
     if limit is not None and len(plan.servers) == limit:
-        lines.append(f"site.max_servers = {limit} is reached")
+        lines.append(finding(FindingKind.SERVER_LIMIT, "site", max_servers=limit))
     return lines
 
 
@@ -132,19 +141,21 @@ def relaxations(data: ProblemData) -> list[tuple[str, Workload]]:
     return eased
 
 
-def savings(data: ProblemData, plan: Plan, resolve: Callable[[Workload], Plan]) -> list[str]:
-    """One re-solve per relaxation; a line for each that is proven cheaper."""
-    lines = []
+def savings(data: ProblemData, plan: Plan, resolve: Callable[[Workload], Result]) -> list[Finding]:
+    """One re-solve per relaxation; a finding for each that is proven cheaper."""
+    found = []
     for words, workload in relaxations(data):
-        try:
-            eased = resolve(workload)
-        except FtoptError:
-            continue
-        if eased.total_price < plan.total_price - 0.005:
-            saved = plan.total_price - eased.total_price
-            lines.append(
-                f"{words} would save {_money(saved, plan.currency)} "
-                f"({_money(eased.total_price, plan.currency)} instead of "
-                f"{_money(plan.total_price, plan.currency)})"
+        eased = resolve(workload).plan
+        if eased is not None and eased.total_price < plan.total_price - 0.005:
+            found.append(
+                finding(
+                    FindingKind.SAVING,
+                    words,
+                    saved=round(plan.total_price - eased.total_price, 2),
+                    eased_price=eased.total_price,
+                    price=plan.total_price,
+                    currency=plan.currency,
+                    eased_status=eased.status.value,
+                )
             )
-    return lines
+    return found

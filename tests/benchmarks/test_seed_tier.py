@@ -46,7 +46,7 @@ def test_seed_tier_is_committed() -> None:
 @pytest.mark.parametrize("path", SEED_TIER, ids=lambda p: p.stem)
 def test_seed_instance_solves_to_known_optimum(path: Path, catalogue: Catalogue) -> None:
     workload = load_workload(path, catalogue)
-    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2))
+    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
     assert plan.status == Status.OPTIMAL
     assert plan.total_price == pytest.approx(KNOWN[path.stem]["price"], abs=0.01)
     assert sum(s.price for s in plan.servers) == pytest.approx(plan.total_price, abs=0.05)

@@ -88,7 +88,9 @@ def plan(tmp_path_factory: pytest.TempPathFactory) -> Plan:
     path.write_text(textwrap.dedent(SEVERAL_SERVERS), encoding="utf-8")
     catalogue = load_catalogue()
     workload = load_workload(path, catalogue)
-    solved = solve(workload, catalogue, SolveSettings(time_limit=10, workers=2), workload_name=workload.name)
+    solved = solve(
+        workload, catalogue, SolveSettings(time_limit=10, workers=2), workload_name=workload.name
+    ).plan_or_raise()
     assert len(solved.servers) >= 3
     return solved
 

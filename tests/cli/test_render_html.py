@@ -16,6 +16,7 @@ from ftopt.cli.render_html import render_html
 from ftopt.cli.render_svg import PALETTE, placement_svg, run_styles
 from ftopt.cli.render_table import money
 from ftopt.loading import load_workload
+from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.plan import Plan, Status
 from ftopt.model.topology import socket_of
 from ftopt.solver.solve import SolveSettings, solve
@@ -45,7 +46,9 @@ SEVERAL_SERVERS = """\
 def solve_file(path: Path) -> Plan:
     catalogue = load_catalogue()
     workload = load_workload(path, catalogue)
-    return solve(workload, catalogue, SolveSettings(time_limit=10, workers=2), workload_name=workload.name)
+    return solve(
+        workload, catalogue, SolveSettings(time_limit=10, workers=2), workload_name=workload.name
+    ).plan_or_raise()
 
 
 @pytest.fixture(scope="module")
@@ -347,10 +350,14 @@ def test_runs_table_has_a_row_per_copy(several: Plan) -> None:
 
 
 def test_rules_defaults_and_what_shaped_the_answer(several: Plan) -> None:
-    binding = ["max_servers: at most 4 rack positions", "feed 400v-3p-16a: 8,868 W per server"]
+    binding = [
+        finding(FindingKind.SERVER_LIMIT, "site", max_servers=4),
+        finding(FindingKind.INLET, "h200-nvl", inlet_c=32, chassis="gpu-server-8", limit_c=30),
+    ]
     doc = page(several.model_copy(update={"binding": binding}))
     items = [data for tag, data in doc.text if tag == "li"]
-    assert set(binding) <= set(items) and set(several.notes) <= set(items)
+    assert {f.text for f in binding + several.notes} <= set(items)
+    assert "site.max_servers = 4 is reached" in items
     assert doc.find("section", id="binding") and doc.find("section", id="rules")
     quiet = page(several.model_copy(update={"binding": []}))
     assert "no single rule" in quiet.all_text
@@ -402,7 +409,12 @@ def test_attributes_and_svg_text_are_escaped(several: Plan) -> None:
         if a.server == several.servers[0].id
     ]
     plan = several.model_copy(
-        update={"servers": [server], "assignments": assignments, "notes": ["a < b & c"], "binding": ["<em>x"]}
+        update={
+            "servers": [server],
+            "assignments": assignments,
+            "notes": [_said("a < b & c")],
+            "binding": [_said("<em>x")],
+        }
     )
     html = render_html(plan)
     doc = Page(html)
@@ -420,3 +432,8 @@ def test_a_plan_without_servers_still_renders() -> None:
     doc = page(plan)
     assert doc.find("svg") and not doc.find("rect", "gpu")
     assert "No servers" in doc.all_text and "infeasible" in doc.all_text
+
+
+def _said(text: str) -> Finding:
+    """A finding whose words are given, as a version 1 plan's sentences are read back."""
+    return Finding(kind=FindingKind.RULE, subject="plan", figures={"statement": text}, text=text)

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import ftopt.cli.solve as solve_module
+import ftopt.solver.solve as solve_module
 from ftopt.cli.main import cli
-from ftopt.errors import NoPlanInTimeError
+from ftopt.model.findings import FindingKind, finding
+from ftopt.model.plan import Status
+from ftopt.model.result import Result
 from ftopt.verify import Violation
 
 EXAMPLE = "examples/first-project.yaml"
@@ -63,7 +65,8 @@ def test_impossible_bid_exits_3_with_the_reason(tmp_path: Path):
 
 def test_time_limit_without_a_plan_exits_4(monkeypatch: pytest.MonkeyPatch):
     def no_plan(*args, **kwargs):
-        raise NoPlanInTimeError("no plan found within the time limit of 0.1 s; raise --time-limit")
+        reason = finding(FindingKind.NO_PLAN, "time-limit", seconds=0.1)
+        return Result(status=Status.NO_PLAN_IN_TIME, reasons=(reason,))
 
     monkeypatch.setattr(solve_module, "solve", no_plan)
     result = run(EXAMPLE)
@@ -85,5 +88,8 @@ def test_what_if_reports_a_saving(tmp_path: Path):
     # Seed 003's Qwen3.8-27B with 32-bit Adam needs eight 96 GB cards; 8-bit Adam fits four.
     result = run("examples/qwen3.8-27b-full.yaml", "--format", "json")
     assert result.exit_code == 0, result.output
-    binding = json.loads(result.stdout)["binding"]
-    assert any(line.startswith("8-bit Adam for qwen27b-full would save") for line in binding)
+    plan = json.loads(result.stdout)
+    assert plan["schema_version"] == 2
+    (saving,) = [f for f in plan["savings"] if f["subject"] == "8-bit Adam for qwen27b-full"]
+    assert saving["kind"] == "saving" and saving["figures"]["saved"] > 0
+    assert saving["text"].startswith("8-bit Adam for qwen27b-full would save")

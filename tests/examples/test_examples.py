@@ -22,7 +22,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 def solved(name: str) -> Plan:
     catalogue = load_catalogue()
     workload = load_workload(EXAMPLES / f"{name}.yaml", catalogue)
-    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2))
+    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
     assert plan.status == "optimal" and plan.gap == 0
     assert verify_plan(plan, workload, catalogue) == []
     return plan

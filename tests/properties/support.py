@@ -24,7 +24,7 @@ def outcome(
 ) -> Plan | None:
     """The plan, or None when the solver proves that none exists."""
     try:
-        plan = solve(workload, catalogue, settings)
+        plan = solve(workload, catalogue, settings).plan_or_raise()
     except InfeasibleError:
         event("infeasible")
         return None

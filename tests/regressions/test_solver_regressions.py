@@ -39,7 +39,7 @@ runs:
 def test_solver_matches_the_brute_force(text: str, cents: int) -> None:
     workload = Workload.model_validate(yaml.safe_load(text))
     assert brute_force(instance(workload, CATALOGUE)).cents == cents
-    plan = solve(workload, CATALOGUE, SETTINGS)
+    plan = solve(workload, CATALOGUE, SETTINGS).plan_or_raise()
     assert plan.status == "optimal"
     assert price_cents(plan) == cents
     assert verify_plan(plan, workload, CATALOGUE) == []

@@ -27,6 +27,8 @@ def workload_from(text: str) -> Workload:
 @pytest.fixture(scope="session")
 def solve_yaml(catalogue: Catalogue) -> Callable[..., Plan]:
     def run(text: str, time_limit: float = 20.0) -> Plan:
-        return solve(workload_from(text), catalogue, SolveSettings(time_limit=time_limit, workers=2))
+        return solve(
+            workload_from(text), catalogue, SolveSettings(time_limit=time_limit, workers=2)
+        ).plan_or_raise()
 
     return run

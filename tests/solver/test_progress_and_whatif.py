@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ftopt.model.findings import FindingKind
 from ftopt.solver.solve import Progress, SolveSettings, solve
 from tests.solver.conftest import workload_from
 
@@ -18,18 +19,23 @@ def test_progress_reports_incumbents_never_below_the_bound(catalogue):
     seen: list[Progress] = []
     plan = solve(
         workload_from(FIRST_PROJECT), catalogue, SolveSettings(time_limit=10, workers=2), seen.append
-    )
+    ).plan_or_raise()
     assert seen, "at least the first incumbent is reported"
     assert all(p.price >= p.bound - 0.01 and 0 <= p.gap <= 1 for p in seen)
     assert seen[-1].price == plan.total_price
 
 
 def test_binding_rules_name_the_feed_cap_and_the_sharded_run(catalogue):
-    plan = solve(workload_from(FIRST_PROJECT), catalogue, SolveSettings(time_limit=10, workers=2))
+    plan = solve(workload_from(FIRST_PROJECT), catalogue, SolveSettings(time_limit=10, workers=2)).plan
+    assert plan is not None
     (server,) = plan.servers
     assert server.gpu_power_cap_w == 450
-    assert any(line.startswith("the 230v-16a feed (2,944 W usable) caps") for line in plan.binding)
-    assert any("lora-70b on 2 × rtx-pro-6000-se (fsdp)" in line for line in plan.binding)
+    (cap,) = [f for f in plan.binding if f.kind == FindingKind.POWER_CAP]
+    assert cap.subject == server.id and cap.figures["cap_w"] == 450 and cap.figures["feed_usable_w"] == 2944
+    assert cap.text.startswith("the 230v-16a feed (2,944 W usable) caps")
+    (split,) = [f for f in plan.binding if f.kind == FindingKind.MULTI_GPU]
+    assert split.subject == "lora-70b" and split.figures["gpus"] == 2 and split.figures["strategy"] == "fsdp"
+    assert "lora-70b on 2 × rtx-pro-6000-se (fsdp)" in split.text
 
 
 def test_what_if_savings_are_proven_by_a_re_solve(catalogue):
@@ -42,9 +48,10 @@ hardware: {gpus: [h200-nvl]}
 runs: [{name: q, model: llama-3.1-8b, method: qlora, concurrent: 8}]
 """
     settings = SolveSettings(time_limit=10, workers=2, what_if=True)
-    plan = solve(workload_from(text), catalogue, settings)
-    savings = [line for line in plan.binding if " would save " in line]
-    assert savings and savings[0].startswith("a 230v-32a feed would save USD ")
-    bigger = solve(workload_from(text.replace("230v-16a", "230v-32a")), catalogue, settings)
+    plan = solve(workload_from(text), catalogue, settings).plan_or_raise()
+    assert plan.savings and all(f.kind == FindingKind.SAVING for f in plan.savings)
+    feed = plan.savings[0]
+    assert feed.subject == "a 230v-32a feed" and feed.text.startswith("a 230v-32a feed would save USD ")
+    bigger = solve(workload_from(text.replace("230v-16a", "230v-32a")), catalogue, settings).plan_or_raise()
     saved = plan.total_price - bigger.total_price
-    assert saved > 0 and f"USD {saved:,.0f}" in savings[0]
+    assert saved > 0 and feed.figures["saved"] == round(saved, 2) and f"USD {saved:,.0f}" in feed.text

@@ -318,7 +318,7 @@ def solve_case(name: str) -> Case:
     data, overlay = CASES[name]
     workload = Workload.model_validate(data)
     catalogue = with_prices(load_catalogue(), overlay)
-    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=1))
+    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=1)).plan_or_raise()
     text = plan.to_json()
     return Case(name, workload, catalogue, Plan.model_validate_json(text), text)
 

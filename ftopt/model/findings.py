@@ -1,0 +1,204 @@
+"""Structured explanations: what shaped a plan, what an eased rule would save, why no plan exists.
+
+Why records and not sentences: a quote, a sweep table and a test each want the figures (the watts
+of a feed, the saving of a relaxation, the GB a run needs) without parsing prose. A `Finding` holds
+its kind, its subject (a server, a run, a card, the site) and its figures; `describe` words it. The
+plan's JSON carries the sentence beside the record so a reader without ftopt can still read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Figure = int | float | str | bool | list[int | float | str] | None
+
+
+class FindingKind(StrEnum):
+    """What a finding is about; the renderers and the sweep group by it."""
+
+    # rules that shaped the plan
+    POWER_CAP = "power-cap"  # the feed caps a server's cards below full power
+    HOST_RAM = "host-ram"  # offloaded states, not the GPUs, sized a server's RAM
+    NVME = "nvme"  # checkpoints sized a server's NVMe
+    MULTI_GPU = "multi-gpu"  # memory puts each copy of a run on several cards
+    SERVER_LIMIT = "server-limit"  # site.max_servers is reached
+    INLET = "inlet"  # the room's inlet rules a card out of a chassis
+    FEED = "feed"  # the feed cannot power a build even with capped cards
+    CHASSIS = "chassis"  # a chassis cannot take the RAM or NVMe its cards need
+    # what one eased rule would save
+    SAVING = "saving"
+    # why no plan exists
+    NO_FIT = "no-fit"  # a run fits no allowed card however it is set up
+    NO_SERVER = "no-server"  # a run's options fit no allowed build
+    CONFLICT = "conflict"  # runs that fit alone do not fit together
+    NO_CARD = "no-card"  # the workload allows no card at all
+    NO_PLAN = "no-plan"  # the time limit ran out before any plan was found
+    # assumptions and defaults applied
+    RULE = "rule"
+
+
+class Finding(BaseModel):
+    """One explanation: kind, subject, figures, and the sentence `describe` makes of them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    kind: FindingKind
+    subject: str = Field(description="server id, run name, card id, feed id or 'site'")
+    figures: dict[str, Figure] = Field(default_factory=dict, description="the numbers behind it")
+    text: str = Field(default="", description="the sentence for people; filled from the figures")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _word(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not data.get("text"):
+            kind = FindingKind(data["kind"])
+            data = {**data, "text": describe(kind, data["subject"], data.get("figures") or {})}
+        return data
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def finding(kind: FindingKind, subject: str, **figures: Any) -> Finding:
+    """A finding worded from its figures."""
+    return Finding(kind=kind, subject=subject, figures=figures)
+
+
+def money(amount: float, currency: str, cents: bool = False) -> str:
+    """`USD 12,345` (or with cents): the one way ftopt writes a price."""
+    return f"{currency} {amount:,.2f}" if cents else f"{currency} {amount:,.0f}"
+
+
+def _power_cap(subject: str, f: dict[str, Any]) -> str:
+    return (
+        f"the {f['feed']} feed ({f['feed_usable_w']:,} W usable) caps the {f['gpu_count']} × {f['gpu']} "
+        f"of {subject} at {f['cap_w']} W per card"
+    )
+
+
+def _host_ram(subject: str, f: dict[str, Any]) -> str:
+    return (
+        f"host RAM, not GPUs, sized {subject}: offloaded optimiser states of {', '.join(f['runs'])} "
+        f"need {f['need_gb']:,.0f} GB + {f['reserve_gb']:g} GB reserve"
+    )
+
+
+def _nvme(subject: str, f: dict[str, Any]) -> str:
+    return (
+        f"checkpoints and base models ({f['need_gb']:,.0f} GB) sized the NVMe of {subject}: "
+        f"{f['nvme_tb']:g} TB"
+    )
+
+
+def _multi_gpu(subject: str, f: dict[str, Any]) -> str:
+    return (
+        f"memory per GPU puts each copy of {subject} on {f['gpus']} × {f['gpu']} ({f['strategy']}): "
+        f"{f['per_gpu_gb']:.1f} GB per card there"
+    )
+
+
+def _inlet(subject: str, f: dict[str, Any]) -> str:
+    return (
+        f"site inlet {f['inlet_c']:g} °C rules out {subject} in {f['chassis']} (at most {f['limit_c']:g} °C)"
+    )
+
+
+def _feed(subject: str, f: dict[str, Any]) -> str:
+    return (
+        f"the {f['feed']} feed ({f['feed_usable_w']:,} W usable) cannot power {f['gpu_count']} × {subject} "
+        f"(at least {f['need_w']:,} W at {f['cap_w']} W per card)"
+    )
+
+
+def _saving(subject: str, f: dict[str, Any]) -> str:
+    currency = f["currency"]
+    return (
+        f"{subject} would save {money(f['saved'], currency)} ({money(f['eased_price'], currency)} "
+        f"instead of {money(f['price'], currency)})"
+    )
+
+
+def _no_fit(subject: str, f: dict[str, Any]) -> str:
+    parts = [
+        f"needs {gb:.1f} GB per GPU on {n} × {card} ({how}), card holds {held:g} GB"
+        for card, gb, n, how, held in zip(
+            f["cards"], f["need_gb"], f["gpus"], f["setup"], f["card_gb"], strict=True
+        )
+    ]
+    hints = f["relax"]
+    tail = f"; allow {' or '.join(hints)}" if hints else ""
+    return f"run {subject}: " + "; ".join(parts) + tail
+
+
+def _conflict(subject: str, f: dict[str, Any]) -> str:
+    if f.get("max_servers") is not None:
+        return (
+            f"runs {', '.join(f['runs'])} ({f['copies']} copies) need more than site.max_servers = "
+            f"{f['max_servers']} servers on the allowed builds"
+        )
+    if f.get("runs"):
+        return f"runs {', '.join(f['runs'])} cannot all be placed on the allowed builds"
+    return "the runs cannot all be placed (no smaller conflict found in time)"
+
+
+def _rule(subject: str, f: dict[str, Any]) -> str:
+    if "statement" in f:  # a version 1 plan's sentence, read back
+        return str(f["statement"])
+    if subject == "host":
+        return (
+            f"host RAM ≥ {f['ram_per_gpu_memory']:g} × GPU memory and ≥ offloaded states + "
+            f"{f['reserve_gb']:g} GB; ≥ {f['cores_per_gpu']} cores per GPU; two sockets; "
+            f"≥ {f['data_tb_per_socket']:g} TB data NVMe per socket plus a boot drive"
+        )
+    if subject == "power":
+        return (
+            f"power = (cards at their cap + CPU TDP) × {1 + f['overhead']:.2f}, at most the feed's "
+            f"usable watts; sharded runs stay inside one NVLink domain when one holds them"
+        )
+    if subject == "memory":
+        if f["states_only"]:
+            return "memory per GPU: model states only (seed tables)"
+        return (
+            f"memory per GPU: states + activations (Korthikanti et al., FlashAttention "
+            f"{'on' if f['flash_attention'] else 'off'}) + FP32 logits + {f['cuda_context_gb']:g} GB "
+            f"CUDA context + {f['allocator_reserve']:.0%} allocator reserve"
+        )
+    if subject == "step-time":
+        return f"step time: lower bound at {f['mfu']:.0%} MFU, transfers overlapped"
+    return (
+        f"{len(f['items'])} catalogue prices are assumptions without a public source "
+        f"({', '.join(f['items'])}); overlay your own with --prices"
+    )
+
+
+_WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
+    FindingKind.POWER_CAP: _power_cap,
+    FindingKind.HOST_RAM: _host_ram,
+    FindingKind.NVME: _nvme,
+    FindingKind.MULTI_GPU: _multi_gpu,
+    FindingKind.SERVER_LIMIT: lambda s, f: f"site.max_servers = {f['max_servers']} is reached",
+    FindingKind.INLET: _inlet,
+    FindingKind.FEED: _feed,
+    FindingKind.CHASSIS: lambda s, f: (
+        f"{s} cannot take the RAM or NVMe that {f['gpu_count']} × {f['gpu']} need"
+    ),
+    FindingKind.SAVING: _saving,
+    FindingKind.NO_FIT: _no_fit,
+    FindingKind.NO_SERVER: lambda s, f: (
+        f"run {s}: no allowed build offers {', or '.join(f['needs'])} with the host RAM and NVMe it needs"
+    ),
+    FindingKind.CONFLICT: _conflict,
+    FindingKind.NO_CARD: lambda s, f: "no card in the catalogue is allowed",
+    FindingKind.NO_PLAN: lambda s, f: (
+        f"no plan found within the time limit of {f['seconds']:g} s; raise --time-limit"
+    ),
+    FindingKind.RULE: _rule,
+}
+
+
+def describe(kind: FindingKind, subject: str, figures: dict[str, Any]) -> str:
+    """The sentence for a finding, from its kind, subject and figures."""
+    return _WORDING[kind](subject, figures)

@@ -1,0 +1,53 @@
+"""Which catalogue ids a workload names that the catalogue does not hold.
+
+Why here and not only in the file loader: a library caller builds a `Workload` in code and hands it
+to `solve` with a catalogue of its choosing; the same check must run there, and the file loader adds
+the line numbers it alone knows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ftopt.model.hardware import Catalogue, Kind
+from ftopt.model.workload import Workload
+
+
+@dataclass(frozen=True)
+class UnknownReference:
+    """An id the workload names at `loc` that the catalogue lacks, with the ids it would accept."""
+
+    loc: tuple[str | int, ...]
+    what: str
+    value: str
+    known: tuple[str, ...]
+
+    @property
+    def field(self) -> str:
+        """The field path as a person writes it: `runs[0].model`."""
+        path = ""
+        for part in self.loc:
+            path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else part)
+        return path
+
+
+def unknown_references(workload: Workload, catalogue: Catalogue) -> list[UnknownReference]:
+    """Every model, feed, card and chassis id of the workload that the catalogue does not hold."""
+    found = [
+        UnknownReference(("runs", i, "model"), "model", run.model, catalogue.ids("models"))
+        for i, run in enumerate(workload.runs)
+        if isinstance(run.model, str) and not catalogue.has("models", run.model)
+    ]
+    if not catalogue.has("feeds", workload.site.feed):
+        found.append(UnknownReference(("site", "feed"), "feed", workload.site.feed, catalogue.ids("feeds")))
+    limits: tuple[tuple[Kind, str, tuple[str, ...] | None], ...] = (
+        ("gpus", "card", workload.hardware.gpus),
+        ("chassis", "chassis", workload.hardware.chassis),
+    )
+    for kind, what, ids in limits:
+        found += [
+            UnknownReference(("hardware", kind, i), what, item, catalogue.ids(kind))
+            for i, item in enumerate(ids or ())
+            if not catalogue.has(kind, item)
+        ]
+    return found
