@@ -10,7 +10,7 @@ and sometimes allows only some cards.
 The last instance of every tier but `c200` is an *offload variant*: its full fine-tunes say
 `offload: auto`, so ZeRO-Offload copies (large host RAM on few GPUs) become "heavy": a server must
 hold them alone, and the product's model counts them in heavy classes and configurations rather than
-in the frames' pools. Their copies are capped at `OFFLOAD_COPY_CAP` each.
+in the builds' pools. Their copies are capped at `OFFLOAD_COPY_CAP` each.
 
 Every run must fit some allowed build (checked with the product's own precheck while drawing);
 every instance must be feasible (checked by solving it once; an infeasible draw is redrawn with the

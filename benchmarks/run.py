@@ -59,8 +59,8 @@ ALL_TIERS = ("example", *TIER_NAMES)
 PHASES = (
     ("build_problem", "ftopt.solver.solve", "build_problem"),
     ("precheck", "ftopt.solver.solve", "precheck"),
-    ("build_model", "ftopt.solver.search", "build_model"),
-    ("build_model", "ftopt.solver.solve", "build_model"),  # the infeasibility core only
+    ("build_formulation", "ftopt.solver.search", "build_formulation"),
+    ("build_formulation", "ftopt.solver.solve", "build_formulation"),  # the infeasibility core only
     ("_tie_break", "ftopt.solver.search", "_tie_break"),
     ("decode", "ftopt.solver.search", "decode"),
     ("build_plan", "ftopt.solver.solve", "build_plan"),
@@ -70,7 +70,7 @@ PHASES = (
 MODEL_RUN = ("ftopt.solver.solve", "run_model")
 PHASE_GROUPS = {
     "problem": ("build_problem", "precheck"),
-    "model": ("build_model",),
+    "model": ("build_formulation",),
     "tie_break": ("_tie_break",),
     "plan": ("decode", "build_plan", "_explain_optimum"),
 }
@@ -141,15 +141,15 @@ class Row:
     tier: str
     copies: int
     runs: int
-    options: int
-    frames: int
-    heavy_copies: int  # copies of runs with an option some frame must hold alone (RAM or NVMe)
+    modes: int
+    builds: int
+    heavy_copies: int  # copies of runs with a mode some build must hold alone (RAM or NVMe)
     pool_pairs: int
     attempts: list[Attempt]
     ffd_price: float | None
     ffd_servers: int | None
     ffd_seconds: float | None
-    heavy_classes: int = 0  # ProblemData.heavy_classes: heavy options of one frame and shape
+    heavy_classes: int = 0  # ProblemData.heavy_classes: heavy modes of one build and shape
     heavy_configs: int = 0  # ProblemData.configs: the relaxation's configurations (heavy copies alone)
     safe_configs: int = 0  # ProblemData.safe_configs: light copies budgeted
     exact: bool | None = None  # ProblemData.exact: budgeting light copies changes no configuration
@@ -381,8 +381,8 @@ def measure(
         tier=instance.tier,
         copies=workload.total_copies,
         runs=len(workload.runs),
-        options=len(data.options),
-        frames=len(data.frames),
+        modes=len(data.modes),
+        builds=len(data.builds),
         heavy_copies=heavy_copies(data),
         heavy_classes=len(getattr(data, "heavy_classes", [])),
         heavy_configs=len(getattr(data, "configs", [])),
@@ -428,17 +428,17 @@ def measure_scaling(
 
 
 def heavy_copies(data: ProblemData) -> int:
-    """Copies of runs that take part in a heavy class (some frame must hold one of them alone)."""
+    """Copies of runs that take part in a heavy class (some build must hold one of them alone)."""
     classes = getattr(data, "heavy_classes", None)
     if classes is not None:
-        runs = {data.options[o].run for heavy_class in classes for o in heavy_class.options}
-    else:  # an older ProblemData: any compatible option that is not light
+        runs = {data.modes[o].run for heavy_class in classes for o in heavy_class.modes}
+    else:  # an older ProblemData: any compatible mode that is not light
         reserve = data.catalogue.rules.host_ram_reserve_gb
         runs = {
-            option.run
-            for option in data.options
-            for frame in data.frames
-            if compatible(option, frame) and not light(option, frame, reserve)
+            mode.run
+            for mode in data.modes
+            for build in data.builds
+            if compatible(mode, build) and not light(mode, build, reserve)
         }
     return sum(data.copies[r] for r in runs)
 
@@ -782,7 +782,7 @@ def render(
         "the call until the last price stage returned (the price proven, or the time limit). Split = "
         "median seconds of problem build / model build / CP-SAT price stage / tie-break stage / layout "
         "and plan (decode and right-size, plan, binding-rule explanation); with two models both are in "
-        "these figures. Heavy = copies of runs with an option that a server must hold alone (offloaded "
+        "these figures. Heavy = copies of runs with a mode that a server must hold alone (offloaded "
         "states or checkpoints beyond the GPUs' share of base RAM or NVMe) / heavy classes / "
         "configurations (safe configurations). Models = CP-SAT models solved per call (the most common "
         "over the repeats): 1 without heavy copies, or when the configurations are exact (budgeting light "
@@ -844,14 +844,14 @@ def render(
         "(200, the naive comparison), large (500 copies of ~40 runs), xl (2,000 copies of ~40 runs), "
         "plus `examples/*.yaml`. The last instance of each tier but c200 is an offload variant (full "
         "runs say `offload: auto`, at most 8 copies each), so it has heavy copies.",
-        "- FFD (`baselines/ffd.py`): per copy the least-memory option, copies by memory need "
+        "- FFD (`baselines/ffd.py`): per copy the least-memory mode, copies by memory need "
         "descending, first open server that holds it, else the cheapest build (with the cheapest RAM "
-        "and disk that hold it). Same frames, options and rules as the product.",
-        "- Naive (`baselines/naive.py`): one boolean per (copy, option, slot), frame choice per slot, "
+        "and disk that hold it). Same builds, modes and rules as the product.",
+        "- Naive (`baselines/naive.py`): one boolean per (copy, mode, slot), build choice per slot, "
         "slots = FFD's server count, no symmetry breaking; same rules, same time limit and workers.",
         "- Phases are timed by wrapping the product's functions where their callers look them up "
         "(`ftopt.solver.solve`: build_problem, precheck, build_plan, _explain_optimum; "
-        "`ftopt.solver.search`: build_model, _tie_break, decode; `ftopt.solver.solve.run_model` is "
+        "`ftopt.solver.search`: build_formulation, _tie_break, decode; `ftopt.solver.solve.run_model` is "
         "watched to count the models), so nothing is solved twice; every plan is then checked by "
         "`ftopt.verify.verify_plan`, outside the timing.",
     ]
@@ -868,21 +868,21 @@ def _workers_text(args: argparse.Namespace) -> str:
 def formulation(rows: list[Row]) -> str:
     """What the product's model is, with this run's sizes of its heavy part."""
     text = (
-        "The product's CP-SAT model names no server; every variable is a count. Per frame (chassis, "
+        "The product's CP-SAT model names no server; every variable is a count. Per build (chassis, "
         "card, card count, CPU, power cap, bridges, base RAM and disk): plain servers, and light copies "
-        "per (option, frame), a copy being light on a frame when its offloaded host RAM and NVMe fit its "
+        "per (mode, build), a copy being light on a build when its offloaded host RAM and NVMe fit its "
         "GPUs' share of the base RAM and disk. Per heavy configuration: servers. Heavy copies, which a "
-        "server must hold alone, are grouped into classes (heavy options of one frame with the same GPUs, "
-        "RAM and disk, counted per (option, class)); a configuration is a multiset of classes one server "
+        "server must hold alone, are grouped into classes (heavy modes of one build with the same GPUs, "
+        "RAM and disk, counted per (mode, class)); a configuration is a multiset of classes one server "
         "holds, with the cheapest RAM and disk tiers for it, and its free GPUs, in aligned blocks, join "
-        "the frame's pool. The GPU rule is one row per frame and block size t ∈ {1, 2, 4, 8}: GPUs of "
+        "the build's pool. The GPU rule is one row per build and block size t ∈ {1, 2, 4, 8}: GPUs of "
         "light copies of ≥ t cards ≤ GPUs of plain servers plus configurations' free blocks of ≥ t cards, "
         "exact because the sizes are powers of two (buddy blocks). The price (cents) is minimised, then a "
         "short tie-break stage holds it. Heavy configurations are first priced for their heavy copies "
         "alone, a relaxation whose optimum bounds the true one from below; every decoded server is "
         "right-sized to what it carries, and when that costs no more than the relaxed objective the plan "
         "is optimal. Otherwise the safe configurations, which budget per free GPU the most any light copy "
-        "of the frame needs, are solved as a second model, the cheaper buildable plan is kept and the "
+        "of the build needs, are solved as a second model, the cheaper buildable plan is kept and the "
         "relaxation's bound gives the gap."
     )
     heavy = [r for r in rows if r.heavy_copies]
@@ -974,7 +974,7 @@ def draw_plot(rows: list[Row], path: Path, scaling: list[list[ScalePoint]] | Non
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    """Options of `python -m benchmarks`."""
+    """Modes of `python -m benchmarks`."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description="Run the ftopt benchmarks.")
     parser.add_argument("--tiers", default=",".join(ALL_TIERS), help="comma-separated tiers")
     parser.add_argument("--repeats", type=int, default=5, help="solves per instance")

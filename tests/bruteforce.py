@@ -1,6 +1,6 @@
 """Reference solvers for the property tests: a brute force, a lower bound and a greedy upper bound.
 
-All three read only *data* the solver also starts from: the server builds (`enumerate_frames`:
+All three read only *data* the solver also starts from: the server builds (`enumerate_builds`:
 chassis, card, bridges, host and their RAM and disk tiers, after the feed and inlet filters) and
 each run's sizings (`all_sizings`: memory per GPU, host RAM, NVMe). They use none of the solver's
 problem reduction (`build_problem`'s pruning and light/heavy split), CP-SAT model, constraints or
@@ -14,9 +14,9 @@ variables, nor its `compatible`/`light` helpers. The rules are re-derived here f
   bridge when it fits in one, else whole bridges (checked by an explicit search of GPU index
   blocks, not by summing GPU counts);
 - host RAM: Σ offloaded states + the reserve ≤ the server's RAM tier; NVMe: Σ checkpoints and base
-  models ≤ its disk tier; the tiers are the frame's (every tier already meets the 2 × GPU memory
+  models ≤ its disk tier; the tiers are the build's (every tier already meets the 2 × GPU memory
   and 2 TB-per-socket floors);
-- at most `site.max_servers` servers; a server's price is the frame's fixed price plus its RAM and
+- at most `site.max_servers` servers; a server's price is the build's fixed price plus its RAM and
   disk tiers. Prices are summed in integer cents, like the plan's.
 """
 
@@ -31,7 +31,7 @@ from itertools import combinations_with_replacement, product
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.sizing import Sizing, all_sizings, profile_run
 from ftopt.model.workload import Strategy, Workload
-from ftopt.solver.builds import DiskTier, Frame, RamTier, enumerate_frames
+from ftopt.solver.builds import Build, DiskTier, RamTier, enumerate_builds
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,9 @@ def domain_needed(gpu: Gpu, sizing: Sizing) -> int:
 
 @dataclass(frozen=True)
 class Instance:
-    """What the references work from: the frames, each run's ways, its copies and the site limit."""
+    """What the references work from: the builds, each run's ways, its copies and the site limit."""
 
-    frames: tuple[Frame, ...]
+    builds: tuple[Build, ...]
     ways: tuple[tuple[Way, ...], ...]  # per run, undominated for price
     copies: tuple[int, ...]  # per run
     reserve_gb: float
@@ -82,7 +82,7 @@ class Instance:
 def instance(workload: Workload, catalogue: Catalogue) -> Instance:
     """The reference instance of a bid. Ways another way of the same run is no worse than are
     dropped: replacing them can only free room, so the optimum is unchanged."""
-    frames = tuple(enumerate_frames(catalogue, workload).frames)
+    builds = tuple(enumerate_builds(catalogue, workload).builds)
     allowed = workload.hardware.gpus
     cards = [g for g in catalogue.gpus if allowed is None or g.id in allowed]
     ways: list[tuple[Way, ...]] = []
@@ -101,7 +101,7 @@ def instance(workload: Workload, catalogue: Catalogue) -> Instance:
                 kept.append(way)
         ways.append(tuple(kept))
     return Instance(
-        frames,
+        builds,
         tuple(ways),
         tuple(run.concurrent for run in workload.runs),
         catalogue.rules.host_ram_reserve_gb,
@@ -114,11 +114,11 @@ def cents(amount: float) -> int:
     return round(amount * 100)
 
 
-def holds(frame: Frame, way: Way) -> bool:
+def holds(build: Build, way: Way) -> bool:
     """The server has the copy's card, enough slots, and NVLink bridges as large as its domain."""
-    if way.gpu != frame.gpu.id or way.gpus > frame.gpu_count:
+    if way.gpu != build.gpu.id or way.gpus > build.gpu_count:
         return False
-    bridge = frame.bridge.size if frame.bridge is not None else 1
+    bridge = build.bridge.size if build.bridge is not None else 1
     return way.domain == 0 or bridge >= way.domain
 
 
@@ -151,32 +151,32 @@ def _gpus_place(count: int, bridge: int, needs: tuple[tuple[int, int], ...]) -> 
     return search(0, frozenset(range(count)))
 
 
-def server_cents(frame: Frame, ways: Sequence[Way], reserve_gb: float) -> int | None:
-    """Price of the cheapest server of `frame` (any of its RAM and disk tiers) holding these copies."""
-    if not all(holds(frame, w) for w in ways):
+def server_cents(build: Build, ways: Sequence[Way], reserve_gb: float) -> int | None:
+    """Price of the cheapest server of `build` (any of its RAM and disk tiers) holding these copies."""
+    if not all(holds(build, w) for w in ways):
         return None
-    if sum(w.gpus for w in ways) > frame.gpu_count:
+    if sum(w.gpus for w in ways) > build.gpu_count:
         return None
-    bridge = frame.bridge.size if frame.bridge is not None else 1
+    bridge = build.bridge.size if build.bridge is not None else 1
     if not _gpus_place(
-        frame.gpu_count, bridge, tuple(sorted(((w.gpus, w.domain) for w in ways), reverse=True))
+        build.gpu_count, bridge, tuple(sorted(((w.gpus, w.domain) for w in ways), reverse=True))
     ):
         return None
     ram_need = sum(w.host_ram_gb for w in ways) + reserve_gb
     disk_need = sum(w.nvme_gb for w in ways)
-    ram: list[RamTier] = [t for t in frame.ram_upgrades if t.gb >= ram_need]
-    disk: list[DiskTier] = [t for t in frame.disk_upgrades if t.gb >= disk_need]
+    ram: list[RamTier] = [t for t in build.ram_upgrades if t.gb >= ram_need]
+    disk: list[DiskTier] = [t for t in build.disk_upgrades if t.gb >= disk_need]
     if not ram or not disk:
         return None
-    return cents(frame.fixed_price) + min(cents(t.price) for t in ram) + min(cents(t.price) for t in disk)
+    return cents(build.fixed_price) + min(cents(t.price) for t in ram) + min(cents(t.price) for t in disk)
 
 
-def cheapest_server_cents(frame: Frame) -> int:
-    """The least any server of this frame can cost: its fixed price and its cheapest tiers."""
+def cheapest_server_cents(build: Build) -> int:
+    """The least any server of this build can cost: its fixed price and its cheapest tiers."""
     return (
-        cents(frame.fixed_price)
-        + min(cents(t.price) for t in frame.ram_upgrades)
-        + min(cents(t.price) for t in frame.disk_upgrades)
+        cents(build.fixed_price)
+        + min(cents(t.price) for t in build.ram_upgrades)
+        + min(cents(t.price) for t in build.disk_upgrades)
     )
 
 
@@ -214,7 +214,7 @@ def set_partitions(items: Sequence[int], most: int) -> Iterator[list[list[int]]]
 
 def brute_force(problem: Instance, max_copies: int = 6) -> BruteForceResult:
     """The exact optimum by enumeration: every grouping of copies into servers, every way per copy,
-    every frame and RAM and disk tier per server.
+    every build and RAM and disk tier per server.
 
     A grouping has at most min(copies, site.max_servers) servers: with one copy per server at most
     as many servers as copies are ever useful, so the enumeration is exhaustive. Ways are chosen per
@@ -235,8 +235,8 @@ def brute_force(problem: Instance, max_copies: int = 6) -> BruteForceResult:
         best: int | None = None
         for picked in product(*choices):
             ways = [w for chunk in picked for w in chunk]
-            for frame in problem.frames:
-                price = server_cents(frame, ways, problem.reserve_gb)
+            for build in problem.builds:
+                price = server_cents(build, ways, problem.reserve_gb)
                 if price is not None and (best is None or price < best):
                     best = price
         return best
@@ -261,8 +261,8 @@ def brute_force(problem: Instance, max_copies: int = 6) -> BruteForceResult:
 def lower_bound_cents(problem: Instance) -> int | None:
     """A price no plan can beat; None when some run fits no server at all (then no plan exists).
 
-    For each run: copies × the least, over the run's ways w and the frames f that hold w, of
-    w.gpus × (the cheapest server of f) / f.gpu_count. Why it is a bound: a server of frame f costs
+    For each run: copies × the least, over the run's ways w and the builds f that hold w, of
+    w.gpus × (the cheapest server of f) / f.gpu_count. Why it is a bound: a server of build f costs
     at least its cheapest build C_f, and the copies on it use at most f.gpu_count GPUs, so
     C_f ≥ Σ_{copies on it} gpus × C_f / f.gpu_count ≥ Σ_{copies on it} (that copy's least rate ×
     gpus). Summing over servers counts every copy once. Rounded down per run, so that rounding can
@@ -273,7 +273,7 @@ def lower_bound_cents(problem: Instance) -> int | None:
         rates = [
             w.gpus * cheapest_server_cents(f) / f.gpu_count
             for w in problem.ways[r]
-            for f in problem.frames
+            for f in problem.builds
             if holds(f, w)
         ]
         if not rates:
@@ -284,7 +284,7 @@ def lower_bound_cents(problem: Instance) -> int | None:
 
 @dataclass
 class _OpenServer:
-    frame: Frame
+    build: Build
     ways: list[Way]
 
 
@@ -293,7 +293,7 @@ def first_fit_decreasing(problem: Instance) -> int | None:
 
     Each run's ways are ranked by their cheapest price per GPU times GPUs (fewer GPUs first on
     ties); copies go largest first, each to the first open server that still holds it with some
-    RAM and disk tier, else to a new server of the frame that holds it alone most cheaply; a copy
+    RAM and disk tier, else to a new server of the build that holds it alone most cheaply; a copy
     whose first way fits nowhere falls back to its next one. Every server's tiers are then the
     cheapest that hold what it got. The plan obeys every rule the brute force checks, so its price
     is an upper bound of the optimum whenever it respects `site.max_servers`.
@@ -301,7 +301,7 @@ def first_fit_decreasing(problem: Instance) -> int | None:
     reserve = problem.reserve_gb
 
     def rate(way: Way) -> float:
-        rates = [cheapest_server_cents(f) / f.gpu_count for f in problem.frames if holds(f, way)]
+        rates = [cheapest_server_cents(f) / f.gpu_count for f in problem.builds if holds(f, way)]
         return way.gpus * min(rates) if rates else math.inf
 
     ranked: list[list[Way]] = []
@@ -316,23 +316,23 @@ def first_fit_decreasing(problem: Instance) -> int | None:
         placed = False
         for way in ways:
             target = next(
-                (s for s in servers if server_cents(s.frame, [*s.ways, way], reserve) is not None),
+                (s for s in servers if server_cents(s.build, [*s.ways, way], reserve) is not None),
                 None,
             )
             if target is not None:
                 target.ways.append(way)
                 placed = True
                 break
-            fresh = [(p, f) for f in problem.frames if (p := server_cents(f, [way], reserve)) is not None]
+            fresh = [(p, f) for f in problem.builds if (p := server_cents(f, [way], reserve)) is not None]
             if fresh:
-                _, frame = min(fresh, key=lambda pf: pf[0])
-                servers.append(_OpenServer(frame, [way]))
+                _, build = min(fresh, key=lambda pf: pf[0])
+                servers.append(_OpenServer(build, [way]))
                 placed = True
                 break
         if not placed:
             return None
     if problem.max_servers is not None and len(servers) > problem.max_servers:
         return None
-    prices = [server_cents(s.frame, s.ways, reserve) for s in servers]
+    prices = [server_cents(s.build, s.ways, reserve) for s in servers]
     assert all(p is not None for p in prices), "the greedy built a server it cannot price"
     return sum(p for p in prices if p is not None)

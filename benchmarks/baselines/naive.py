@@ -1,9 +1,9 @@
 """The textbook CP-SAT assignment model, for comparison only: not part of the product.
 
-One boolean per (run copy, placement option, server slot), a frame choice per slot, and nothing of
+One boolean per (run copy, training mode, server slot), a build choice per slot, and nothing of
 what makes the product's model small: copies are not aggregated into counts, servers are not pooled,
 and no symmetry is broken (CP-SAT's own symmetry detection stays at its default). The rules are the
-product's: its frames, options and `compatible` test, GPU capacity per card type (Σ GPUs ≤ cards,
+product's: its builds, modes and `compatible` test, GPU capacity per card type (Σ GPUs ≤ cards,
 exact for power-of-two blocks), NVLink domain size, host RAM (Σ ⌈offload⌉ + reserve ≤ chosen RAM
 tier) and NVMe (Σ ⌈checkpoints⌉ ≤ chosen disk tier) per slot.
 
@@ -71,19 +71,17 @@ def build_naive(data: ProblemData, slots: int) -> tuple[cp_model.CpModel, int]:
     """The naive model over `slots` server slots; returns it and its number of copy booleans."""
     model = cp_model.CpModel()
     reserve = math.ceil(data.catalogue.rules.host_ram_reserve_gb)
-    frames = [f for f, frame in enumerate(data.frames) if any(compatible(o, frame) for o in data.options)]
-    usable = [
-        o for o, option in enumerate(data.options) if any(compatible(option, data.frames[f]) for f in frames)
-    ]
-    cards = sorted({data.frames[f].gpu.id for f in frames})
+    builds = [f for f, build in enumerate(data.builds) if any(compatible(o, build) for o in data.modes)]
+    usable = [o for o, mode in enumerate(data.modes) if any(compatible(mode, data.builds[f]) for f in builds)]
+    cards = sorted({data.builds[f].gpu.id for f in builds})
     price_terms: list[tuple[cp_model.IntVar, int]] = []
-    x: dict[int, list[tuple[int, cp_model.IntVar]]] = {s: [] for s in range(slots)}  # slot → (option, var)
+    x: dict[int, list[tuple[int, cp_model.IntVar]]] = {s: [] for s in range(slots)}  # slot → (mode, var)
     per_copy: list[list[cp_model.IntVar]] = []
     for run, copies in enumerate(data.copies):
-        options = [o for o in usable if data.options[o].run == run]
+        modes = [o for o in usable if data.modes[o].run == run]
         for c in range(copies):
             row = []
-            for o in options:
+            for o in modes:
                 for s in range(slots):
                     var = model.new_bool_var(f"x[{run},{c},{o},{s}]")
                     x[s].append((o, var))
@@ -92,21 +90,21 @@ def build_naive(data: ProblemData, slots: int) -> tuple[cp_model.CpModel, int]:
     for row in per_copy:
         model.add_exactly_one(row)
     for s in range(slots):
-        u = {f: model.new_bool_var(f"u[{s},{f}]") for f in frames}
+        u = {f: model.new_bool_var(f"u[{s},{f}]") for f in builds}
         model.add_at_most_one(u.values())
         ram_cap: list[tuple[cp_model.IntVar, int]] = []
         disk_cap: list[tuple[cp_model.IntVar, int]] = []
-        for f in frames:
-            frame = data.frames[f]
-            price_terms.append((u[f], _cents(frame.fixed_price)))
-            rams = [model.new_bool_var(f"ram[{s},{f},{t}]") for t in range(len(frame.ram_upgrades))]
-            disks = [model.new_bool_var(f"disk[{s},{f},{t}]") for t in range(len(frame.disk_upgrades))]
+        for f in builds:
+            build = data.builds[f]
+            price_terms.append((u[f], _cents(build.fixed_price)))
+            rams = [model.new_bool_var(f"ram[{s},{f},{t}]") for t in range(len(build.ram_upgrades))]
+            disks = [model.new_bool_var(f"disk[{s},{f},{t}]") for t in range(len(build.disk_upgrades))]
             model.add(sum(rams) == u[f])
             model.add(sum(disks) == u[f])
-            for var, tier in zip(rams, frame.ram_upgrades, strict=True):
+            for var, tier in zip(rams, build.ram_upgrades, strict=True):
                 ram_cap.append((var, tier.gb))
                 price_terms.append((var, _cents(tier.price)))
-            for var, disk in zip(disks, frame.disk_upgrades, strict=True):
+            for var, disk in zip(disks, build.disk_upgrades, strict=True):
                 disk_cap.append((var, math.floor(disk.gb)))
                 price_terms.append((var, _cents(disk.price)))
         _slot_rules(model, data, x[s], u, cards, ram_cap, disk_cap, reserve)
@@ -130,18 +128,18 @@ def _slot_rules(
 ) -> None:
     """GPU capacity per card type, NVLink domain size, host RAM and NVMe of one slot."""
     for card in cards:
-        used = [(v, data.options[o].gpus) for o, v in placed if data.options[o].gpu == card]
-        capacity = [(u[f], data.frames[f].gpu_count) for f in u if data.frames[f].gpu.id == card]
+        used = [(v, data.modes[o].gpus) for o, v in placed if data.modes[o].gpu == card]
+        capacity = [(u[f], data.builds[f].gpu_count) for f in u if data.builds[f].gpu.id == card]
         if used:
             model.add(_weighted(used) <= _weighted(capacity))
-    for o in sorted({o for o, _ in placed if data.options[o].domain}):
-        option = data.options[o]
-        used = [(v, option.gpus) for oo, v in placed if oo == o]
-        capacity = [(u[f], data.frames[f].gpu_count) for f in u if compatible(option, data.frames[f])]
+    for o in sorted({o for o, _ in placed if data.modes[o].domain}):
+        mode = data.modes[o]
+        used = [(v, mode.gpus) for oo, v in placed if oo == o]
+        capacity = [(u[f], data.builds[f].gpu_count) for f in u if compatible(mode, data.builds[f])]
         model.add(_weighted(used) <= _weighted(capacity))
-    ram = [(v, math.ceil(data.options[o].host_ram_gb)) for o, v in placed if data.options[o].host_ram_gb > 0]
+    ram = [(v, math.ceil(data.modes[o].host_ram_gb)) for o, v in placed if data.modes[o].host_ram_gb > 0]
     model.add(_weighted(ram) + reserve * sum(u.values()) <= _weighted(ram_cap))
-    nvme = [(v, math.ceil(data.options[o].nvme_gb)) for o, v in placed]
+    nvme = [(v, math.ceil(data.modes[o].nvme_gb)) for o, v in placed]
     model.add(_weighted(nvme) <= _weighted(disk_cap))
 
 

@@ -1,13 +1,13 @@
-"""Server builds ("frames"): chassis, card, bridges, power cap and the cheapest host around them.
+"""Server builds: chassis, card, bridges, power cap and the cheapest host around them.
 
-Why frames and not free component choices in CP-SAT: most components are dominated once the card
+Why builds and not free component choices in CP-SAT: most components are dominated once the card
 count is known. The cheapest CPU pair with ≥ 6 cores per GPU, the smallest DIMM that fills every
 channel alike and gives 2 × GPU memory, the cheapest drives that give 2 TB per socket: each is a
-function of the frame, so it is fixed here, before the model sees it. Only servers that must hold
+function of the build, so it is fixed here, before the model sees it. Only servers that must hold
 offloaded optimiser states or large checkpoints need more RAM or disk; those choose from the
-`upgrades` of their frame inside the model. Power caps lower the draw at the same price, so a
-frame takes the highest cap its feed allows; the feed and the room's inlet temperature filter
-frames out entirely, and each filter records why, for the explanation of an infeasible bid.
+`upgrades` of their build inside the model. Power caps lower the draw at the same price, so a
+build takes the highest cap its feed allows; the feed and the room's inlet temperature filter
+builds out entirely, and each filter records why, for the explanation of an infeasible bid.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class DiskTier:
 
 
 @dataclass(frozen=True)
-class Frame:
+class Build:
     """A server build: everything but per-server RAM and disk upgrades is fixed."""
 
     chassis: Chassis
@@ -122,14 +122,14 @@ def ram_tiers(catalogue: Catalogue, chassis: Chassis, at_least_gb: float) -> lis
 
 def disk_tiers(catalogue: Catalogue, chassis: Chassis, at_least_gb: float) -> list[DiskTier]:
     """Every drive model and count the bays hold with ≥ `at_least_gb`, dominated ones dropped."""
-    options = [
+    modes = [
         DiskTier(d, n, _unit_price(catalogue, d.id) * n)
         for d in catalogue.drives
         if d.role == "data"
         for n in range(1, chassis.drive_bays + 1)
         if d.tb * 1000 * n >= at_least_gb
     ]
-    return _pareto(sorted(options, key=lambda t: (t.price, -t.gb, t.drive.id)))
+    return _pareto(sorted(modes, key=lambda t: (t.price, -t.gb, t.drive.id)))
 
 
 def _pareto(tiers_by_price: list[Tier]) -> list[Tier]:
@@ -173,10 +173,10 @@ def _layouts(catalogue: Catalogue, gpu: Gpu, count: int) -> list[Bridge | None]:
 
 
 @dataclass
-class FrameSet:
-    """The frames a workload may use, and why others were left out."""
+class BuildSet:
+    """The builds a workload may use, and why others were left out."""
 
-    frames: list[Frame]
+    builds: list[Build]
     excluded: list[Finding]
 
 
@@ -184,7 +184,7 @@ def _allowed(ids: tuple[str, ...] | None, item_id: str) -> bool:
     return ids is None or item_id in ids
 
 
-def enumerate_frames(catalogue: Catalogue, workload: Workload) -> FrameSet:
+def enumerate_builds(catalogue: Catalogue, workload: Workload) -> BuildSet:
     """All builds the catalogue, the hardware limits, the feed and the inlet temperature allow."""
     site, limits = workload.site, workload.hardware
     feed = catalogue.feed(site.feed)
@@ -192,7 +192,7 @@ def enumerate_frames(catalogue: Catalogue, workload: Workload) -> FrameSet:
         (d for d in catalogue.drives if d.role == "boot"),
         key=lambda d: (_unit_price(catalogue, d.id), d.id),
     )
-    frames: list[Frame] = []
+    builds: list[Build] = []
     excluded: list[Finding] = []
     for gpu in catalogue.gpus:
         if not _allowed(limits.gpus, gpu.id):
@@ -208,13 +208,13 @@ def enumerate_frames(catalogue: Catalogue, workload: Workload) -> FrameSet:
                     )
                 )
                 continue
-            frames.extend(_frames_for(catalogue, chassis, gpu, feed, boot, excluded))
-    return FrameSet(frames, excluded)
+            builds.extend(_builds_for(catalogue, chassis, gpu, feed, boot, excluded))
+    return BuildSet(builds, excluded)
 
 
-def _frames_for(
+def _builds_for(
     catalogue: Catalogue, chassis: Chassis, gpu: Gpu, feed: Feed, boot: Drive, excluded: list[Finding]
-) -> list[Frame]:
+) -> list[Build]:
     rules = catalogue.rules
     count = chassis.gpu_slots
     host = _cheapest_host(catalogue, chassis, gpu, count, feed)
@@ -241,7 +241,7 @@ def _frames_for(
     if not rams or not disks:
         excluded.append(finding(FindingKind.CHASSIS, chassis.id, gpu_count=count, gpu=gpu.id))
         return []
-    frames = []
+    builds = []
     for bridge in _layouts(catalogue, gpu, count):
         fixed = (
             _unit_price(catalogue, chassis.id)
@@ -250,8 +250,8 @@ def _frames_for(
             + _unit_price(catalogue, boot.id)
             + (_unit_price(catalogue, bridge.id) * (count // bridge.size) if bridge else 0.0)
         )
-        frames.append(
-            Frame(
+        builds.append(
+            Build(
                 chassis,
                 gpu,
                 count,
@@ -268,4 +268,4 @@ def _frames_for(
                 tuple(disks),
             )
         )
-    return frames
+    return builds

@@ -1,14 +1,14 @@
 """Heavy server configurations: which heavy copies one server holds, and the RAM and disk they need.
 
-A copy is *heavy* on a frame when its offloaded host RAM or its NVMe exceeds its GPUs' share of
-the frame's base RAM and disk; such copies cannot be counted into a pool, because what one server
+A copy is *heavy* on a build when its offloaded host RAM or its NVMe exceeds its GPUs' share of
+the build's base RAM and disk; such copies cannot be counted into a pool, because what one server
 must hold alone does not add up across servers. Instead every multiset of heavy copies that one
-server of the frame can hold is enumerated as a configuration, with the cheapest RAM and disk tier
+server of the build can hold is enumerated as a configuration, with the cheapest RAM and disk tier
 for it (cutting-stock patterns; few, because heavy copies are large). Its free GPUs, in aligned
-blocks, join the frame's pool for light copies. Light copies that join a heavy server add their own RAM
+blocks, join the build's pool for light copies. Light copies that join a heavy server add their own RAM
 and NVMe, which the configuration cannot know in advance: it is enumerated twice, once with no
 budget for them (an optimistic relaxation, whose optimum bounds the true one from below) and once
-budgeting, per free GPU, the most any light copy of the frame needs (safe: every plan it yields is
+budgeting, per free GPU, the most any light copy of the build needs (safe: every plan it yields is
 valid). solve.py uses the first and falls back to the second only when a server of the first's plan
 needs more than its configuration bought.
 """
@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ftopt.solver.builds import DiskTier, Frame, RamTier, Tier
+from ftopt.solver.builds import Build, DiskTier, RamTier, Tier
 
 #: Sizes of GPU blocks a copy may take: powers of two up to the largest server.
 BLOCK_SIZES = (1, 2, 4, 8)
@@ -27,7 +27,7 @@ BLOCK_SIZES = (1, 2, 4, 8)
 
 @dataclass(frozen=True)
 class LightBudget:
-    """What a light copy of one frame may need per GPU, at most."""
+    """What a light copy of one build may need per GPU, at most."""
 
     host_ram_gb: float
     nvme_gb: float
@@ -44,18 +44,18 @@ class HeavyShape:
 
 @dataclass(frozen=True)
 class HeavyClass:
-    """Heavy options of one frame that share a shape: one per run, counted together in configurations."""
+    """Heavy modes of one build that share a shape: one per run, counted together in configurations."""
 
-    frame: int
+    build: int
     shape: HeavyShape
-    options: tuple[int, ...]
+    modes: tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class HeavyConfig:
-    """One server of `frame` holding `heavy` (heavy class index, copies), with its RAM and disk."""
+    """One server of `build` holding `heavy` (heavy class index, copies), with its RAM and disk."""
 
-    frame: int
+    build: int
     heavy: tuple[tuple[int, int], ...]
     ram: RamTier
     disk: DiskTier
@@ -127,30 +127,30 @@ def _multisets(
 
 
 def enumerate_configs(
-    frame_index: int,
-    frame: Frame,
+    build_index: int,
+    build: Build,
     heavy: list[tuple[int, HeavyShape]],
     budget: LightBudget,
     reserve_gb: float,
 ) -> list[HeavyConfig]:
-    """All heavy configurations of one frame, each with the cheapest RAM and disk that hold it."""
+    """All heavy configurations of one build, each with the cheapest RAM and disk that hold it."""
     configs: list[HeavyConfig] = []
     shapes = dict(heavy)
-    most_ram = max(t.gb for t in frame.ram_upgrades) - reserve_gb
-    most_nvme = max(t.gb for t in frame.disk_upgrades)
-    for chosen in _multisets(heavy, frame.gpu_count, most_ram, most_nvme):
+    most_ram = max(t.gb for t in build.ram_upgrades) - reserve_gb
+    most_nvme = max(t.gb for t in build.disk_upgrades)
+    for chosen in _multisets(heavy, build.gpu_count, most_ram, most_nvme):
         used = sum(shapes[k].gpus * n for k, n in chosen)
         ram = sum(shapes[k].host_ram_gb * n for k, n in chosen)
         nvme = sum(shapes[k].nvme_gb * n for k, n in chosen)
-        blocks = free_blocks(frame.gpu_count, used)
-        for light_gpus in sorted({frame.gpu_count - used, 0}, reverse=True):
-            ram_tier = cheapest_tier(frame.ram_upgrades, host_ram_need(ram, light_gpus, budget, reserve_gb))
-            disk_tier = cheapest_tier(frame.disk_upgrades, math.ceil(nvme_need(nvme, light_gpus, budget)))
+        blocks = free_blocks(build.gpu_count, used)
+        for light_gpus in sorted({build.gpu_count - used, 0}, reverse=True):
+            ram_tier = cheapest_tier(build.ram_upgrades, host_ram_need(ram, light_gpus, budget, reserve_gb))
+            disk_tier = cheapest_tier(build.disk_upgrades, math.ceil(nvme_need(nvme, light_gpus, budget)))
             if ram_tier is None or disk_tier is None:
                 continue
-            price = frame.fixed_price + ram_tier.price + disk_tier.price
+            price = build.fixed_price + ram_tier.price + disk_tier.price
             config = HeavyConfig(
-                frame_index, chosen, ram_tier, disk_tier, blocks if light_gpus else (), price
+                build_index, chosen, ram_tier, disk_tier, blocks if light_gpus else (), price
             )
             if light_gpus == 0 and configs and configs[-1].heavy == chosen and configs[-1].price <= price:
                 continue  # open twin costs no more: the closed one is dominated

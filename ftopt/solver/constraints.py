@@ -1,9 +1,9 @@
 """The hard rules that depend on which copies share servers, one CP-SAT constraint family each.
 
-Rules fixed before the model are filters elsewhere: memory per GPU (options.py), cores, sockets,
+Rules fixed before the model are filters elsewhere: memory per GPU (modes.py), cores, sockets,
 power against the feed, inlet temperature and identical DIMMs in every channel (builds.py), host RAM
 and NVMe of servers with heavy copies (configs.py), light copies' share of RAM and disk
-(problem.py). `build_model` calls the families below in order.
+(problem.py). `build_formulation` calls the families below in order.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def add_every_copy_placed(
     """Every copy of every run is placed once (switched by a literal, for infeasibility cores)."""
     placed: dict[int, list[cp_model.IntVar]] = {r: [] for r in range(len(data.profiles))}
     for o, copies in v.copies_by_option():
-        placed[data.options[o].run].append(copies)
+        placed[data.modes[o].run].append(copies)
     for run, terms in placed.items():
         model.add(sum(terms) == data.copies[run]).only_enforce_if(enforce[run])
 
@@ -40,19 +40,19 @@ def add_heavy_classes_filled(model: cp_model.CpModel, data: ProblemData, v: Vari
 
 
 def add_gpu_blocks(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
-    """One copy per GPU, in aligned blocks: per frame and block size t, light copies of ≥ t GPUs fit
+    """One copy per GPU, in aligned blocks: per build and block size t, light copies of ≥ t GPUs fit
     the free blocks of ≥ t GPUs. Exact for power-of-two sizes; an aligned block of ≤ 4 cards never
     straddles an NVLink domain it fits in, so compatible() settles the domain rule."""
-    for f, frame in enumerate(data.frames):
-        light = [(data.options[o].gpus, x) for (o, ff), x in v.light_copies.items() if ff == f]
+    for f, build in enumerate(data.builds):
+        light = [(data.modes[o].gpus, x) for (o, ff), x in v.light_copies.items() if ff == f]
         if not light:
             continue
-        configs = [(c, config) for c, config in enumerate(data.configs) if config.frame == f]
+        configs = [(c, config) for c, config in enumerate(data.configs) if config.build == f]
         for t in BLOCK_SIZES:
             demand = [g * x for g, x in light if g >= t]
             if not demand:
                 continue
-            plain = frame.gpu_count * v.plain_servers[f] if frame.gpu_count >= t else 0
+            plain = build.gpu_count * v.plain_servers[f] if build.gpu_count >= t else 0
             shared = [config.capacity(t) * v.config_servers[c] for c, config in configs if config.capacity(t)]
             model.add(sum(demand) <= plain + sum(shared))
 

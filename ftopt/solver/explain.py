@@ -12,7 +12,7 @@ from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Gpu
 from ftopt.model.sizing import Sizing, all_sizings
 from ftopt.model.workload import Method, Run
-from ftopt.solver.options import allowed_gpus
+from ftopt.solver.modes import allowed_gpus
 from ftopt.solver.problem import ProblemData, compatible
 
 
@@ -52,12 +52,9 @@ def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Findin
 
 def _no_server_reason(data: ProblemData, run_index: int) -> Finding:
     run = data.profiles[run_index].run
-    options = [data.options[o] for o in data.options_of(run_index)]
+    modes = [data.modes[o] for o in data.modes_of(run_index)]
     needs = sorted(
-        {
-            f"{o.gpus} × {o.gpu}" + (f" in one NVLink domain of {o.domain}" if o.domain else "")
-            for o in options
-        }
+        {f"{o.gpus} × {o.gpu}" + (f" in one NVLink domain of {o.domain}" if o.domain else "") for o in modes}
     )
     return finding(FindingKind.NO_SERVER, run.name, needs=needs)
 
@@ -66,12 +63,12 @@ def precheck(data: ProblemData) -> list[Finding]:
     """Reasons that rule the bid out before any search: per run, then per card."""
     reasons: list[Finding] = []
     gpus = allowed_gpus(data.catalogue, data.workload)
-    buildable = [g for g in gpus if any(f.gpu.id == g.id for f in data.frames)]
+    buildable = [g for g in gpus if any(f.gpu.id == g.id for f in data.builds)]
     for run_index in range(len(data.profiles)):
-        options = data.options_of(run_index)
-        if not options and buildable:
+        modes = data.modes_of(run_index)
+        if not modes and buildable:
             reasons.append(_no_fit_reason(data, run_index, buildable))
-        elif options and not any(compatible(data.options[o], f) for o in options for f in data.frames):
+        elif modes and not any(compatible(data.modes[o], f) for o in modes for f in data.builds):
             reasons.append(_no_server_reason(data, run_index))
     if not buildable:
         reasons = list(data.excluded) or [finding(FindingKind.NO_CARD, "hardware.gpus")]

@@ -1,7 +1,7 @@
 """From counts to servers: which copies share which server, and which GPU indices each copy gets.
 
-The model decides how many servers of each frame and configuration there are and how many copies
-of each option go to a frame; indices are laid out afterwards. On each server, heavy copies take
+The model decides how many servers of each build and configuration there are and how many copies
+of each mode go to a build; indices are laid out afterwards. On each server, heavy copies take
 the first GPUs, largest first; what remains splits into aligned power-of-two blocks. Light copies
 are then dealt largest first, each to the first block with room. Sizes divide each other, so room
 left in a block is always a multiple of the next copy's size: every copy starts at a multiple of
@@ -14,19 +14,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ftopt.solver.builds import DiskTier, Frame, RamTier
+from ftopt.solver.builds import Build, DiskTier, RamTier
 from ftopt.solver.configs import cheapest_tier, free_blocks
-from ftopt.solver.options import Option
+from ftopt.solver.modes import Mode
 
 
 @dataclass
 class ServerLayout:
-    """One concrete server: its frame, RAM and disk, and the copies it holds with their GPUs."""
+    """One concrete server: its build, RAM and disk, and the copies it holds with their GPUs."""
 
-    frame: Frame
+    build: Build
     ram: RamTier
     disk: DiskTier
-    copies: list[tuple[Option, list[int]]] = field(default_factory=list)
+    copies: list[tuple[Mode, list[int]]] = field(default_factory=list)
 
 
 @dataclass
@@ -35,7 +35,7 @@ class HeavyServer:
 
     ram: RamTier
     disk: DiskTier
-    heavy: list[Option]
+    heavy: list[Mode]
     open_to_light: bool
 
 
@@ -47,38 +47,38 @@ class _Block:
     used: int = 0
 
 
-def _largest_first(option: Option) -> tuple[int, int]:
-    return (-option.gpus, option.run)
+def _largest_first(mode: Mode) -> tuple[int, int]:
+    return (-mode.gpus, mode.run)
 
 
-def _neediest_first(option: Option) -> tuple[int, float, float, int]:
+def _neediest_first(mode: Mode) -> tuple[int, float, float, int]:
     """Largest first (the buddy order), and among equals the copies needing most RAM and disk per
     GPU first, so that they land on plain servers, whose blocks are dealt before heavy servers'."""
-    return (-option.gpus, -option.host_ram_gb / option.gpus, -option.nvme_gb / option.gpus, option.run)
+    return (-mode.gpus, -mode.host_ram_gb / mode.gpus, -mode.nvme_gb / mode.gpus, mode.run)
 
 
-def _take(server: ServerLayout, option: Option, start: int) -> None:
-    server.copies.append((option, list(range(start, start + option.gpus))))
+def _take(server: ServerLayout, mode: Mode, start: int) -> None:
+    server.copies.append((mode, list(range(start, start + mode.gpus))))
 
 
-def lay_out_frame(
-    frame: Frame, heavy: list[HeavyServer], plain: int, light: list[Option]
+def lay_out_build(
+    build: Build, heavy: list[HeavyServer], plain: int, light: list[Mode]
 ) -> list[ServerLayout]:
-    """Servers of one frame with every copy on its GPUs; empty plain servers are dropped."""
+    """Servers of one build with every copy on its GPUs; empty plain servers are dropped."""
     servers: list[ServerLayout] = []
     blocks: list[_Block] = []
     for _ in range(plain):
-        server = ServerLayout(frame, frame.ram, frame.disk)
+        server = ServerLayout(build, build.ram, build.disk)
         servers.append(server)
-        blocks.append(_Block(server, 0, frame.gpu_count))
+        blocks.append(_Block(server, 0, build.gpu_count))
     for spec in heavy:
-        server = ServerLayout(frame, spec.ram, spec.disk)
+        server = ServerLayout(build, spec.ram, spec.disk)
         start = 0
-        for option in sorted(spec.heavy, key=_largest_first):
-            _take(server, option, start)
-            start += option.gpus
+        for mode in sorted(spec.heavy, key=_largest_first):
+            _take(server, mode, start)
+            start += mode.gpus
         if spec.open_to_light:
-            for size in free_blocks(frame.gpu_count, start):
+            for size in free_blocks(build.gpu_count, start):
                 blocks.append(_Block(server, start, size))
                 start += size
         servers.append(server)
@@ -86,7 +86,7 @@ def lay_out_frame(
     return [s for s in servers if s.copies]
 
 
-def _deal_first_fit(blocks: list[_Block], copies: list[Option]) -> None:
+def _deal_first_fit(blocks: list[_Block], copies: list[Mode]) -> None:
     """Each copy (largest first) into the first block with room for it.
 
     A block too full for a copy of g GPUs stays too full for every later copy of g GPUs, so the
@@ -94,13 +94,13 @@ def _deal_first_fit(blocks: list[_Block], copies: list[Option]) -> None:
     copies, not their product (a 2,000-copy bid has 1,500 servers).
     """
     cursor, size = 0, 0
-    for option in copies:
-        if option.gpus != size:
-            cursor, size = 0, option.gpus
+    for mode in copies:
+        if mode.gpus != size:
+            cursor, size = 0, mode.gpus
         while blocks[cursor].size - blocks[cursor].used < size:
             cursor += 1
         block = blocks[cursor]
-        _take(block.server, option, block.start + block.used)
+        _take(block.server, mode, block.start + block.used)
         block.used += size
 
 
@@ -110,14 +110,14 @@ def right_size(server: ServerLayout, reserve_gb: float) -> ServerLayout | None:
     Tiers already meet the 2 × GPU-memory and 2 TB-per-socket rules; this adds the copies' own
     offloaded states (plus the reserve) and checkpoints.
     """
-    frame = server.frame
-    ram = cheapest_tier(frame.ram_upgrades, sum(o.host_ram_gb for o, _ in server.copies) + reserve_gb)
-    disk = cheapest_tier(frame.disk_upgrades, math.ceil(sum(o.nvme_gb for o, _ in server.copies)))
+    build = server.build
+    ram = cheapest_tier(build.ram_upgrades, sum(o.host_ram_gb for o, _ in server.copies) + reserve_gb)
+    disk = cheapest_tier(build.disk_upgrades, math.ceil(sum(o.nvme_gb for o, _ in server.copies)))
     if ram is None or disk is None:
         return None
-    return ServerLayout(frame, ram, disk, server.copies)
+    return ServerLayout(build, ram, disk, server.copies)
 
 
 def price_of(servers: list[ServerLayout]) -> float:
     """What the servers cost as built."""
-    return sum(s.frame.fixed_price + s.ram.price + s.disk.price for s in servers)
+    return sum(s.build.fixed_price + s.ram.price + s.disk.price for s in servers)

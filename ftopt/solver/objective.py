@@ -1,7 +1,7 @@
 """The objective: least total price, then the tie-breaks, solved lexicographically.
 
 Prices enter in cents so a user's price list with cents stays exact. The tie-breaks (fewer servers,
-preferred options: 32-bit Adam, no offload, replicated over sharded, sharding on NVLink; then more
+preferred modes: 32-bit Adam, no offload, replicated over sharded, sharding on NVLink; then more
 free memory per GPU) are a second objective solved with the price held at its optimum, so they
 can never cost money.
 """
@@ -20,22 +20,22 @@ def cents(amount: float) -> int:
 
 
 def price_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
-    """Total price in cents: plain servers at their frame's price, configurations at theirs."""
-    plain = [cents(data.frames[f].price) * n for f, n in v.plain_servers.items()]
+    """Total price in cents: plain servers at their build's price, configurations at theirs."""
+    plain = [cents(data.builds[f].price) * n for f, n in v.plain_servers.items()]
     heavy = [cents(data.configs[c].price) * n for c, n in v.config_servers.items()]
     return sum(plain + heavy)  # type: ignore[return-value]
 
 
-def _used_percent(data: ProblemData, option: int) -> int:
-    sizing = data.options[option].sizing
+def _used_percent(data: ProblemData, mode: int) -> int:
+    sizing = data.modes[mode].sizing
     return round(100 * sizing.total_gb / sizing.card_gb)
 
 
 def tie_break_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
-    """Fewer servers first, then preferred options, then fuller cards last (less used memory)."""
+    """Fewer servers first, then preferred modes, then fuller cards last (less used memory)."""
     per_option = v.copies_by_option()
     most_memory = 800 * sum(data.copies) + 1  # 100 % on up to 8 GPUs per copy
     most_preference = (5 * sum(data.copies) + 1) * most_memory
-    memory = sum(_used_percent(data, o) * data.options[o].gpus * x for o, x in per_option)
-    preference = sum(data.options[o].preference * x for o, x in per_option)
+    memory = sum(_used_percent(data, o) * data.modes[o].gpus * x for o, x in per_option)
+    preference = sum(data.modes[o].preference * x for o, x in per_option)
     return most_preference * sum(v.servers()) + most_memory * preference + memory  # type: ignore[return-value]

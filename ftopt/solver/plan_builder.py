@@ -21,17 +21,17 @@ from ftopt.model.plan import (
 from ftopt.model.topology import domains_of, link_profile
 from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import Method
-from ftopt.solver.builds import Frame
+from ftopt.solver.builds import Build
 from ftopt.solver.layout import ServerLayout
-from ftopt.solver.options import Option
+from ftopt.solver.modes import Mode
 from ftopt.solver.problem import ProblemData
 
 
-def frame_link(frame: Frame, gpus: list[int]) -> tuple[str | None, float | None]:
-    """Link kind and bottleneck bandwidth of `gpus` on a server of this frame."""
-    nvlink = frame.gpu.nvlink.bandwidth_gbps if frame.gpu.nvlink else 0.0
-    bridge = frame.bridge.size if frame.bridge else 0
-    return link_profile(frame.gpu_count, frame.gpu.pcie_gbps, bridge, nvlink, tuple(gpus))
+def build_link(build: Build, gpus: list[int]) -> tuple[str | None, float | None]:
+    """Link kind and bottleneck bandwidth of `gpus` on a server of this build."""
+    nvlink = build.gpu.nvlink.bandwidth_gbps if build.gpu.nvlink else 0.0
+    bridge = build.bridge.size if build.bridge else 0
+    return link_profile(build.gpu_count, build.gpu.pcie_gbps, bridge, nvlink, tuple(gpus))
 
 
 def _line(catalogue: Catalogue, item: str, name: str, quantity: int) -> LineItem:
@@ -41,7 +41,7 @@ def _line(catalogue: Catalogue, item: str, name: str, quantity: int) -> LineItem
 
 def bill_of_materials(catalogue: Catalogue, layout: ServerLayout) -> list[LineItem]:
     """Chassis, cards, bridges, CPUs, DIMMs, data drives and boot drive, with line prices."""
-    f = layout.frame
+    f = layout.build
     lines = [
         _line(catalogue, f.chassis.id, f.chassis.name, 1),
         _line(catalogue, f.gpu.id, f.gpu.name, f.gpu_count),
@@ -56,7 +56,7 @@ def bill_of_materials(catalogue: Catalogue, layout: ServerLayout) -> list[LineIt
 
 
 def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
-    f = layout.frame
+    f = layout.build
     lines = bill_of_materials(data.catalogue, layout)
     return Server(
         id=server_id,
@@ -87,12 +87,12 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
     )
 
 
-def _assignment(data: ProblemData, option: Option, link: str | None, gbps: float | None) -> Assignment:
-    """The figures every copy of `option` shares on GPUs joined by `link`; copy 1 on no server yet."""
-    s = option.sizing
+def _assignment(data: ProblemData, mode: Mode, link: str | None, gbps: float | None) -> Assignment:
+    """The figures every copy of `mode` shares on GPUs joined by `link`; copy 1 on no server yet."""
+    s = mode.sizing
     transfer = transfer_seconds(s.traffic_gb_per_step * 1e9, gbps) if gbps else 0.0
     return Assignment(
-        run=data.profiles[option.run].run.name,
+        run=data.profiles[mode.run].run.name,
         copy_=1,
         server="",
         gpus=[],
@@ -115,25 +115,25 @@ def _assignment(data: ProblemData, option: Option, link: str | None, gbps: float
 
 
 class _Assignments:
-    """Assignments made from one validated template per (option, link): a bid of thousands of
+    """Assignments made from one validated template per (mode, link): a bid of thousands of
     copies has a few dozen distinct ones, and validating each copy anew cost a quarter of an xl
     solve. Only the copy number, server and GPU indices differ between copies."""
 
     def __init__(self, data: ProblemData) -> None:
         self._data = data
-        self._templates: dict[tuple[Option, str | None, float | None], Assignment] = {}
+        self._templates: dict[tuple[Mode, str | None, float | None], Assignment] = {}
         self._copies = [0] * len(data.profiles)
 
-    def place(self, option: Option, gpus: list[int], layout: ServerLayout, server_id: str) -> Assignment:
-        """The next copy of `option`'s run, on `gpus` of `server_id`."""
-        link, gbps = frame_link(layout.frame, gpus)
-        key = (option, link, gbps)
+    def place(self, mode: Mode, gpus: list[int], layout: ServerLayout, server_id: str) -> Assignment:
+        """The next copy of `mode`'s run, on `gpus` of `server_id`."""
+        link, gbps = build_link(layout.build, gpus)
+        key = (mode, link, gbps)
         template = self._templates.get(key)
         if template is None:
-            template = self._templates[key] = _assignment(self._data, option, link, gbps)
-        self._copies[option.run] += 1
+            template = self._templates[key] = _assignment(self._data, mode, link, gbps)
+        self._copies[mode.run] += 1
         return template.model_copy(
-            update={"copy_": self._copies[option.run], "server": server_id, "gpus": list(gpus)}
+            update={"copy_": self._copies[mode.run], "server": server_id, "gpus": list(gpus)}
         )
 
 
@@ -206,14 +206,14 @@ def build_plan(
     """The plan with servers numbered s1… in a deterministic order and copies numbered per run."""
     layouts = sorted(
         layouts,
-        key=lambda s: (s.frame.key, s.ram.gb, s.disk.gb, [(o.run, o.gpus, g) for o, g in s.copies]),
+        key=lambda s: (s.build.key, s.ram.gb, s.disk.gb, [(o.run, o.gpus, g) for o, g in s.copies]),
     )
     servers, assignments = [], []
     placed = _Assignments(data)
     for number, layout in enumerate(layouts, start=1):
         server_id = f"s{number}"
         servers.append(_server(data, layout, server_id))
-        assignments += [placed.place(option, gpus, layout, server_id) for option, gpus in layout.copies]
+        assignments += [placed.place(mode, gpus, layout, server_id) for mode, gpus in layout.copies]
     total = round(sum(s.price for s in servers), 2)
     gap = (total - bound) / total if total else 0.0
     return Plan(

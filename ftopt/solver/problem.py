@@ -1,11 +1,11 @@
-"""Problem data: the runs, the frames, the options, and which option may go where as what.
+"""Problem data: the runs, the builds, the modes, and which mode may go where as what.
 
-Why counts and not named servers: most copies are *light* on a frame — their offloaded host RAM and
-their NVMe fit within their GPUs' share of the frame's base RAM and disk — so any set of them that
+Why counts and not named servers: most copies are *light* on a build — their offloaded host RAM and
+their NVMe fit within their GPUs' share of the build's base RAM and disk — so any set of them that
 fits the GPUs fits the server. GPU counts of 1, 2, 4 and 8 in servers of 2, 4 or 8 have the buddy
 property (sizes divide each other), so for each block size t, "GPUs of light copies of at least t
 cards ≤ GPUs in free blocks of at least t cards" is exact for a whole population of servers: the
-model only counts servers per frame and copies per (option, frame). *Heavy* copies, whose RAM or
+model only counts servers per build and copies per (mode, build). *Heavy* copies, whose RAM or
 disk one server must hold alone, come in enumerated configurations (configs.py), counted too.
 """
 
@@ -18,24 +18,22 @@ from ftopt.model.findings import Finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.sizing import RunProfile, profile_run
 from ftopt.model.workload import Workload
-from ftopt.solver.builds import Frame, enumerate_frames
+from ftopt.solver.builds import Build, enumerate_builds
 from ftopt.solver.configs import HeavyClass, HeavyConfig, HeavyShape, LightBudget, enumerate_configs
-from ftopt.solver.options import Option, allowed_gpus, run_options
+from ftopt.solver.modes import Mode, allowed_gpus, run_modes
 
 
-def compatible(option: Option, frame: Frame) -> bool:
+def compatible(mode: Mode, build: Build) -> bool:
     """Same card, the copy's GPUs fit the server, and its shards find an NVLink domain large enough."""
-    if option.gpu != frame.gpu.id or option.gpus > frame.gpu_count:
+    if mode.gpu != build.gpu.id or mode.gpus > build.gpu_count:
         return False
-    return option.domain == 0 or frame.domain_size >= option.domain
+    return mode.domain == 0 or build.domain_size >= mode.domain
 
 
-def light(option: Option, frame: Frame, reserve_gb: float) -> bool:
-    """Whether the copy's host RAM and NVMe fit its GPUs' share of the frame's base RAM and disk."""
-    share = option.gpus / frame.gpu_count
-    return (
-        option.host_ram_gb <= share * (frame.ram.gb - reserve_gb) and option.nvme_gb <= share * frame.disk.gb
-    )
+def light(mode: Mode, build: Build, reserve_gb: float) -> bool:
+    """Whether the copy's host RAM and NVMe fit its GPUs' share of the build's base RAM and disk."""
+    share = mode.gpus / build.gpu_count
+    return mode.host_ram_gb <= share * (build.ram.gb - reserve_gb) and mode.nvme_gb <= share * build.disk.gb
 
 
 @dataclass
@@ -45,10 +43,10 @@ class ProblemData:
     workload: Workload
     catalogue: Catalogue
     profiles: list[RunProfile]
-    frames: list[Frame]
-    options: list[Option]
+    builds: list[Build]
+    modes: list[Mode]
     excluded: list[Finding]
-    pool: list[tuple[int, int]] = field(default_factory=list)  # (option, frame): light pairs
+    pool: list[tuple[int, int]] = field(default_factory=list)  # (mode, build): light pairs
     heavy_classes: list[HeavyClass] = field(default_factory=list)
     configs: list[HeavyConfig] = field(default_factory=list)  # what the model is built from
     safe_configs: list[HeavyConfig] = field(default_factory=list)  # with light copies budgeted
@@ -69,91 +67,88 @@ class ProblemData:
         """Copies of each run."""
         return [p.run.concurrent for p in self.profiles]
 
-    def options_of(self, run: int) -> list[int]:
-        """Indices of the options of one run."""
-        return [i for i, o in enumerate(self.options) if o.run == run]
+    def modes_of(self, run: int) -> list[int]:
+        """Indices of the modes of one run."""
+        return [i for i, o in enumerate(self.modes) if o.run == run]
 
-    def pool_bound(self, frame: int) -> int:
-        """Most plain servers of one frame any plan could need: every light copy on it.
+    def pool_bound(self, build: int) -> int:
+        """Most plain servers of one build any plan could need: every light copy on it.
 
         Not capped by `site.max_servers`: that limit is a constraint of its own, so that an
         infeasible bid's assumption core can name it.
         """
-        gpus = sum(
-            self.options[o].gpus * self.copies[self.options[o].run] for o, f in self.pool if f == frame
-        )
-        return math.ceil(gpus / self.frames[frame].gpu_count)
+        gpus = sum(self.modes[o].gpus * self.copies[self.modes[o].run] for o, f in self.pool if f == build)
+        return math.ceil(gpus / self.builds[build].gpu_count)
 
     def class_copies(self, heavy_class: int) -> int:
         """Copies of all runs that may take one heavy class."""
-        return sum(self.copies[self.options[o].run] for o in self.heavy_classes[heavy_class].options)
+        return sum(self.copies[self.modes[o].run] for o in self.heavy_classes[heavy_class].modes)
 
     def config_bound(self, config: HeavyConfig) -> int:
         """Most servers of one configuration any plan could use: until one of its classes is exhausted."""
         return min(self.class_copies(k) // count for k, count in config.heavy)
 
 
-def _budget(data: ProblemData, frame: int) -> LightBudget:
-    light_options = [data.options[o] for o, f in data.pool if f == frame]
+def _budget(data: ProblemData, build: int) -> LightBudget:
+    light_options = [data.modes[o] for o, f in data.pool if f == build]
     return LightBudget(
         host_ram_gb=max((o.host_ram_gb / o.gpus for o in light_options), default=0.0),
         nvme_gb=max((o.nvme_gb / o.gpus for o in light_options), default=0.0),
     )
 
 
-def _needs(option: Option, is_light: bool) -> tuple[float, ...]:
-    """What an option takes from a server of one frame: GPUs only when light."""
-    return (option.gpus, 0.0, 0.0) if is_light else (option.gpus, option.host_ram_gb, option.nvme_gb)
+def _needs(mode: Mode, is_light: bool) -> tuple[float, ...]:
+    """What a mode takes from a server of one build: GPUs only when light."""
+    return (mode.gpus, 0.0, 0.0) if is_light else (mode.gpus, mode.host_ram_gb, mode.nvme_gb)
 
 
-def _undominated(candidates: list[tuple[int, Option, bool]]) -> list[tuple[int, Option, bool]]:
-    """Per run and frame: drop an option when a kept one needs no more and is no less preferred.
+def _undominated(candidates: list[tuple[int, Mode, bool]]) -> list[tuple[int, Mode, bool]]:
+    """Per run and build: drop a mode when a kept one needs no more and is no less preferred.
 
-    On one frame a light copy needs only its GPUs, so two light options of one GPU count are
+    On one build a light copy needs only its GPUs, so two light modes of one GPU count are
     interchangeable for the price; keeping the preferred one (then the one with more free memory)
     removes that symmetry without touching the optimum or the tie-breaks.
     """
     ordered = sorted(candidates, key=lambda c: (_needs(c[1], c[2]), c[1].preference, c[1].sizing.total_gb))
-    kept: list[tuple[int, Option, bool]] = []
-    for o, option, is_light in ordered:
-        needs = _needs(option, is_light)
+    kept: list[tuple[int, Mode, bool]] = []
+    for o, mode, is_light in ordered:
+        needs = _needs(mode, is_light)
         if not any(
-            k.preference <= option.preference
-            and all(a <= b for a, b in zip(_needs(k, kl), needs, strict=True))
+            k.preference <= mode.preference and all(a <= b for a, b in zip(_needs(k, kl), needs, strict=True))
             for _, k, kl in kept
         ):
-            kept.append((o, option, is_light))
+            kept.append((o, mode, is_light))
     return kept
 
 
-def _shape(option: Option) -> HeavyShape:
-    return HeavyShape(option.gpus, round(option.host_ram_gb, 6), round(option.nvme_gb, 6))
+def _shape(mode: Mode) -> HeavyShape:
+    return HeavyShape(mode.gpus, round(mode.host_ram_gb, 6), round(mode.nvme_gb, 6))
 
 
 def _classify(data: ProblemData) -> None:
     reserve = data.catalogue.rules.host_ram_reserve_gb
     heavy: dict[int, dict[HeavyShape, list[int]]] = {}
-    for f, frame in enumerate(data.frames):
+    for f, build in enumerate(data.builds):
         for run in range(len(data.profiles)):
             candidates = [
-                (o, data.options[o], light(data.options[o], frame, reserve))
-                for o in data.options_of(run)
-                if compatible(data.options[o], frame)
+                (o, data.modes[o], light(data.modes[o], build, reserve))
+                for o in data.modes_of(run)
+                if compatible(data.modes[o], build)
             ]
-            for o, option, is_light in _undominated(candidates):
+            for o, mode, is_light in _undominated(candidates):
                 if is_light:
                     data.pool.append((o, f))
                 else:
-                    heavy.setdefault(f, {}).setdefault(_shape(option), []).append(o)
+                    heavy.setdefault(f, {}).setdefault(_shape(mode), []).append(o)
     data.pool.sort()
     for f, by_shape in sorted(heavy.items()):
         shapes = []
-        for shape, options in sorted(by_shape.items(), key=lambda item: item[1]):
+        for shape, modes in sorted(by_shape.items(), key=lambda item: item[1]):
             shapes.append((len(data.heavy_classes), shape))
-            data.heavy_classes.append(HeavyClass(f, shape, tuple(options)))
-        frame = data.frames[f]
-        data.configs += _usable(data, enumerate_configs(f, frame, shapes, LightBudget(0.0, 0.0), reserve))
-        data.safe_configs += _usable(data, enumerate_configs(f, frame, shapes, _budget(data, f), reserve))
+            data.heavy_classes.append(HeavyClass(f, shape, tuple(modes)))
+        build = data.builds[f]
+        data.configs += _usable(data, enumerate_configs(f, build, shapes, LightBudget(0.0, 0.0), reserve))
+        data.safe_configs += _usable(data, enumerate_configs(f, build, shapes, _budget(data, f), reserve))
 
 
 def _usable(data: ProblemData, configs: list[HeavyConfig]) -> list[HeavyConfig]:
@@ -167,7 +162,7 @@ def _usable(data: ProblemData, configs: list[HeavyConfig]) -> list[HeavyConfig]:
     return [c for c in configs if data.config_bound(c) > 0]
 
 
-def _same_but_bridges(a: Frame, b: Frame) -> bool:
+def _same_but_bridges(a: Build, b: Build) -> bool:
     return (a.chassis.id, a.gpu.id, a.gpu_count, a.power_cap_w, a.cpu.id) == (
         b.chassis.id,
         b.gpu.id,
@@ -177,36 +172,36 @@ def _same_but_bridges(a: Frame, b: Frame) -> bool:
     )
 
 
-def undominated_frames(frames: list[Frame], options: list[Option]) -> list[Frame]:
+def undominated_builds(builds: list[Build], modes: list[Mode]) -> list[Build]:
     """Drop a build when another bridge layout of the same server costs no more and holds every
-    option it holds.
+    mode it holds.
 
     Bridges only matter to sharded runs; when no run of the bid shards on a card, its bridged
     builds cost more for nothing, and each would otherwise repeat every heavy configuration. Two
     layouts of one price (two 2-way bridges or one 4-way) are the same server to every run that
     fits both: keeping both only hands CP-SAT a symmetry to search through, so the one that holds
-    more options stays (the first, when they hold the same). Ranking by (price, fewer options held,
+    more modes stays (the first, when they hold the same). Ranking by (price, fewer modes held,
     index) is a strict order, so of every set of equivalent builds one survives.
     """
-    holds = [frozenset(o for o, option in enumerate(options) if compatible(option, f)) for f in frames]
-    rank = [(f.fixed_price, -len(holds[i]), i) for i, f in enumerate(frames)]
+    holds = [frozenset(o for o, mode in enumerate(modes) if compatible(mode, f)) for f in builds]
+    rank = [(f.fixed_price, -len(holds[i]), i) for i, f in enumerate(builds)]
 
     def dominated(b: int) -> bool:
         return any(
-            a != b and _same_but_bridges(frames[a], frames[b]) and rank[a] < rank[b] and holds[b] <= holds[a]
-            for a in range(len(frames))
+            a != b and _same_but_bridges(builds[a], builds[b]) and rank[a] < rank[b] and holds[b] <= holds[a]
+            for a in range(len(builds))
         )
 
-    return [frame for b, frame in enumerate(frames) if not dominated(b)]
+    return [build for b, build in enumerate(builds) if not dominated(b)]
 
 
 def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
-    """Frames, options, the light pool and the heavy configurations for a workload."""
-    frame_set = enumerate_frames(catalogue, workload)
-    gpus = [g for g in allowed_gpus(catalogue, workload) if any(f.gpu.id == g.id for f in frame_set.frames)]
+    """Builds, modes, the light pool and the heavy configurations for a workload."""
+    build_set = enumerate_builds(catalogue, workload)
+    gpus = [g for g in allowed_gpus(catalogue, workload) if any(f.gpu.id == g.id for f in build_set.builds)]
     profiles = [profile_run(run, catalogue) for run in workload.runs]
-    options = [o for i, p in enumerate(profiles) for o in run_options(i, p, gpus, workload.sizing)]
-    frames = undominated_frames(frame_set.frames, options)
-    data = ProblemData(workload, catalogue, profiles, frames, options, frame_set.excluded)
+    modes = [o for i, p in enumerate(profiles) for o in run_modes(i, p, gpus, workload.sizing)]
+    builds = undominated_builds(build_set.builds, modes)
+    data = ProblemData(workload, catalogue, profiles, builds, modes, build_set.excluded)
     _classify(data)
     return data

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 
 from ftopt.errors import NoPlanInTimeError
-from ftopt.solver.layout import HeavyServer, ServerLayout, lay_out_frame, price_of, right_size
-from ftopt.solver.model import BuiltModel, build_model
+from ftopt.solver.formulation import Formulation, build_formulation
+from ftopt.solver.layout import HeavyServer, ServerLayout, lay_out_build, price_of, right_size
+from ftopt.solver.modes import Mode
 from ftopt.solver.objective import tie_break_expression
-from ftopt.solver.options import Option
 from ftopt.solver.problem import ProblemData
 
 
@@ -70,7 +70,7 @@ FULL_SUBSOLVERS = ("quick_restart", "reduced_costs", "default_lp", "max_lp", "ps
 
 # Longest tie-break stage, seconds. Its first hint is the priced plan and it improves fast: on the
 # heavy benchmark bids (xl-02 whole and at a quarter of its copies) the plan after 0.2 s already has
-# the final server count and option preferences and differs only in the last term (memory left on
+# the final server count and mode preferences and differs only in the last term (memory left on
 # the cards, by under a fifth of one card); proving that last term took up to 1.4 s more. Without
 # the cap a 60 s limit gave this stage 3 s.
 TIE_BREAK_CAP_S = 1.0
@@ -109,7 +109,7 @@ class Outcome:
         return round(price_of(self.servers) * 100) if self.servers is not None else float("inf")
 
 
-def _take_heavy(queues: dict[int, list[Option]], counts: tuple[tuple[int, int], ...]) -> list[Option]:
+def _take_heavy(queues: dict[int, list[Mode]], counts: tuple[tuple[int, int], ...]) -> list[Mode]:
     """The next heavy copies of each class in a configuration (the model makes the counts match)."""
     taken = []
     for k, count in counts:
@@ -118,38 +118,38 @@ def _take_heavy(queues: dict[int, list[Option]], counts: tuple[tuple[int, int], 
     return taken
 
 
-def decode(data: ProblemData, built: BuiltModel, solver: cp_model.CpSolver) -> list[ServerLayout] | None:
-    """Concrete servers from the solution's counts, frame by frame, each right-sized."""
+def decode(data: ProblemData, built: Formulation, solver: cp_model.CpSolver) -> list[ServerLayout] | None:
+    """Concrete servers from the solution's counts, build by build, each right-sized."""
     v = built.variables
     queues = {
-        k: [data.options[o] for o in c.options for _ in range(solver.value(v.heavy_copies[o, k]))]
+        k: [data.modes[o] for o in c.modes for _ in range(solver.value(v.heavy_copies[o, k]))]
         for k, c in enumerate(data.heavy_classes)
     }
     servers: list[ServerLayout] = []
-    for f, frame in enumerate(data.frames):
+    for f, build in enumerate(data.builds):
         heavy = [
             HeavyServer(config.ram, config.disk, _take_heavy(queues, config.heavy), bool(config.free_blocks))
             for c, config in enumerate(data.configs)
-            if config.frame == f
+            if config.build == f
             for _ in range(solver.value(v.config_servers[c]))
         ]
         light = [
-            data.options[o]
+            data.modes[o]
             for (o, ff), x in sorted(v.light_copies.items())
             if ff == f
             for _ in range(solver.value(x))
         ]
         plain = solver.value(v.plain_servers[f]) if f in v.plain_servers else 0
-        servers += lay_out_frame(frame, heavy, plain, light)
+        servers += lay_out_build(build, heavy, plain, light)
     reserve = data.catalogue.rules.host_ram_reserve_gb
     sized = [right_size(server, reserve) for server in servers]
     return None if any(s is None for s in sized) else [s for s in sized if s is not None]
 
 
 def _tie_break(
-    built: BuiltModel, first: cp_model.CpSolver, settings: SolveSettings, seconds: float
+    built: Formulation, first: cp_model.CpSolver, settings: SolveSettings, seconds: float
 ) -> cp_model.CpSolver:
-    """With the price held at its optimum, prefer fewer servers, preferred options, free memory."""
+    """With the price held at its optimum, prefer fewer servers, preferred modes, free memory."""
     model = built.model
     model.clear_hints()
     for var in built.variables.all():
@@ -168,7 +168,7 @@ def run_model(
     on_progress: Callable[[Progress], None] | None = None,
 ) -> Outcome | None:
     """Minimise the price of `data`'s model until `deadline`; None when the model is infeasible."""
-    built = build_model(data)
+    built = build_formulation(data)
     built.enforce_all()
     solver = make_solver(settings, max(0.05, deadline - time.perf_counter()))
     status = solver.solve(built.model, _Reporter(on_progress) if on_progress else None)

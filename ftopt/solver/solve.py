@@ -28,7 +28,7 @@ from ftopt.model.references import unknown_references
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
 from ftopt.solver.explain import describe_core, precheck
-from ftopt.solver.model import build_model
+from ftopt.solver.formulation import build_formulation
 from ftopt.solver.plan_builder import build_plan
 from ftopt.solver.problem import ProblemData, build_problem
 from ftopt.solver.search import Outcome, Progress, SolveSettings, make_solver, run_model
@@ -47,7 +47,7 @@ class _Infeasible(Exception):
 
 def _infeasible(data: ProblemData, settings: SolveSettings) -> _Infeasible:
     """Find which runs and limits conflict, from CP-SAT's assumption core."""
-    built = build_model(data)
+    built = build_formulation(data)
     model = built.model
     model.clear_objective()
     model.add_assumptions([*built.place_run.values(), built.server_limit])

@@ -1,8 +1,8 @@
 """The CP-SAT decision variables, in one typed container.
 
-Everything is a count: servers per frame, servers per heavy configuration, copies per (option,
-frame). No variable names a particular server, so identical servers are never told apart and the
-model's size follows distinct runs and options, not `concurrent`.
+Everything is a count: servers per build, servers per heavy configuration, copies per (mode,
+build). No variable names a particular server, so identical servers are never told apart and the
+model's size follows distinct runs and modes, not `concurrent`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from ftopt.solver.problem import ProblemData
 class Variables:
     """Every variable of the model, keyed by indices of the problem data."""
 
-    plain_servers: dict[int, cp_model.IntVar] = field(default_factory=dict)  # frame
-    light_copies: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # option, frame
+    plain_servers: dict[int, cp_model.IntVar] = field(default_factory=dict)  # build
+    light_copies: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # mode, build
     config_servers: dict[int, cp_model.IntVar] = field(default_factory=dict)  # heavy configuration
-    heavy_copies: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # option, class
+    heavy_copies: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # mode, class
 
     def all(self) -> list[cp_model.IntVar]:
         """Every variable, for hints."""
@@ -33,7 +33,7 @@ class Variables:
         ]
 
     def copies_by_option(self) -> list[tuple[int, cp_model.IntVar]]:
-        """(option, count) for every placement variable, light and heavy."""
+        """(mode, count) for every placement variable, light and heavy."""
         return [(o, x) for (o, _), x in [*self.light_copies.items(), *self.heavy_copies.items()]]
 
     def servers(self) -> list[cp_model.IntVar]:
@@ -45,14 +45,14 @@ def make_variables(model: cp_model.CpModel, data: ProblemData) -> Variables:
     """Create and name all variables with tight domains."""
     v = Variables()
     for f in sorted({f for _, f in data.pool}):
-        v.plain_servers[f] = model.new_int_var(0, data.pool_bound(f), f"servers[{data.frames[f].key}]")
+        v.plain_servers[f] = model.new_int_var(0, data.pool_bound(f), f"servers[{data.builds[f].key}]")
     for o, f in data.pool:
-        run = data.options[o].run
+        run = data.modes[o].run
         v.light_copies[o, f] = model.new_int_var(0, data.copies[run], f"copies[{o},{f}]")
     for c, config in enumerate(data.configs):
         v.config_servers[c] = model.new_int_var(0, data.config_bound(config), f"config[{c}]")
     for k, heavy_class in enumerate(data.heavy_classes):
-        for o in heavy_class.options:
-            run = data.options[o].run
+        for o in heavy_class.modes:
+            run = data.modes[o].run
             v.heavy_copies[o, k] = model.new_int_var(0, data.copies[run], f"heavy[{o},{k}]")
     return v

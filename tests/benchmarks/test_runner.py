@@ -53,7 +53,7 @@ def test_one_instance_measured_and_rendered(tmp_path: Path) -> None:
     assert attempt.status == "optimal"
     assert attempt.violations == 0
     assert attempt.models and attempt.models[0]["status"] == "optimal"
-    assert set(attempt.phases) >= {"build_problem", "build_model", "_tie_break", "decode", "build_plan"}
+    assert set(attempt.phases) >= {"build_problem", "build_formulation", "_tie_break", "decode", "build_plan"}
     assert row.heavy_copies > 0 and row.heavy_classes > 0 and row.heavy_configs > 0
     assert row.naive is not None and row.naive["status"] == "optimal"
     assert not row.flags

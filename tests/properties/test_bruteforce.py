@@ -1,8 +1,8 @@
 """The CP-SAT optimum equals a brute force's on tiny bids, to the cent, feasible or not (issue §4).
 
 The brute force (tests/bruteforce.py) enumerates every grouping of at most four copies into
-servers, every option per copy and every frame, RAM and disk tier per server, from the same frames
-and options the solver is given but none of its constraints.
+servers, every mode per copy and every build, RAM and disk tier per server, from the same builds
+and modes the solver is given but none of its constraints.
 """
 
 from __future__ import annotations

@@ -30,9 +30,9 @@ def problem(text: str) -> Instance:
     return instance(Workload.model_validate(yaml.safe_load(text)), CATALOGUE)
 
 
-def cheapest_frame_cents(data: Instance, chassis: str, gpu: str) -> int:
-    frames = [f for f in data.frames if f.chassis.id == chassis and f.gpu.id == gpu]
-    return min(cents(f.price) for f in frames)
+def cheapest_build_cents(data: Instance, chassis: str, gpu: str) -> int:
+    builds = [f for f in data.builds if f.chassis.id == chassis and f.gpu.id == gpu]
+    return min(cents(f.price) for f in builds)
 
 
 @pytest.mark.parametrize(("items", "bell"), [(1, 1), (2, 2), (3, 5), (4, 15), (5, 52)])
@@ -64,7 +64,7 @@ site: {feed: 400v-3p-16a, inlet_c: 25}
 hardware: {gpus: [rtx-pro-6000-se], chassis: [gpu-server-2]}
 runs: [{name: q, model: llama-3.1-8b, method: qlora, concurrent: 3}]
 """)
-    server = cheapest_frame_cents(data, "gpu-server-2", "rtx-pro-6000-se")
+    server = cheapest_build_cents(data, "gpu-server-2", "rtx-pro-6000-se")
     assert brute_force(data).cents == 2 * server
     assert first_fit_decreasing(data) == 2 * server
     assert lower_bound_cents(data) == 3 * server // 2
@@ -79,7 +79,7 @@ runs:
   - {{name: q, model: llama-3.1-8b, method: qlora}}
 """
     three = problem(text.format(limit=3))
-    server = cheapest_frame_cents(three, "gpu-server-2", "rtx-pro-6000-se")
+    server = cheapest_build_cents(three, "gpu-server-2", "rtx-pro-6000-se")
     assert brute_force(three).cents == 3 * server
     assert brute_force(problem(text.format(limit=2))).cents is None
     assert first_fit_decreasing(problem(text.format(limit=2))) is None
@@ -92,12 +92,12 @@ site: {feed: 400v-3p-16a, inlet_c: 25}
 hardware: {gpus: [rtx-pro-6000-se], chassis: [gpu-server-2]}
 runs: [{name: o, model: qwen3-32b, method: full, offload: cpu, gpus: 1, seq_len: 2048}]
 """)
-    base = cheapest_frame_cents(data, "gpu-server-2", "rtx-pro-6000-se")
+    base = cheapest_build_cents(data, "gpu-server-2", "rtx-pro-6000-se")
     best = brute_force(data).cents
     assert best is not None and best > base
-    frame = next(f for f in data.frames if f.chassis.id == "gpu-server-2")
-    ram = min(t.price for t in frame.ram_upgrades if t.gb >= 458.67 + 64)
-    assert best == cents(frame.fixed_price) + cents(ram) + cents(frame.disk.price)
+    build = next(f for f in data.builds if f.chassis.id == "gpu-server-2")
+    ram = min(t.price for t in build.ram_upgrades if t.gb >= 458.67 + 64)
+    assert best == cents(build.fixed_price) + cents(ram) + cents(build.disk.price)
 
 
 @given(tiny_workload_dicts())

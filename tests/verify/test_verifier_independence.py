@@ -78,7 +78,7 @@ def test_the_sources_checked_are_the_verifier() -> None:
         "import ftopt.solver.builds",
         "from ftopt import solver",
         "from ..solver import layout",
-        "from ..solver.options import Option",
+        "from ..solver.options import Mode",
         "import importlib",
         "x = __import__('ftopt.solver')",
     ],

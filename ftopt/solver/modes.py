@@ -1,9 +1,9 @@
-"""Placement options: the ways one copy of a run may train, after memory filtering and dominance.
+"""Training modes: the ways one copy of a run may train, after memory filtering and dominance.
 
-An option is a fitting `Sizing` (card, GPU count, strategy, optimiser, offload) plus what placement
+A mode is a fitting `Sizing` (card, GPU count, strategy, optimiser, offload) plus what placement
 needs from a server: its GPU count, the NVLink domain size its shards must share, the host RAM it
-offloads to and the NVMe its checkpoints take. Options that need no more of any resource than a
-kept option, and are no less preferred, are dropped before the model sees them.
+offloads to and the NVMe its checkpoints take. Modes that need no more of any resource than a
+kept mode, and are no less preferred, are dropped before the model sees them.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ftopt.model.workload import Offload, Optimizer, SizingOptions, Strategy, Wo
 
 
 @dataclass(frozen=True)
-class Option:
+class Mode:
     """One way to place one copy of one run."""
 
     run: int  # index into the workload's runs
@@ -56,7 +56,7 @@ class Option:
 
     @property
     def resources(self) -> tuple[float, ...]:
-        """What the option takes from a server, each smaller-is-better."""
+        """What the mode takes from a server, each smaller-is-better."""
         return (self.gpus, self.domain, self.host_ram_gb, self.nvme_gb)
 
 
@@ -71,14 +71,16 @@ def required_domain(gpu: Gpu, sizing: Sizing) -> int:
     return min(sizing.gpus, max(gpu.nvlink.bridge_sizes))
 
 
-def fitting_options(run_index: int, profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[Option]:
+def fitting_modes(run_index: int, profile: RunProfile, gpu: Gpu, sizing_options: SizingOptions) -> list[Mode]:
     """Memory per GPU: only sizings whose states, activations and overhead fit the card."""
     return [
-        Option(run_index, s, required_domain(gpu, s)) for s in all_sizings(profile, gpu, options) if s.fits
+        Mode(run_index, s, required_domain(gpu, s))
+        for s in all_sizings(profile, gpu, sizing_options)
+        if s.fits
     ]
 
 
-def _dominates(a: Option, b: Option) -> bool:
+def _dominates(a: Mode, b: Mode) -> bool:
     return (
         a.gpu == b.gpu
         and a.preference <= b.preference
@@ -86,12 +88,12 @@ def _dominates(a: Option, b: Option) -> bool:
     )
 
 
-def prune_dominated(options: list[Option]) -> list[Option]:
-    """Drop options another option beats on every resource and on preference (first kept on ties)."""
-    kept: list[Option] = []
-    for option in sorted(options, key=lambda o: (o.gpu, o.resources, o.preference)):
-        if not any(_dominates(k, option) for k in kept):
-            kept.append(option)
+def prune_dominated(modes: list[Mode]) -> list[Mode]:
+    """Drop modes another mode beats on every resource and on preference (first kept on ties)."""
+    kept: list[Mode] = []
+    for mode in sorted(modes, key=lambda o: (o.gpu, o.resources, o.preference)):
+        if not any(_dominates(k, mode) for k in kept):
+            kept.append(mode)
     return kept
 
 
@@ -101,7 +103,9 @@ def allowed_gpus(catalogue: Catalogue, workload: Workload) -> list[Gpu]:
     return [g for g in catalogue.gpus if ids is None or g.id in ids]
 
 
-def run_options(run_index: int, profile: RunProfile, gpus: list[Gpu], options: SizingOptions) -> list[Option]:
-    """All undominated, fitting options of one run over the allowed cards."""
-    found = [o for gpu in gpus for o in fitting_options(run_index, profile, gpu, options)]
+def run_modes(
+    run_index: int, profile: RunProfile, gpus: list[Gpu], sizing_options: SizingOptions
+) -> list[Mode]:
+    """All undominated, fitting modes of one run over the allowed cards."""
+    found = [o for gpu in gpus for o in fitting_modes(run_index, profile, gpu, sizing_options)]
     return prune_dominated(found)

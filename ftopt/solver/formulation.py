@@ -13,7 +13,7 @@ from ftopt.solver.variables import Variables, make_variables
 
 
 @dataclass
-class BuiltModel:
+class Formulation:
     """The model, its variables, its price and the literals that switch rule groups on."""
 
     data: ProblemData
@@ -29,7 +29,7 @@ class BuiltModel:
             self.model.add(literal == 1)
 
 
-def build_model(data: ProblemData) -> BuiltModel:
+def build_formulation(data: ProblemData) -> Formulation:
     """Variables, then every constraint family, then the price objective."""
     model = cp_model.CpModel()
     v = make_variables(model, data)
@@ -41,4 +41,4 @@ def build_model(data: ProblemData) -> BuiltModel:
     constraints.add_server_limit(model, data, v, server_limit)
     price = price_expression(data, v)
     model.minimize(price)
-    return BuiltModel(data, model, v, price, place_run, server_limit)
+    return Formulation(data, model, v, price, place_run, server_limit)
