@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ftopt.errors import quoted
 from ftopt.model.architecture import Architecture
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -166,7 +167,7 @@ class Workload(BaseModel):
         for index, run in enumerate(runs):
             if run.name in seen:
                 raise ValueError(
-                    f"@[{index}].name: run name {run.name!r} is used twice; names must be unique"
+                    f"@[{index}].name: run name {quoted(run.name)} is used twice; names must be unique"
                 )
             seen.add(run.name)
         return runs
