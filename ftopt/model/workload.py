@@ -141,7 +141,13 @@ class SizingOptions(BaseModel):
         description="count 18 B/param for full fine-tuning (Hugging Face) instead of 16",
     )
     flash_attention: bool = Field(default=True, description="no s² attention scores stored")
-    mfu: float = Field(default=0.4, gt=0, le=1, description="model FLOPs utilisation for step time")
+    mfu: float = Field(
+        default=0.4,
+        ge=0.01,
+        le=1,
+        description="model FLOPs utilisation for step time; at least 1 %: below that no real run goes, "
+        "and a tiny positive share (5e-324) makes the step time infinite",
+    )
     cuda_context_gb: float = Field(
         default=1.0, ge=0, le=1000, description="CUDA context and NCCL buffers per GPU"
     )
