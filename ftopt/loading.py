@@ -38,7 +38,6 @@ _TAG_WORDS = {
     "float": "a number",
     "bool": "true or false",
     "timestamp": "a date (YYYY-MM-DD) or a time stamp",
-    "null": "null",
 }
 
 
@@ -56,7 +55,7 @@ def _expectation(node: yaml.Node) -> str:
     if not isinstance(node, yaml.ScalarNode):
         return f"expected a valid {node.tag.rsplit(':', 1)[-1]}"
     kind = node.tag.rsplit(":", 1)[-1]
-    digits = sum(c.isdigit() for c in node.value[:100_000])
+    digits = sum(c.isdigit() for c in node.value)
     if kind == "int" and digits > sys.get_int_max_str_digits():
         return f"expected an integer of at most {sys.get_int_max_str_digits():,} digits, got {digits:,}"
     word = _TAG_WORDS.get(kind, f"a value its tag {clipped(node.tag, 40)} accepts")
@@ -168,7 +167,7 @@ def _parse(loader_class: Any, text: str, name: str) -> tuple[Any, yaml.Node | No
         try:
             node = loader.get_single_node()
         except (ValueError, OverflowError):  # the pure-Python scanner's chr() of `"\UFFFFFFFF"`
-            line = loader.get_mark().line + 1
+            line = loader.get_mark().line + 1 if hasattr(loader, "get_mark") else None
             raise InputError(name, "", "not valid YAML: an escape names no Unicode character", line) from None
         if expanded_nodes(node) > MAX_INPUT_NODES:
             raise InputError(name, "", f"aliases expand the file beyond {MAX_INPUT_NODES:,} values; refused")
@@ -218,13 +217,25 @@ def _trail_path(trail: _Trail) -> str:
     return path
 
 
+_PLAIN_KEY = re.compile(r"[\w.-]{1,40}")
+
+
+def _path_part(key: str) -> str:
+    """A key for a field path: as written when it is a plain word, else quoted (a key may hold
+    blanks, control characters or a kilobyte of text)."""
+    return key if _PLAIN_KEY.fullmatch(key) else quoted(key, 40)
+
+
 def _key_part(key: yaml.Node) -> str:
-    return clipped(key.value, 40) if isinstance(key, yaml.ScalarNode) else "?"
+    return _path_part(key.value) if isinstance(key, yaml.ScalarNode) else "?"
 
 
 def _walk(root: yaml.Node | None) -> Any:
-    """Each distinct node once (aliases are not followed twice) with its trail; iterative, so linear
-    and safe from recursion limits. Mapping entries yield (key node, value node, trail) too."""
+    """Each distinct node once (aliases are not followed twice) with its trail, in document order.
+
+    Iterative, so linear and safe from recursion limits. Scalar keys are not yielded (the callers
+    look at a mapping's keys themselves); a complex key is, with the trail of its mapping.
+    """
     seen: set[int] = set()
     stack: list[tuple[yaml.Node, _Trail]] = [(root, None)] if root is not None else []
     while stack:
@@ -313,7 +324,7 @@ def _locate(node: yaml.Node | None, loc: tuple[str | int, ...], missing: bool) -
         last = i == len(loc) - 1
         if child is None and not (last and missing):
             continue
-        shown = clipped(str(part), 40)  # an unknown key may be a kilobyte long
+        shown = _path_part(str(part))
         path += f"[{part}]" if isinstance(part, int) else (f".{shown}" if path else shown)
         if child is not None:
             node, line = child, child.start_mark.line + 1

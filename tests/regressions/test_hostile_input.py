@@ -140,7 +140,7 @@ MEGABYTE = "a" * 1_000_000
         (GOOD_RUN.replace("llama-3.1-8b", MEGABYTE), "runs[0].model: unknown model 'aaaa"),
         (f"site: {{feed: {MEGABYTE}}}\n" + GOOD_RUN, "site.feed: unknown feed 'aaaa"),
         (GOOD_RUN + f"hardware: {{gpus: [{MEGABYTE}]}}\n", "hardware.gpus[0]: unknown card 'aaaa"),
-        (GOOD_RUN + f"    {'k' * 1000}: 1\n", "runs[0].kkkk"),
+        (GOOD_RUN + f"    {'k' * 1000}: 1\n", "runs[0].'kkkk"),
         (GOOD_RUN + GOOD_RUN[6:].replace("chat-lora", "b" * 100_000) * 2, "is used twice"),
         (GOOD_RUN + "    seq_len: " + "x" * 100_000 + "\n", "runs[0].seq_len: expected a valid integer"),
     ],
@@ -151,6 +151,12 @@ def test_huge_value_is_quoted_in_at_most_80_characters(tmp_path: Path, text: str
     line = error_line(invoke("estimate", str(path)))
     assert field in line and "…" in line
     assert not re.search(r"(.)\1{80}", line), "a value quoted beyond 80 characters"
+
+
+def test_unknown_key_with_control_characters_is_quoted_in_the_path(tmp_path: Path) -> None:
+    """Found by the fuzz pass: a key `"\\0"` was written raw into the field path."""
+    path = write(tmp_path, GOOD_RUN + '    "a\\0 b": 1\n')
+    assert error_line(invoke("estimate", str(path))) == f"ftopt: {path}:5: runs[0].'a\\x00 b': unknown field"
 
 
 def test_huge_price_item_is_quoted(tmp_path: Path) -> None:
