@@ -7,6 +7,34 @@ without a plan) without knowing where it came from.
 
 from __future__ import annotations
 
+#: Longest quotation of a user's value in an error line: a megabyte id must not make a megabyte line.
+QUOTE_CHARS = 80
+#: Last line of defence for the parts of an InputError: any echo a message forgot to bound is cut here.
+MAX_FIELD_CHARS = 200
+MAX_EXPECTED_CHARS = 2000
+
+
+def clipped(text: str, limit: int = QUOTE_CHARS) -> str:
+    """`text`, or its first `limit` - 1 characters and an ellipsis when it is longer."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def quoted(value: object, limit: int = QUOTE_CHARS) -> str:
+    """A user's value for an error line, at most about `limit` characters, whatever its size.
+
+    Why not `repr`: a megabyte string would be copied whole, a long integer's repr raises beyond
+    4,300 digits, and a container's repr can be huge (aliases make it exponential).
+    """
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an integer of about {int(value.bit_length() * 0.30103):,} digits"
+    if isinstance(value, str | bytes):
+        return clipped(repr(value[: limit + 1]), limit)
+    return clipped(repr(value), limit)
+
 
 class FtoptError(Exception):
     """Base class: every error ftopt raises on purpose."""
@@ -20,6 +48,7 @@ class InputError(FtoptError):
     exit_code = 2
 
     def __init__(self, file: str, field: str, expected: str, line: int | None = None) -> None:
+        field, expected = clipped(field, MAX_FIELD_CHARS), clipped(expected, MAX_EXPECTED_CHARS)
         self.file = file
         self.field = field
         self.expected = expected

@@ -7,15 +7,18 @@ object tags), and files beyond `MAX_INPUT_BYTES` are refused before parsing.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
+import sys
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 
-from ftopt.errors import InputError
+from ftopt.errors import InputError, clipped, quoted
 from ftopt.model.hardware import Catalogue, Price
 from ftopt.model.references import UnknownReference, unknown_references
 from ftopt.model.workload import Workload
@@ -30,46 +33,152 @@ MAX_INPUT_NODES = 1_000_000
 #: second of `ftopt solve`.
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_TAG_WORDS = {
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+    "timestamp": "a date (YYYY-MM-DD) or a time stamp",
+}
+
+
+class _BadScalar(Exception):
+    """A value the YAML constructors cannot build (`!!int abc`, a lone surrogate): the node and why."""
+
+    def __init__(self, node: yaml.Node, expected: str) -> None:
+        super().__init__(expected)
+        self.node = node
+        self.expected = expected
+
+
+def _expectation(node: yaml.Node) -> str:
+    """What a node that failed to construct should have held, without echoing more than a quote."""
+    if not isinstance(node, yaml.ScalarNode):
+        return f"expected a valid {node.tag.rsplit(':', 1)[-1]}"
+    kind = node.tag.rsplit(":", 1)[-1]
+    digits = sum(c.isdigit() for c in node.value)
+    if kind == "int" and digits > sys.get_int_max_str_digits():
+        return f"expected an integer of at most {sys.get_int_max_str_digits():,} digits, got {digits:,}"
+    word = _TAG_WORDS.get(kind, f"a value its tag {clipped(node.tag, 40)} accepts")
+    return f"expected {word}, got {quoted(node.value)}"
+
+
+def _unicode(text: str, node: yaml.Node) -> str:
+    """`text` with escaped UTF-16 pairs (`"\\ud83d\\ude00"`) joined; a lone surrogate is refused.
+
+    Why: the pure-Python scanner turns each escape into its own code point, and a string holding a
+    surrogate cannot be encoded as UTF-8, so it would fail much later, when a plan is written.
+    """
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    try:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16")
+    except UnicodeDecodeError:
+        lone = "a lone surrogate (\\ud800 to \\udfff) is no character"
+        raise _BadScalar(node, f"expected Unicode text; {lone}") from None
+
+
+class _PureLoader(yaml.SafeLoader):
+    """The pure-Python safe loader, refusing lone surrogates in scalars.
+
+    Only this loader needs the check: libyaml refuses every surrogate escape (the file then goes to
+    this loader), and decoding the file as UTF-8 has refused raw surrogates already.
+    """
+
+    def construct_scalar(self, node: yaml.ScalarNode) -> Any:  # type: ignore[override]
+        value = super().construct_scalar(node)
+        return _unicode(value, node) if isinstance(value, str) else value
+
+
+_FastLoader: Any = _PureLoader if SAFE_LOADER is yaml.SafeLoader else SAFE_LOADER
+
+#: What PyYAML's safe constructors raise, instead of a YAMLError, when a tag contradicts its text
+#: (`int("abc")` for `!!int abc`, a KeyError for `!!bool maybe`), or for an integer beyond Python's
+#: 4,300-digit conversion limit.
+_CONSTRUCTION_ERRORS = (ValueError, TypeError, KeyError, AttributeError, OverflowError, IndexError)
+
+
 Model = TypeVar("Model", bound=BaseModel)
+
+
+def _open_regular(name: str) -> tuple[int, int]:
+    """A descriptor of the regular file `name` and its size; anything else is an InputError.
+
+    Opened without blocking, because opening a FIFO that has no writer would wait for ever.
+    """
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise InputError(name, "", f"cannot read the file ({exc.strerror or exc})") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        kind = "a directory" if stat.S_ISDIR(info.st_mode) else "a device, pipe or socket"
+        raise InputError(name, "", f"expected a regular file, not {kind}")
+    return fd, info.st_size
+
+
+def read_user_file(path: Path, limit: int) -> str:
+    """The UTF-8 text of a file the user named, reading at most `limit` + 1 bytes of it.
+
+    Why not `read_bytes`: `/dev/zero`, a FIFO or a file still growing would be read without end.
+    Every reader of user files (workload, price list, plan JSON) comes through here.
+    """
+    name = str(path)
+    fd, size = _open_regular(name)
+    try:
+        with os.fdopen(fd, "rb") as file:
+            raw = file.read(limit + 1) if size <= limit else b""
+    except OSError as exc:
+        raise InputError(name, "", f"cannot read the file ({exc.strerror or exc})") from None
+    if size > limit or len(raw) > limit:
+        raise InputError(name, "", f"file is {max(size, len(raw)):,} bytes; at most {limit:,} accepted")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(name, "", "expected UTF-8 text") from None
 
 
 def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     """The parsed data and its node tree (for line numbers) of a YAML file."""
     name = str(path)
+    text = read_user_file(path, MAX_INPUT_BYTES)
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(name, "", f"cannot read the file ({exc.strerror or exc})") from None
-    if len(raw) > MAX_INPUT_BYTES:
-        raise InputError(name, "", f"file is {len(raw):,} bytes; at most {MAX_INPUT_BYTES:,} accepted")
-    try:
-        text = raw.decode("utf-8")
         try:
-            return _parse(SAFE_LOADER, text, name)
-        except yaml.YAMLError:
+            return _parse(_FastLoader, text, name)
+        except (yaml.scanner.ScannerError, yaml.parser.ParserError, yaml.composer.ComposerError):
             if SAFE_LOADER is yaml.SafeLoader:
                 raise
-            # Errors are rare and the pure-Python parser's messages are more specific (libyaml's
-            # tab error does not name the tab): parse again to report with its words.
-            return _parse(yaml.SafeLoader, text, name)
-    except UnicodeDecodeError:
-        raise InputError(name, "", "expected UTF-8 text") from None
+            # Syntax errors are rare and the pure-Python parser's messages are more specific
+            # (libyaml's tab error does not name the tab): parse again to report with its words.
+            return _parse(_PureLoader, text, name)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
-        raise InputError(name, "", f"not valid YAML: {exc.problem or exc.context}", line) from None
+        problem = clipped(str(exc.problem or exc.context), 200)
+        raise InputError(name, "", f"not valid YAML: {problem}", line) from None
     except (yaml.YAMLError, RecursionError) as exc:
-        raise InputError(name, "", f"not valid YAML: {exc}") from None
+        raise InputError(name, "", f"not valid YAML: {clipped(str(exc), 200)}") from None
 
 
 def _parse(loader_class: Any, text: str, name: str) -> tuple[Any, yaml.Node | None]:
-    """Compose the node tree once, refuse alias bombs, then build the data from that tree."""
+    """Compose the node tree once, refuse alias bombs and duplicate keys, then build the data."""
     loader = loader_class(text)
     try:
-        node = loader.get_single_node()
+        try:
+            node = loader.get_single_node()
+        except (ValueError, OverflowError):  # the pure-Python scanner's chr() of `"\UFFFFFFFF"`
+            line = loader.get_mark().line + 1 if hasattr(loader, "get_mark") else None
+            raise InputError(name, "", "not valid YAML: an escape names no Unicode character", line) from None
         if expanded_nodes(node) > MAX_INPUT_NODES:
             raise InputError(name, "", f"aliases expand the file beyond {MAX_INPUT_NODES:,} values; refused")
-        return (loader.construct_document(node) if node is not None else None), node
+        check_duplicate_keys(node, name)
+        try:
+            return (loader.construct_document(node) if node is not None else None), node
+        except _BadScalar as exc:
+            raise _node_error(node, exc.node, exc.expected, name) from None
+        except _CONSTRUCTION_ERRORS as exc:
+            raise _construction_error(node, name, exc) from None
     finally:
         loader.dispose()
 
@@ -94,6 +203,107 @@ def expanded_nodes(node: yaml.Node | None) -> int:
     return size(node) if node is not None else 0
 
 
+_Trail = tuple[Any, str | int] | None  # (parent trail, key or index): a path built only when needed
+
+
+def _trail_path(trail: _Trail) -> str:
+    """`runs[0].seq_len` from a trail of (parent, part) pairs."""
+    parts: list[str | int] = []
+    while trail is not None:
+        trail, part = trail
+        parts.append(part)
+    path = ""
+    for part in reversed(parts):
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else part)
+    return path
+
+
+_PLAIN_KEY = re.compile(r"[\w.-]{1,40}")
+
+
+def _path_part(key: str) -> str:
+    """A key for a field path: as written when it is a plain word, else quoted (a key may hold
+    blanks, control characters or a kilobyte of text)."""
+    return key if _PLAIN_KEY.fullmatch(key) else quoted(key, 40)
+
+
+def _key_part(key: yaml.Node) -> str:
+    return _path_part(key.value) if isinstance(key, yaml.ScalarNode) else "?"
+
+
+def _walk(root: yaml.Node | None) -> Any:
+    """Each distinct node once (aliases are not followed twice) with its trail, in document order.
+
+    Iterative, so linear and safe from recursion limits. Scalar keys are not yielded (the callers
+    look at a mapping's keys themselves); a complex key is, with the trail of its mapping.
+    """
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, _Trail]] = [(root, None)] if root is not None else []
+    while stack:
+        node, trail = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node, trail
+        if isinstance(node, yaml.MappingNode):
+            stack.extend((value, (trail, _key_part(key))) for key, value in reversed(node.value))
+            stack.extend((key, trail) for key, _ in node.value if not isinstance(key, yaml.ScalarNode))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, (trail, i)) for i, item in reversed(list(enumerate(node.value))))
+
+
+def check_duplicate_keys(root: yaml.Node | None, file: str) -> None:
+    """Refuse a key written twice in one mapping, at any depth.
+
+    Why: YAML loaders keep the last value silently, so a second `runs:` would drop the first list
+    of runs from the bid. Keys compare by resolved tag and text, on the composed tree (linear).
+    """
+    for node, trail in _walk(root):
+        if not isinstance(node, yaml.MappingNode):
+            continue
+        first: dict[tuple[str, str], int] = {}
+        for key, _ in node.value:
+            if not isinstance(key, yaml.ScalarNode):
+                continue
+            line = key.start_mark.line + 1
+            if (key.tag, key.value) in first:
+                raise InputError(
+                    file,
+                    _trail_path((trail, _key_part(key))),
+                    f"duplicate key {quoted(key.value)}, first on line {first[(key.tag, key.value)]}; "
+                    "write each key once",
+                    line,
+                )
+            first[(key.tag, key.value)] = line
+
+
+def _node_error(root: yaml.Node | None, target: yaml.Node, expected: str, file: str) -> InputError:
+    """An InputError at `target`, with its field path (searched for: errors are rare)."""
+    for node, trail in _walk(root):
+        if node is target or (
+            isinstance(node, yaml.MappingNode) and any(key is target for key, _ in node.value)
+        ):
+            return InputError(file, _trail_path(trail), expected, target.start_mark.line + 1)
+    return InputError(file, "", expected, target.start_mark.line + 1)
+
+
+def _construction_error(root: yaml.Node | None, file: str, error: Exception) -> InputError:
+    """The construction failed outside YAML's own errors: find the first scalar that cannot be built.
+
+    Done after the fact, one scalar at a time, so that the libyaml fast path pays nothing for it.
+    """
+    probe = yaml.constructor.SafeConstructor()
+    for node, _ in _walk(root):
+        keys = [k for k, _ in node.value] if isinstance(node, yaml.MappingNode) else []
+        for scalar in [node, *keys]:
+            if isinstance(scalar, yaml.ScalarNode):
+                try:
+                    probe.construct_object(scalar)
+                except _CONSTRUCTION_ERRORS:
+                    return _node_error(root, scalar, _expectation(scalar), file)
+    return InputError(file, "", f"not valid YAML: {clipped(str(error), 200)}")
+
+
 def _child(node: yaml.Node | None, part: str | int) -> yaml.Node | None:
     if isinstance(node, yaml.MappingNode):
         return next((v for k, v in node.value if k.value == part), None)
@@ -116,7 +326,8 @@ def _locate(node: yaml.Node | None, loc: tuple[str | int, ...], missing: bool) -
         last = i == len(loc) - 1
         if child is None and not (last and missing):
             continue
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+        shown = _path_part(str(part))
+        path += f"[{part}]" if isinstance(part, int) else (f".{shown}" if path else shown)
         if child is not None:
             node, line = child, child.start_mark.line + 1
     return path, line
@@ -136,16 +347,6 @@ def _split_relative(message: str) -> tuple[tuple[str | int, ...], str]:
     return tuple(parts), message[match.end() :]
 
 
-def _shown(value: Any) -> str:
-    """A short picture of a value; containers by kind, never by repr (which aliases can blow up)."""
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list | tuple):
-        return "a list"
-    text = repr(value) if not isinstance(value, str) or len(value) <= 40 else repr(value[:37])
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _expected(error: ErrorDetails) -> str:
     kind = error["type"]
     if kind == "missing":
@@ -157,7 +358,7 @@ def _expected(error: ErrorDetails) -> str:
         message = message.removeprefix(prefix)
     message = _split_relative(message)[1]
     if message.startswith("Input should be "):
-        return f"expected {message.removeprefix('Input should be ')}, got {_shown(error.get('input'))}"
+        return f"expected {message.removeprefix('Input should be ')}, got {quoted(error.get('input'))}"
     return message[0].lower() + message[1:] if message else message
 
 
@@ -192,7 +393,7 @@ def check_references(workload: Workload, catalogue: Catalogue, node: yaml.Node |
 
 def reference_message(ref: UnknownReference) -> str:
     """`unknown model 'x'; expected one of: …` for an id the catalogue lacks."""
-    return f"unknown {ref.what} {ref.value!r}; expected one of: {', '.join(ref.known)}"
+    return f"unknown {ref.what} {quoted(ref.value)}; expected one of: {', '.join(ref.known)}"
 
 
 def load_workload(path: str | Path, catalogue: Catalogue) -> Workload:
@@ -205,9 +406,23 @@ def load_workload(path: str | Path, catalogue: Catalogue) -> Workload:
     return workload
 
 
+#: Dearest unit price a price list may give. Prices enter the solver as integer cents summed over up
+#: to 10,000 servers; beyond about 1e300 a float sum is infinite and the cents cannot be counted.
+#: No server part costs a billion, and totals stay well inside CP-SAT's 64-bit integers.
+MAX_PRICE = 1e9
+
+
 class _PriceList(BaseModel):
     model_config = {"frozen": True, "extra": "forbid"}
     prices: tuple[Price, ...]
+
+    @field_validator("prices")
+    @classmethod
+    def _not_astronomical(cls, prices: tuple[Price, ...]) -> tuple[Price, ...]:
+        for index, price in enumerate(prices):
+            if price.amount > MAX_PRICE:
+                raise ValueError(f"@[{index}].amount: expected at most {MAX_PRICE:,.0f} per unit")
+        return prices
 
 
 def _check_overlay(
@@ -220,7 +435,8 @@ def _check_overlay(
     for index, price in enumerate(overlay):
         if price.item not in priced:
             path, line = _locate(node, ("prices", index, "item"), False)
-            raise InputError(file, path, f"unknown item {price.item!r}; expected a priced catalogue id", line)
+            expected = f"unknown item {quoted(price.item)}; expected a priced catalogue id"
+            raise InputError(file, path, expected, line)
         if price.currency != currency:
             path, line = _locate(node, ("prices", index, "currency"), False)
             raise InputError(

@@ -8,6 +8,7 @@ go to stderr as one line (see `ftopt.cli.errors`).
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,12 +18,31 @@ import click
 from rich.console import Console
 
 from ftopt.catalogue.loader import load_catalogue
+from ftopt.errors import quoted
 from ftopt.model.hardware import Catalogue
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: Width of rich output when stdout is not a terminal (a pipe, a file, a test runner).
 PIPE_WIDTH = 160
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A `FloatRange` that refuses nan and ±inf, and quotes at most 80 characters of a bad value.
+
+    Why: click compares against the bounds only, and every comparison with nan is false, so
+    `--time-limit nan` passed and reached the solver; an unbounded range lets `inf` through.
+    """
+
+    name = "finite float range"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and len(value) > 80:
+            self.fail(f"expected a number of at most 80 characters, got {quoted(value)}", param, ctx)
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{number} is not a finite number", param, ctx)
+        return number
 
 
 def prices_option(fn: F) -> F:

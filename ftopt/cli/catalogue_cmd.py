@@ -19,6 +19,7 @@ from rich.table import Table
 from ftopt.catalogue.loader import KINDS
 from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console, table_or_json_option
 from ftopt.cli.errors import CommandInputError, handle_errors
+from ftopt.errors import quoted
 from ftopt.model.hardware import PRICED, Catalogue, CatalogueModel, Feed, Gpu, Kind, Price
 
 ITEM_KINDS: tuple[Kind, ...] = ("gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds", "models")
@@ -127,7 +128,7 @@ def find_item(catalogue: Catalogue, item_id: str) -> tuple[Kind, BaseModel]:
     known = [i for kind in ITEM_KINDS for i in catalogue.ids(kind)]
     close = difflib.get_close_matches(item_id, known, n=3, cutoff=0.5)
     hint = f"did you mean {' or '.join(close)}? " if close else ""
-    raise CommandInputError(f"unknown catalogue id {item_id!r}; {hint}known ids: {', '.join(known)}")
+    raise CommandInputError(f"unknown catalogue id {quoted(item_id)}; {hint}known ids: {', '.join(known)}")
 
 
 def item_record(catalogue: Catalogue, kind: Kind, item: BaseModel, item_id: str) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import click
 import yaml
 from rich.console import Console
 
-from ftopt.cli import open_catalogue, prices_option, stdout_console
+from ftopt.cli import FiniteFloatRange, open_catalogue, prices_option, stdout_console
 from ftopt.cli.errors import handle_errors
 from ftopt.cli.render_html import render_html
 from ftopt.cli.render_markdown import render_markdown
@@ -70,7 +70,7 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
 )
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0.1),
+    type=FiniteFloatRange(min=0.1),
     default=60.0,
     show_default=True,
     help="Seconds for the search; the best plan so far is returned with its gap.",

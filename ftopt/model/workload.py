@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ftopt.errors import quoted
 from ftopt.model.architecture import Architecture
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -140,7 +141,13 @@ class SizingOptions(BaseModel):
         description="count 18 B/param for full fine-tuning (Hugging Face) instead of 16",
     )
     flash_attention: bool = Field(default=True, description="no s² attention scores stored")
-    mfu: float = Field(default=0.4, gt=0, le=1, description="model FLOPs utilisation for step time")
+    mfu: float = Field(
+        default=0.4,
+        ge=0.01,
+        le=1,
+        description="model FLOPs utilisation for step time; at least 1 %: below that no real run goes, "
+        "and a tiny positive share (5e-324) makes the step time infinite",
+    )
     cuda_context_gb: float = Field(
         default=1.0, ge=0, le=1000, description="CUDA context and NCCL buffers per GPU"
     )
@@ -166,7 +173,7 @@ class Workload(BaseModel):
         for index, run in enumerate(runs):
             if run.name in seen:
                 raise ValueError(
-                    f"@[{index}].name: run name {run.name!r} is used twice; names must be unique"
+                    f"@[{index}].name: run name {quoted(run.name)} is used twice; names must be unique"
                 )
             seen.add(run.name)
         return runs

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
 
-from ftopt.errors import InputError, NoPlanInTimeError, UnverifiedPlanError
+from ftopt.errors import InputError, NoPlanInTimeError, UnverifiedPlanError, quoted
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
@@ -98,7 +98,7 @@ class _Clock:
 def check_references(workload: Workload, catalogue: Catalogue) -> None:
     """Raise `InputError` for the first id the workload names that the catalogue lacks."""
     for ref in unknown_references(workload, catalogue)[:1]:
-        raise InputError("<workload>", ref.field, f"unknown {ref.what} {ref.value!r}")
+        raise InputError("<workload>", ref.field, f"unknown {ref.what} {quoted(ref.value)}")
 
 
 def solve(

@@ -8,14 +8,16 @@ NaN and infinities are refused: no rule can be checked against them.
 from __future__ import annotations
 
 import json
+import re
+import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
 import yaml
 from pydantic import ValidationError
 
-from ftopt.errors import InputError
-from ftopt.loading import validate
+from ftopt.errors import InputError, clipped, quoted
+from ftopt.loading import read_user_file, validate
 from ftopt.model.plan import Plan
 
 #: Plans grow with copies (about 600 bytes each); this admits some hundred thousand.
@@ -29,8 +31,30 @@ def _no_constant(name: str) -> NoReturn:
 def _node_tree(text: str) -> yaml.Node | None:
     try:
         return yaml.compose(text, Loader=yaml.SafeLoader)
-    except (yaml.YAMLError, RecursionError):
+    except (yaml.YAMLError, RecursionError, ValueError, OverflowError):
         return None
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_lone_surrogates(data: Any, file: str) -> None:
+    """Refuse strings holding a lone surrogate (`"\\ud800"`): JSON escapes allow them, but they
+    are no characters and would fail when the verdict is printed. Walked only when the text holds
+    such an escape; valid pairs were already joined by the JSON parser."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str) and _SURROGATE.search(item):
+            lone = "a lone surrogate (\\ud800 to \\udfff) is no character"
+            raise InputError(file, path, f"expected Unicode text, got {quoted(item)}; {lone}")
+        if isinstance(item, dict):
+            for key, value in item.items():
+                field = clipped(key, 40)
+                stack += [(key, path), (value, f"{path}.{field}" if path else field)]
+        elif isinstance(item, list):
+            stack += [(value, f"{path}[{i}]") for i, value in enumerate(item)]
 
 
 def parse_plan(text: str, file: str) -> Plan:
@@ -39,12 +63,16 @@ def parse_plan(text: str, file: str) -> Plan:
         data: Any = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(file, "", f"not valid JSON: {exc.msg} (column {exc.colno})", exc.lineno) from None
-    except ValueError as exc:
-        raise InputError(file, "", f"not valid JSON: {exc}") from None
+    except ValueError as exc:  # a constant refused above, or an integer beyond Python's digit limit
+        digits = "integer string conversion" in str(exc)
+        problem = f"an integer has more than {sys.get_int_max_str_digits():,} digits" if digits else str(exc)
+        raise InputError(file, "", f"not valid JSON: {clipped(problem, 200)}") from None
     except RecursionError:
         raise InputError(file, "", "not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise InputError(file, "", "expected a JSON object with status, servers and assignments")
+    if _ESCAPED_SURROGATE.search(text):
+        _refuse_lone_surrogates(data, file)
     try:
         return Plan.model_validate(data)
     except ValidationError:
@@ -53,15 +81,4 @@ def parse_plan(text: str, file: str) -> Plan:
 
 def load_plan(path: Path) -> Plan:
     """Read and validate a plan JSON file (as `ftopt solve --format json` writes it)."""
-    name = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(name, "", f"cannot read the file ({exc.strerror or exc})") from None
-    if len(raw) > MAX_PLAN_BYTES:
-        raise InputError(name, "", f"file is {len(raw):,} bytes; at most {MAX_PLAN_BYTES:,} accepted")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(name, "", "expected UTF-8 text") from None
-    return parse_plan(text, name)
+    return parse_plan(read_user_file(path, MAX_PLAN_BYTES), str(path))
