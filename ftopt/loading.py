@@ -204,6 +204,7 @@ def check_references(workload: Workload, catalogue: Catalogue, node: yaml.Node |
         raise _reference_error(
             file, node, ("site", "feed"), "feed", workload.site.feed, catalogue.ids("feeds")
         )
+    check_stacks(workload, catalogue, node, file)
     limits: tuple[tuple[Kind, str, tuple[str, ...] | None], ...] = (
         ("gpus", "card", workload.hardware.gpus),
         ("chassis", "chassis", workload.hardware.chassis),
@@ -212,6 +213,32 @@ def check_references(workload: Workload, catalogue: Catalogue, node: yaml.Node |
         for i, item in enumerate(ids or ()):
             if not catalogue.has(kind, item):
                 raise _reference_error(file, node, ("hardware", kind, i), what, item, catalogue.ids(kind))
+
+
+def check_stacks(workload: Workload, catalogue: Catalogue, node: yaml.Node | None, file: str) -> None:
+    """The workload's and each run's stack exist, and offer the optimiser and precision a run asks for.
+
+    The workload's stack is checked first: a run without its own stack inherits it, and the error then
+    names the line where the inherited id is written.
+    """
+    if not catalogue.stacks:
+        return
+    if not catalogue.has("stacks", workload.stack):
+        raise _reference_error(file, node, ("stack",), "stack", workload.stack, catalogue.ids("stacks"))
+    for i, run in enumerate(workload.runs):
+        stack_id = run.stack or workload.stack
+        if not catalogue.has("stacks", stack_id):
+            raise _reference_error(
+                file, node, ("runs", i, "stack"), "stack", stack_id, catalogue.ids("stacks")
+            )
+        stack = catalogue.stack(stack_id)
+        if run.optimizer != "auto" and run.optimizer not in stack.optimizers:
+            path, line = _locate(node, ("runs", i, "optimizer"), False)
+            offered = ", ".join(stack.optimizers)
+            raise InputError(file, path, f"stack {stack_id} offers {offered}; not {run.optimizer}", line)
+        if run.precision == "fp8" and stack.fp8 is None:
+            path, line = _locate(node, ("runs", i, "precision"), False)
+            raise InputError(file, path, f"stack {stack_id} does not train in fp8; use bf16", line)
 
 
 def load_workload(path: Path, catalogue: Catalogue) -> Workload:
