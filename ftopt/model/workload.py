@@ -120,8 +120,8 @@ class Run(BaseModel):
         if "train_tokens" in data:
             raise ValueError("@train_tokens: give train_tokens or dataset_tokens with epochs, not both")
         if dataset is None or epochs is None:
-            missing = "epochs" if epochs is None else "dataset_tokens"
-            raise ValueError(f"@{missing}: dataset_tokens and epochs go together; {missing} is missing")
+            given, missing = ("dataset_tokens", "epochs") if epochs is None else ("epochs", "dataset_tokens")
+            raise ValueError(f"@{given}: dataset_tokens and epochs go together; {missing} is missing")
         for name, value in (("dataset_tokens", dataset), ("epochs", epochs)):
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_TOKENS:
                 raise ValueError(f"@{name}: expected a positive number, got {value!r}")
