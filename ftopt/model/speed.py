@@ -127,11 +127,12 @@ def bus_bandwidth_gbps(kind: LinkKind, gpu: Gpu, constants: SpeedConstants) -> f
     return measured
 
 
-def comm_bytes(profile: RunProfile, strategy: Strategy, gpus: int) -> float:
+def comm_bytes(profile: RunProfile, strategy: Strategy, gpus: int, accumulation: int = 1) -> float:
     """Bus bytes per step in nccl-tests' terms (time = bytes / busbw), each collective over `gpus` ranks.
 
     DDP: one all-reduce of the BF16 gradients, 2(N−1)/N · G. FSDP: all-gather of the weights before the
-    forward and again before the backward, and a reduce-scatter of the gradients, (N−1)/N · (2W + G).
+    forward and again before the backward of every micro-batch, and a reduce-scatter of the gradients,
+    (N−1)/N · (2W·k + G) for k accumulated micro-batches.
     """
     if strategy == Strategy.SINGLE or gpus < 2:
         return 0.0
@@ -142,7 +143,7 @@ def comm_bytes(profile: RunProfile, strategy: Strategy, gpus: int) -> float:
     if strategy == Strategy.DDP:
         return 2 * share * grads
     weights = counts.total * BF16 if run.method == Method.FULL else frozen_base_bytes(counts, run.method)
-    return share * (2 * weights + grads)
+    return share * (2 * weights * accumulation + grads)
 
 
 def dequant_seconds(profile: RunProfile, gpu: Gpu, constants: SpeedConstants) -> float:
@@ -208,14 +209,17 @@ def estimate_speed(
     constants: SpeedConstants,
     host: Host,
     link: LinkKind | None = None,
+    accumulation: int = 1,
 ) -> Speed:
     """Tokens per second of one copy trained as `sizing` says on `gpu` with `stack`.
 
     `link` overrides the link kind the topology rules would give (the solver knows the placement).
+    `accumulation` micro-batches per optimiser step share one gradient exchange, one optimiser step
+    and one step overhead (FSDP still gathers the weights for every micro-batch).
     """
     run = profile.run
     kind = link if link is not None else link_kind(gpu, sizing.gpus)
-    tokens_per_gpu = run.seq_len * run.micro_batch
+    tokens_per_gpu = run.seq_len * run.micro_batch * accumulation
     mfu = stack.method_mfu(gpu.card_class, run.method.value)
     flops = flops_per_token(profile.counts, profile.arch, run.seq_len, run.method, run.recompute)
     compute = flops * tokens_per_gpu / (gpu.bf16_dense_tflops * 1e12 * mfu)
@@ -224,14 +228,14 @@ def estimate_speed(
         compute /= stack.fp8.speedup
     comm = 0.0
     if kind is not None:
-        comm = comm_bytes(profile, sizing.strategy, sizing.gpus) / (
+        comm = comm_bytes(profile, sizing.strategy, sizing.gpus, accumulation) / (
             bus_bandwidth_gbps(kind, gpu, constants) * 1e9
         )
     exposed = max(comm * (1 - constants.overlap), comm - compute)
     return Speed(
         tokens_per_step=tokens_per_gpu * sizing.gpus,
         compute_seconds=compute,
-        dequant_seconds=dequant_seconds(profile, gpu, constants),
+        dequant_seconds=accumulation * dequant_seconds(profile, gpu, constants),
         comm_seconds=comm,
         exposed_comm_seconds=exposed,
         offload_seconds=offload_seconds(profile, sizing, gpu, constants, host),

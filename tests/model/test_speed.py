@@ -177,3 +177,15 @@ def test_host_bandwidth_and_cores_bound_cpu_adam(catalogue: Catalogue) -> None:
     rich = planning_host(catalogue, 8, catalogue.speed)  # more cores than one GPU's share
     faster = estimate_speed(profile, sizing, gpu, profile.stack, catalogue.speed, rich)
     assert faster.offload_seconds < s.offload_seconds
+
+
+def test_accumulation_amortises_the_gradient_exchange(catalogue: Catalogue) -> None:
+    _, sizing, profile = speed_of(catalogue, "l40s", "lora", 8, Strategy.DDP)
+    assert catalogue.speed is not None and profile.stack is not None
+    gpu = catalogue.gpu("l40s")
+    host = planning_host(catalogue, 8, catalogue.speed)
+    once = estimate_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host)
+    four = estimate_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host, accumulation=4)
+    assert four.tokens_per_step == 4 * once.tokens_per_step
+    assert four.comm_seconds == pytest.approx(once.comm_seconds)
+    assert four.tokens_per_s > once.tokens_per_s
