@@ -389,11 +389,28 @@ def check_references(workload: Workload, catalogue: Catalogue, node: yaml.Node |
     for ref in unknown_references(workload, catalogue)[:1]:
         path, line = _locate(node, ref.loc, False)
         raise InputError(file, path, reference_message(ref), line)
+    check_stacks(workload, catalogue, node, file)
 
 
 def reference_message(ref: UnknownReference) -> str:
     """`unknown model 'x'; expected one of: …` for an id the catalogue lacks."""
     return f"unknown {ref.what} {quoted(ref.value)}; expected one of: {', '.join(ref.known)}"
+
+
+def check_stacks(workload: Workload, catalogue: Catalogue, node: yaml.Node | None, file: str) -> None:
+    """Each run's stack offers the optimiser and precision the run asks for."""
+    for i, run in enumerate(workload.runs):
+        stack_id = run.stack or workload.stack
+        if not catalogue.has("stacks", stack_id):
+            continue  # an unknown id is reported by check_references
+        stack = catalogue.stack(stack_id)
+        if run.optimizer != "auto" and run.optimizer not in stack.optimizers:
+            path, line = _locate(node, ("runs", i, "optimizer"), False)
+            offered = ", ".join(stack.optimizers)
+            raise InputError(file, path, f"stack {stack_id} offers {offered}; not {run.optimizer}", line)
+        if run.precision == "fp8" and stack.fp8 is None:
+            path, line = _locate(node, ("runs", i, "precision"), False)
+            raise InputError(file, path, f"stack {stack_id} does not train in fp8; use bf16", line)
 
 
 def load_workload(path: str | Path, catalogue: Catalogue) -> Workload:

@@ -15,6 +15,8 @@ from ftopt.loading import apply_price_list, read_yaml, validate
 from ftopt.model.hardware import Catalogue
 
 KINDS = ("gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds", "models", "prices")
+#: Speed data: optional, so that a catalogue directory written before stacks existed still loads.
+OPTIONAL = ("stacks", "speed")
 
 
 def data_dir() -> Path:
@@ -28,12 +30,15 @@ def _load(directory: Path) -> Catalogue:
     for kind in (*KINDS, "rules"):
         data, _ = read_yaml(directory / f"{kind}.yaml")
         parts[kind] = data
+    for kind in OPTIONAL:
+        if (directory / f"{kind}.yaml").exists():
+            parts[kind], _ = read_yaml(directory / f"{kind}.yaml")
     file = str(directory)
     try:
         return validate(Catalogue, parts, None, file)
     except InputError as exc:
         kind = exc.field.split("[")[0].split(".")[0]
-        path = directory / f"{kind}.yaml" if kind in (*KINDS, "rules") else directory
+        path = directory / f"{kind}.yaml" if kind in (*KINDS, *OPTIONAL, "rules") else directory
         raise InputError(str(path), exc.field, exc.expected) from None
 
 

@@ -2,7 +2,9 @@
 
 For every run, every allowed card (the workload's `hardware.gpus`, else the whole catalogue) and
 every way the run's settings allow (`all_sizings`: GPU counts, strategies, optimisers, offload),
-it prints memory per GPU, whether it fits, host RAM, checkpoint size, traffic and step time.
+it prints memory per GPU, whether it fits, host RAM, checkpoint size, traffic, the step time's lower
+bound, and the speed model's tokens per second per copy (with the hours to train when the run gives
+`train_tokens`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ftopt.loading import load_workload
 from ftopt.model.hardware import Catalogue
 from ftopt.model.memory import trainable_params
 from ftopt.model.sizing import RunProfile, Sizing, all_sizings, profile_run
+from ftopt.model.speed import Speed, estimate_speed, hours_to_train, planning_host
 from ftopt.model.workload import Workload
 
 
@@ -51,7 +54,40 @@ def run_sizings(workload: Workload, catalogue: Catalogue) -> list[tuple[RunProfi
     return result
 
 
-def option_record(sizing: Sizing) -> dict[str, Any]:
+def speed_of(profile: RunProfile, sizing: Sizing, catalogue: Catalogue) -> Speed | None:
+    """The speed model's estimate for one sizing, on a planning host; None without speed data."""
+    if profile.stack is None or catalogue.speed is None:
+        return None
+    host = planning_host(catalogue, sizing.gpus, catalogue.speed)
+    gpu = catalogue.gpu(sizing.gpu)
+    return estimate_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host)
+
+
+def speed_record(profile: RunProfile, speed: Speed | None) -> dict[str, Any]:
+    """Tokens per second, the step's parts and, with train_tokens, the hours to train."""
+    if speed is None:
+        return {"tokens_per_s": None, "hours": None, "speed": None}
+    tokens = profile.run.train_tokens
+    return {
+        "tokens_per_s": round(speed.tokens_per_s, 1),
+        "hours": round(hours_to_train(tokens, speed), 2) if tokens else None,
+        "speed": {
+            "stack": profile.stack.id if profile.stack else None,
+            "precision": speed.precision,
+            "link": speed.link,
+            "mfu": speed.mfu,
+            "step_seconds": seconds(speed.step_seconds),
+            "compute_seconds": seconds(speed.compute_seconds),
+            "dequant_seconds": seconds(speed.dequant_seconds),
+            "exposed_comm_seconds": seconds(speed.exposed_comm_seconds),
+            "offload_seconds": seconds(speed.offload_seconds),
+            "optimizer_seconds": seconds(speed.optimizer_seconds),
+            "overhead_seconds": seconds(speed.overhead_seconds),
+        },
+    }
+
+
+def option_record(sizing: Sizing, speed: dict[str, Any] | None = None) -> dict[str, Any]:
     """One sizing as the JSON record of `estimate --format json`."""
     return {
         "gpu": sizing.gpu,
@@ -71,6 +107,7 @@ def option_record(sizing: Sizing) -> dict[str, Any]:
         "checkpoint_gb": gb(sizing.checkpoint_gb),
         "traffic_gb_per_step": gb(sizing.traffic_gb_per_step),
         "step_seconds": seconds(sizing.step_seconds),
+        **(speed or {}),
     }
 
 
@@ -84,7 +121,11 @@ def estimate_records(workload: Workload, catalogue: Catalogue) -> dict[str, Any]
                 "run": run.name,
                 "params": profile.counts.total,
                 "trainable_params": trainable_params(profile.counts, run.method, run.lora_rank),
-                "options": [option_record(s) for s in sizings],
+                "stack": profile.stack.id if profile.stack else None,
+                "train_tokens": run.train_tokens,
+                "options": [
+                    option_record(s, speed_record(profile, speed_of(profile, s, catalogue))) for s in sizings
+                ],
             }
         )
     return {"runs": runs}
@@ -96,8 +137,10 @@ def _count(value: int) -> str:
     return f"{value / 1e6:,.1f} M"
 
 
-def run_table(profile: RunProfile, sizings: list[Sizing], states_only: bool) -> Table:
-    """One run's sizings as a rich table."""
+def run_table(
+    profile: RunProfile, sizings: list[Sizing], states_only: bool, catalogue: Catalogue | None = None
+) -> Table:
+    """One run's sizings as a rich table; with the catalogue, tokens/s (and hours) per option."""
     run = profile.run
     trainable = trainable_params(profile.counts, run.method, run.lora_rank)
     title = (
@@ -105,7 +148,13 @@ def run_table(profile: RunProfile, sizings: list[Sizing], states_only: bool) -> 
         f"micro_batch {run.micro_batch}, {_count(profile.counts.total)} params, "
         f"{_count(trainable)} trainable"
     )
-    caption = "GB per GPU (1 GB = 1e9 bytes); step time is a lower bound (compute and transfer overlap)"
+    caption = "GB per GPU (1 GB = 1e9 bytes); step s is a lower bound (compute and transfer overlap)"
+    stack = profile.stack.id if profile.stack else None
+    if stack:
+        title += f", stack {stack}"
+        caption += f"; tok/s: speed model, per copy, {stack}"
+        if run.train_tokens:
+            caption += f"; hours for {run.train_tokens:,} tokens"
     if states_only:
         caption += "; model states only (--states-only)"
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
@@ -124,7 +173,18 @@ def run_table(profile: RunProfile, sizings: list[Sizing], states_only: bool) -> 
         "step s",
     ):
         table.add_column(header, justify="right", no_wrap=True)
+    with_speed = catalogue is not None and stack is not None
+    if with_speed:
+        table.add_column("tok/s", justify="right", no_wrap=True)
+        if run.train_tokens:
+            table.add_column("hours", justify="right", no_wrap=True)
     for s in sizings:
+        extra: list[str] = []
+        speed = speed_of(profile, s, catalogue) if with_speed and catalogue else None
+        if speed is not None:
+            extra.append(f"{speed.tokens_per_s:,.0f}")
+            if run.train_tokens:
+                extra.append(f"{hours_to_train(run.train_tokens, speed):,.1f}")
         table.add_row(
             s.gpu,
             str(s.gpus),
@@ -141,6 +201,7 @@ def run_table(profile: RunProfile, sizings: list[Sizing], states_only: bool) -> 
             f"{gb(s.checkpoint_gb):,.1f}",
             f"{gb(s.traffic_gb_per_step):,.1f}",
             f"{seconds(s.step_seconds):,.3f}",
+            *extra,
         )
     return table
 
@@ -167,5 +228,5 @@ def estimate(workload_file: Path, states_only: bool, fmt: str, prices: Path | No
         return
     console = stdout_console()
     for profile, sizings in run_sizings(workload, catalogue):
-        console.print(run_table(profile, sizings, workload.sizing.states_only))
+        console.print(run_table(profile, sizings, workload.sizing.states_only, catalogue))
         console.print()

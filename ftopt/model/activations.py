@@ -36,9 +36,14 @@ def activation_bytes(
     return arch.layers * full_layer
 
 
-def logits_bytes(arch: Architecture, seq: int, batch: int) -> float:
-    """The loss logits in FP32: s·b·V·4 bytes."""
-    return seq * batch * arch.vocab * FP32
+def logits_bytes(arch: Architecture, seq: int, batch: int, bytes_per_entry: float = FP32) -> float:
+    """The loss logits: s·b·V entries at the stack's peak bytes per entry (4: one FP32 copy)."""
+    return seq * batch * arch.vocab * bytes_per_entry
+
+
+def offloadable_activation_bytes(arch: Architecture, seq: int, batch: int) -> float:
+    """What offloaded checkpointing moves to host RAM: each layer's 2·s·b·h input."""
+    return arch.layers * 2 * seq * batch * arch.hidden
 
 
 def overhead_bytes(

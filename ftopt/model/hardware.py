@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
+from ftopt.model.stack import CardClass, SpeedConstants, Stack
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -41,6 +42,9 @@ class Gpu(_Item):
     pcie_gbps: float = Field(gt=0, description="host link, GB/s both directions summed")
     nvlink: NvLink | None = Field(default=None, description="NVLink bridges, if any")
     bf16_dense_tflops: float = Field(gt=0, description="dense BF16 tensor peak")
+    fp8_dense_tflops: float | None = Field(default=None, gt=0, description="dense FP8 peak, if any")
+    memory_bandwidth_gbps: float = Field(gt=0, description="card memory bandwidth, GB/s")
+    card_class: CardClass = Field(description="speed class: hbm (data-centre) or gddr (workstation)")
     max_inlet_c: float = Field(description="warmest inlet the servers accept with this card")
 
     @property
@@ -141,7 +145,7 @@ class Rules(BaseModel):
     sources: tuple[str, ...] = Field(default=(), description="where the rules come from")
 
 
-Kind = Literal["gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds", "models"]
+Kind = Literal["gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds", "models", "stacks"]
 PRICED: tuple[Kind, ...] = ("gpus", "bridges", "cpus", "dimms", "drives", "chassis")
 
 
@@ -159,6 +163,8 @@ class Catalogue(BaseModel):
     models: tuple[CatalogueModel, ...]
     prices: tuple[Price, ...]
     rules: Rules
+    stacks: tuple[Stack, ...] = ()
+    speed: SpeedConstants | None = None
     # Lookups by id, built on first use: plain dicts in a private attribute, so the catalogue
     # pickles (process pools and Ray ship it to workers) and equality ignores the cache.
     _lookups: dict[Kind, dict[str, BaseModel]] = PrivateAttr(default_factory=dict)
@@ -186,6 +192,9 @@ class Catalogue(BaseModel):
         currencies = {p.currency for p in self.prices}
         if len(currencies) > 1:
             raise ValueError(f"prices mix currencies {sorted(currencies)}; use one price list currency")
+        stack_ids = [s.id for s in self.stacks]
+        if len(stack_ids) != len(set(stack_ids)):
+            raise ValueError("stacks: each stack id may appear once")
         if not any(d.role == "boot" for d in self.drives):
             raise ValueError("the catalogue needs a boot drive")
         return self
@@ -233,6 +242,10 @@ class Catalogue(BaseModel):
     def model(self, model_id: str) -> CatalogueModel:
         """The base model with this id."""
         return self._index("models")[model_id]  # type: ignore[return-value]
+
+    def stack(self, stack_id: str) -> Stack:
+        """The training stack with this id."""
+        return self._index("stacks")[stack_id]  # type: ignore[return-value]
 
     def has(self, kind: Kind, item_id: str) -> bool:
         """Whether an item of this kind and id exists."""

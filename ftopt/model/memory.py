@@ -21,6 +21,9 @@ NF4_BYTES_PER_PARAM = 0.5 + 0.015875
 BF16 = 2
 FULL_ADAM_32BIT = 16  # 2 weights + 2 grads + 12 (FP32 master, m, v)
 FULL_ADAM_8BIT = 10  # 2 + 2 + 4 master + 2 moments
+PURE_BF16_ADAM_32BIT = 8  # pure BF16 (torchtune): 2 weights + 2 grads + 4 BF16 moments, no master
+PURE_BF16_ADAM_8BIT = 6  # 2 + 2 + 2 8-bit moments
+MOMENTS_8BIT = 2  # what a paged 8-bit optimiser leaves in host RAM per parameter
 FP32_GRAD_BUFFER = 2  # Hugging Face / DeepSpeed count FP32 gradients: 18 instead of 16
 OFFLOAD_HOST = 14  # FP32 master and moments (12) plus FP16 gradients (2), on the host
 ADAPTER_ADAM_32BIT = 16  # FP32 adapter weights 4 + grads 4 + moments 8
@@ -58,14 +61,26 @@ def model_states(
     offload: Offload,
     lora_rank: int,
     fp32_grad_buffer: bool = False,
+    master_weights: str = "fp32",
 ) -> States:
-    """Weights, gradients and optimiser states of one copy, on the GPUs and on the host."""
+    """Weights, gradients and optimiser states of one copy, on the GPUs and on the host.
+
+    `master_weights` follows the stack: "fp32" is mixed precision (the seeds' 16 B/param), "bf16" is
+    pure BF16 training without a master copy. A paged 8-bit optimiser's moments are counted in host
+    RAM: bitsandbytes pages them out of the card under memory pressure, which is when it matters.
+    """
     trainable = trainable_params(counts, method, lora_rank)
     if method == Method.FULL:
         if offload == Offload.CPU:
             return States(counts.total * BF16, counts.total * OFFLOAD_HOST, trainable)
-        per_param = FULL_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else FULL_ADAM_8BIT
+        if master_weights == "bf16":
+            per_param = PURE_BF16_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else PURE_BF16_ADAM_8BIT
+        else:
+            per_param = FULL_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else FULL_ADAM_8BIT
         per_param += FP32_GRAD_BUFFER if fp32_grad_buffer else 0
+        if optimizer == Optimizer.ADAMW_8BIT_PAGED:
+            per_param -= MOMENTS_8BIT
+            return States(counts.total * per_param, counts.total * MOMENTS_8BIT, trainable)
         return States(counts.total * per_param, 0.0, trainable)
     adapter = ADAPTER_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else ADAPTER_ADAM_8BIT
     return States(frozen_base_bytes(counts, method) + trainable * adapter, 0.0, trainable)

@@ -32,7 +32,7 @@ class UnknownReference:
 
 
 def unknown_references(workload: Workload, catalogue: Catalogue) -> list[UnknownReference]:
-    """Every model, feed, card and chassis id of the workload that the catalogue does not hold."""
+    """Every model, feed, stack, card and chassis id of the workload that the catalogue does not hold."""
     found = [
         UnknownReference(("runs", i, "model"), "model", run.model, catalogue.ids("models"))
         for i, run in enumerate(workload.runs)
@@ -40,6 +40,14 @@ def unknown_references(workload: Workload, catalogue: Catalogue) -> list[Unknown
     ]
     if not catalogue.has("feeds", workload.site.feed):
         found.append(UnknownReference(("site", "feed"), "feed", workload.site.feed, catalogue.ids("feeds")))
+    if catalogue.stacks:  # the workload's stack first: a run without its own inherits it
+        if not catalogue.has("stacks", workload.stack):
+            found.append(UnknownReference(("stack",), "stack", workload.stack, catalogue.ids("stacks")))
+        found += [
+            UnknownReference(("runs", i, "stack"), "stack", run.stack, catalogue.ids("stacks"))
+            for i, run in enumerate(workload.runs)
+            if run.stack is not None and not catalogue.has("stacks", run.stack)
+        ]
     limits: tuple[tuple[Kind, str, tuple[str, ...] | None], ...] = (
         ("gpus", "card", workload.hardware.gpus),
         ("chassis", "chassis", workload.hardware.chassis),

@@ -9,7 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from ftopt.model.activations import activation_bytes, logits_bytes, overhead_bytes
+from ftopt.model.activations import (
+    activation_bytes,
+    logits_bytes,
+    offloadable_activation_bytes,
+    overhead_bytes,
+)
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import (
@@ -21,6 +26,7 @@ from ftopt.model.memory import (
     nvme_bytes,
     states_per_gpu,
 )
+from ftopt.model.stack import Stack
 from ftopt.model.topology import link_profile
 from ftopt.model.traffic import (
     compute_seconds,
@@ -29,10 +35,12 @@ from ftopt.model.traffic import (
     transfer_seconds,
 )
 from ftopt.model.workload import (
+    DEFAULT_STACK,
     GPU_COUNTS,
     Method,
     Offload,
     Optimizer,
+    Recompute,
     Run,
     SizingOptions,
     Strategy,
@@ -41,11 +49,15 @@ from ftopt.model.workload import (
 
 @dataclass(frozen=True)
 class RunProfile:
-    """A run together with its model's architecture and parameter counts."""
+    """A run together with its model's architecture, parameter counts and training stack.
+
+    Without a stack (None) memory follows ftopt's historical accounting, which is hf-fsdp's.
+    """
 
     run: Run
     model_name: str
     arch: Architecture
+    stack: Stack | None = None
 
     @cached_property
     def counts(self) -> ParamCounts:
@@ -53,12 +65,19 @@ class RunProfile:
         return count_params(self.arch)
 
 
+def run_stack(run: Run, catalogue: Catalogue) -> Stack | None:
+    """The run's stack (the workload's when loaded through a Workload), if the catalogue has stacks."""
+    stack_id = run.stack or DEFAULT_STACK
+    return catalogue.stack(stack_id) if catalogue.has("stacks", stack_id) else None
+
+
 def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
-    """Resolve the run's model: a catalogue id or an inline architecture."""
+    """Resolve the run's model (a catalogue id or an inline architecture) and its stack."""
+    stack = run_stack(run, catalogue)
     if isinstance(run.model, str):
         model = catalogue.model(run.model)
-        return RunProfile(run, model.name, model.architecture)
-    return RunProfile(run, run.model.name, run.model.architecture)
+        return RunProfile(run, model.name, model.architecture, stack)
+    return RunProfile(run, run.model.name, run.model.architecture, stack)
 
 
 @dataclass(frozen=True)
@@ -109,20 +128,26 @@ class Sizing:
         return self.strategy == Strategy.FSDP
 
 
-def optimizer_choices(run: Run) -> tuple[Optimizer, ...]:
-    """`auto` lets a full fine-tune choose 32- or 8-bit Adam; adapters keep 32-bit moments."""
+def optimizer_choices(run: Run, stack: Stack | None = None) -> tuple[Optimizer, ...]:
+    """`auto` lets a full fine-tune choose 32- or 8-bit Adam where the stack offers them; adapters keep
+    32-bit moments. Paged optimisers are only used when asked for by name."""
     if run.optimizer != "auto":
         return (Optimizer(run.optimizer),)
-    if run.method == Method.FULL:
-        return (Optimizer.ADAMW_32BIT, Optimizer.ADAMW_8BIT)
-    return (Optimizer.ADAMW_32BIT,)
+    offered = stack.optimizers if stack else (Optimizer.ADAMW_32BIT, Optimizer.ADAMW_8BIT)
+    wanted = (
+        (Optimizer.ADAMW_32BIT, Optimizer.ADAMW_8BIT)
+        if run.method == Method.FULL
+        else (Optimizer.ADAMW_32BIT,)
+    )
+    return tuple(o for o in wanted if o in offered) or (Optimizer(offered[0]),)
 
 
-def offload_choices(run: Run) -> tuple[Offload, ...]:
-    """`auto` lets a full fine-tune choose CPU offload; adapters never offload."""
+def offload_choices(run: Run, stack: Stack | None = None) -> tuple[Offload, ...]:
+    """`auto` lets a full fine-tune choose CPU offload where the stack offers it; adapters never offload."""
     if run.offload != "auto":
         return (Offload(run.offload),)
-    return (Offload.NONE, Offload.CPU) if run.method == Method.FULL else (Offload.NONE,)
+    can_offload = stack.cpu_offload if stack else True
+    return (Offload.NONE, Offload.CPU) if run.method == Method.FULL and can_offload else (Offload.NONE,)
 
 
 def gpu_count_choices(run: Run) -> tuple[int, ...]:
@@ -156,15 +181,25 @@ def size_run(
     options: SizingOptions,
 ) -> Sizing:
     """Memory, disk, traffic and time of one copy of `profile.run` trained this way on `gpu`."""
-    run, counts, arch = profile.run, profile.counts, profile.arch
-    states = model_states(counts, run.method, optimizer, offload, run.lora_rank, options.fp32_grad_buffer)
+    run, counts, arch, stack = profile.run, profile.counts, profile.arch, profile.stack
+    master = stack.master_weights if stack else "fp32"
+    states = model_states(
+        counts, run.method, optimizer, offload, run.lora_rank, options.fp32_grad_buffer, master
+    )
     per_gpu_states = states_per_gpu(states, strategy, gpus)
+    host_activations = 0.0
     if options.states_only:
         activations = overhead = 0.0
     else:
         activations = activation_bytes(
             arch, run.seq_len, run.micro_batch, run.recompute, options.flash_attention
-        ) + logits_bytes(arch, run.seq_len, run.micro_batch)
+        )
+        if stack and stack.activation_offload and run.recompute == Recompute.FULL:
+            # Offloaded checkpointing keeps the layer inputs in host RAM, one layer's worth on the card.
+            host_activations = offloadable_activation_bytes(arch, run.seq_len, run.micro_batch)
+            activations -= host_activations
+        logit_bytes = stack.loss.logit_bytes if stack else 4.0
+        activations += logits_bytes(arch, run.seq_len, run.micro_batch, logit_bytes)
         gather = 2 * counts.largest_layer * BF16 if strategy == Strategy.FSDP else 0.0
         overhead = overhead_bytes(
             per_gpu_states, activations, options.cuda_context_gb, options.allocator_reserve, gather
@@ -185,7 +220,7 @@ def size_run(
         activations_gb=activations / GB,
         overhead_gb=overhead / GB,
         card_gb=gpu.memory_gb,
-        host_ram_gb=states.host_bytes / GB,
+        host_ram_gb=(states.host_bytes + host_activations) / GB,
         checkpoint_gb=checkpoint / GB,
         nvme_gb=nvme_bytes(checkpoint, run.keep_checkpoints, counts) / GB,
         traffic_gb_per_step=traffic / GB,
@@ -202,7 +237,7 @@ def all_sizings(profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[S
         size_run(profile, gpu, gpus, strategy, optimizer, offload, options)
         for gpus in gpu_count_choices(run)
         for strategy in strategy_choices(gpus)
-        for optimizer in optimizer_choices(run)
-        for offload in offload_choices(run)
-        if not (offload == Offload.CPU and optimizer == Optimizer.ADAMW_8BIT)
+        for optimizer in optimizer_choices(run, profile.stack)
+        for offload in offload_choices(run, profile.stack)
+        if not (offload == Offload.CPU and optimizer != Optimizer.ADAMW_32BIT)
     ]

@@ -11,7 +11,7 @@ ignored default. Cross-references to the catalogue (model and card ids) are chec
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -21,6 +21,11 @@ from ftopt.model.architecture import Architecture
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 GPU_COUNTS = (1, 2, 4, 8)
+
+#: The stack a run trains with when neither the run nor the workload names one: its memory
+#: accounting is the one ftopt used before stacks existed.
+DEFAULT_STACK = "hf-fsdp"
+MAX_TOKENS = 10**15
 
 
 class Method(StrEnum):
@@ -32,10 +37,11 @@ class Method(StrEnum):
 
 
 class Optimizer(StrEnum):
-    """AdamW with 32-bit or 8-bit (bitsandbytes) moments."""
+    """AdamW with 32-bit or 8-bit (bitsandbytes) moments; paged 8-bit keeps its moments in host RAM."""
 
     ADAMW_32BIT = "adamw-32bit"
     ADAMW_8BIT = "adamw-8bit"
+    ADAMW_8BIT_PAGED = "adamw-8bit-paged"
 
 
 class Offload(StrEnum):
@@ -85,6 +91,43 @@ class Run(BaseModel):
     concurrent: int = Field(default=1, gt=0, le=100_000, description="copies running at once")
     gpus: int | Literal["auto"] = Field(default="auto", description="GPUs per copy: auto, 1, 2, 4, 8")
     keep_checkpoints: int = Field(default=3, ge=0, le=1000, description="resumable checkpoints kept")
+    train_tokens: int | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_TOKENS,
+        description="tokens one copy trains on: dataset tokens × epochs (or give dataset_tokens and epochs)",
+    )
+    deadline_hours: float | None = Field(
+        default=None, gt=0, le=1_000_000, description="wall-clock hours the copy must finish within"
+    )
+    stack: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9.\-]*$",
+        description="training stack id (hf-deepspeed, hf-fsdp, torchtune, megatron, unsloth); "
+        "overrides the workload's",
+    )
+    precision: Literal["bf16", "fp8"] = Field(
+        default="bf16", description="matrix precision; fp8 needs a stack and card that offer it"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _dataset_times_epochs(cls, data: Any) -> Any:
+        """`dataset_tokens` × `epochs` is the other spelling of `train_tokens`; both at once is an error."""
+        if not isinstance(data, dict) or not ({"dataset_tokens", "epochs"} & data.keys()):
+            return data
+        data = dict(data)
+        dataset, epochs = data.pop("dataset_tokens", None), data.pop("epochs", None)
+        if "train_tokens" in data:
+            raise ValueError("@train_tokens: give train_tokens or dataset_tokens with epochs, not both")
+        if dataset is None or epochs is None:
+            given, missing = ("dataset_tokens", "epochs") if epochs is None else ("epochs", "dataset_tokens")
+            raise ValueError(f"@{given}: dataset_tokens and epochs go together; {missing} is missing")
+        for name, value in (("dataset_tokens", dataset), ("epochs", epochs)):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_TOKENS:
+                raise ValueError(f"@{name}: expected a positive number, got {value!r}")
+        data["train_tokens"] = max(1, round(dataset * epochs))
+        return data
 
     @field_validator("gpus")
     @classmethod
@@ -97,7 +140,10 @@ class Run(BaseModel):
     def _offload_needs_full(self) -> Run:
         if self.offload == Offload.CPU and self.method != Method.FULL:
             raise ValueError("@offload: cpu applies to method full only (adapters have no large states)")
-        if self.offload == Offload.CPU and self.optimizer == Optimizer.ADAMW_8BIT:
+        if self.offload == Offload.CPU and self.optimizer in (
+            Optimizer.ADAMW_8BIT,
+            Optimizer.ADAMW_8BIT_PAGED,
+        ):
             raise ValueError(
                 "@optimizer: offload cpu runs DeepSpeed's 32-bit CPU Adam; use adamw-32bit or auto"
             )
@@ -112,6 +158,41 @@ class Run(BaseModel):
     def recompute(self) -> Recompute:
         """Gradient checkpointing means full recomputation; otherwise FlashAttention's own."""
         return Recompute.FULL if self.gradient_checkpointing else Recompute.SELECTIVE
+
+
+class Energy(BaseModel):
+    """What a kWh costs and how much of it a GPU-hour draws, for the `tco` objective and `energy_kwh`."""
+
+    model_config = _FROZEN
+    price_per_kwh: float = Field(
+        default=0.08,
+        ge=0,
+        le=100,
+        description="electricity price per kWh in the price list's currency; default 0.08 USD, the order "
+        "of US industrial averages (EIA Electric Power Monthly table 5.6.B, 2024: 7.7-8.3 ¢/kWh in the "
+        "Middle Atlantic and North Central divisions)",
+    )
+    pue: float = Field(
+        default=1.58,
+        ge=1,
+        le=5,
+        description="power usage effectiveness of the room; default 1.58, the industry average of the "
+        "Uptime Institute Global Data Center Survey 2023",
+    )
+    utilisation: float = Field(
+        default=0.8,
+        gt=0,
+        le=1,
+        description="share of the hours the GPUs draw training power; default 0.8, an assumption for "
+        "checkpoints, evaluation and restarts",
+    )
+    years: float = Field(
+        default=4.0,
+        gt=0,
+        le=20,
+        description="years the hardware is written off over for tco; default 4, an assumption "
+        "(typical server depreciation)",
+    )
 
 
 class Site(BaseModel):
@@ -165,6 +246,31 @@ class Workload(BaseModel):
     hardware: HardwareLimits = Field(default_factory=HardwareLimits, description="restrictions")
     runs: tuple[Run, ...] = Field(min_length=1, description="the runs to hold at the same time")
     sizing: SizingOptions = Field(default_factory=SizingOptions, description="memory-model switches")
+    stack: str = Field(
+        default=DEFAULT_STACK,
+        pattern=r"^[a-z0-9][a-z0-9.\-]*$",
+        description="training stack id for runs that name none (default hf-fsdp)",
+    )
+    objective: Literal["price", "tco"] = Field(
+        default="price", description="price: cheapest hardware; tco: hardware plus energy over the years"
+    )
+    energy: Energy = Field(default_factory=Energy, description="electricity price, PUE, utilisation")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _runs_inherit_stack(cls, data: Any) -> Any:
+        """A run without `stack` trains with the workload's, so each run carries its own after loading."""
+        if not isinstance(data, dict) or not isinstance(data.get("runs"), list | tuple):
+            return data
+        stack = data.get("stack", DEFAULT_STACK)
+        runs = []
+        for run in data["runs"]:
+            if isinstance(run, dict) and run.get("stack") is None:
+                run = {**run, "stack": stack}
+            elif isinstance(run, Run) and run.stack is None:
+                run = run.model_copy(update={"stack": stack})
+            runs.append(run)
+        return {**data, "runs": runs}
 
     @field_validator("runs")
     @classmethod

@@ -18,7 +18,7 @@ from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strateg
 REPO = Path(__file__).resolve().parents[2]
 FIRST_PROJECT = REPO / "examples" / "first-project.yaml"
 
-RUN_KEYS = {"run", "params", "trainable_params", "options"}
+RUN_KEYS = {"run", "params", "trainable_params", "stack", "train_tokens", "options"}
 OPTION_KEYS = {
     "gpu",
     "gpus",
@@ -32,6 +32,9 @@ OPTION_KEYS = {
     "checkpoint_gb",
     "traffic_gb_per_step",
     "step_seconds",
+    "tokens_per_s",
+    "hours",
+    "speed",
 }
 MEMORY_KEYS = {"states", "activations", "overhead", "total"}
 
@@ -317,3 +320,35 @@ def test_help_lists_the_commands() -> None:
     result = invoke("--help")
     assert result.exit_code == 0
     assert "estimate" in result.stdout and "catalogue" in result.stdout
+
+
+def test_tokens_per_second_and_hours(tmp_path: Path) -> None:
+    """The speed model's tokens/s per option; hours = train_tokens / tokens/s / 3600 when given."""
+    path = write(
+        tmp_path,
+        """\
+        runs:
+          - name: tuned
+            model: llama-3.1-8b
+            method: lora
+            gpus: 1
+            stack: torchtune
+            dataset_tokens: 100000000
+            epochs: 2
+          - name: plain
+            model: llama-3.1-8b
+            method: lora
+            gpus: 1
+        """,
+    )
+    data = estimate_json(path)
+    tuned, plain = data["runs"]
+    assert tuned["stack"] == "torchtune" and plain["stack"] == "hf-fsdp"
+    assert tuned["train_tokens"] == 200_000_000 and plain["train_tokens"] is None
+    for a, b in zip(tuned["options"], plain["options"], strict=True):
+        assert a["tokens_per_s"] > b["tokens_per_s"] > 0
+        assert a["hours"] == pytest.approx(200_000_000 / a["tokens_per_s"] / 3600, abs=0.01)
+        assert b["hours"] is None
+        assert a["speed"]["step_seconds"] > 0
+    text = invoke("estimate", str(path)).stdout
+    assert "tok/s" in text and "hours for 200,000,000 tokens" in text

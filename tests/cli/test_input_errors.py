@@ -243,3 +243,63 @@ def test_end_to_end_no_traceback(tmp_path: Path) -> None:
     lines = done.stderr.splitlines()
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"ftopt: {path}:5: runs[0].seq_len: ")
+
+
+def test_unknown_stack_lists_the_stacks(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    stack: deepspeed\n")
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:5: runs[0].stack: unknown stack 'deepspeed'; expected one of: ")
+    assert "hf-deepspeed" in line and "torchtune" in line
+
+
+def test_unknown_workload_stack(tmp_path: Path) -> None:
+    path = write(tmp_path, "stack: axolotl\n" + GOOD_RUN)
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:1: stack: unknown stack 'axolotl'")
+
+
+def test_train_tokens_and_dataset_tokens_together(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    train_tokens: 1000\n    dataset_tokens: 500\n    epochs: 2\n")
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:")
+    assert "runs[0].train_tokens: give train_tokens or dataset_tokens with epochs, not both" in line
+
+
+def test_epochs_without_dataset_tokens(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    epochs: 2\n")
+    line = error_line(estimate(str(path)))
+    assert line == (
+        f"ftopt: {path}:5: runs[0].epochs: dataset_tokens and epochs go together; dataset_tokens is missing"
+    )
+
+
+def test_deadline_must_be_positive(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    deadline_hours: 0\n")
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:5: runs[0].deadline_hours: ")
+
+
+def test_optimizer_the_stack_does_not_offer(tmp_path: Path) -> None:
+    path = write(
+        tmp_path, GOOD_RUN.replace("lora", "full") + "    stack: megatron\n    optimizer: adamw-8bit\n"
+    )
+    line = error_line(estimate(str(path)))
+    assert line == f"ftopt: {path}:6: runs[0].optimizer: stack megatron offers adamw-32bit; not adamw-8bit"
+
+
+def test_fp8_with_a_stack_without_fp8(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    precision: fp8\n")
+    line = error_line(estimate(str(path)))
+    assert line == f"ftopt: {path}:5: runs[0].precision: stack hf-fsdp does not train in fp8; use bf16"
+
+
+def test_unknown_objective(tmp_path: Path) -> None:
+    path = write(tmp_path, "objective: speed\n" + GOOD_RUN)
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:1: objective: expected 'price' or 'tco'")
+
+
+def test_pue_below_one(tmp_path: Path) -> None:
+    path = write(tmp_path, "energy:\n  pue: 0.9\n" + GOOD_RUN)
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:2: energy.pue: ")

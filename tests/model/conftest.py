@@ -49,6 +49,8 @@ def bridged_gpu() -> Gpu:
         pcie_gbps=128,
         nvlink=NvLink(bandwidth_gbps=900, bridge_sizes=(2, 4)),
         bf16_dense_tflops=100,
+        memory_bandwidth_gbps=4800,
+        card_class="hbm",
         max_inlet_c=30,
     )
 
@@ -63,5 +65,7 @@ def pcie_gpu() -> Gpu:
         power_w=600,
         pcie_gbps=128,
         bf16_dense_tflops=100,
+        memory_bandwidth_gbps=1600,
+        card_class="gddr",
         max_inlet_c=35,
     )

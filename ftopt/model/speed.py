@@ -1,0 +1,259 @@
+"""How fast one copy of a run trains, and how long and how much energy its tokens take.
+
+Why a model of its own: `Sizing.step_seconds` is a lower bound at one MFU for every card and
+framework, with nominal link bandwidth and no CPU Adam. Published measurements are off from it in
+both directions, so this module estimates a step from its parts, each with data behind it:
+
+- compute: FLOPs per token (linear layers, causal attention, the recomputed forward pass; a frozen
+  base has no weight gradients) at the card's dense BF16 peak times the stack's achievable MFU for
+  the card class and method (stacks.yaml); FP8 divides by the stack's FP8 speed-up where both the
+  stack and the card offer FP8;
+- QLoRA dequantisation: NF4 weights expanded to BF16 on every pass, at the card's memory bandwidth;
+- communication: DDP all-reduces the gradients, FSDP all-gathers the weights twice and
+  reduce-scatters the gradients, at the measured nccl-tests bus bandwidth of the link kind
+  (speed.yaml), of which a share hides behind compute;
+- ZeRO-Offload: gradients down and weights up over PCIe, and a CPU Adam step bounded by host memory
+  bandwidth and by cores;
+- the optimiser step on the card (it streams the states once) and a fixed per-step overhead.
+
+Pure functions; no solver, no CLI. The solver can call `estimate_speed` per placement option.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ftopt.model.architecture import Architecture, ParamCounts, full_attention_layers
+from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.memory import ADAPTER_ADAM_32BIT, BF16, GB, frozen_base_bytes
+from ftopt.model.sizing import RunProfile, Sizing
+from ftopt.model.stack import LinkKind, SpeedConstants, Stack
+from ftopt.model.topology import socket_of
+from ftopt.model.workload import Energy, Method, Offload, Recompute, Strategy
+
+#: Servers in the catalogue have eight slots; unbridged cards spread four under each socket.
+SERVER_SLOTS = 8
+DDR_BYTES_PER_TRANSFER = 8  # one 64-bit DDR5 channel
+
+
+@dataclass(frozen=True)
+class Host:
+    """What the CPU side offers one copy: DRAM bandwidth (GB/s) and physical cores."""
+
+    memory_gbps: float
+    cores: int
+
+
+@dataclass(frozen=True)
+class Speed:
+    """Estimated speed of one copy: tokens per second and the parts of one optimiser step (seconds)."""
+
+    tokens_per_step: int
+    compute_seconds: float
+    dequant_seconds: float
+    comm_seconds: float  # all communication of a step
+    exposed_comm_seconds: float  # the part not hidden behind compute
+    offload_seconds: float  # PCIe copies and CPU Adam under ZeRO-Offload
+    optimizer_seconds: float  # the optimiser step on the card
+    overhead_seconds: float
+    link: LinkKind | None
+    mfu: float
+    precision: str
+
+    @property
+    def step_seconds(self) -> float:
+        """One optimiser step: the parts that do not overlap, added."""
+        return (
+            self.compute_seconds
+            + self.dequant_seconds
+            + self.exposed_comm_seconds
+            + self.offload_seconds
+            + self.optimizer_seconds
+            + self.overhead_seconds
+        )
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Tokens the copy trains on per second, all its GPUs together."""
+        return self.tokens_per_step / self.step_seconds
+
+
+def matmul_params(counts: ParamCounts, arch: Architecture) -> int:
+    """Parameters a text token multiplies through: all active ones but the input embedding lookup
+    (an untied head is a matrix product, a tied one is the same matrix used once) and the vision tower."""
+    lookup = counts.embeddings - arch.vocab * arch.hidden
+    return counts.active - lookup - counts.vision
+
+
+def flops_per_token(
+    counts: ParamCounts, arch: Architecture, seq_len: int, method: Method, recompute: Recompute
+) -> float:
+    """Training FLOPs per token, executed (recomputation included).
+
+    Forward: 2 FLOPs per multiplied parameter plus causal attention, 2·s·a·d per full-attention layer
+    (QKᵀ and AV at 4·s·a·d, halved by the causal mask that FlashAttention skips). Backward: twice
+    the forward for the weights' input gradients and attention, and another 2 per parameter for weight
+    gradients unless the base is frozen (LoRA, QLoRA; the adapters' own FLOPs are negligible). Full
+    recomputation runs the forward once more.
+    """
+    linear = 2 * matmul_params(counts, arch)
+    attention = full_attention_layers(arch) * 2 * seq_len * arch.heads * arch.head_dim
+    forward = linear + attention
+    backward = 2 * attention + (2 * linear if method == Method.FULL else linear)
+    recomputed = forward if recompute == Recompute.FULL else 0.0
+    return forward + backward + recomputed
+
+
+def link_kind(gpu: Gpu, gpus: int) -> LinkKind | None:
+    """The link kind `gpus` cards of this model talk over, placed as the topology rules place them.
+
+    One NVLink domain when the card's largest bridge holds the set; otherwise PCIe, within a socket
+    when the set hangs under one socket and across the two otherwise. None for a single GPU.
+    """
+    if gpus < 2:
+        return None
+    bridge = max(gpu.nvlink.bridge_sizes) if gpu.nvlink else 0
+    if bridge and gpus <= bridge:
+        return "nvlink-2" if bridge == 2 else "nvlink-4"
+    sockets = {socket_of(i, max(SERVER_SLOTS, gpus), bridge) for i in range(gpus)}
+    return "pcie-socket" if len(sockets) == 1 else "pcie-cross-socket"
+
+
+def bus_bandwidth_gbps(kind: LinkKind, gpu: Gpu, constants: SpeedConstants) -> float:
+    """Measured all-reduce bus bandwidth of a link kind; PCIe scales with the card's own PCIe rate."""
+    measured = constants.bus_bandwidth_gbps.of(kind)
+    if kind.startswith("pcie"):
+        return measured * gpu.pcie_gbps / constants.pcie_reference_gbps
+    return measured
+
+
+def comm_bytes(profile: RunProfile, strategy: Strategy, gpus: int, accumulation: int = 1) -> float:
+    """Bus bytes per step in nccl-tests' terms (time = bytes / busbw), each collective over `gpus` ranks.
+
+    DDP: one all-reduce of the BF16 gradients, 2(N−1)/N · G. FSDP: all-gather of the weights before the
+    forward and again before the backward of every micro-batch, and a reduce-scatter of the gradients,
+    (N−1)/N · (2W·k + G) for k accumulated micro-batches.
+    """
+    if strategy == Strategy.SINGLE or gpus < 2:
+        return 0.0
+    run, counts = profile.run, profile.counts
+    trainable = counts.total if run.method == Method.FULL else counts.lora_params(run.lora_rank)
+    grads = trainable * BF16
+    share = (gpus - 1) / gpus
+    if strategy == Strategy.DDP:
+        return 2 * share * grads
+    weights = counts.total * BF16 if run.method == Method.FULL else frozen_base_bytes(counts, run.method)
+    return share * (2 * weights * accumulation + grads)
+
+
+def dequant_seconds(profile: RunProfile, gpu: Gpu, constants: SpeedConstants) -> float:
+    """QLoRA's dequantisation per micro-batch: every NF4 weight expanded once per pass (forward,
+    backward, and the recomputed forward), at the card's memory bandwidth."""
+    run = profile.run
+    if run.method != Method.QLORA:
+        return 0.0
+    passes = 3 if run.recompute == Recompute.FULL else 2
+    traffic = passes * profile.counts.linear * constants.qlora_dequant_bytes_per_param
+    return traffic / (gpu.memory_bandwidth_gbps * 1e9 * constants.hbm_efficiency)
+
+
+def optimizer_seconds(profile: RunProfile, sizing: Sizing, gpu: Gpu, constants: SpeedConstants) -> float:
+    """The optimiser step on the card streams its states once in and once out (none when offloaded)."""
+    if sizing.offload == Offload.CPU:
+        return 0.0
+    run = profile.run
+    if run.method == Method.FULL:
+        state_bytes = sizing.states_gb * GB
+    else:
+        adapters = profile.counts.lora_params(run.lora_rank) * ADAPTER_ADAM_32BIT
+        state_bytes = adapters / sizing.gpus if sizing.sharded else adapters
+    return 2 * state_bytes / (gpu.memory_bandwidth_gbps * 1e9 * constants.hbm_efficiency)
+
+
+def offload_seconds(
+    profile: RunProfile, sizing: Sizing, gpu: Gpu, constants: SpeedConstants, host: Host
+) -> float:
+    """ZeRO-Offload: each GPU sends its share of the BF16 gradients to the host and receives its share
+    of the updated BF16 weights, one after the other over its PCIe link; between them the host runs
+    Adam over all parameters, bounded by DRAM bandwidth or by cores, whichever is slower."""
+    if sizing.offload != Offload.CPU:
+        return 0.0
+    params = profile.counts.total
+    one_way = gpu.pcie_gbps / 2 * 1e9 * constants.offload_pcie_efficiency
+    copies = 2 * (params * BF16 / sizing.gpus) / one_way
+    adam = constants.cpu_adam
+    by_memory = params * adam.bytes_per_param / (host.memory_gbps * 1e9)
+    by_cores = params / (adam.params_per_core_s * host.cores)
+    return copies + max(by_memory, by_cores)
+
+
+def planning_host(catalogue: Catalogue, gpus: int, constants: SpeedConstants) -> Host:
+    """The host a copy can count on in a catalogue server: the rules' cores per GPU, and the DRAM
+    bandwidth of one socket (all channels at the platform's DDR5 rate, at streaming efficiency)."""
+    channels = max((cpu.memory_channels for cpu in catalogue.cpus), default=12)
+    adam = constants.cpu_adam
+    peak = channels * adam.dimm_mts * 1e6 * DDR_BYTES_PER_TRANSFER / 1e9
+    return Host(memory_gbps=peak * adam.stream_efficiency, cores=catalogue.rules.cores_per_gpu * gpus)
+
+
+def uses_fp8(precision: str, stack: Stack, gpu: Gpu) -> bool:
+    """FP8 only where the run asks for it and both the stack and the card offer it."""
+    return precision == "fp8" and stack.fp8 is not None and gpu.fp8_dense_tflops is not None
+
+
+def estimate_speed(
+    profile: RunProfile,
+    sizing: Sizing,
+    gpu: Gpu,
+    stack: Stack,
+    constants: SpeedConstants,
+    host: Host,
+    link: LinkKind | None = None,
+    accumulation: int = 1,
+) -> Speed:
+    """Tokens per second of one copy trained as `sizing` says on `gpu` with `stack`.
+
+    `link` overrides the link kind the topology rules would give (the solver knows the placement).
+    `accumulation` micro-batches per optimiser step share one gradient exchange, one optimiser step
+    and one step overhead (FSDP still gathers the weights for every micro-batch).
+    """
+    run = profile.run
+    kind = link if link is not None else link_kind(gpu, sizing.gpus)
+    tokens_per_gpu = run.seq_len * run.micro_batch * accumulation
+    mfu = stack.method_mfu(gpu.card_class, run.method.value)
+    flops = flops_per_token(profile.counts, profile.arch, run.seq_len, run.method, run.recompute)
+    compute = flops * tokens_per_gpu / (gpu.bf16_dense_tflops * 1e12 * mfu)
+    fp8 = uses_fp8(run.precision, stack, gpu)
+    if fp8 and stack.fp8 is not None:
+        compute /= stack.fp8.speedup
+    comm = 0.0
+    if kind is not None:
+        comm = comm_bytes(profile, sizing.strategy, sizing.gpus, accumulation) / (
+            bus_bandwidth_gbps(kind, gpu, constants) * 1e9
+        )
+    exposed = max(comm * (1 - constants.overlap), comm - compute)
+    return Speed(
+        tokens_per_step=tokens_per_gpu * sizing.gpus,
+        compute_seconds=compute,
+        dequant_seconds=accumulation * dequant_seconds(profile, gpu, constants),
+        comm_seconds=comm,
+        exposed_comm_seconds=exposed,
+        offload_seconds=offload_seconds(profile, sizing, gpu, constants, host),
+        optimizer_seconds=optimizer_seconds(profile, sizing, gpu, constants),
+        overhead_seconds=constants.step_overhead_s,
+        link=kind,
+        mfu=mfu,
+        precision="fp8" if fp8 else "bf16",
+    )
+
+
+def hours_to_train(train_tokens: int, speed: Speed) -> float:
+    """Wall-clock hours for one copy to train on `train_tokens` tokens at its estimated speed."""
+    return train_tokens / speed.tokens_per_s / 3600
+
+
+def energy_kwh(gpu_power_w: float, gpus: int, hours: float, energy: Energy, host_w_per_gpu: float) -> float:
+    """Energy drawn from the grid: the GPUs at their power setting plus the host's share per GPU,
+    for the hours, times the share of hours they train (utilisation) and the room's PUE."""
+    it_kw = gpus * (gpu_power_w + host_w_per_gpu) / 1000
+    return it_kw * hours * energy.utilisation * energy.pue

@@ -1,0 +1,126 @@
+"""Training stacks and the speed constants: what the software and the wires do, as catalogue data.
+
+Why a stack is data: the same model on the same card trains at 25 % or 60 % of peak depending on
+the framework (eager Hugging Face versus compiled torchtune or Megatron), and the frameworks differ
+in what they keep in memory (full FP32 logits or a chunked loss, FP32 master weights or pure BF16,
+activations offloaded to host RAM or not). Those figures go stale as frameworks improve, so they
+live in `ftopt/catalogue/data/stacks.yaml` and `speed.yaml` with their sources, not in code.
+
+A stack's `mfu` is keyed by card class (`Gpu.card_class`: `hbm` for data-centre cards with HBM,
+`gddr` for workstation and PCIe cards with GDDR memory, whose bandwidth per FLOP is lower) and by
+method (full, lora, qlora).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+CardClass = Literal["hbm", "gddr"]
+LinkKind = Literal["nvlink-2", "nvlink-4", "pcie-socket", "pcie-cross-socket"]
+
+
+class MethodMfu(BaseModel):
+    """Achievable model FLOPs utilisation (share of the dense BF16 peak) per training method."""
+
+    model_config = _FROZEN
+    full: float = Field(gt=0, le=1, description="full fine-tuning")
+    lora: float = Field(gt=0, le=1, description="LoRA on a BF16 base")
+    qlora: float = Field(gt=0, le=1, description="LoRA on an NF4 base, before the dequantisation time")
+
+
+class Loss(BaseModel):
+    """How the loss is computed: peak bytes the logits take per token and vocabulary entry."""
+
+    model_config = _FROZEN
+    chunked: bool = Field(description="the output projection and loss run in chunks (no full logits)")
+    logit_bytes: float = Field(
+        ge=0, le=64, description="peak bytes per token per vocabulary entry (4 = one FP32 copy)"
+    )
+
+
+class Fp8(BaseModel):
+    """FP8 training where the stack offers it: the speed-up of the matrix work over BF16."""
+
+    model_config = _FROZEN
+    speedup: float = Field(ge=1, le=4, description="step-time gain of FP8 over BF16 on cards with FP8")
+
+
+class Stack(BaseModel):
+    """A fine-tuning framework as ftopt models it: speed per card class and method, memory habits."""
+
+    model_config = _FROZEN
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", description="lowercase stack id")
+    name: str = Field(min_length=1, description="what a person calls it")
+    mfu: dict[CardClass, MethodMfu] = Field(description="achievable MFU per card class and method")
+    loss: Loss = Field(description="logit accounting of the loss")
+    master_weights: Literal["fp32", "bf16"] = Field(
+        description="fp32: mixed precision with FP32 master weights; bf16: pure BF16 weights and moments"
+    )
+    optimizers: tuple[Literal["adamw-32bit", "adamw-8bit", "adamw-8bit-paged"], ...] = Field(
+        min_length=1, description="optimiser precisions the stack offers"
+    )
+    cpu_offload: bool = Field(description="optimiser states can live in host RAM (ZeRO-Offload style)")
+    activation_offload: bool = Field(
+        description="checkpointed activations go to host RAM by default (offloaded checkpointing)"
+    )
+    fp8: Fp8 | None = Field(default=None, description="FP8 training, if the stack offers it")
+    sources: tuple[str, ...] = Field(default=(), description="where the figures come from")
+
+    @model_validator(mode="after")
+    def _every_class(self) -> Stack:
+        missing = {"hbm", "gddr"} - set(self.mfu)
+        if missing:
+            raise ValueError(f"stack {self.id!r}: mfu lacks card classes {sorted(missing)}")
+        return self
+
+    def method_mfu(self, card_class: CardClass, method: str) -> float:
+        """The MFU of `method` (full, lora, qlora) on a card of `card_class`."""
+        return float(getattr(self.mfu[card_class], method))
+
+
+class BusBandwidth(BaseModel):
+    """Measured all-reduce bus bandwidth (nccl-tests `busbw`, GB/s) per link kind, large messages."""
+
+    model_config = _FROZEN
+    nvlink_2: float = Field(gt=0, description="two cards on a 2-way NVLink bridge")
+    nvlink_4: float = Field(gt=0, description="cards on a 4-way NVLink bridge")
+    pcie_socket: float = Field(gt=0, description="PCIe peers under one CPU socket")
+    pcie_cross_socket: float = Field(gt=0, description="PCIe peers across the two sockets")
+
+    def of(self, kind: LinkKind) -> float:
+        """Bus bandwidth of one link kind."""
+        return float(getattr(self, kind.replace("-", "_")))
+
+
+class CpuAdam(BaseModel):
+    """ZeRO-Offload's CPU Adam step: bound by host memory bandwidth and by cores."""
+
+    model_config = _FROZEN
+    bytes_per_param: float = Field(gt=0, description="host memory bytes one parameter update touches")
+    dimm_mts: float = Field(gt=0, description="DDR5 transfer rate, MT/s, of the planned platform")
+    stream_efficiency: float = Field(gt=0, le=1, description="share of peak DRAM bandwidth reached")
+    params_per_core_s: float = Field(gt=0, description="parameter updates per second per core")
+
+
+class SpeedConstants(BaseModel):
+    """The speed model's measured and assumed constants (speed.yaml)."""
+
+    model_config = _FROZEN
+    bus_bandwidth_gbps: BusBandwidth = Field(description="measured all-reduce bus bandwidth per link")
+    pcie_reference_gbps: float = Field(
+        gt=0, description="PCIe rate (both ways) the PCIe busbw was measured at"
+    )
+    overlap: float = Field(ge=0, le=1, description="share of communication hidden behind compute")
+    step_overhead_s: float = Field(ge=0, description="fixed time per optimiser step (launch, data, sync)")
+    offload_pcie_efficiency: float = Field(gt=0, le=1, description="share of PCIe peak reached by copies")
+    cpu_adam: CpuAdam = Field(description="CPU Adam throughput constants")
+    qlora_dequant_bytes_per_param: float = Field(
+        ge=0, description="memory traffic per NF4 weight per pass: read NF4, write and read BF16"
+    )
+    hbm_efficiency: float = Field(gt=0, le=1, description="share of peak memory bandwidth reached")
+    host_power_w_per_gpu: float = Field(ge=0, description="host power attributed to each GPU")
+    sources: tuple[str, ...] = Field(default=(), description="where the figures come from")
