@@ -18,7 +18,9 @@ class PhaseTimings(BaseModel):
     """Seconds spent in each phase, measured by the solver itself."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    build: float = Field(default=0.0, description="builds, training modes and configurations from the workload")
+    build: float = Field(
+        default=0.0, description="builds, training modes and configurations from the workload"
+    )
     search: float = Field(default=0.0, description="CP-SAT: price stage, tie-break stage, decoding")
     explain: float = Field(default=0.0, description="binding rules, what-if re-solves, reasons")
     verify: float = Field(default=0.0, description="the independent verifier")

@@ -4,8 +4,9 @@ Validators that judge one field from its neighbours start their message with `@p
 to the model they validate), so that the file loader can point at that field and its line.
 
 Frozen pydantic models with `extra="forbid"`, so a misspelt key is an error rather than a silently
-ignored default. Cross-references to the catalogue (model and card ids) are checked by
-`Workload.check_against`, because the workload is parsed before the catalogue is chosen.
+ignored default. Cross-references to the catalogue (model, feed, card and chassis ids) are checked
+by `ftopt.model.references.unknown_references`, because the workload is parsed before the catalogue
+is chosen.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from ftopt.model.architecture import Architecture
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
+#: GPUs a copy may take, and so the GPU block sizes the solver counts: powers of two up to the
+#: largest server, each dividing the next (the buddy property ftopt/solver/constraints.py relies on).
 GPU_COUNTS = (1, 2, 4, 8)
 
 
