@@ -146,7 +146,7 @@ def run_table(profile: RunProfile, sizings: list[Sizing], states_only: bool) -> 
 @click.option(
     "--states-only",
     is_flag=True,
-    help="Count model states only, as the seed articles do (no activations or overhead).",
+    help="Count model states only, as published sizing tables do (no activations or overhead).",
 )
 @table_or_json_option
 @prices_option

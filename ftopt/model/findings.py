@@ -162,7 +162,7 @@ def _rule(subject: str, f: dict[str, Any]) -> str:
         )
     if subject == "memory":
         if f["states_only"]:
-            return "memory per GPU: model states only (seed tables)"
+            return "memory per GPU: model states only (as published sizing tables count)"
         return (
             f"memory per GPU: states + activations (Korthikanti et al., FlashAttention "
             f"{'on' if f['flash_attention'] else 'off'}) + FP32 logits + {f['cuda_context_gb']:g} GB "

@@ -137,7 +137,7 @@ class SizingOptions(BaseModel):
     """Switches of the memory model; the defaults are what a real plan needs."""
 
     model_config = _FROZEN
-    states_only: bool = Field(default=False, description="count model states only, as the seeds do")
+    states_only: bool = Field(default=False, description="count model states only, as sizing tables do")
     fp32_grad_buffer: bool = Field(
         default=False,
         description="count 18 B/param for full fine-tuning (Hugging Face) instead of 16",
