@@ -20,6 +20,7 @@ from ftopt.catalogue.loader import KINDS
 from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console, table_or_json_option
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.errors import quoted
+from ftopt.model.findings import money
 from ftopt.model.hardware import PRICED, Catalogue, CatalogueModel, Feed, Gpu, Kind, Price
 
 ITEM_KINDS: tuple[Kind, ...] = ("gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds", "models")
@@ -82,7 +83,7 @@ _COLUMNS: dict[str, tuple[tuple[str, Callable[[Any], str]], ...]] = {
 
 
 def _price_text(price: Price) -> str:
-    text = f"{price.amount:,.0f} {price.currency} ({price.date})"
+    text = f"{money(price.amount, price.currency)} ({price.date})"
     return text + ", assumption" if price.assumption else text
 
 
@@ -97,7 +98,7 @@ def kind_table(catalogue: Catalogue, kind: str) -> Table:
         for price in catalogue.prices:
             table.add_row(
                 price.item,
-                f"{price.amount:,.0f}",
+                money(price.amount),
                 price.currency,
                 price.date,
                 "yes" if price.assumption else "",

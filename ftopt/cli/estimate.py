@@ -20,6 +20,7 @@ from ftopt.cli.errors import handle_errors
 from ftopt.loading import load_workload
 from ftopt.model.hardware import Catalogue
 from ftopt.model.memory import trainable_params
+from ftopt.model.references import allowed_gpus
 from ftopt.model.sizing import RunProfile, Sizing, all_sizings, profile_run
 from ftopt.model.speed import Speed, estimate_speed, hours_to_train, planning_host
 from ftopt.model.workload import Workload
@@ -35,11 +36,6 @@ def seconds(value: float) -> float:
     return round(value, 3) + 0.0
 
 
-def allowed_gpus(workload: Workload, catalogue: Catalogue) -> tuple[str, ...]:
-    """The workload's allowed cards, or every card in the catalogue."""
-    return workload.hardware.gpus or catalogue.ids("gpus")
-
-
 def run_sizings(workload: Workload, catalogue: Catalogue) -> list[tuple[RunProfile, list[Sizing]]]:
     """Each run's profile with its sizings on every allowed card, in catalogue order."""
     result = []
@@ -47,8 +43,8 @@ def run_sizings(workload: Workload, catalogue: Catalogue) -> list[tuple[RunProfi
         profile = profile_run(run, catalogue)
         sizings = [
             sizing
-            for gpu_id in allowed_gpus(workload, catalogue)
-            for sizing in all_sizings(profile, catalogue.gpu(gpu_id), workload.sizing)
+            for gpu in allowed_gpus(catalogue, workload)
+            for sizing in all_sizings(profile, gpu, workload.sizing)
         ]
         result.append((profile, sizings))
     return result
@@ -211,7 +207,7 @@ def run_table(
 @click.option(
     "--states-only",
     is_flag=True,
-    help="Count model states only, as the seed articles do (no activations or overhead).",
+    help="Count model states only, as published sizing tables do (no activations or overhead).",
 )
 @table_or_json_option
 @prices_option

@@ -12,8 +12,8 @@ from __future__ import annotations
 from html import escape
 
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
-from ftopt.cli.render_table import money, server_heading, summary_line
-from ftopt.model.findings import Finding
+from ftopt.cli.render_table import server_heading, summary_line
+from ftopt.model.findings import Finding, money
 from ftopt.model.plan import Plan, Server, Status
 
 CSS = """

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ftopt.cli.render_table import money, placement_cells, server_heading, summary_line
+from ftopt.cli.render_table import placement_cells, server_heading, summary_line
+from ftopt.model.findings import money
 from ftopt.model.plan import Plan
 
 

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from html import escape
 
-from ftopt.cli.render_table import money
+from ftopt.model.findings import money
 from ftopt.model.plan import Assignment, Plan, Server
 from ftopt.model.topology import socket_of
 

@@ -6,13 +6,8 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from ftopt.model.findings import money
 from ftopt.model.plan import Assignment, Plan, Server
-
-
-def money(amount: float, currency: str) -> str:
-    """`USD 81,840` (cents only when there are any)."""
-    cents = round(amount * 100) % 100
-    return f"{currency} {amount:,.2f}" if cents else f"{currency} {amount:,.0f}"
 
 
 def summary_line(plan: Plan) -> str:

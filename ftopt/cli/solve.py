@@ -23,8 +23,9 @@ from ftopt.cli import FiniteFloatRange, open_catalogue, prices_option, stdout_co
 from ftopt.cli.errors import handle_errors
 from ftopt.cli.render_html import render_html
 from ftopt.cli.render_markdown import render_markdown
-from ftopt.cli.render_table import money, render_table
+from ftopt.cli.render_table import render_table
 from ftopt.loading import load_workload
+from ftopt.model.findings import money
 from ftopt.model.plan import Plan
 
 if TYPE_CHECKING:
@@ -55,8 +56,8 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
 
     def show(p: Progress) -> None:
         console.print(
-            f"[dim]{p.seconds:6.2f} s  incumbent {money(p.price, '')}  bound "
-            f"{money(p.bound, '')}  gap {p.gap:.2%}[/dim]"
+            f"[dim]{p.seconds:6.2f} s  incumbent {money(p.price)}  bound "
+            f"{money(p.bound)}  gap {p.gap:.2%}[/dim]"
         )
 
     return show

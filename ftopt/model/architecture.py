@@ -1,10 +1,11 @@
 """Model architectures and their exact parameter counts.
 
-Why exact counts: the seeds' figures (DESIGN.md §2) are products of parameter counts and bytes per
-parameter, and QLoRA needs the split between linear layers (stored in NF4) and the rest (kept in
-BF16), so a single "70B" figure is not enough. The counts follow the Hugging Face modelling code:
-no biases in the decoder, a gated (SwiGLU) MLP, grouped-query attention, RMSNorm weights, and the
-additions of hybrid models (Gated DeltaNet layers, a vision tower, multi-token-prediction layers).
+Why exact counts: published sizing figures (docs/reference-figures.md) are products of parameter
+counts and bytes per parameter, and QLoRA needs the split between linear layers (stored in NF4)
+and the rest (kept in BF16), so a single "70B" figure is not enough. The counts follow the
+Hugging Face modelling code: no biases in the decoder, a gated (SwiGLU) MLP, grouped-query
+attention, RMSNorm weights, and the additions of hybrid models (Gated DeltaNet layers, a vision
+tower, multi-token-prediction layers).
 """
 
 from __future__ import annotations

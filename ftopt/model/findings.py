@@ -67,9 +67,11 @@ def finding(kind: FindingKind, subject: str, **figures: Any) -> Finding:
     return Finding(kind=kind, subject=subject, figures=figures)
 
 
-def money(amount: float, currency: str, cents: bool = False) -> str:
-    """`USD 12,345` (or with cents): the one way ftopt writes a price."""
-    return f"{currency} {amount:,.2f}" if cents else f"{currency} {amount:,.0f}"
+def money(amount: float, currency: str = "") -> str:
+    """`USD 81,840`, cents only when there are any (`USD 81,840.50`); without a currency just the
+    number. The one way ftopt writes a price: findings, every renderer and the catalogue listing."""
+    number = f"{amount:,.2f}" if round(amount * 100) % 100 else f"{amount:,.0f}"
+    return f"{currency} {number}" if currency else number
 
 
 def _power_cap(subject: str, f: dict[str, Any]) -> str:
@@ -160,7 +162,7 @@ def _rule(subject: str, f: dict[str, Any]) -> str:
         )
     if subject == "memory":
         if f["states_only"]:
-            return "memory per GPU: model states only (seed tables)"
+            return "memory per GPU: model states only (as published sizing tables count)"
         return (
             f"memory per GPU: states + activations (Korthikanti et al., FlashAttention "
             f"{'on' if f['flash_attention'] else 'off'}) + FP32 logits + {f['cuda_context_gb']:g} GB "

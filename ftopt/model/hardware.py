@@ -134,7 +134,7 @@ class Price(BaseModel):
 
 
 class Rules(BaseModel):
-    """The host and site rules every build must meet (NVIDIA-Certified guide, seeds)."""
+    """The host and site rules every build must meet (docs/design.md, Sizing; sources in rules.yaml)."""
 
     model_config = _FROZEN
     cores_per_gpu: int = Field(gt=0, description="physical cores per GPU")

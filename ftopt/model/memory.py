@@ -1,6 +1,6 @@
 """Model states: what weights, gradients and optimiser moments take on each GPU, in host RAM and on disk.
 
-The ZeRO paper's accounting (DESIGN.md §2): mixed-precision AdamW holds 2 bytes of BF16 weights,
+The ZeRO paper's accounting (docs/design.md, Sizing): mixed-precision AdamW holds 2 bytes of BF16 weights,
 2 of BF16 gradients and 12 of FP32 master weights and moments per parameter; 8-bit moments cut the
 12 to 6. A frozen base carries only its weights. Fully sharded training (FSDP FULL_SHARD, ZeRO-3)
 divides every state by the GPU count; data parallel training (DDP) replicates them. ZeRO-Offload

@@ -1,4 +1,4 @@
-"""Which catalogue ids a workload names that the catalogue does not hold.
+"""Which catalogue ids a workload names that the catalogue does not hold, and which cards it allows.
 
 Why here and not only in the file loader: a library caller builds a `Workload` in code and hands it
 to `solve` with a catalogue of its choosing; the same check must run there, and the file loader adds
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ftopt.model.hardware import Catalogue, Kind
+from ftopt.model.hardware import Catalogue, Gpu, Kind
 from ftopt.model.workload import Workload
 
 
@@ -59,3 +59,10 @@ def unknown_references(workload: Workload, catalogue: Catalogue) -> list[Unknown
             if not catalogue.has(kind, item)
         ]
     return found
+
+
+def allowed_gpus(catalogue: Catalogue, workload: Workload) -> list[Gpu]:
+    """Cards the workload's `hardware.gpus` allows (every card when it names none), in catalogue
+    order: the one filter the solver's training modes and `ftopt estimate` share."""
+    ids = workload.hardware.gpus
+    return [g for g in catalogue.gpus if ids is None or g.id in ids]

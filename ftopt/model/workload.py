@@ -4,8 +4,9 @@ Validators that judge one field from its neighbours start their message with `@p
 to the model they validate), so that the file loader can point at that field and its line.
 
 Frozen pydantic models with `extra="forbid"`, so a misspelt key is an error rather than a silently
-ignored default. Cross-references to the catalogue (model and card ids) are checked by
-`Workload.check_against`, because the workload is parsed before the catalogue is chosen.
+ignored default. Cross-references to the catalogue (model, feed, card and chassis ids) are checked
+by `ftopt.model.references.unknown_references`, because the workload is parsed before the catalogue
+is chosen.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from ftopt.model.architecture import Architecture
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
+#: GPUs a copy may take, and so the GPU block sizes the solver counts: powers of two up to the
+#: largest server, each dividing the next (the buddy property ftopt/solver/constraints.py relies on).
 GPU_COUNTS = (1, 2, 4, 8)
 
 #: The stack a run trains with when neither the run nor the workload names one: its memory
@@ -216,7 +219,7 @@ class SizingOptions(BaseModel):
     """Switches of the memory model; the defaults are what a real plan needs."""
 
     model_config = _FROZEN
-    states_only: bool = Field(default=False, description="count model states only, as the seeds do")
+    states_only: bool = Field(default=False, description="count model states only, as sizing tables do")
     fp32_grad_buffer: bool = Field(
         default=False,
         description="count 18 B/param for full fine-tuning (Hugging Face) instead of 16",

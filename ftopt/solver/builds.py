@@ -96,7 +96,7 @@ class Build:
 
 
 def server_power_w(gpu_w: int, gpu_count: int, cpu: Cpu, sockets: int, overhead: float) -> int:
-    """(Σ card power + Σ CPU TDP) × (1 + overhead), rounded up: the seeds' full-load estimate."""
+    """(Σ card power + Σ CPU TDP) × (1 + overhead), rounded up: the full-load estimate."""
     return math.ceil((gpu_w * gpu_count + cpu.tdp_w * sockets) * (1 + overhead))
 
 

@@ -21,9 +21,6 @@ from dataclasses import dataclass
 
 from ftopt.solver.builds import Build, DiskTier, RamTier, Tier
 
-#: Sizes of GPU blocks a copy may take: powers of two up to the largest server.
-BLOCK_SIZES = (1, 2, 4, 8)
-
 
 @dataclass(frozen=True)
 class LightBudget:

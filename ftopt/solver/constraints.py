@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from ftopt.solver.configs import BLOCK_SIZES
+from ftopt.model.workload import GPU_COUNTS
 from ftopt.solver.problem import ProblemData
 from ftopt.solver.variables import Variables
 
@@ -48,7 +48,7 @@ def add_gpu_blocks(model: cp_model.CpModel, data: ProblemData, v: Variables) -> 
         if not light:
             continue
         configs = [(c, config) for c, config in enumerate(data.configs) if config.build == f]
-        for t in BLOCK_SIZES:
+        for t in GPU_COUNTS:  # block sizes are the GPU counts a copy may take
             demand = [g * x for g, x in light if g >= t]
             if not demand:
                 continue

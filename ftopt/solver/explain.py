@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Gpu
+from ftopt.model.references import allowed_gpus
 from ftopt.model.sizing import Sizing, all_sizings
 from ftopt.model.workload import Method, Run
-from ftopt.solver.modes import allowed_gpus
 from ftopt.solver.problem import ProblemData, compatible
 
 

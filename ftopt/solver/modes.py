@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.hardware import Gpu
 from ftopt.model.sizing import RunProfile, Sizing, all_sizings
-from ftopt.model.workload import Offload, Optimizer, SizingOptions, Strategy, Workload
+from ftopt.model.workload import Offload, Optimizer, SizingOptions, Strategy
 
 
 @dataclass(frozen=True)
@@ -95,12 +95,6 @@ def prune_dominated(modes: list[Mode]) -> list[Mode]:
         if not any(_dominates(k, mode) for k in kept):
             kept.append(mode)
     return kept
-
-
-def allowed_gpus(catalogue: Catalogue, workload: Workload) -> list[Gpu]:
-    """Cards the workload allows, in catalogue order."""
-    ids = workload.hardware.gpus
-    return [g for g in catalogue.gpus if ids is None or g.id in ids]
 
 
 def run_modes(

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field, replace
 
 from ftopt.model.findings import Finding
 from ftopt.model.hardware import Catalogue
+from ftopt.model.references import allowed_gpus
 from ftopt.model.sizing import RunProfile, profile_run
 from ftopt.model.workload import Workload
 from ftopt.solver.builds import Build, enumerate_builds
 from ftopt.solver.configs import HeavyClass, HeavyConfig, HeavyShape, LightBudget, enumerate_configs
-from ftopt.solver.modes import Mode, allowed_gpus, run_modes
+from ftopt.solver.modes import Mode, run_modes
 
 
 def compatible(mode: Mode, build: Build) -> bool:

@@ -6,6 +6,11 @@ modules by concept: components (ids and server fields), placement (copies and GP
 copy trains), nvlink (bridges and domains), host (RAM, cores, NVMe), site (power, feed, inlet) and
 prices (bills of materials, totals, status).
 
+The verifier's power, host-RAM, NVMe and price arithmetic repeats the solver's on purpose: a
+second, independent derivation of each rule is what makes the check worth having, so these copies
+are not to be merged with the solver's (a test asserts the verifier imports nothing from
+`ftopt.solver`). What both share is the model layer's physics (`ftopt.model`: sizing, topology).
+
 Rule names, as violations print them:
 
 - parts: catalogue-id, server-fields, gpu-slots, dimm-channels, drive-bays, hardware-limits

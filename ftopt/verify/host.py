@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from ftopt.verify.context import Context, Parts
 from ftopt.verify.violation import Violation, at_most, num, plural
 
-#: The NVIDIA-Certified configuration guide asks two sockets (DESIGN.md §3).
+#: The NVIDIA-Certified configuration guide asks two sockets (docs/design.md, Sizing).
 SOCKETS = 2
 
 

@@ -1,6 +1,6 @@
 """Rules of the site: power caps, the server's draw against its feed, the feed itself, inlet air.
 
-Power is the seeds' full-load estimate: (cards at their cap + CPU TDP × CPUs) × (1 + overhead),
+Power is the full-load estimate of docs/design.md: (cards at their cap + CPU TDP × CPUs) × (1 + overhead),
 rounded up to the watt. Both the stated and the re-computed draw must stay within the feed's usable
 watts, and the feed must be the one the site has at every position.
 """

@@ -10,6 +10,7 @@ from click.testing import CliRunner, Result
 
 from ftopt.catalogue.loader import KINDS, load_catalogue
 from ftopt.cli.main import cli
+from ftopt.model.findings import money
 from ftopt.model.hardware import Catalogue
 
 OVERLAY = """\
@@ -68,7 +69,7 @@ def test_list_one_kind(kind: str) -> None:
 def test_list_gpus_shows_prices() -> None:
     out = ok(invoke("list", "gpus"))
     price = load_catalogue().price("h200-nvl")
-    assert f"{price.amount:,.0f} {price.currency}" in out
+    assert money(price.amount, price.currency) in out  # the one price format
 
 
 def test_list_json() -> None:
@@ -87,7 +88,7 @@ def test_show_a_card_with_price_and_sources() -> None:
     card = load_catalogue().gpu("h200-nvl")
     price = load_catalogue().price("h200-nvl")
     assert card.name in out
-    assert f"{price.amount:,.0f} {price.currency}" in out
+    assert money(price.amount, price.currency) in out  # the one price format
     assert "price source" in out
     assert "source 1" in out
 
@@ -143,7 +144,7 @@ def test_prices_overlay_on_export_show_and_list(overlay: Path) -> None:
     assert h200["amount"] == 27500 and h200["source"] == "our distributor's quote"
     record = json.loads(ok(invoke("show", "h200-nvl", "--format", "json", "--prices", str(overlay))))
     assert record["price"]["amount"] == 27500
-    assert "27,500 USD" in ok(invoke("list", "gpus", "--prices", str(overlay)))
+    assert "USD 27,500" in ok(invoke("list", "gpus", "--prices", str(overlay)))
 
 
 def test_prices_overlay_with_a_bad_entry(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""`ftopt estimate`: the JSON shape, figures that match the sizing layer and the seeds, the table."""
+"""`ftopt estimate`: the JSON shape, figures matching the sizing layer and the reference figures."""
 
 from __future__ import annotations
 
@@ -148,7 +148,7 @@ def test_options_follow_the_run_settings(seventy_b: Path) -> None:
     assert full == {(8, "adamw-32bit", "none"), (8, "adamw-8bit", "none"), (8, "adamw-32bit", "cpu")}
 
 
-def test_seed_004_figures_states_only(seventy_b: Path) -> None:
+def test_reference_figures_states_only(seventy_b: Path) -> None:
     data = estimate_json(seventy_b, "--states-only")
     runs = {r["run"]: r for r in data["runs"]}
     assert runs["big-lora"]["params"] == 70_553_706_496
@@ -178,7 +178,7 @@ def test_seed_004_figures_states_only(seventy_b: Path) -> None:
     assert eight_bit["memory_per_gpu_gb"]["states"] == 88.2
     # "ZeRO-Offload host RAM 70B: 987.7 GB; 17.6 GB weights per card on 8"
     offload = option(data, "big-full", "h200-nvl", 8, "fsdp", "adamw-32bit", "cpu")
-    # (14 × 70,553,706,496 B = 987.75 GB, printed 987.8; the seed multiplies the rounded 70.55 B.)
+    # (14 × 70,553,706,496 B = 987.75 GB, printed 987.8; the article multiplies the rounded 70.55 B.)
     assert offload["host_ram_gb"] == pytest.approx(987.7, abs=0.1)
     assert offload["memory_per_gpu_gb"]["states"] == 17.6
     # "resumable full checkpoint (14 B/param) 70B: 988 GB"
@@ -298,7 +298,8 @@ def test_first_project_example() -> None:
     data = estimate_json(FIRST_PROJECT)
     runs = {r["run"]: r for r in data["runs"]}
     assert len(runs) == 2
-    # Seed 004: a first project runs LoRA and QLoRA on two RTX PRO 6000 Server Edition cards.
+    # Article A (docs/reference-figures.md): a first project runs LoRA and QLoRA on two RTX PRO
+    # 6000 Server Edition cards.
     assert all(
         any(o["fits"] and o["gpu"] == "rtx-pro-6000-se" and o["gpus"] <= 2 for o in run["options"])
         for run in runs.values()

@@ -14,9 +14,8 @@ import pytest
 from ftopt.catalogue import load_catalogue
 from ftopt.cli.render_html import render_html
 from ftopt.cli.render_svg import PALETTE, placement_svg, run_styles
-from ftopt.cli.render_table import money
 from ftopt.loading import load_workload
-from ftopt.model.findings import Finding, FindingKind, finding
+from ftopt.model.findings import Finding, FindingKind, finding, money
 from ftopt.model.plan import Plan, Status
 from ftopt.model.topology import socket_of
 from ftopt.solver.solve import SolveSettings, solve

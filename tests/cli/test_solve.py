@@ -85,7 +85,8 @@ def test_a_plan_the_verifier_rejects_is_never_printed(monkeypatch: pytest.Monkey
 
 
 def test_what_if_reports_a_saving(tmp_path: Path):
-    # Seed 003's Qwen3.8-27B with 32-bit Adam needs eight 96 GB cards; 8-bit Adam fits four.
+    # Article B's Qwen3.8-27B (docs/reference-figures.md): 32-bit Adam needs eight 96 GB cards,
+    # 8-bit Adam fits four.
     result = run("examples/qwen3.8-27b-full.yaml", "--format", "json")
     assert result.exit_code == 0, result.output
     plan = json.loads(result.stdout)

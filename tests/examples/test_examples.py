@@ -53,7 +53,7 @@ def test_full_fine_tunes_with_32_bit_adam_shard_over_eight_rtx_cards(name: str):
 
 
 def test_full_70b_takes_eight_bridged_h200_with_8_bit_adam():
-    # Seed 004: 32-bit Adam needs 141.1 GB per card on eight H200 NVL; 8-bit cuts it to 88.2 GB.
+    # Reference row 4: 32-bit Adam needs 141.1 GB per card on eight H200 NVL; 8-bit cuts it to 88.2 GB.
     plan = solved("full-70b")
     (server,) = plan.servers
     (copy,) = plan.assignments

@@ -160,5 +160,6 @@ def test_mixtral_active_parameters(catalogue: Catalogue) -> None:
 
 
 def test_llama_70b_exact_count(catalogue: Catalogue) -> None:
-    # the figure the seeds round to 70.55 B and the catalogue cites: 70,553,706,496
+    # reference row 1 (docs/reference-figures.md) rounds this to 70.55 B; the catalogue cites
+    # the exact count: 70,553,706,496
     assert catalogue.model("llama-3.3-70b").params.total == 70_553_706_496

@@ -39,7 +39,7 @@ runs: [{name: q, model: llama-3.1-8b, method: qlora, concurrent: 3}]
 
 
 def test_memory_per_gpu_forces_sharding_over_two_cards(solve_yaml, catalogue):
-    # LoRA on a BF16 70B base holds 144.4 GB of states (seed 004): no 96 GB card takes it alone.
+    # LoRA on a BF16 70B base holds 144.4 GB of states (reference row 2): no 96 GB card takes it alone.
     plan = solve_yaml(
         SITE
         + """
@@ -84,7 +84,7 @@ runs: [{name: small, model: llama-3.1-8b, method: qlora, gpus: 2}]
 
 
 def test_host_ram_holds_offloaded_states(solve_yaml, catalogue):
-    # Qwen3-32B with CPU offload keeps 14 B/param = 458.7 GB on the host (seed 004), beyond the
+    # Qwen3-32B with CPU offload keeps 14 B/param = 458.7 GB on the host (reference row 9), beyond the
     # 2 × 192 GB = 384 GB a two-card RTX server needs for the 2 × GPU-memory rule alone.
     plan = solve_yaml(
         SITE
@@ -204,7 +204,8 @@ runs:
 
 
 def test_run_that_fits_no_card_names_the_figure_and_the_relaxation(solve_yaml):
-    # Seed 004: a full 70B fine-tune with 32-bit Adam needs 141.1 GB per H200 NVL on 8 cards.
+    # Reference row 4 (docs/reference-figures.md): a full 70B fine-tune with 32-bit Adam needs
+    # 141.1 GB per H200 NVL on 8 cards.
     with pytest.raises(InfeasibleError) as info:
         solve_yaml(
             SITE

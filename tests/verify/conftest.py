@@ -49,7 +49,7 @@ TINY = {
 
 #: name → (workload, price overlay)
 CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
-    # Seed 004's first project: 70B LoRA sharded over two RTX PRO 6000 (PCIe), 8B QLoRA beside it.
+    # Article A's first project: 70B LoRA sharded over two RTX PRO 6000 (PCIe), 8B QLoRA beside it.
     "first-project": (
         {
             "runs": [
@@ -139,7 +139,7 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
         },
         {},
     ),
-    # The seeds' accounting (model states only), and a model described inline.
+    # The reference figures' accounting (model states only), and a model described inline.
     "states-only": (
         {
             "runs": [{"name": "l70-qlora", "model": "llama-3.3-70b", "method": "qlora", "concurrent": 2}],

@@ -1,0 +1,104 @@
+"""docs/design.md stays true to the code: every verifier rule is in its rule map, every dotted path
+it names imports, and every file the docs mention exists."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+
+from ftopt.verify import RULES
+
+ROOT = Path(__file__).resolve().parents[1]
+DESIGN = ROOT / "docs" / "design.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+
+#: A dotted path in backticks: `ftopt.solver.constraints.add_gpu_blocks`.
+DOTTED = re.compile(r"`(ftopt(?:\.[A-Za-z_][A-Za-z0-9_]*)+)`")
+#: A repository path: a file with a known ending (`ftopt/solver/layout.py`, `rules.yaml`,
+#: `render_*.py`), or a folder under a top-level one (`ftopt/verify/`).
+FILE = re.compile(
+    r"(?<![\w./-])([\w*-]+(?:/[\w.*-]+)*\.(?:py|md|yaml|json|toml)"
+    r"|(?:ftopt|tests|benchmarks|examples|docs)/[\w./*-]*[\w*/])(?![\w/-])"
+)
+#: Where a bare file name (no folder) may live.
+FOLDERS = ("", "ftopt", "tests", "benchmarks", "examples", "docs")
+
+
+def rule_names() -> dict[str, str]:
+    """Each verifier rule's printed name, from the `Violation("name", ...)` its function builds."""
+    names = {}
+    for rule in RULES:
+        found = set(re.findall(r'Violation\(\s*"([a-z-]+)"', inspect.getsource(rule)))
+        assert len(found) == 1, f"{rule.__qualname__} names {sorted(found) or 'no'} rule"
+        names[found.pop()] = f"{rule.__module__}.{rule.__name__}"
+    return names
+
+
+def rule_map() -> dict[str, str]:
+    """The rule map's rows: rule name → the rest of its row."""
+    text = DESIGN.read_text(encoding="utf-8")
+    section = text.split("## Rule map", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([a-z-]+)` \|(.*)$", section, re.M)
+    assert rows, "the rule map has rows"
+    return dict(rows)
+
+
+def resolve(dotted: str) -> object:
+    """Import the longest importable module prefix, then getattr the rest."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            value: object = import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:]:
+            value = getattr(value, name)
+        return value
+    raise ModuleNotFoundError(dotted)
+
+
+def test_every_verifier_rule_is_in_the_rule_map() -> None:
+    names, rows = rule_names(), rule_map()
+    assert sorted(set(names) - set(rows)) == [], "verifier rules missing from docs/design.md's rule map"
+    assert sorted(set(rows) - set(names)) == [], "rule map rows that name no verifier rule"
+    for name, checker in names.items():
+        assert f"`{checker}`" in rows[name], f"{name}: the map names its verifier function {checker}"
+
+
+def test_every_rule_map_row_names_solver_code() -> None:
+    for name, row in rule_map().items():
+        enforced = row.split("|")[1]
+        assert DOTTED.search(enforced), f"{name}: no enforcing function in the rule map"
+
+
+def test_the_verifier_docstring_lists_the_same_rules() -> None:
+    doc = import_module("ftopt.verify").__doc__ or ""
+    listed = {n.strip() for line in re.findall(r"^- [^:]+: (.+)$", doc, re.M) for n in line.split(",")}
+    assert listed == set(rule_names())
+
+
+@pytest.mark.parametrize("dotted", sorted(set(DOTTED.findall(DESIGN.read_text(encoding="utf-8")))))
+def test_every_dotted_path_resolves(dotted: str) -> None:
+    resolve(dotted)
+
+
+def mentioned_files() -> list[tuple[str, str]]:
+    texts = {doc.name: doc.read_text(encoding="utf-8") for doc in DOCS}
+    return sorted({(name, path.rstrip("/.")) for name, text in texts.items() for path in FILE.findall(text)})
+
+
+def test_the_docs_mention_files() -> None:
+    assert len(mentioned_files()) > 20
+
+
+@pytest.mark.parametrize(("doc", "path"), mentioned_files())
+def test_every_file_the_docs_mention_exists(doc: str, path: str) -> None:
+    if "/" in path:
+        found = list(ROOT.glob(path))
+    else:  # a bare name such as `layout.py`: somewhere in the package, tests, benchmarks or docs
+        found = [p for folder in FOLDERS for p in (ROOT / folder).glob(f"{'**/' if folder else ''}{path}")]
+    assert found, f"{doc} mentions {path}, which the repository does not have"
