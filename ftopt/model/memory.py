@@ -65,9 +65,10 @@ def model_states(
 ) -> States:
     """Weights, gradients and optimiser states of one copy, on the GPUs and on the host.
 
-    `master_weights` follows the stack: "fp32" is mixed precision (the seeds' 16 B/param), "bf16" is
-    pure BF16 training without a master copy. A paged 8-bit optimiser's moments are counted in host
-    RAM: bitsandbytes pages them out of the card under memory pressure, which is when it matters.
+    `master_weights` follows the stack: "fp32" is mixed precision (16 B/param, the reference
+    figures' accounting), "bf16" is pure BF16 training without a master copy. A paged 8-bit
+    optimiser's moments are counted in host RAM: bitsandbytes pages them out of the card under
+    memory pressure, which is when it matters.
     """
     trainable = trainable_params(counts, method, lora_rank)
     if method == Method.FULL:
