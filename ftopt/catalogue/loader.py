@@ -14,7 +14,22 @@ from ftopt.errors import InputError
 from ftopt.loading import apply_price_list, read_yaml, validate
 from ftopt.model.hardware import Catalogue
 
-KINDS = ("gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds", "models", "prices")
+KINDS = (
+    "gpus",
+    "bridges",
+    "cpus",
+    "dimms",
+    "drives",
+    "chassis",
+    "feeds",
+    "models",
+    "nics",
+    "switches",
+    "cables",
+    "prices",
+)
+#: Kinds a catalogue directory may leave out (the fabric, added for multi-node plans): empty then.
+OPTIONAL = ("nics", "switches", "cables")
 
 
 def data_dir() -> Path:
@@ -26,7 +41,10 @@ def data_dir() -> Path:
 def _load(directory: Path) -> Catalogue:
     parts: dict[str, object] = {}
     for kind in (*KINDS, "rules"):
-        data, _ = read_yaml(directory / f"{kind}.yaml")
+        path = directory / f"{kind}.yaml"
+        if kind in OPTIONAL and not path.exists():
+            continue
+        data, _ = read_yaml(path)
         parts[kind] = data
     file = str(directory)
     try:

@@ -21,7 +21,19 @@ from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console, 
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.model.hardware import PRICED, Catalogue, CatalogueModel, Feed, Gpu, Kind, Price
 
-ITEM_KINDS: tuple[Kind, ...] = ("gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds", "models")
+ITEM_KINDS: tuple[Kind, ...] = (
+    "gpus",
+    "bridges",
+    "cpus",
+    "dimms",
+    "drives",
+    "chassis",
+    "feeds",
+    "models",
+    "nics",
+    "switches",
+    "cables",
+)
 
 
 def _num(value: float) -> str:
@@ -31,8 +43,14 @@ def _num(value: float) -> str:
 def _nvlink(gpu: Gpu) -> str:
     if gpu.nvlink is None:
         return "no"
+    if not gpu.nvlink.bridge_sizes:
+        return f"{_num(gpu.nvlink.bandwidth_gbps)} GB/s, NVSwitch baseboard"
     sizes = ", ".join(map(str, gpu.nvlink.bridge_sizes))
     return f"{_num(gpu.nvlink.bandwidth_gbps)} GB/s, bridges of {sizes}"
+
+
+def _ports(item: Any) -> str:
+    return f"{item.ports} × {item.port_gbits} Gb/s"
 
 
 def _params(item: CatalogueModel) -> str:
@@ -64,6 +82,8 @@ _COLUMNS: dict[str, tuple[tuple[str, Callable[[Any], str]], ...]] = {
         ("drive bays", lambda c: str(c.drive_bays)),
         ("max CPU TDP W", lambda c: str(c.max_cpu_tdp_w)),
         ("max inlet °C", lambda c: _num(c.max_inlet_c)),
+        ("NVSwitch", lambda c: "yes" if c.nvswitch else ""),
+        ("NIC slots", lambda c: str(len(c.nic_slots))),
     ),
     "feeds": (
         ("volts", lambda f: _num(f.volts)),
@@ -76,6 +96,24 @@ _COLUMNS: dict[str, tuple[tuple[str, Callable[[Any], str]], ...]] = {
         ("layers", lambda m: str(m.architecture.layers)),
         ("hidden", lambda m: str(m.architecture.hidden)),
         ("vocab", lambda m: f"{m.architecture.vocab:,}"),
+    ),
+    "nics": (
+        ("ports", _ports),
+        ("connector", lambda n: n.connector),
+        ("fabrics", lambda n: ", ".join(n.fabrics)),
+        ("power W", lambda n: _num(n.power_w)),
+    ),
+    "switches": (
+        ("fabric", lambda s: s.fabric),
+        ("ports", _ports),
+        ("U", lambda s: str(s.rack_units)),
+        ("power W", lambda s: _num(s.power_w)),
+    ),
+    "cables": (
+        ("kind", lambda c: c.kind),
+        ("links", lambda c: f"{c.links} × {c.gbits} Gb/s"),
+        ("reach m", lambda c: _num(c.reach_m)),
+        ("power W", lambda c: _num(c.power_w)),
     ),
 }
 
@@ -108,7 +146,12 @@ def kind_table(catalogue: Catalogue, kind: str) -> Table:
     table.add_column("id", no_wrap=True)
     table.add_column("name")
     for header, _ in columns:
-        table.add_column(header, justify="right" if header not in ("NVLink", "role", "card") else "left")
+        table.add_column(
+            header,
+            justify="right"
+            if header not in ("NVLink", "role", "card", "connector", "fabrics", "fabric", "kind")
+            else "left",
+        )
     if priced:
         table.add_column("price", justify="right", no_wrap=True)
     for item in getattr(catalogue, kind):
@@ -196,8 +239,8 @@ def catalogue() -> None:
 @prices_option
 @handle_errors
 def list_items(kind: str | None, fmt: str, prices: Path | None) -> None:
-    """List the items of one KIND (gpus, bridges, cpus, dimms, drives, chassis, feeds, models,
-    prices), or of every kind."""
+    """List the items of one KIND (gpus, bridges, cpus, dimms, drives, chassis, feeds, models, nics,
+    switches, cables, prices), or of every kind."""
     cat = open_catalogue(prices)
     kinds = (kind,) if kind else KINDS
     if fmt == "json":
@@ -215,8 +258,8 @@ def list_items(kind: str | None, fmt: str, prices: Path | None) -> None:
 @prices_option
 @handle_errors
 def show(item_id: str, fmt: str, prices: Path | None) -> None:
-    """Show one item (card, bridge, CPU, DIMM, drive, chassis, feed or model) with its price and
-    sources."""
+    """Show one item (card, bridge, CPU, DIMM, drive, chassis, feed, model, NIC, switch or cable)
+    with its price and sources."""
     cat = open_catalogue(prices)
     kind, item = find_item(cat, item_id)
     record = item_record(cat, kind, item, item_id)
