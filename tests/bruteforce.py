@@ -7,9 +7,10 @@ problem reduction (`build_problem`'s pruning and light/heavy split), CP-SAT mode
 variables, nor its `compatible`/`light` helpers. The rules are re-derived here from their text:
 
 - a copy trains in one of its run's fitting sizings on an allowed card; a sharded (FSDP) copy on
-  an NVLink card needs a domain of min(GPUs, the card's largest bridge);
-- a copy fits a server when the server has its card, at least its GPUs, and bridges at least as
-  large as its domain;
+  an NVLink card needs a domain of min(GPUs, the largest NVLink domain a chassis gives the card:
+  its NVSwitch baseboard, else the card's largest bridge);
+- a copy fits a server when the server has its card, at least its GPUs, and an NVLink domain
+  (bridges or an NVSwitch baseboard) at least as large as its domain;
 - a server's copies get disjoint GPUs, and a copy that needs a domain of d gets GPUs inside one
   bridge when it fits in one, else whole bridges (checked by an explicit search of GPU index
   blocks, not by summing GPU counts);
@@ -30,6 +31,7 @@ from itertools import combinations_with_replacement, product
 
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.sizing import Sizing, all_sizings, profile_run
+from ftopt.model.topology import largest_domain
 from ftopt.model.workload import Strategy, Workload
 from ftopt.solver.builds import Build, DiskTier, RamTier, enumerate_builds
 
@@ -56,11 +58,18 @@ class Way:
         )
 
 
-def domain_needed(gpu: Gpu, sizing: Sizing) -> int:
+def domain_needed(gpu: Gpu, sizing: Sizing, largest: int) -> int:
     """Sharded copies stay in one NVLink domain when one holds them, else take whole domains."""
-    if sizing.strategy != Strategy.FSDP or gpu.nvlink is None:
+    if sizing.strategy != Strategy.FSDP or gpu.nvlink is None or largest == 0:
         return 0
-    return min(sizing.gpus, max(gpu.nvlink.bridge_sizes))
+    return min(sizing.gpus, largest)
+
+
+def server_domain(build: Build) -> int:
+    """GPUs per NVLink domain of a server: its NVSwitch baseboard, its bridge, else 1."""
+    if build.chassis.nvswitch:
+        return build.gpu_count
+    return build.bridge.size if build.bridge is not None else 1
 
 
 @dataclass(frozen=True)
@@ -86,10 +95,14 @@ def instance(workload: Workload, catalogue: Catalogue) -> Instance:
     allowed = workload.hardware.gpus
     cards = [g for g in catalogue.gpus if allowed is None or g.id in allowed]
     ways: list[tuple[Way, ...]] = []
+    largest = {
+        g.id: max((largest_domain(b.chassis, g) for b in builds if b.gpu.id == g.id), default=0)
+        for g in cards
+    }
     for r, run in enumerate(workload.runs):
         profile = profile_run(run, catalogue)
         found = {
-            Way(r, gpu.id, s.gpus, domain_needed(gpu, s), s.host_ram_gb, s.nvme_gb)
+            Way(r, gpu.id, s.gpus, domain_needed(gpu, s, largest[gpu.id]), s.host_ram_gb, s.nvme_gb)
             for gpu in cards
             for s in all_sizings(profile, gpu, workload.sizing)
             if s.fits
@@ -115,11 +128,10 @@ def cents(amount: float) -> int:
 
 
 def holds(build: Build, way: Way) -> bool:
-    """The server has the copy's card, enough slots, and NVLink bridges as large as its domain."""
+    """The server has the copy's card, enough slots, and an NVLink domain as large as its domain."""
     if way.gpu != build.gpu.id or way.gpus > build.gpu_count:
         return False
-    bridge = build.bridge.size if build.bridge is not None else 1
-    return way.domain == 0 or bridge >= way.domain
+    return way.domain == 0 or server_domain(build) >= way.domain
 
 
 @cache
@@ -157,9 +169,8 @@ def server_cents(build: Build, ways: Sequence[Way], reserve_gb: float) -> int | 
         return None
     if sum(w.gpus for w in ways) > build.gpu_count:
         return None
-    bridge = build.bridge.size if build.bridge is not None else 1
     if not _gpus_place(
-        build.gpu_count, bridge, tuple(sorted(((w.gpus, w.domain) for w in ways), reverse=True))
+        build.gpu_count, server_domain(build), tuple(sorted(((w.gpus, w.domain) for w in ways), reverse=True))
     ):
         return None
     ram_need = sum(w.host_ram_gb for w in ways) + reserve_gb

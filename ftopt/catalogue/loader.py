@@ -14,9 +14,23 @@ from ftopt.errors import InputError
 from ftopt.loading import apply_price_list, read_yaml, validate
 from ftopt.model.hardware import Catalogue
 
-KINDS = ("gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds", "models", "prices")
-#: Speed data: optional, so that a catalogue directory written before stacks existed still loads.
-OPTIONAL = ("stacks", "speed")
+KINDS = (
+    "gpus",
+    "bridges",
+    "cpus",
+    "dimms",
+    "drives",
+    "chassis",
+    "feeds",
+    "models",
+    "nics",
+    "switches",
+    "cables",
+    "prices",
+)
+#: Kinds a catalogue directory may leave out: the speed data (stacks, speed constants) and the
+#: fabric for multi-node plans. A directory written before they existed still loads.
+OPTIONAL = ("stacks", "speed", "nics", "switches", "cables")
 
 
 def data_dir() -> Path:
@@ -28,7 +42,10 @@ def data_dir() -> Path:
 def _load(directory: Path) -> Catalogue:
     parts: dict[str, object] = {}
     for kind in (*KINDS, "rules"):
-        data, _ = read_yaml(directory / f"{kind}.yaml")
+        path = directory / f"{kind}.yaml"
+        if kind in OPTIONAL and not path.exists():
+            continue
+        data, _ = read_yaml(path)
         parts[kind] = data
     for kind in OPTIONAL:
         if (directory / f"{kind}.yaml").exists():

@@ -23,7 +23,19 @@ from ftopt.errors import quoted
 from ftopt.model.findings import money
 from ftopt.model.hardware import PRICED, Catalogue, CatalogueModel, Feed, Gpu, Kind, Price
 
-ITEM_KINDS: tuple[Kind, ...] = ("gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds", "models")
+ITEM_KINDS: tuple[Kind, ...] = (
+    "gpus",
+    "bridges",
+    "cpus",
+    "dimms",
+    "drives",
+    "chassis",
+    "feeds",
+    "models",
+    "nics",
+    "switches",
+    "cables",
+)
 
 
 def _num(value: float) -> str:
@@ -33,8 +45,14 @@ def _num(value: float) -> str:
 def _nvlink(gpu: Gpu) -> str:
     if gpu.nvlink is None:
         return "no"
+    if not gpu.nvlink.bridge_sizes:
+        return f"{_num(gpu.nvlink.bandwidth_gbps)} GB/s, NVSwitch baseboard"
     sizes = ", ".join(map(str, gpu.nvlink.bridge_sizes))
     return f"{_num(gpu.nvlink.bandwidth_gbps)} GB/s, bridges of {sizes}"
+
+
+def _ports(item: Any) -> str:
+    return f"{item.ports} × {item.port_gbits} Gb/s"
 
 
 def _params(item: CatalogueModel) -> str:
@@ -66,6 +84,8 @@ _COLUMNS: dict[str, tuple[tuple[str, Callable[[Any], str]], ...]] = {
         ("drive bays", lambda c: str(c.drive_bays)),
         ("max CPU TDP W", lambda c: str(c.max_cpu_tdp_w)),
         ("max inlet °C", lambda c: _num(c.max_inlet_c)),
+        ("NVSwitch", lambda c: "yes" if c.nvswitch else ""),
+        ("NIC slots", lambda c: str(len(c.nic_slots))),
     ),
     "feeds": (
         ("volts", lambda f: _num(f.volts)),
@@ -78,6 +98,24 @@ _COLUMNS: dict[str, tuple[tuple[str, Callable[[Any], str]], ...]] = {
         ("layers", lambda m: str(m.architecture.layers)),
         ("hidden", lambda m: str(m.architecture.hidden)),
         ("vocab", lambda m: f"{m.architecture.vocab:,}"),
+    ),
+    "nics": (
+        ("ports", _ports),
+        ("connector", lambda n: n.connector),
+        ("fabrics", lambda n: ", ".join(n.fabrics)),
+        ("power W", lambda n: _num(n.power_w)),
+    ),
+    "switches": (
+        ("fabric", lambda s: s.fabric),
+        ("ports", _ports),
+        ("U", lambda s: str(s.rack_units)),
+        ("power W", lambda s: _num(s.power_w)),
+    ),
+    "cables": (
+        ("kind", lambda c: c.kind),
+        ("links", lambda c: f"{c.links} × {c.gbits} Gb/s"),
+        ("reach m", lambda c: _num(c.reach_m)),
+        ("power W", lambda c: _num(c.power_w)),
     ),
 }
 
@@ -110,7 +148,12 @@ def kind_table(catalogue: Catalogue, kind: str) -> Table:
     table.add_column("id", no_wrap=True)
     table.add_column("name")
     for header, _ in columns:
-        table.add_column(header, justify="right" if header not in ("NVLink", "role", "card") else "left")
+        table.add_column(
+            header,
+            justify="right"
+            if header not in ("NVLink", "role", "card", "connector", "fabrics", "fabric", "kind")
+            else "left",
+        )
     if priced:
         table.add_column("price", justify="right", no_wrap=True)
     for item in getattr(catalogue, kind):
@@ -122,14 +165,17 @@ def kind_table(catalogue: Catalogue, kind: str) -> Table:
 
 
 def find_item(catalogue: Catalogue, item_id: str) -> tuple[Kind, BaseModel]:
-    """The kind and item with this id, or a CommandInputError naming the known ids."""
+    """The kind and item with this id, or a CommandInputError with the closest ids.
+
+    The whole id list grew past a readable line with the fabric items; `ftopt catalogue list` shows
+    it, so the error names the closest ids and where to look."""
     for kind in ITEM_KINDS:
         if catalogue.has(kind, item_id):
             return kind, next(i for i in getattr(catalogue, kind) if i.id == item_id)
     known = [i for kind in ITEM_KINDS for i in catalogue.ids(kind)]
     close = difflib.get_close_matches(item_id, known, n=3, cutoff=0.5)
     hint = f"did you mean {' or '.join(close)}? " if close else ""
-    raise CommandInputError(f"unknown catalogue id {quoted(item_id)}; {hint}known ids: {', '.join(known)}")
+    raise CommandInputError(f"unknown catalogue id {quoted(item_id)}; {hint}see `ftopt catalogue list`")
 
 
 def item_record(catalogue: Catalogue, kind: Kind, item: BaseModel, item_id: str) -> dict[str, Any]:
@@ -198,8 +244,8 @@ def catalogue() -> None:
 @prices_option
 @handle_errors
 def list_items(kind: str | None, fmt: str, prices: Path | None) -> None:
-    """List the items of one KIND (gpus, bridges, cpus, dimms, drives, chassis, feeds, models,
-    prices), or of every kind."""
+    """List the items of one KIND (gpus, bridges, cpus, dimms, drives, chassis, feeds, models, nics,
+    switches, cables, prices), or of every kind."""
     cat = open_catalogue(prices)
     kinds = (kind,) if kind else KINDS
     if fmt == "json":
@@ -217,8 +263,8 @@ def list_items(kind: str | None, fmt: str, prices: Path | None) -> None:
 @prices_option
 @handle_errors
 def show(item_id: str, fmt: str, prices: Path | None) -> None:
-    """Show one item (card, bridge, CPU, DIMM, drive, chassis, feed or model) with its price and
-    sources."""
+    """Show one item (card, bridge, CPU, DIMM, drive, chassis, feed, model, NIC, switch or cable)
+    with its price and sources."""
     cat = open_catalogue(prices)
     kind, item = find_item(cat, item_id)
     record = item_record(cat, kind, item, item_id)

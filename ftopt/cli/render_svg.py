@@ -93,7 +93,10 @@ def run_styles(plan: Plan) -> dict[str, RunStyle]:
 
 
 def bridge_size(server: Server) -> int:
-    """The size of the server's NVLink bridges (its largest domain), 0 when unbridged."""
+    """The size of the server's NVLink bridges (its largest domain), 0 when unbridged (an NVSwitch
+    baseboard's one domain is no bridge: its GPUs split evenly over the sockets)."""
+    if server.bridge is None:
+        return 0
     return max((len(domain) for domain in server.nvlink_domains), default=0)
 
 
@@ -258,7 +261,8 @@ def _server(
             f"<title>{escape(f'{server.id} NVLink domain: GPUs {members_text}')}</title>",
             f'<rect x="{left:g}" y="{top:g}" width="{width:g}" height="{bottom - top:g}" rx="4" '
             'fill="none" stroke="#0F4C81" stroke-width="1.5" stroke-dasharray="4 2"/>',
-            f'<text x="{left + 2:g}" y="{top - 2:g}" font-size="9" fill="#0F4C81">NVLink</text>',
+            f'<text x="{left + 2:g}" y="{top - 2:g}" font-size="9" fill="#0F4C81">'
+            f"{'NVLink' if server.bridge else 'NVLink · NVSwitch'}</text>",
             "</g>",
         ]
     for index in range(server.gpu_count):

@@ -1,13 +1,18 @@
-"""The hardware catalogue's types: cards, bridges, CPUs, DIMMs, drives, chassis, feeds, models, prices.
+"""The hardware catalogue's types: cards, bridges, CPUs, DIMMs, drives, chassis, feeds, models,
+network cards, switches, cables and prices.
 
 Each item validates its own fields; `Catalogue` checks the references between items (a bridge's
-card, a price's item) and exposes read-only lookups. Prices are data: every entry carries amount,
-currency, date and source, and a user's price list replaces entries by item id.
+card, a chassis' cards, a price's item) and exposes read-only lookups. Prices are data: every entry
+carries amount, currency, date and source, and a user's price list replaces entries by item id.
+
+A chassis describes its interconnect as data (sockets, where each GPU slot and NIC slot attaches,
+PCIe switches, an NVSwitch baseboard); `ftopt.model.topology` turns it into one graph.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
@@ -26,26 +31,34 @@ class _Item(BaseModel):
 
 
 class NvLink(BaseModel):
-    """NVLink bridges a card accepts."""
+    """A card's NVLink: its bandwidth, and the bridges it accepts (none for an SXM module, whose
+    links run to the NVSwitch chips of its baseboard)."""
 
     model_config = _FROZEN
     bandwidth_gbps: float = Field(gt=0, description="GB/s per GPU, both directions summed")
-    bridge_sizes: tuple[int, ...] = Field(min_length=1, description="cards one bridge joins")
+    bridge_sizes: tuple[int, ...] = Field(default=(), description="cards one bridge joins")
 
 
 class Gpu(_Item):
-    """A PCIe accelerator card."""
+    """A PCIe accelerator card, or an SXM module on an HGX baseboard."""
 
+    form: Literal["pcie", "sxm"] = Field(default="pcie", description="PCIe card or SXM module")
     memory_gb: float = Field(gt=0, description="card memory, GB = 1e9 bytes")
     power_w: int = Field(gt=0, description="board power at full load")
     power_caps_w: tuple[int, ...] = Field(default=(), description="lower caps the card accepts")
     pcie_gbps: float = Field(gt=0, description="host link, GB/s both directions summed")
-    nvlink: NvLink | None = Field(default=None, description="NVLink bridges, if any")
+    nvlink: NvLink | None = Field(default=None, description="NVLink bandwidth and bridges, if any")
     bf16_dense_tflops: float = Field(gt=0, description="dense BF16 tensor peak")
     fp8_dense_tflops: float | None = Field(default=None, gt=0, description="dense FP8 peak, if any")
     memory_bandwidth_gbps: float = Field(gt=0, description="card memory bandwidth, GB/s")
     card_class: CardClass = Field(description="speed class: hbm (data-centre) or gddr (workstation)")
     max_inlet_c: float = Field(description="warmest inlet the servers accept with this card")
+
+    @model_validator(mode="after")
+    def _sxm_has_nvlink(self) -> Gpu:
+        if self.form == "sxm" and (self.nvlink is None or self.nvlink.bridge_sizes):
+            raise ValueError("@nvlink: an SXM module has NVLink to its baseboard and takes no bridges")
+        return self
 
     @property
     def power_settings_w(self) -> tuple[int, ...]:
@@ -84,15 +97,77 @@ class Drive(_Item):
     role: Literal["data", "boot"] = Field(description="data drives hold checkpoints; one boot drive")
 
 
-class Chassis(_Item):
-    """A GPU server chassis with two sockets."""
+#: A PCIe attachment point: a socket index, or a node name "socket<i>" or "switch<j>".
+Attach = int | str
+_ATTACH = re.compile(r"^(socket|switch)(\d+)$")
 
-    gpu_slots: int = Field(gt=0, description="double-width PCIe card slots")
+
+def attach_node(point: Attach) -> str:
+    """The graph node an attachment point names: 1 → "socket1", "switch0" stays."""
+    return f"socket{point}" if isinstance(point, int) else point
+
+
+class PcieSwitch(BaseModel):
+    """A PCIe switch on the board: which socket it hangs under and how wide its uplink is."""
+
+    model_config = _FROZEN
+    socket: int = Field(ge=0, description="socket index of its uplink")
+    uplink_gbps: float = Field(default=128, gt=0, description="uplink GB/s, both directions summed")
+
+
+class Chassis(_Item):
+    """A GPU server chassis (or an HGX system around its baseboard) and its interconnect."""
+
+    gpu_slots: int = Field(gt=0, description="GPU slots: double-width PCIe slots or SXM sockets")
     sockets: int = Field(default=2, gt=0, description="CPU sockets")
     dimm_slots: int = Field(gt=0, description="DIMM slots (one per channel)")
     drive_bays: int = Field(gt=0, description="NVMe bays for data drives")
     max_cpu_tdp_w: int = Field(gt=0, description="hottest CPU the chassis cools")
     max_inlet_c: float = Field(description="warmest inlet the chassis accepts with any card")
+    gpus: tuple[str, ...] | None = Field(
+        default=None, description="card ids it takes (an HGX system: its modules); None: any PCIe card"
+    )
+    gpu_attach: tuple[Attach, ...] | Literal["by-domain"] = Field(
+        default="by-domain",
+        description="per GPU slot: socket index or switch<j>; by-domain: spread evenly over the "
+        "sockets, each NVLink bridge group under one socket (NVIDIA's reference placement)",
+    )
+    pcie_switches: tuple[PcieSwitch, ...] = Field(default=(), description="PCIe switches on the board")
+    nvswitch: bool = Field(default=False, description="NVSwitch joins all its GPUs in one NVLink domain")
+    nic_slots: tuple[Attach, ...] = Field(default=(), description="PCIe Gen5 x16 NIC slots: attachment")
+    power_overhead: float | None = Field(
+        default=None, ge=0, description="share added to cards + CPUs for this chassis; None: the rules'"
+    )
+
+    @model_validator(mode="after")
+    def _interconnect_is_consistent(self) -> Chassis:
+        if self.gpu_attach != "by-domain" and len(self.gpu_attach) != self.gpu_slots:
+            raise ValueError(f"@gpu_attach: {len(self.gpu_attach)} entries for {self.gpu_slots} GPU slots")
+        points = (() if self.gpu_attach == "by-domain" else self.gpu_attach) + self.nic_slots
+        for point in points:
+            self._check_point(point)
+        for switch in self.pcie_switches:
+            if switch.socket >= self.sockets:
+                raise ValueError(f"@pcie_switches: socket {switch.socket} of {self.sockets} sockets")
+        if self.nvswitch and not self.gpus:
+            raise ValueError("@gpus: an NVSwitch baseboard names the modules it carries")
+        return self
+
+    def _check_point(self, point: Attach) -> None:
+        if isinstance(point, int):
+            kind, index = "socket", point
+        else:
+            match = _ATTACH.match(point)
+            if match is None:
+                raise ValueError(f"attachment {point!r}: expected a socket index, socket<i> or switch<j>")
+            kind, index = match.group(1), int(match.group(2))
+        limit = self.sockets if kind == "socket" else len(self.pcie_switches)
+        if not 0 <= index < limit:
+            raise ValueError(f"attachment {point!r}: the chassis has {limit} {kind}(es)")
+
+    def takes(self, gpu: Gpu) -> bool:
+        """Whether this chassis holds the card: listed, or any PCIe card when none are listed."""
+        return gpu.id in self.gpus if self.gpus is not None else gpu.form == "pcie"
 
 
 class Feed(_Item):
@@ -108,6 +183,41 @@ class Feed(_Item):
         """Watts a server may draw: V × A (× √3 for three phases) × derating, rounded down."""
         factor = math.sqrt(3) if self.phases == 3 else 1.0
         return int(self.volts * self.amps * factor * self.derating)
+
+
+Fabric = Literal["infiniband", "ethernet"]
+
+
+class Nic(_Item):
+    """A network card for the GPU fabric (east-west), in a PCIe Gen5 x16 NIC slot."""
+
+    ports: int = Field(gt=0, description="network ports")
+    port_gbits: int = Field(gt=0, description="line rate per port, Gb/s")
+    connector: str = Field(min_length=1, description="cage: OSFP, QSFP112, ...")
+    fabrics: tuple[Fabric, ...] = Field(min_length=1, description="InfiniBand, Ethernet or both")
+    pcie_gbps: float = Field(gt=0, description="host link GB/s, both directions summed")
+    power_w: float = Field(gt=0, description="card power at full load, without optics")
+
+
+class Switch(_Item):
+    """A leaf or spine switch of the GPU fabric."""
+
+    fabric: Fabric = Field(description="InfiniBand or Ethernet")
+    ports: int = Field(gt=0, description="ports at port_gbits (after breakout where noted)")
+    port_gbits: int = Field(gt=0, description="line rate per port, Gb/s")
+    cages: int = Field(gt=0, description="physical cages on the front panel")
+    rack_units: int = Field(gt=0, description="height, U")
+    power_w: float = Field(gt=0, description="power at full load without optics")
+
+
+class Cable(_Item):
+    """A link between a NIC and a switch or between two switches: a DAC, an AOC or a transceiver."""
+
+    kind: Literal["dac", "acc", "aoc", "transceiver"] = Field(description="copper, active copper, AOC")
+    gbits: int = Field(gt=0, description="line rate of one link, Gb/s")
+    links: int = Field(default=1, gt=0, description="links one unit carries (2 for a twin-port OSFP)")
+    reach_m: float = Field(gt=0, description="longest supported length, m")
+    power_w: float = Field(ge=0, description="power per unit (both ends), W")
 
 
 class CatalogueModel(_Item):
@@ -145,8 +255,31 @@ class Rules(BaseModel):
     sources: tuple[str, ...] = Field(default=(), description="where the rules come from")
 
 
-Kind = Literal["gpus", "bridges", "cpus", "dimms", "drives", "chassis", "feeds", "models", "stacks"]
-PRICED: tuple[Kind, ...] = ("gpus", "bridges", "cpus", "dimms", "drives", "chassis")
+Kind = Literal[
+    "gpus",
+    "bridges",
+    "cpus",
+    "dimms",
+    "drives",
+    "chassis",
+    "feeds",
+    "models",
+    "stacks",
+    "nics",
+    "switches",
+    "cables",
+]
+PRICED: tuple[Kind, ...] = (
+    "gpus",
+    "bridges",
+    "cpus",
+    "dimms",
+    "drives",
+    "chassis",
+    "nics",
+    "switches",
+    "cables",
+)
 
 
 class Catalogue(BaseModel):
@@ -165,6 +298,10 @@ class Catalogue(BaseModel):
     rules: Rules
     stacks: tuple[Stack, ...] = ()
     speed: SpeedConstants | None = None
+    # The fabric for multi-node plans (issue 14); the solver does not use it yet.
+    nics: tuple[Nic, ...] = ()
+    switches: tuple[Switch, ...] = ()
+    cables: tuple[Cable, ...] = ()
     # Lookups by id, built on first use: plain dicts in a private attribute, so the catalogue
     # pickles (process pools and Ray ship it to workers) and equality ignores the cache.
     _lookups: dict[Kind, dict[str, BaseModel]] = PrivateAttr(default_factory=dict)
@@ -181,6 +318,10 @@ class Catalogue(BaseModel):
         for bridge in self.bridges:
             if bridge.gpu not in gpu_ids:
                 raise ValueError(f"bridge {bridge.id!r}: card {bridge.gpu!r} is not in the catalogue")
+        for chassis in self.chassis:
+            for gpu_id in chassis.gpus or ():
+                if gpu_id not in gpu_ids:
+                    raise ValueError(f"chassis {chassis.id!r}: card {gpu_id!r} is not in the catalogue")
         priced = {p.item for p in self.prices}
         for price in self.prices:
             if ids.get(price.item) not in PRICED:
@@ -246,6 +387,18 @@ class Catalogue(BaseModel):
     def stack(self, stack_id: str) -> Stack:
         """The training stack with this id."""
         return self._index("stacks")[stack_id]  # type: ignore[return-value]
+
+    def nic(self, nic_id: str) -> Nic:
+        """The network card with this id."""
+        return self._index("nics")[nic_id]  # type: ignore[return-value]
+
+    def switch(self, switch_id: str) -> Switch:
+        """The fabric switch with this id."""
+        return self._index("switches")[switch_id]  # type: ignore[return-value]
+
+    def cable(self, cable_id: str) -> Cable:
+        """The cable or transceiver with this id."""
+        return self._index("cables")[cable_id]  # type: ignore[return-value]
 
     def has(self, kind: Kind, item_id: str) -> bool:
         """Whether an item of this kind and id exists."""

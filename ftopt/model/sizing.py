@@ -27,7 +27,7 @@ from ftopt.model.memory import (
     states_per_gpu,
 )
 from ftopt.model.stack import Stack
-from ftopt.model.topology import link_profile
+from ftopt.model.topology import link_profile, reference_topology, topology_profile
 from ftopt.model.traffic import (
     compute_seconds,
     step_flops,
@@ -164,10 +164,14 @@ def intended_link(gpu: Gpu, gpus: int) -> tuple[str | None, float | None]:
     """Link kind and bottleneck bandwidth of `gpus` cards placed as the rules place them.
 
     A set that fits the card's largest bridge shares one NVLink domain; a larger set spans domains
-    over PCIe; cards without NVLink talk over PCIe.
+    over PCIe; cards without NVLink talk over PCIe. An SXM module sits on an NVSwitch baseboard
+    of eight, which holds every copy (at most eight GPUs) in one domain.
     """
-    bridge = max(gpu.nvlink.bridge_sizes) if gpu.nvlink else 0
     nvlink = gpu.nvlink.bandwidth_gbps if gpu.nvlink else 0.0
+    if gpu.form == "sxm":
+        topology = reference_topology(max(8, gpus), gpu.pcie_gbps, 0, nvlink, nvswitch=True)
+        return topology_profile(topology, tuple(range(gpus)))
+    bridge = max(gpu.nvlink.bridge_sizes, default=0) if gpu.nvlink else 0
     return link_profile(max(8, gpus), gpu.pcie_gbps, bridge, nvlink, tuple(range(gpus)))
 
 

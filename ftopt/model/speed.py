@@ -34,6 +34,8 @@ from ftopt.model.workload import Energy, Method, Offload, Recompute, Strategy
 #: Servers in the catalogue have eight slots; unbridged cards spread four under each socket.
 SERVER_SLOTS = 8
 DDR_BYTES_PER_TRANSFER = 8  # one 64-bit DDR5 channel
+#: NVLink bandwidth (GB/s per GPU, both ways) of the board the NVSwitch bus bandwidth was measured on.
+NVSWITCH_REFERENCE_GBPS = 900.0
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,8 @@ def link_kind(gpu: Gpu, gpus: int) -> LinkKind | None:
     """
     if gpus < 2:
         return None
+    if gpu.form == "sxm" and gpus <= SERVER_SLOTS:
+        return "nvswitch"  # an SXM module sits on an NVSwitch baseboard that joins all its GPUs
     bridge = max(gpu.nvlink.bridge_sizes) if gpu.nvlink else 0
     if bridge and gpus <= bridge:
         return "nvlink-2" if bridge == 2 else "nvlink-4"
@@ -124,6 +128,8 @@ def bus_bandwidth_gbps(kind: LinkKind, gpu: Gpu, constants: SpeedConstants) -> f
     measured = constants.bus_bandwidth_gbps.of(kind)
     if kind.startswith("pcie"):
         return measured * gpu.pcie_gbps / constants.pcie_reference_gbps
+    if kind == "nvswitch" and gpu.nvlink is not None:
+        return measured * gpu.nvlink.bandwidth_gbps / NVSWITCH_REFERENCE_GBPS
     return measured
 
 

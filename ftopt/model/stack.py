@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 CardClass = Literal["hbm", "gddr"]
-LinkKind = Literal["nvlink-2", "nvlink-4", "pcie-socket", "pcie-cross-socket"]
+LinkKind = Literal["nvlink-2", "nvlink-4", "nvswitch", "pcie-socket", "pcie-cross-socket"]
 
 
 class MethodMfu(BaseModel):
@@ -88,6 +88,7 @@ class BusBandwidth(BaseModel):
     model_config = _FROZEN
     nvlink_2: float = Field(gt=0, description="two cards on a 2-way NVLink bridge")
     nvlink_4: float = Field(gt=0, description="cards on a 4-way NVLink bridge")
+    nvswitch: float = Field(gt=0, description="SXM modules on one NVSwitch board, NVLink 900 GB/s")
     pcie_socket: float = Field(gt=0, description="PCIe peers under one CPU socket")
     pcie_cross_socket: float = Field(gt=0, description="PCIe peers across the two sockets")
 

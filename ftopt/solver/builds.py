@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TypeVar
 
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu
+from ftopt.model.topology import Topology, largest_domain, topology_of
 from ftopt.model.workload import Workload
 
 
@@ -68,10 +70,20 @@ class Build:
     ram_upgrades: tuple[RamTier, ...] = field(default=())
     disk_upgrades: tuple[DiskTier, ...] = field(default=())
 
+    @cached_property
+    def topology(self) -> Topology:
+        """The server's interconnect, from its chassis, card and bridges."""
+        return topology_of(self.chassis, self.gpu, self.bridge.size if self.bridge else 0, self.gpu_count)
+
     @property
     def domain_size(self) -> int:
-        """Cards per NVLink domain; 1 when unbridged."""
-        return self.bridge.size if self.bridge else 1
+        """Cards per NVLink domain (bridge or NVSwitch baseboard), from the topology; 1 when none."""
+        return self.topology.largest_domain or 1
+
+    @property
+    def largest_domain(self) -> int:
+        """The largest domain a sharded copy of this card may be asked to stay in, on this chassis."""
+        return largest_domain(self.chassis, self.gpu)
 
     @property
     def bridge_count(self) -> int:
@@ -92,12 +104,19 @@ class Build:
     def key(self) -> str:
         """A readable, unique, deterministic name."""
         bridges = f"{self.bridge_count}x{self.bridge.size}way" if self.bridge else "nobridge"
+        if self.chassis.nvswitch:
+            bridges = "nvswitch"
         return f"{self.chassis.id}/{self.gpu_count}x{self.gpu.id}/{bridges}/{self.power_cap_w}W/{self.cpu.id}"
 
 
 def server_power_w(gpu_w: int, gpu_count: int, cpu: Cpu, sockets: int, overhead: float) -> int:
     """(Σ card power + Σ CPU TDP) × (1 + overhead), rounded up: the full-load estimate."""
     return math.ceil((gpu_w * gpu_count + cpu.tdp_w * sockets) * (1 + overhead))
+
+
+def power_overhead(catalogue: Catalogue, chassis: Chassis) -> float:
+    """The chassis' own overhead share (an HGX baseboard's NVSwitches, fans and NICs), else the rules'."""
+    return catalogue.rules.power_overhead if chassis.power_overhead is None else chassis.power_overhead
 
 
 def _unit_price(catalogue: Catalogue, item_id: str) -> float:
@@ -146,6 +165,7 @@ def _cheapest_host(
 ) -> tuple[Cpu, int, int] | None:
     """The cheapest CPU with enough cores that the feed can power at some cap, and the highest such cap."""
     rules = catalogue.rules
+    overhead = power_overhead(catalogue, chassis)
     cpus = sorted(
         (
             c
@@ -156,15 +176,18 @@ def _cheapest_host(
     )
     for cpu in cpus:
         for cap in gpu.power_settings_w:
-            power = server_power_w(cap, count, cpu, chassis.sockets, rules.power_overhead)
+            power = server_power_w(cap, count, cpu, chassis.sockets, overhead)
             if power <= feed.usable_w:
                 return cpu, cap, power
     return None
 
 
-def _layouts(catalogue: Catalogue, gpu: Gpu, count: int) -> list[Bridge | None]:
-    """No bridges, or bridges of one size filling the server (bridged cards share a socket)."""
+def _layouts(catalogue: Catalogue, chassis: Chassis, gpu: Gpu, count: int) -> list[Bridge | None]:
+    """No bridges, or bridges of one size filling the server (bridged cards share a socket); an
+    NVSwitch baseboard takes none."""
     layouts: list[Bridge | None] = [None]
+    if chassis.nvswitch:
+        return layouts
     for size in sorted(gpu.nvlink.bridge_sizes if gpu.nvlink else ()):
         bridge = catalogue.bridge_for(gpu.id, size)
         if bridge and count % size == 0:
@@ -198,7 +221,7 @@ def enumerate_builds(catalogue: Catalogue, workload: Workload) -> BuildSet:
         if not _allowed(limits.gpus, gpu.id):
             continue
         for chassis in catalogue.chassis:
-            if not _allowed(limits.chassis, chassis.id):
+            if not _allowed(limits.chassis, chassis.id) or not chassis.takes(gpu):
                 continue
             limit = min(gpu.max_inlet_c, chassis.max_inlet_c)
             if site.inlet_c > limit:
@@ -221,7 +244,7 @@ def _builds_for(
     if host is None:
         lowest = min(gpu.power_settings_w)
         cpu = min(catalogue.cpus, key=lambda c: c.tdp_w)
-        need = server_power_w(lowest, count, cpu, chassis.sockets, rules.power_overhead)
+        need = server_power_w(lowest, count, cpu, chassis.sockets, power_overhead(catalogue, chassis))
         excluded.append(
             finding(
                 FindingKind.FEED,
@@ -242,7 +265,7 @@ def _builds_for(
         excluded.append(finding(FindingKind.CHASSIS, chassis.id, gpu_count=count, gpu=gpu.id))
         return []
     builds = []
-    for bridge in _layouts(catalogue, gpu, count):
+    for bridge in _layouts(catalogue, chassis, gpu, count):
         fixed = (
             _unit_price(catalogue, chassis.id)
             + _unit_price(catalogue, gpu.id) * count

@@ -8,11 +8,13 @@ kept mode, and are no less preferred, are dropped before the model sees them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ftopt.model.hardware import Gpu
 from ftopt.model.sizing import RunProfile, Sizing, all_sizings
 from ftopt.model.workload import Offload, Optimizer, SizingOptions, Strategy
+from ftopt.solver.builds import Build
 
 
 @dataclass(frozen=True)
@@ -60,21 +62,26 @@ class Mode:
         return (self.gpus, self.domain, self.host_ram_gb, self.nvme_gb)
 
 
-def required_domain(gpu: Gpu, sizing: Sizing) -> int:
+def required_domain(gpu: Gpu, sizing: Sizing, largest: int | None = None) -> int:
     """Sharded runs stay in one NVLink domain when one holds them, else span full-size domains.
 
-    Cards without NVLink shard over PCIe (domain 0: no requirement); replicated (DDP) and single
-    runs need no domain.
+    `largest` is the largest NVLink domain the card's builds offer (their topology: a bridge, an
+    NVSwitch baseboard); by default the card's largest bridge. Cards without NVLink shard over PCIe
+    (domain 0: no requirement); replicated (DDP) and single runs need no domain.
     """
-    if sizing.strategy != Strategy.FSDP or gpu.nvlink is None:
+    if largest is None:
+        largest = max(gpu.nvlink.bridge_sizes, default=0) if gpu.nvlink else 0
+    if sizing.strategy != Strategy.FSDP or gpu.nvlink is None or largest == 0:
         return 0
-    return min(sizing.gpus, max(gpu.nvlink.bridge_sizes))
+    return min(sizing.gpus, largest)
 
 
-def fitting_modes(run_index: int, profile: RunProfile, gpu: Gpu, sizing_options: SizingOptions) -> list[Mode]:
+def fitting_modes(
+    run_index: int, profile: RunProfile, gpu: Gpu, sizing_options: SizingOptions, largest: int | None = None
+) -> list[Mode]:
     """Memory per GPU: only sizings whose states, activations and overhead fit the card."""
     return [
-        Mode(run_index, s, required_domain(gpu, s))
+        Mode(run_index, s, required_domain(gpu, s, largest))
         for s in all_sizings(profile, gpu, sizing_options)
         if s.fits
     ]
@@ -98,8 +105,25 @@ def prune_dominated(modes: list[Mode]) -> list[Mode]:
 
 
 def run_modes(
-    run_index: int, profile: RunProfile, gpus: list[Gpu], sizing_options: SizingOptions
+    run_index: int,
+    profile: RunProfile,
+    gpus: list[Gpu],
+    sizing_options: SizingOptions,
+    domains: Mapping[str, int] | None = None,
 ) -> list[Mode]:
-    """All undominated, fitting modes of one run over the allowed cards."""
-    found = [o for gpu in gpus for o in fitting_modes(run_index, profile, gpu, sizing_options)]
+    """All undominated, fitting modes of one run over the allowed cards; `domains` gives each
+    card's largest NVLink domain over its builds (see `largest_domains`)."""
+    found = [
+        o
+        for gpu in gpus
+        for o in fitting_modes(run_index, profile, gpu, sizing_options, (domains or {}).get(gpu.id))
+    ]
     return prune_dominated(found)
+
+
+def largest_domains(builds: Iterable[Build]) -> dict[str, int]:
+    """Per card id, the largest NVLink domain any of its builds' topologies offers."""
+    largest: dict[str, int] = {}
+    for build in builds:
+        largest[build.gpu.id] = max(largest.get(build.gpu.id, 0), build.largest_domain)
+    return largest

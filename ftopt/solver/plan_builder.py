@@ -18,7 +18,7 @@ from ftopt.model.plan import (
     SiteSummary,
     Status,
 )
-from ftopt.model.topology import domains_of, link_profile
+from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import Method
 from ftopt.solver.builds import Build
@@ -29,9 +29,7 @@ from ftopt.solver.problem import ProblemData
 
 def build_link(build: Build, gpus: list[int]) -> tuple[str | None, float | None]:
     """Link kind and bottleneck bandwidth of `gpus` on a server of this build."""
-    nvlink = build.gpu.nvlink.bandwidth_gbps if build.gpu.nvlink else 0.0
-    bridge = build.bridge.size if build.bridge else 0
-    return link_profile(build.gpu_count, build.gpu.pcie_gbps, bridge, nvlink, tuple(gpus))
+    return topology_profile(build.topology, tuple(gpus))
 
 
 def _line(catalogue: Catalogue, item: str, name: str, quantity: int) -> LineItem:
@@ -76,7 +74,7 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         nvme_tb=round(layout.disk.gb / 1000, 2),
         bridge=f.bridge.id if f.bridge else None,
         bridge_count=f.bridge_count,
-        nvlink_domains=[list(d) for d in domains_of(f.gpu_count, f.domain_size if f.bridge else 0)],
+        nvlink_domains=[list(d) for d in topology_domains(f.topology)],
         gpu_power_cap_w=f.power_cap_w,
         power_w=f.power_w,
         feed=f.feed.id,

@@ -78,8 +78,14 @@ def check_server_fields(ctx: Context) -> Iterator[Violation]:
 
 
 def check_gpu_slots(ctx: Context) -> Iterator[Violation]:
-    """Every card slot of the chassis holds a card: gpu_count equals the chassis' slots."""
+    """Every card slot of the chassis holds a card it takes: gpu_count equals the chassis' slots,
+    and the card is one the chassis lists (an HGX system's modules) or a PCIe card."""
     for p in ctx.servers():
+        if p.chassis and p.gpu and not p.chassis.takes(p.gpu):
+            takes = ", ".join(p.chassis.gpus) if p.chassis.gpus is not None else "PCIe cards"
+            yield Violation(
+                "gpu-slots", p.subject, f"{p.gpu.form} card {p.gpu.id}", f"{p.chassis.id} takes {takes}"
+            )
         if p.chassis and p.server.gpu_count != p.chassis.gpu_slots:
             yield Violation(
                 "gpu-slots",

@@ -18,7 +18,8 @@ import networkx as nx
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu
 from ftopt.model.plan import Assignment, Plan, Server
 from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
-from ftopt.model.topology import server_graph
+from ftopt.model.topology import build_graph as topology_graph
+from ftopt.model.topology import reference_topology, topology_of
 from ftopt.model.workload import Run, Workload
 
 #: Servers or copies with more GPUs than this are not rebuilt as graphs (no real server has them;
@@ -77,12 +78,17 @@ def resolve(server: Server, catalogue: Catalogue) -> Parts:
 
 
 def build_graph(parts: Parts) -> nx.Graph | None:
-    """The server's interconnect from its card, count and bridge, or None when they do not resolve."""
+    """The server's interconnect from its chassis, card, count and bridge (the model layer's
+    topology), or None when they do not resolve. An unknown chassis leaves the reference
+    two-socket placement; the catalogue-id rule reports the chassis."""
     server, gpu, bridge = parts.server, parts.gpu, parts.bridge
     if gpu is None or not parts.bridge_resolved or server.gpu_count > MAX_GRAPH_GPUS:
         return None
+    size = bridge.size if bridge else 0
+    if parts.chassis is not None:
+        return topology_graph(topology_of(parts.chassis, gpu, size, server.gpu_count))
     nvlink = gpu.nvlink.bandwidth_gbps if gpu.nvlink else 0.0
-    return server_graph(server.gpu_count, gpu.pcie_gbps, bridge.size if bridge else 0, nvlink)
+    return topology_graph(reference_topology(server.gpu_count, gpu.pcie_gbps, size, nvlink))
 
 
 SizingKey = tuple[str, str, int, str, str, str]

@@ -1,10 +1,12 @@
 """Rules on NVLink: the bridges fit the card and fill the server, and sharded copies stay on NVLink.
 
-The server's interconnect is rebuilt with the model layer's `server_graph` from its card, card
-count and bridge size; the plan's `nvlink_domains` must be that graph's domains. A sharded (fsdp)
-copy on an NVLink card gathers its weights over the slowest link it spans, so it must lie inside
-one domain when the card's largest bridge could hold it, and otherwise span whole domains of that
-largest size (an eight-card shard over two 4-way bridges, never over four 2-way ones).
+The server's interconnect is rebuilt with the model layer's topology from its chassis, card, card
+count and bridge size; the plan's `nvlink_domains` must be that graph's domains. An NVSwitch
+baseboard (HGX) joins all its GPUs in one domain and takes no bridges. A sharded (fsdp) copy on an
+NVLink card gathers its weights over the slowest link it spans, so it must lie inside one domain
+when the largest domain the chassis can give the card (its NVSwitch baseboard, else the card's
+largest bridge) could hold it, and otherwise span whole domains of that largest size (an eight-card
+shard over two 4-way bridges, never over four 2-way ones).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Iterator
 import networkx as nx
 
 from ftopt.model.plan import Assignment
-from ftopt.model.topology import gpu_node, link_kind, nvlink_domains
+from ftopt.model.topology import bridged_domains, gpu_node, largest_domain, link_kind, nvlink_domains
 from ftopt.model.workload import Strategy
 from ftopt.verify.context import Context, Parts, copy_subject
 from ftopt.verify.violation import Violation
@@ -30,6 +32,8 @@ def check_nvlink_domains(ctx: Context) -> Iterator[Violation]:
         stated = sorted(sorted(d) for d in p.server.nvlink_domains)
         if stated != expected:
             bridges = f"{p.server.bridge_count} × {p.server.bridge}" if p.server.bridge else "no bridges"
+            if p.chassis is not None and p.chassis.nvswitch:
+                bridges = f"the NVSwitch baseboard of {p.chassis.id}"
             yield Violation(
                 "nvlink-domains", p.subject, f"domains {stated}", f"{bridges} make {expected or 'none'}"
             )
@@ -42,6 +46,9 @@ def _bridge_faults(p: Parts) -> Iterator[tuple[str, str]]:
             yield f"bridge_count {s.bridge_count} without a bridge", "0 when unbridged"
         return
     if bridge is None:
+        return
+    if p.chassis is not None and p.chassis.nvswitch:
+        yield f"bridge {bridge.id} on {p.chassis.id}", "an NVSwitch baseboard takes no bridges"
         return
     if bridge.gpu != s.gpu:
         yield f"bridge {bridge.id}", f"it fits {bridge.gpu}, not {s.gpu}"
@@ -56,7 +63,7 @@ def _bridge_faults(p: Parts) -> Iterator[tuple[str, str]]:
 
 
 def _straddling(graph: nx.Graph) -> Iterator[list[int]]:
-    for domain in nvlink_domains(graph):
+    for domain in bridged_domains(graph):
         if len({graph.nodes[gpu_node(i)]["socket"] for i in domain}) > 1:
             yield domain
 
@@ -81,11 +88,11 @@ def _placed_gpus(ctx: Context, a: Assignment) -> tuple[nx.Graph, set[int]] | Non
     return (graph, gpus) if all(0 <= i < count for i in gpus) else None
 
 
-def _shard_fault(domains: list[list[int]], gpus: set[int], largest: int) -> str | None:
+def _shard_fault(domains: list[list[int]], gpus: set[int], largest: int, joiner: str) -> str | None:
     if len(gpus) <= largest:
         if any(gpus <= set(d) for d in domains):
             return None
-        return f"stays inside one NVLink domain (the card's bridges join up to {largest})"
+        return f"stays inside one NVLink domain ({joiner} up to {largest})"
     touched = [set(d) for d in domains if gpus & set(d)]
     if all(len(d) == largest and d <= gpus for d in touched) and set().union(*touched) == gpus:
         return None
@@ -99,9 +106,16 @@ def check_sharded_domains(ctx: Context) -> Iterator[Violation]:
         card = ctx.parts[a.server].gpu if placed else None
         if a.strategy != Strategy.FSDP or placed is None or card is None or card.nvlink is None:
             continue
+        chassis = ctx.parts[a.server].chassis
+        largest = (
+            largest_domain(chassis, card) if chassis is not None else max(card.nvlink.bridge_sizes, default=0)
+        )
+        if largest == 0:
+            continue
         graph, gpus = placed
         domains = nvlink_domains(graph)
-        fault = _shard_fault(domains, gpus, max(card.nvlink.bridge_sizes))
+        joiner = "the NVSwitch baseboard joins" if chassis and chassis.nvswitch else "the card's bridges join"
+        fault = _shard_fault(domains, gpus, largest, joiner)
         if fault:
             yield Violation(
                 "sharded-domain",

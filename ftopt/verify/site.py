@@ -14,6 +14,12 @@ from ftopt.verify.context import Context, Parts
 from ftopt.verify.violation import EPS, Violation, close, num
 
 
+def overhead_of(ctx: Context, p: Parts) -> float:
+    """The chassis' own overhead share (an HGX baseboard's), else the rules'."""
+    own = p.chassis.power_overhead if p.chassis else None
+    return ctx.catalogue.rules.power_overhead if own is None else own
+
+
 def server_power_w(p: Parts, overhead: float) -> int | None:
     """Full-load draw of the server at its power cap, or None if its card or CPU is unknown."""
     s = p.server
@@ -37,8 +43,8 @@ def check_power_cap(ctx: Context) -> Iterator[Violation]:
 
 def check_power_estimate(ctx: Context) -> Iterator[Violation]:
     """The stated draw is the re-computed one."""
-    overhead = ctx.catalogue.rules.power_overhead
     for p in ctx.servers():
+        overhead = overhead_of(ctx, p)
         s, power = p.server, server_power_w(p, overhead)
         if power is not None and p.cpu is not None and s.power_w != power:
             yield Violation(
@@ -52,10 +58,9 @@ def check_power_estimate(ctx: Context) -> Iterator[Violation]:
 
 def check_power_feed(ctx: Context) -> Iterator[Violation]:
     """The draw, stated and re-computed, stays within the feed's usable watts."""
-    overhead = ctx.catalogue.rules.power_overhead
     for p in ctx.servers():
         s = p.server
-        draw = max(s.power_w, server_power_w(p, overhead) or 0)
+        draw = max(s.power_w, server_power_w(p, overhead_of(ctx, p)) or 0)
         usable = min(s.feed_usable_w, p.feed.usable_w) if p.feed else s.feed_usable_w
         if draw > usable:
             yield Violation("power-feed", p.subject, f"{draw} W", f"feed {s.feed} gives {usable} W usable")

@@ -61,3 +61,24 @@ def test_full_70b_takes_eight_bridged_h200_with_8_bit_adam():
     assert server.nvlink_domains == [[0, 1, 2, 3], [4, 5, 6, 7]]
     assert server.ram_gb >= 2 * 8 * 141  # 2,304 GB: "2.3 TB of host memory"
     assert (copy.optimizer, copy.strategy, copy.link) == ("adamw-8bit", "fsdp", "pcie")
+
+
+def test_hgx_full_70b_takes_an_hgx_h200_system_on_a_32_amp_feed():
+    # One NVSwitch domain of eight H200 SXM, no bridge; 8-bit Adam (32-bit does not fit 8 × 141 GB).
+    plan = solved("hgx-full-70b")
+    (server,) = plan.servers
+    (copy,) = plan.assignments
+    assert (server.chassis, server.gpu, server.gpu_count) == ("hgx-h200-8gpu", "h200-sxm", 8)
+    assert (server.bridge, server.bridge_count, server.nvlink_domains) == (None, 0, [list(range(8))])
+    assert (copy.strategy, copy.optimizer, copy.link) == ("fsdp", "adamw-8bit", "nvlink")
+    assert server.feed_usable_w >= server.power_w > 8_868  # more than a 16 A feed gives
+
+
+def test_hgx_full_70b_falls_back_to_pcie_cards_on_a_16_amp_feed():
+    catalogue = load_catalogue()
+    workload = load_workload(EXAMPLES / "hgx-full-70b.yaml", catalogue)
+    small = workload.model_copy(update={"site": workload.site.model_copy(update={"feed": "400v-3p-16a"})})
+    plan = solve(small, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    assert verify_plan(plan, small, catalogue) == []
+    (server,) = plan.servers
+    assert (server.gpu, server.gpu_count, server.bridge_count) == ("h200-nvl", 8, 2)

@@ -22,7 +22,7 @@ import pytest
 from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue, Price
 from ftopt.model.plan import Assignment, LineItem, Plan, Server
-from ftopt.model.topology import nvlink_domains, server_graph
+from ftopt.model.topology import build_graph, nvlink_domains, topology_of
 from ftopt.model.workload import Workload
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import Violation, verify_plan
@@ -102,6 +102,18 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
         },
         PREFER_4WAY,
     ),
+    # An HGX H200 system: NVSwitch joins all eight SXM modules in one domain, no bridge line item;
+    # 70B LoRA sharded over two modules, four copies.
+    "hgx-llama70-lora": (
+        {
+            "runs": [
+                {"name": "l70-lora", "model": "llama-3.3-70b", "method": "lora", "gpus": 2, "concurrent": 4}
+            ],
+            "site": FEED_32A,
+            "hardware": {"gpus": ["h200-sxm"]},
+        },
+        {},
+    ),
     # ZeRO-Offload: three single-card 8B full fine-tunes keep their optimiser states in host RAM.
     "offload": (
         {
@@ -180,9 +192,9 @@ def rebuilt(old: Server, catalogue: Catalogue, **update: Any) -> Server:
     chassis, gpu, cpu = catalogue.chassis_by_id(s.chassis), catalogue.gpu(s.gpu), catalogue.cpu(s.cpu)
     dimm, drive, boot = catalogue.dimm(s.dimm), catalogue.drive(s.data_drive), catalogue.drive(s.boot_drive)
     bridge = next((b for b in catalogue.bridges if b.id == s.bridge), None)
-    nvlink = gpu.nvlink.bandwidth_gbps if gpu.nvlink else 0.0
-    graph = server_graph(s.gpu_count, gpu.pcie_gbps, bridge.size if bridge else 0, nvlink)
-    overhead = catalogue.rules.power_overhead
+    graph = build_graph(topology_of(chassis, gpu, bridge.size if bridge else 0, s.gpu_count))
+    own = chassis.power_overhead
+    overhead = catalogue.rules.power_overhead if own is None else own
     lines = [
         _line(catalogue, chassis.id, chassis.name, 1),
         _line(catalogue, gpu.id, gpu.name, s.gpu_count),

@@ -22,10 +22,10 @@ def test_id_of_another_kind_does_not_resolve(solved) -> None:
 
 def test_unknown_bridge_and_feed_ids(solved) -> None:
     c = solved("nvl-qwen32-full")
-    violations = c.verify(c.with_server(bridge="nvlink-h200-8way", feed="400v-3p-63a"))
+    violations = c.verify(c.with_server(bridge="nvlink-h200-8way", feed="400v-3p-999a"))
     assert _lines(violations, "catalogue-id") == [
         "catalogue-id: server s1: bridge 'nvlink-h200-8way', no such NVLink bridge in the catalogue",
-        "catalogue-id: server s1: feed '400v-3p-63a', no such feed in the catalogue",
+        "catalogue-id: server s1: feed '400v-3p-999a', no such feed in the catalogue",
     ]
 
 

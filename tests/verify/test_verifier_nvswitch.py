@@ -1,0 +1,64 @@
+"""NVSwitch servers: an HGX system's eight modules form one NVLink domain without bridges.
+
+The case is an HGX H200 system holding four two-module LoRA copies. Any GPU pair shares the
+NVSwitch domain, even across the two sockets, so copies may sit anywhere; bridges, a split domain
+list or a PCIe card in the system are faults.
+"""
+
+from __future__ import annotations
+
+
+def _moved(c, run, places):
+    plan = c.plan
+    for copy, gpus in places.items():
+        plan = c.with_assignment(run, copy, plan=plan, gpus=gpus)
+    return plan
+
+
+def test_the_solved_hgx_plan_has_one_domain_and_no_bridge(solved) -> None:
+    c = solved("hgx-llama70-lora")
+    (server,) = c.plan.servers
+    assert (server.chassis, server.gpu, server.gpu_count) == ("hgx-h200-8gpu", "h200-sxm", 8)
+    assert server.bridge is None and server.bridge_count == 0
+    assert server.nvlink_domains == [list(range(8))]
+    assert not any("nvlink" in line.item for line in server.bill_of_materials)
+    assert {a.link for a in c.plan.assignments} == {"nvlink"}
+    assert c.verify() == []
+
+
+def test_a_shard_across_sockets_stays_on_nvlink(solved) -> None:
+    """GPUs 3 and 4 hang under different sockets but share the NVSwitch: valid, and NVLink."""
+    c = solved("hgx-llama70-lora")
+    assert c.verify(_moved(c, "l70-lora", {1: [3, 4], 2: [0, 1], 3: [2, 5], 4: [6, 7]})) == []
+
+
+def test_a_bridge_on_an_nvswitch_baseboard(solved) -> None:
+    c = solved("hgx-llama70-lora")
+    violations = c.verify(c.with_server(bridge="nvlink-h200-4way", bridge_count=2))
+    assert (
+        "bridge: server s1: bridge nvlink-h200-4way on hgx-h200-8gpu, an NVSwitch baseboard takes no bridges"
+        in map(str, violations)
+    )
+
+
+def test_domains_split_in_two(solved) -> None:
+    c = solved("hgx-llama70-lora")
+    violations = c.verify(c.with_server(nvlink_domains=[[0, 1, 2, 3], [4, 5, 6, 7]]))
+    assert [str(v) for v in violations] == [
+        "nvlink-domains: server s1: domains [[0, 1, 2, 3], [4, 5, 6, 7]], "
+        "the NVSwitch baseboard of hgx-h200-8gpu make [[0, 1, 2, 3, 4, 5, 6, 7]]"
+    ]
+
+
+def test_a_pcie_card_in_an_hgx_system(solved) -> None:
+    c = solved("hgx-llama70-lora")
+    violations = c.verify(c.with_server(gpu="h200-nvl"))
+    assert "gpu-slots: server s1: pcie card h200-nvl, hgx-h200-8gpu takes h200-sxm" in map(str, violations)
+
+
+def test_a_misstated_hgx_power_draw(solved) -> None:
+    """The HGX system's own overhead (DGX H200: 10.2 kW) applies, not the rules' 15 %."""
+    c = solved("hgx-llama70-lora")
+    server = c.server()
+    assert server.power_w == 9980  # (8 × 700 W + 2 × 280 W) × 1.62
+    assert "power-estimate" in c.rules(c.with_server(power_w=7084))  # the same at × 1.15
