@@ -84,7 +84,10 @@ def recompute(
     assert profile.stack is not None and catalogue.speed is not None
     if config.get("stack_overrides"):
         profile = type(profile)(
-            run, profile.model_name, profile.arch, profile.stack.model_copy(update=config["stack_overrides"])
+            run,
+            profile.model_name,
+            profile.arch,
+            type(profile.stack).model_validate({**profile.stack.model_dump(), **config["stack_overrides"]}),
         )
     gpu = cards.get(config["card"]) or catalogue.gpu(config["card"])
     gpus = int(config["gpus"])
@@ -92,10 +95,9 @@ def recompute(
     offload = Offload(config.get("offload", "none"))
     optimizer = Optimizer(run.optimizer) if run.optimizer != "auto" else Optimizer.ADAMW_32BIT
     if point["kind"] == "memory":
-        options = SizingOptions()
-        if point["includes"] == "allocated":
-            options = SizingOptions(cuda_context_gb=0, allocator_reserve=0)
-        sizing = size_run(profile, gpu, gpus, strategy, optimizer, offload, options)
+        allocated = point["includes"] == "allocated"
+        options = SizingOptions(cuda_context_gb=0, allocator_reserve=0) if allocated else SizingOptions()
+        sizing = size_run(profile, gpu, gpus, strategy, optimizer, offload, options, peak_allocated=allocated)
         scale = GIB if point["unit"] == "GiB" else GB
         return sizing.total_gb * GB / scale
     sizing = size_run(profile, gpu, gpus, strategy, optimizer, offload, SizingOptions())

@@ -1,12 +1,31 @@
 """Activation memory per GPU, after Korthikanti et al., "Reducing Activation Recomputation in Large
-Transformer Models" (MLSys 2023), plus the loss logits and the fixed overheads.
+Transformer Models" (MLSys 2023, section 4), generalised to today's decoder layers, plus the loss
+logits and the fixed overheads.
 
-Per layer without recomputation a transformer stores s·b·h·(34 + 5·a·s/h) bytes; FlashAttention
-never stores the s×s scores, which removes the second term; full recomputation keeps only each
-layer's 2·s·b·h input and rebuilds one layer at a time. The FP32 logits of the loss, s·b·V·4 bytes,
-often outweigh all of that under checkpointing with a large vocabulary, so they are counted apart.
-Hybrid (linear-attention) and MoE layers are costed as dense layers of the same width: an
-upper-side approximation, documented rather than hidden.
+Korthikanti et al. count, per layer and token, every tensor the backward pass needs, at 2 bytes per
+BF16 element: for a GPT layer (MLP width 4h, GeLU, dropout) that is 34·h bytes plus 5·a·s bytes of
+attention scores. The same count for a Llama-style layer (RMSNorm, grouped-query attention, a gated
+SwiGLU MLP of width I, no dropout) gives, per token, with q = heads·head_dim and k = kv_heads·head_dim:
+
+- two norms keep their inputs: 2·2h;
+- attention: the Q/K/V projections' input 2h, Q, K and V as the attention kernel keeps them
+  2·(q + 2k), and the output projection's input 2q (FlashAttention never stores the s×s scores);
+- the gated MLP: the gate/up projections' input 2h, and four tensors of width I: the gate output
+  (SiLU's input), SiLU's output and the up output (the product's inputs), and their product (the
+  down projection's input): 8·I;
+- no dropout masks (modern LLMs train without dropout).
+
+Total 8h + 4q + 4k + 8I bytes per token. For a GPT layer (q = k = h, a GeLU MLP of width 4h keeping
+two tensors, 16h) the same count gives 32h: Korthikanti's 34h less his two dropout masks. Llama 2
+7B: 37.5h; Llama 3.1 8B: 41h. MoE layers count the I of the experts a token visits; hybrid
+(linear-attention) layers are costed as attention layers of the same width, an upper-side
+approximation, documented rather than hidden.
+
+Recomputation: none keeps every layer; full recomputation keeps each layer's 2·s·b·h input and
+rebuilds one layer at a time. At the backward pass of one layer the gradients of the MLP's two
+product inputs (2·2I per token) and of the layer's output (2h) exist beside its stored activations:
+the backward working set, counted once. The loss's logits (s·b·V entries at the stack's bytes per
+entry) are counted apart.
 """
 
 from __future__ import annotations
@@ -15,35 +34,79 @@ from ftopt.model.architecture import Architecture
 from ftopt.model.workload import Recompute
 
 FP32 = 4
+BF16 = 2
+
+
+def layer_bytes_per_token(arch: Architecture) -> float:
+    """Stored activations of one layer per token, without the attention scores (see the module doc)."""
+    h = arch.hidden
+    q = arch.heads * arch.head_dim * (2 if arch.attention_output_gate else 1)
+    k = arch.kv_heads * arch.head_dim
+    inter = arch.intermediate * arch.experts_per_token
+    norms = 2 * BF16 * h
+    attention = BF16 * (h + q + 2 * k + q)
+    mlp = BF16 * (h + 4 * inter)
+    return norms + attention + mlp
 
 
 def layer_activation_bytes(arch: Architecture, seq: int, batch: int, flash_attention: bool) -> float:
-    """One layer's stored activations without recomputation: s·b·h·(34 + 5·a·s/h)."""
-    sbh = seq * batch * arch.hidden
+    """One layer's stored activations without recomputation: s·b·(8h + 4q + 4k + 8I) + 5·a·s²·b.
+
+    Without FlashAttention the scores are stored: Korthikanti's 5·a·s²·b (softmax output and dropout);
+    eager attention without dropout keeps an FP32 softmax and its BF16 copy, 6·a·s²·b, about the same.
+    """
     scores = 0.0 if flash_attention else 5 * arch.heads * seq * seq * batch
-    return 34 * sbh + scores
+    return layer_bytes_per_token(arch) * seq * batch + scores
+
+
+def backward_working_bytes(arch: Architecture, seq: int, batch: int) -> float:
+    """Gradients alive at one layer's backward beside its activations: 2·2I (MLP) + 2h (output) per token."""
+    inter = arch.intermediate * arch.experts_per_token
+    return (2 * BF16 * inter + BF16 * arch.hidden) * seq * batch
+
+
+def layer_input_bytes(arch: Architecture, seq: int, batch: int) -> float:
+    """All layers' 2·s·b·h inputs: what full recomputation keeps (and offloaded checkpointing moves)."""
+    return arch.layers * BF16 * seq * batch * arch.hidden
+
+
+def resident_activation_bytes(
+    arch: Architecture, seq: int, batch: int, recompute: Recompute, flash_attention: bool
+) -> float:
+    """What stays stored through the whole backward pass: the layer inputs, or every layer's activations."""
+    if recompute == Recompute.FULL:
+        return layer_input_bytes(arch, seq, batch)
+    flash = flash_attention or recompute == Recompute.SELECTIVE
+    return arch.layers * layer_activation_bytes(arch, seq, batch, flash)
+
+
+def working_activation_bytes(
+    arch: Architecture, seq: int, batch: int, recompute: Recompute, flash_attention: bool
+) -> float:
+    """The one layer at work in the backward pass: rebuilt under full recomputation, plus its gradients."""
+    rebuilt = (
+        layer_activation_bytes(arch, seq, batch, flash_attention) if recompute == Recompute.FULL else 0.0
+    )
+    return rebuilt + backward_working_bytes(arch, seq, batch)
 
 
 def activation_bytes(
     arch: Architecture, seq: int, batch: int, recompute: Recompute, flash_attention: bool
 ) -> float:
-    """All layers' activations on one GPU for one micro-batch."""
-    full_layer = layer_activation_bytes(arch, seq, batch, flash_attention)
-    if recompute == Recompute.FULL:
-        return arch.layers * 2 * seq * batch * arch.hidden + full_layer
-    if recompute == Recompute.SELECTIVE:
-        return arch.layers * 34 * seq * batch * arch.hidden
-    return arch.layers * full_layer
+    """All layers' activations on one GPU for one micro-batch, with one layer's backward working set."""
+    return resident_activation_bytes(arch, seq, batch, recompute, flash_attention) + working_activation_bytes(
+        arch, seq, batch, recompute, flash_attention
+    )
 
 
 def logits_bytes(arch: Architecture, seq: int, batch: int, bytes_per_entry: float = FP32) -> float:
-    """The loss logits: s·b·V entries at the stack's peak bytes per entry (4: one FP32 copy)."""
+    """The loss logits: s·b·V entries at the stack's peak bytes per entry."""
     return seq * batch * arch.vocab * bytes_per_entry
 
 
 def offloadable_activation_bytes(arch: Architecture, seq: int, batch: int) -> float:
     """What offloaded checkpointing moves to host RAM: each layer's 2·s·b·h input."""
-    return arch.layers * 2 * seq * batch * arch.hidden
+    return layer_input_bytes(arch, seq, batch)
 
 
 def overhead_bytes(

@@ -66,9 +66,9 @@ def model_states(
     """Weights, gradients and optimiser states of one copy, on the GPUs and on the host.
 
     `master_weights` follows the stack: "fp32" is mixed precision (16 B/param, the reference
-    figures' accounting), "bf16" is pure BF16 training without a master copy. A paged 8-bit
-    optimiser's moments are counted in host RAM: bitsandbytes pages them out of the card under
-    memory pressure, which is when it matters.
+    figures' accounting; FP32 adapters, 16 B), "bf16" is pure BF16 training without a master copy,
+    adapters included (8 B/param). A paged 8-bit optimiser's moments are counted in host RAM:
+    bitsandbytes pages them out of the card under memory pressure, which is when it matters.
     """
     trainable = trainable_params(counts, method, lora_rank)
     if method == Method.FULL:
@@ -83,7 +83,11 @@ def model_states(
             per_param -= MOMENTS_8BIT
             return States(counts.total * per_param, counts.total * MOMENTS_8BIT, trainable)
         return States(counts.total * per_param, 0.0, trainable)
-    adapter = ADAPTER_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else ADAPTER_ADAM_8BIT
+    if master_weights == "bf16":
+        # Pure BF16 stacks hold the adapter in BF16 too: 2 weights + 2 grads + 4 (or 2) BF16 moments.
+        adapter = PURE_BF16_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else PURE_BF16_ADAM_8BIT
+    else:
+        adapter = ADAPTER_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else ADAPTER_ADAM_8BIT
     return States(frozen_base_bytes(counts, method) + trainable * adapter, 0.0, trainable)
 
 

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ftopt.model.activations import (
-    activation_bytes,
     logits_bytes,
     offloadable_activation_bytes,
     overhead_bytes,
+    resident_activation_bytes,
+    working_activation_bytes,
 )
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
 from ftopt.model.hardware import Catalogue, Gpu
@@ -63,6 +64,10 @@ class RunProfile:
     def counts(self) -> ParamCounts:
         """Exact parameter counts of the run's model."""
         return count_params(self.arch)
+
+
+#: Bytes per logit entry without a stack: the default stack's (hf-fsdp) figure.
+LEGACY_LOGIT_BYTES = 10.0
 
 
 def run_stack(run: Run, catalogue: Catalogue) -> Stack | None:
@@ -183,8 +188,16 @@ def size_run(
     optimizer: Optimizer,
     offload: Offload,
     options: SizingOptions,
+    peak_allocated: bool = False,
 ) -> Sizing:
-    """Memory, disk, traffic and time of one copy of `profile.run` trained this way on `gpu`."""
+    """Memory, disk, traffic and time of one copy of `profile.run` trained this way on `gpu`.
+
+    The loss's logits and the layer at work in the backward pass are counted together: what the card
+    must hold (nvidia-smi) was found to match that sum on the LLaMA-Factory measurements, the caching
+    allocator not reusing every freed logit block. `peak_allocated` counts only the larger of the two,
+    as PyTorch's peak allocated memory sees it (the logits and their gradient are freed before the last
+    layer is rebuilt); the calibration uses it for measurements of allocated memory.
+    """
     run, counts, arch, stack = profile.run, profile.counts, profile.arch, profile.stack
     master = stack.master_weights if stack else "fp32"
     states = model_states(
@@ -195,15 +208,16 @@ def size_run(
     if options.states_only:
         activations = overhead = 0.0
     else:
-        activations = activation_bytes(
-            arch, run.seq_len, run.micro_batch, run.recompute, options.flash_attention
-        )
+        seq, batch, flash = run.seq_len, run.micro_batch, options.flash_attention
+        resident = resident_activation_bytes(arch, seq, batch, run.recompute, flash)
+        working = working_activation_bytes(arch, seq, batch, run.recompute, flash)
         if stack and stack.activation_offload and run.recompute == Recompute.FULL:
             # Offloaded checkpointing keeps the layer inputs in host RAM, one layer's worth on the card.
-            host_activations = offloadable_activation_bytes(arch, run.seq_len, run.micro_batch)
-            activations -= host_activations
-        logit_bytes = stack.loss.logit_bytes if stack else 4.0
-        activations += logits_bytes(arch, run.seq_len, run.micro_batch, logit_bytes)
+            host_activations = offloadable_activation_bytes(arch, seq, batch)
+            resident -= host_activations
+        logit_bytes = stack.loss.logit_bytes if stack else LEGACY_LOGIT_BYTES
+        loss = logits_bytes(arch, seq, batch, logit_bytes)
+        activations = resident + (max(working, loss) if peak_allocated else working + loss)
         gather = 2 * counts.largest_layer * BF16 if strategy == Strategy.FSDP else 0.0
         overhead = overhead_bytes(
             per_gpu_states, activations, options.cuda_context_gb, options.allocator_reserve, gather

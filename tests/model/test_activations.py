@@ -1,6 +1,8 @@
-"""Activation memory (Korthikanti et al.), logits and overhead on the toy model.
+"""Activation memory (Korthikanti et al., generalised to gated MLPs), logits and overhead on the toy model.
 
-Toy: 2 layers, h = 8, a = 2 heads, V = 10; s = 4 tokens, b = 3 sequences → s·b·h = 96.
+Toy: 2 layers, h = 8, I = 16, a = 2 heads of 4 (q = 8), 1 KV head (k = 4), V = 10; s = 4 tokens,
+b = 3 sequences → s·b = 12. Per layer and token 8h + 4q + 4k + 8I = 64 + 32 + 16 + 128 = 240 bytes;
+the backward working set 4I + 2h = 80 bytes per token; layer input 2h = 16 bytes per token.
 """
 
 from __future__ import annotations
@@ -9,53 +11,68 @@ import pytest
 
 from ftopt.model.activations import (
     activation_bytes,
+    backward_working_bytes,
     layer_activation_bytes,
+    layer_bytes_per_token,
     logits_bytes,
     overhead_bytes,
 )
 from ftopt.model.architecture import Architecture
+from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import Recompute
 
 S, B = 4, 3
 
 
 def test_layer_without_flash_attention(toy_arch: Architecture) -> None:
-    # s·b·h·(34 + 5·a·s/h) = 96 · (34 + 5·2·4/8) = 96 · 39 = 3,744
-    # = 34·96 (3,264) + 5·a·s²·b (5·2·16·3 = 480)
-    assert layer_activation_bytes(toy_arch, S, B, flash_attention=False) == 3744
+    # 240 · 12 = 2,880, plus Korthikanti's score term 5·a·s²·b = 5·2·16·3 = 480 → 3,360
+    assert layer_activation_bytes(toy_arch, S, B, flash_attention=False) == 3360
 
 
 def test_flash_attention_drops_the_score_term(toy_arch: Architecture) -> None:
-    # 34·s·b·h = 3,264
-    assert layer_activation_bytes(toy_arch, S, B, flash_attention=True) == 3264
+    assert layer_activation_bytes(toy_arch, S, B, flash_attention=True) == 2880
+
+
+def test_backward_working_set(toy_arch: Architecture) -> None:
+    # (4·16 + 2·8) · 12 = 960
+    assert backward_working_bytes(toy_arch, S, B) == 960
 
 
 def test_no_recompute_stores_every_layer(toy_arch: Architecture) -> None:
-    # 2 layers · 3,744 = 7,488; with FlashAttention 2 · 3,264 = 6,528
-    assert activation_bytes(toy_arch, S, B, Recompute.NONE, flash_attention=False) == 7488
-    assert activation_bytes(toy_arch, S, B, Recompute.NONE, flash_attention=True) == 6528
+    # 2 layers · 3,360 + 960 = 7,680; with FlashAttention 2 · 2,880 + 960 = 6,720
+    assert activation_bytes(toy_arch, S, B, Recompute.NONE, flash_attention=False) == 7680
+    assert activation_bytes(toy_arch, S, B, Recompute.NONE, flash_attention=True) == 6720
 
 
 def test_full_recompute_keeps_layer_inputs_and_one_layer(toy_arch: Architecture) -> None:
-    # 2·s·b·h per layer · L = 2·96·2 = 384, plus one layer rebuilt: 3,744 → 4,128
-    assert activation_bytes(toy_arch, S, B, Recompute.FULL, flash_attention=False) == 4128
-    # with FlashAttention: 384 + 3,264 = 3,648
-    assert activation_bytes(toy_arch, S, B, Recompute.FULL, flash_attention=True) == 3648
+    # 2·s·b·h per layer · L = 2·96·2 = 384, plus one layer rebuilt (3,360) and its gradients (960)
+    assert activation_bytes(toy_arch, S, B, Recompute.FULL, flash_attention=False) == 4704
+    # with FlashAttention: 384 + 2,880 + 960 = 4,224
+    assert activation_bytes(toy_arch, S, B, Recompute.FULL, flash_attention=True) == 4224
 
 
 def test_selective_recompute_has_no_score_term(toy_arch: Architecture) -> None:
-    # selective recomputation rebuilds the attention scores: 34·s·b·h·L = 6,528 either way
+    # selective recomputation rebuilds the attention scores: 2 · 2,880 + 960 = 6,720 either way
     for flash in (False, True):
-        assert activation_bytes(toy_arch, S, B, Recompute.SELECTIVE, flash_attention=flash) == 6528
+        assert activation_bytes(toy_arch, S, B, Recompute.SELECTIVE, flash_attention=flash) == 6720
 
 
 def test_full_recompute_saves_memory_on_a_deep_model(toy_arch: Architecture) -> None:
-    # 32 layers: NONE 32 · 3,264 = 104,448; FULL 32 · 192 + 3,264 = 9,408
+    # 32 layers: NONE 32 · 2,880 + 960 = 93,120; FULL 32 · 192 + 2,880 + 960 = 9,984
     deep = toy_arch.model_copy(update={"layers": 32})
     none = activation_bytes(deep, S, B, Recompute.NONE, flash_attention=True)
     full = activation_bytes(deep, S, B, Recompute.FULL, flash_attention=True)
-    assert none == 104_448
-    assert full == 9408
+    assert none == 93_120
+    assert full == 9984
+
+
+def test_gated_mlp_layers_store_more_than_korthikantis_34(catalogue: Catalogue) -> None:
+    # Llama 3.1 8B: h = 4096, q = 4096, k = 1024, I = 14,336 = 3.5h → 8h + 4h + 1h + 28h = 41h
+    arch = catalogue.model("llama-3.1-8b").architecture
+    assert layer_bytes_per_token(arch) == 41 * arch.hidden
+    # an MoE layer counts the MLP width of the experts a token visits
+    moe = arch.model_copy(update={"experts": 8, "experts_per_token": 2})
+    assert layer_bytes_per_token(moe) == 41 * arch.hidden + 8 * arch.intermediate
 
 
 def test_score_term_grows_with_the_square_of_sequence(toy_arch: Architecture) -> None:

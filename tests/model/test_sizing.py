@@ -118,12 +118,23 @@ def test_real_plan_counts_activations_logits_and_overhead(toy_arch: Architecture
     # defaults: gradient checkpointing → full recompute, FlashAttention, 1 GB context, 5 % reserve
     p = toy_profile(toy_arch, optimizer=A32, seq_len=4, micro_batch=3)
     s = size_run(p, pcie_gpu, 1, SINGLE, A32, NONE, SizingOptions())
-    act = activation_bytes(toy_arch, 4, 3, Recompute.FULL, True) + logits_bytes(toy_arch, 4, 3)
-    assert act == 3648 + 480  # test_activations: FULL with FlashAttention, plus s·b·V·4
+    act = activation_bytes(toy_arch, 4, 3, Recompute.FULL, True) + logits_bytes(toy_arch, 4, 3, 10)
+    assert act == 4224 + 1200  # test_activations: FULL with FlashAttention, plus s·b·V·10 (hf-fsdp)
     assert s.activations_gb == pytest.approx(act / 1e9)
     states = 16 * TOY_TOTAL
     assert s.overhead_gb == pytest.approx((1e9 + 0.05 * (states + act)) / 1e9)
     assert s.total_gb > s.states_gb
+
+
+def test_peak_allocated_counts_the_larger_of_logits_and_working_layer(
+    toy_arch: Architecture, pcie_gpu: Gpu
+) -> None:
+    # layer inputs 384 stay; the working layer (2,880 + 960 = 3,840) and the logits (1,200) do not
+    # coexist in allocated memory: 384 + 3,840 = 4,224
+    p = toy_profile(toy_arch, optimizer=A32, seq_len=4, micro_batch=3)
+    options = SizingOptions(cuda_context_gb=0, allocator_reserve=0)
+    s = size_run(p, pcie_gpu, 1, SINGLE, A32, NONE, options, peak_allocated=True)
+    assert s.activations_gb == pytest.approx(4224 / 1e9)
 
 
 def test_fsdp_overhead_holds_two_gathered_layers(toy_arch: Architecture, pcie_gpu: Gpu) -> None:

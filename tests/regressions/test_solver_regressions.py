@@ -21,6 +21,9 @@ from tests.strategies import CATALOGUE
 # brute force 81,840.00. All three single-GPU copies fit one four-card RTX PRO 6000 server at its
 # base build: 458.67 + 112.42 GB offloaded + 64 GB reserve = 635.1 GB ≤ 768 GB of RAM, 2,003.7 GB of
 # checkpoints ≤ 7,680 GB of NVMe, 3 ≤ 4 GPUs. Passes since commit e195399 (heavy configurations).
+# Since the gated-MLP activation count and hf-fsdp's 10 B per logit entry (issue 12, items 3 and 7)
+# the copies need more memory and the brute-force optimum is 123,920.00 on two servers (the instance
+# no longer fits one); the test's point, that the solver matches the brute force, is unchanged.
 THREE_OFFLOADS_ON_ONE_SERVER = """
 site: {feed: 230v-32a, inlet_c: 18}
 runs:
@@ -34,7 +37,7 @@ runs:
 
 @pytest.mark.parametrize(
     ("text", "cents"),
-    [pytest.param(THREE_OFFLOADS_ON_ONE_SERVER, 8_184_000, id="three-offloads-on-one-server")],
+    [pytest.param(THREE_OFFLOADS_ON_ONE_SERVER, 12_392_000, id="three-offloads-on-one-server")],
 )
 def test_solver_matches_the_brute_force(text: str, cents: int) -> None:
     workload = Workload.model_validate(yaml.safe_load(text))
