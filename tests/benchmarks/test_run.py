@@ -60,7 +60,5 @@ def test_one_instance_with_offload_and_the_naive_model() -> None:
 def test_benchmarks_import_nothing_of_the_solver() -> None:
     here = Path(run.__file__).parent
     for path in [*here.glob("*.py"), *here.glob("baselines/*.py")]:
-        if path.name == "generate.py":  # draws instances with the product's precheck (see its docstring)
-            continue
         text = path.read_text()
         assert "from ftopt.solver" not in text and "import ftopt.solver" not in text, path.name
