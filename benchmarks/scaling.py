@@ -11,9 +11,11 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ftopt.model.hardware import Catalogue
-from ftopt.model.workload import Workload
+if TYPE_CHECKING:  # the report imports this module and nothing of ftopt
+    from ftopt.model.hardware import Catalogue
+    from ftopt.model.workload import Workload
 
 #: Fractions of each run's copies; 1.0 is the instance as committed.
 FACTORS = (0.05, 0.25, 1.0)

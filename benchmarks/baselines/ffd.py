@@ -1,23 +1,18 @@
 """First-fit decreasing, the way a spreadsheet user sizes a bid. A baseline, not part of the product.
 
-The rules are the product's own: its builds (builds.enumerate_builds, via problem.build_problem),
-its training modes (memory-filtered, undominated) and its `compatible` test. What differs is the
-search, which is the spreadsheet's:
+Builds and modes come from `hardware.py` (the catalogue and the model layer, never the solver):
 
-1. Per copy and per card, take the mode with the least memory need (GPUs × GB per GPU; fewer
-   GPUs, then the preferred mode, on ties).
-2. Sort copies by that need, largest first.
-3. Put each copy in the first open server (in opening order) whose card it can use and whose free
-   GPUs, host RAM and NVMe hold it. GPU counts are powers of two dividing the server size, so
-   Σ GPUs ≤ cards is exact (aligned blocks); NVLink domains are respected by `compatible`.
-4. Else open the cheapest build that holds it alone: the build with its base RAM and disk, or, for a
-   copy too heavy for those, the cheapest RAM and disk upgrades of that build that hold it.
+1. Per copy, its modes in spreadsheet order: least GPU memory (GPUs × GB per GPU) first.
+2. Copies sorted by their least memory need, largest first.
+3. Each copy goes to the first open server (in opening order) that holds it in its first fitting
+   mode: same card, bridges large enough, an aligned block of free GPUs (a copy of g GPUs starts at
+   a multiple of g, so it never straddles an NVLink domain it fits in), and room left in the RAM
+   and NVMe that server was bought with.
+4. Else a new server: the cheapest layout, with the cheapest RAM and disk, that holds the copy alone.
 
-Host RAM and NVMe are checked per server, rounded up so never looser than the product's right-sizing
-(layout.right_size) and verifier: Σ ⌈offloaded states⌉ + the reserve ≤ RAM, Σ ⌈checkpoints and base
-model⌉ ≤ ⌊NVMe⌋. So every FFD plan is valid under the product's rules, and a proven-optimal product
-price can never exceed it (one the product only calls feasible, e.g. from its safe configurations,
-could: the runner flags that).
+The result is a real `ftopt.model.plan.Plan` (bill of materials, GPU indices, per-copy figures from
+`ftopt.model.sizing`), so `ftopt.verify.verify_plan` can check it like any plan: a bug here shows
+up as a violation, not as a flattering saving.
 """
 
 from __future__ import annotations
@@ -26,134 +21,237 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from ftopt.model.hardware import Catalogue
+from benchmarks.baselines.hardware import Layout, Mode, Part, cheapest, holds, layouts, modes
+from ftopt.model.hardware import Catalogue, Dimm, Drive
+from ftopt.model.memory import GB
+from ftopt.model.plan import Assignment, LineItem, MemoryPerGpu, Plan, Server, Status
+from ftopt.model.topology import topology_domains, topology_profile
+from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import Workload
-from ftopt.solver.builds import Build, DiskTier, RamTier
-from ftopt.solver.modes import Mode
-from ftopt.solver.problem import ProblemData, build_problem, compatible
 
 
 @dataclass
-class FfdServer:
-    """One server FFD opened, with what it holds."""
+class OpenServer:
+    """A server FFD bought: its layout, RAM and disk, and the copies on it with their GPUs."""
 
-    build: Build
-    ram: RamTier
-    disk: DiskTier
-    gpus_used: int = 0
-    host_ram_gb: int = 0
-    nvme_gb: int = 0
-    copies: list[Mode] = field(default_factory=list)
+    layout: Layout
+    ram: Part
+    disk: Part
+    free: list[bool]
+    ram_used: int  # GB: the reserve, then each copy's offloaded states rounded up
+    nvme_used: int = 0
+    copies: list[tuple[Mode, list[int]]] = field(default_factory=list)
 
     @property
     def price(self) -> float:
-        """Build, RAM and disk."""
-        return self.build.fixed_price + self.ram.price + self.disk.price
+        """What the server costs as bought."""
+        return self.layout.fixed_price + self.ram.price + self.disk.price
 
 
 @dataclass
 class FfdResult:
-    """FFD's plan: servers in opening order, total price, and its run time."""
+    """FFD's plan and how long it took."""
 
-    servers: list[FfdServer]
+    plan: Plan
     seconds: float
 
     @property
     def price(self) -> float:
         """Total price."""
-        return round(sum(s.price for s in self.servers), 2)
+        return self.plan.total_price
+
+    @property
+    def servers(self) -> int:
+        """Servers bought."""
+        return len(self.plan.servers)
 
 
-def memory_need(mode: Mode) -> float:
-    """GB of GPU memory one copy takes in this mode: GPUs × memory per GPU."""
-    return mode.gpus * mode.sizing.total_gb
+def aligned_block(server: OpenServer, gpus: int) -> int | None:
+    """The first free block of `gpus` GPUs starting at a multiple of `gpus`, or None."""
+    for start in range(0, len(server.free) - gpus + 1, gpus):
+        if all(server.free[start : start + gpus]):
+            return start
+    return None
 
 
-def _pick_key(mode: Mode) -> tuple[float, int, int]:
-    return (memory_need(mode), mode.gpus, mode.preference)
+def fits(server: OpenServer, mode: Mode) -> int | None:
+    """Where the copy would start on this server, or None when it does not fit."""
+    if not holds(server.layout, mode):
+        return None
+    if server.ram_used + mode.ram_gb > server.ram.gb or server.nvme_used + mode.nvme_gb > server.disk.gb:
+        return None
+    return aligned_block(server, mode.gpus)
 
 
-def _ram_need(mode: Mode) -> int:
-    return math.ceil(mode.host_ram_gb)
+def place(server: OpenServer, mode: Mode, start: int) -> None:
+    """Put one copy on the server at GPU `start`."""
+    indices = list(range(start, start + mode.gpus))
+    for i in indices:
+        server.free[i] = False
+    server.ram_used += mode.ram_gb
+    server.nvme_used += mode.nvme_gb
+    server.copies.append((mode, indices))
 
 
-def _nvme_need(mode: Mode) -> int:
-    return math.ceil(mode.nvme_gb)
-
-
-def _fits(server: FfdServer, mode: Mode, reserve: int) -> bool:
-    return (
-        compatible(mode, server.build)
-        and server.gpus_used + mode.gpus <= server.build.gpu_count
-        and server.host_ram_gb + _ram_need(mode) + reserve <= server.ram.gb
-        and server.nvme_gb + _nvme_need(mode) <= math.floor(server.disk.gb)
-    )
-
-
-def _place(server: FfdServer, mode: Mode) -> None:
-    server.gpus_used += mode.gpus
-    server.host_ram_gb += _ram_need(mode)
-    server.nvme_gb += _nvme_need(mode)
-    server.copies.append(mode)
-
-
-def _cheapest_new_server(modes: list[Mode], builds: list[Build], reserve: int) -> FfdServer | None:
-    """The cheapest build (with the cheapest RAM and disk tiers) that holds one copy alone."""
-    best: tuple[tuple[float, int, float, str], FfdServer] | None = None
-    for build in builds:
-        fitting = sorted((o for o in modes if compatible(o, build)), key=_pick_key)
-        for mode in fitting:
-            ram = next((t for t in build.ram_upgrades if t.gb >= _ram_need(mode) + reserve), None)
-            disk = next((t for t in build.disk_upgrades if math.floor(t.gb) >= _nvme_need(mode)), None)
-            if ram is None or disk is None:
-                continue
-            server = FfdServer(build, ram, disk)
-            key = (server.price, -build.gpu_count, memory_need(mode), build.key)
-            if best is None or key < best[0]:
-                best = (key, server)
-            break  # the least-memory mode that fits this build
+def new_server(catalogue: Catalogue, options: list[Layout], copy_modes: list[Mode]) -> OpenServer | None:
+    """The cheapest server (layout, RAM and disk) that holds one copy alone."""
+    reserve = math.ceil(catalogue.rules.host_ram_reserve_gb)
+    best: tuple[tuple[float, int, str], OpenServer] | None = None
+    for layout in options:
+        mode = next((m for m in copy_modes if holds(layout, m)), None)
+        if mode is None:
+            continue
+        ram = cheapest(layout.rams, mode.ram_gb + reserve)
+        disk = cheapest(layout.disks, mode.nvme_gb)
+        if ram is None or disk is None:
+            continue
+        server = OpenServer(layout, ram, disk, [True] * layout.gpu_count, reserve)
+        key = (server.price, -layout.gpu_count, layout.name)
+        if best is None or key < best[0]:
+            best = (key, server)
     return best[1] if best else None
 
 
-def first_fit_decreasing(data: ProblemData) -> FfdResult:
-    """FFD over the product's problem data; raises ValueError when some copy fits no build."""
-    started = time.perf_counter()
-    reserve = math.ceil(data.catalogue.rules.host_ram_reserve_gb)
-    by_run = {
-        r: sorted((data.modes[o] for o in data.modes_of(r)), key=_pick_key) for r in range(len(data.profiles))
-    }
-    need = {r: min((memory_need(o) for o in opts), default=math.inf) for r, opts in by_run.items()}
-    order = sorted(range(len(data.profiles)), key=lambda r: (-need[r], r))
-    servers: list[FfdServer] = []
+def pack(catalogue: Catalogue, workload: Workload) -> list[OpenServer]:
+    """First-fit decreasing over every copy; raises ValueError when a copy fits no server."""
+    options = layouts(catalogue, workload)
+    per_run = modes(catalogue, workload, {layout.gpu.id for layout in options})
+    need = [m[0].memory_need if m else math.inf for m in per_run]
+    order = sorted(range(len(per_run)), key=lambda r: (-need[r], r))
+    servers: list[OpenServer] = []
     for run in order:
-        for _ in range(data.copies[run]):
-            _place_copy(by_run[run], servers, data.builds, reserve, run, data)
-    return FfdResult(servers, time.perf_counter() - started)
+        for _ in range(workload.runs[run].concurrent):
+            place_copy(catalogue, options, per_run[run], servers, workload.runs[run].name)
+    return servers
 
 
-def _place_copy(
-    modes: list[Mode],
-    servers: list[FfdServer],
-    builds: list[Build],
-    reserve: int,
-    run: int,
-    data: ProblemData,
+def place_copy(
+    catalogue: Catalogue, options: list[Layout], copy_modes: list[Mode], servers: list[OpenServer], name: str
 ) -> None:
+    """One copy into the first server that holds it, else into a new one."""
+    smallest = min((m.gpus for m in copy_modes), default=0)
     for server in servers:
-        mode = next((o for o in modes if _fits(server, o, reserve)), None)
-        if mode is not None:
-            _place(server, mode)
-            return
-    new = _cheapest_new_server(modes, builds, reserve)
-    if new is None:
-        raise ValueError(f"run {data.profiles[run].run.name}: no build holds one copy")
-    _place(new, next(o for o in modes if _fits(new, o, reserve)))
-    servers.append(new)
+        if server.free.count(True) < smallest:  # most servers are full: skip them cheaply
+            continue
+        for mode in copy_modes:
+            start = fits(server, mode)
+            if start is not None:
+                place(server, mode, start)
+                return
+    fresh = new_server(catalogue, options, copy_modes)
+    if fresh is None:
+        raise ValueError(f"run {name}: no server holds one copy")
+    mode = next(m for m in copy_modes if fits(fresh, m) is not None)
+    place(fresh, mode, 0)
+    servers.append(fresh)
 
 
-def ffd(workload: Workload, catalogue: Catalogue) -> FfdResult:
-    """FFD for a workload, timing included the product's problem build."""
+def first_fit_decreasing(workload: Workload, catalogue: Catalogue) -> FfdResult:
+    """FFD's plan for a workload; raises ValueError when some copy fits no server."""
     started = time.perf_counter()
-    result = first_fit_decreasing(build_problem(workload, catalogue))
-    result.seconds = time.perf_counter() - started
-    return result
+    servers = pack(catalogue, workload)
+    seconds = time.perf_counter() - started
+    return FfdResult(to_plan(servers, workload, catalogue, seconds), seconds)
+
+
+# ---------------------------------------------------------------- the plan
+
+
+def to_plan(servers: list[OpenServer], workload: Workload, catalogue: Catalogue, seconds: float) -> Plan:
+    """FFD's servers as a plan the verifier reads (status feasible: nothing is proven)."""
+    built = [to_server(f"s{i}", s, workload, catalogue) for i, s in enumerate(servers, start=1)]
+    copy_numbers: dict[str, int] = {}
+    assignments = []
+    for server_id, server in zip((s.id for s in built), servers, strict=True):
+        for mode, gpus in server.copies:
+            name = workload.runs[mode.run].name
+            copy_numbers[name] = copy_numbers.get(name, 0) + 1
+            assignments.append(to_assignment(name, copy_numbers[name], server_id, server.layout, mode, gpus))
+    return Plan(
+        status=Status.FEASIBLE,
+        currency=catalogue.currency,
+        total_price=round(sum(s.price for s in built), 2),
+        bound=None,
+        gap=None,
+        wall_seconds=seconds,
+        workload=workload.name,
+        servers=built,
+        assignments=assignments,
+    )
+
+
+def to_server(server_id: str, s: OpenServer, workload: Workload, catalogue: Catalogue) -> Server:
+    """One server with its bill of materials from the price list."""
+    layout, chassis, dimm, drive = s.layout, s.layout.chassis, s.ram.item, s.disk.item
+    assert isinstance(dimm, Dimm) and isinstance(drive, Drive)
+    bridges = layout.gpu_count // layout.bridge_size if layout.bridge else 0
+    parts = [
+        (chassis.id, chassis.name, 1),
+        (layout.gpu.id, layout.gpu.name, layout.gpu_count),
+        *([(layout.bridge.id, layout.bridge.name, bridges)] if layout.bridge else []),
+        (layout.cpu.id, layout.cpu.name, chassis.sockets),
+        (dimm.id, dimm.name, s.ram.count),
+        (drive.id, drive.name, s.disk.count),
+        (layout.boot.id, layout.boot.name, 1),
+    ]
+    lines = [_line(catalogue, item, name, n) for item, name, n in parts]
+    feed = catalogue.feed(workload.site.feed)
+    return Server(
+        id=server_id,
+        chassis=chassis.id,
+        gpu=layout.gpu.id,
+        gpu_count=layout.gpu_count,
+        cpu=layout.cpu.id,
+        cpu_count=chassis.sockets,
+        cores=layout.cpu.cores * chassis.sockets,
+        ram_gb=s.ram.gb,
+        dimm=dimm.id,
+        dimm_gb=dimm.gb,
+        dimm_count=s.ram.count,
+        data_drive=drive.id,
+        data_drive_count=s.disk.count,
+        boot_drive=layout.boot.id,
+        nvme_tb=round(drive.tb * s.disk.count, 2),
+        bridge=layout.bridge.id if layout.bridge else None,
+        bridge_count=bridges,
+        nvlink_domains=[list(d) for d in topology_domains(layout.topology)],
+        gpu_power_cap_w=layout.power_cap_w,
+        power_w=layout.power_w,
+        feed=feed.id,
+        feed_usable_w=feed.usable_w,
+        max_inlet_c=min(layout.gpu.max_inlet_c, chassis.max_inlet_c),
+        price=round(sum(line.price for line in lines), 2),
+        bill_of_materials=lines,
+    )
+
+
+def _line(catalogue: Catalogue, item: str, name: str, quantity: int) -> LineItem:
+    unit = catalogue.price(item).amount
+    return LineItem(item=item, name=name, quantity=quantity, unit_price=unit, price=round(unit * quantity, 2))
+
+
+def to_assignment(
+    run: str, copy: int, server: str, layout: Layout, mode: Mode, gpus: list[int]
+) -> Assignment:
+    """One copy with the figures the model layer's sizing gives, on the server's real links."""
+    s = mode.sizing
+    link, gbps = topology_profile(layout.topology, tuple(gpus))
+    transfer = transfer_seconds(s.traffic_gb_per_step * GB, gbps) if gbps else 0.0
+    return Assignment(
+        run=run,
+        copy_=copy,
+        server=server,
+        gpus=gpus,
+        strategy=s.strategy,
+        optimizer=s.optimizer,
+        offload=s.offload,
+        link=link,
+        memory_per_gpu_gb=MemoryPerGpu(
+            states=s.states_gb, activations=s.activations_gb, overhead=s.overhead_gb, total=s.total_gb
+        ),
+        free_gb=s.free_gb,
+        host_ram_gb=s.host_ram_gb,
+        nvme_gb=s.nvme_gb,
+        traffic_gb_per_step=s.traffic_gb_per_step,
+        step_seconds=max(s.compute_seconds, transfer),
+    )

@@ -1,19 +1,21 @@
 """The textbook CP-SAT assignment model, for comparison only: not part of the product.
 
-One boolean per (run copy, training mode, server slot), a build choice per slot, and nothing of
-what makes the product's model small: copies are not aggregated into counts, servers are not pooled,
-and no symmetry is broken (CP-SAT's own symmetry detection stays at its default). The rules are the
-product's: its builds, modes and `compatible` test, GPU capacity per card type (Σ GPUs ≤ cards,
-exact for power-of-two blocks), NVLink domain size, host RAM (Σ ⌈offload⌉ + reserve ≤ chosen RAM
-tier) and NVMe (Σ ⌈checkpoints⌉ ≤ chosen disk tier) per slot.
+One boolean per (run copy, mode, server slot), a layout choice per slot, a RAM and a disk choice per
+slot, and nothing of what makes the product's model small: copies are not aggregated into counts,
+servers are not pooled, and no symmetry is broken (CP-SAT's own symmetry detection stays at its
+default). Layouts, RAM and disk options and modes are `hardware.py`'s, from the catalogue and the
+model layer; the rules per slot: GPUs per card model (Σ GPUs ≤ cards, exact for power-of-two
+blocks), NVLink domains for sharded modes, host RAM (Σ ⌈offload⌉ + reserve ≤ RAM bought) and NVMe
+(Σ ⌈checkpoints⌉ ≤ disk bought).
 
 This is the more compact of the two textbook forms: one boolean per GPU start index would multiply
-the booleans by up to 8 (by 4 on average here), so the speed ratios measured against it are
-conservative.
+the booleans by up to 8, so the speed ratios measured against it are conservative.
 
 Slots: by default as many as first-fit decreasing opened. That is what a modeller would take, but it
-is not a valid bound in general (an optimum may use more, cheaper servers); the runner compares the
-naive price with the product's, so a restriction that cut off the optimum would show.
+is not a valid bound in general (an optimum may use more, cheaper servers); the report compares the
+naive price with the product's, so a restriction that cut off the optimum would show. The naive
+plan's price is recomputed from the price list for the parts its solution buys, not read from the
+objective.
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from benchmarks.baselines.ffd import first_fit_decreasing
+from benchmarks.baselines.hardware import Layout, Mode, holds, layouts, modes
 from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import Workload
-from ftopt.solver.problem import ProblemData, build_problem, compatible
 
 _STATUS = {
     cp_model.OPTIMAL: "optimal",
@@ -40,10 +42,11 @@ _STATUS = {
 
 @dataclass
 class NaiveResult:
-    """Outcome of one naive solve."""
+    """Outcome of one naive solve; prices in currency units."""
 
     status: str
-    price: float | None
+    price: float | None  # recomputed from the price list for what the solution buys
+    objective: float | None  # what CP-SAT says it costs; must equal `price`
     bound: float | None
     slots: int
     booleans: int
@@ -55,107 +58,151 @@ class NaiveResult:
         """Model build plus solve."""
         return self.build_seconds + self.solve_seconds
 
-    @property
-    def gap(self) -> float | None:
-        """Relative gap to the bound."""
-        if self.price is None or self.bound is None or not self.price:
-            return None
-        return max(0.0, (self.price - self.bound) / self.price)
+
+@dataclass
+class Slot:
+    """One server slot's choice variables: layout, RAM option and disk option per layout."""
+
+    use: dict[int, cp_model.IntVar]
+    ram: dict[int, list[cp_model.IntVar]]
+    disk: dict[int, list[cp_model.IntVar]]
 
 
 def _cents(amount: float) -> int:
     return round(amount * 100)
 
 
-def build_naive(data: ProblemData, slots: int) -> tuple[cp_model.CpModel, int]:
-    """The naive model over `slots` server slots; returns it and its number of copy booleans."""
-    model = cp_model.CpModel()
-    reserve = math.ceil(data.catalogue.rules.host_ram_reserve_gb)
-    builds = [f for f, build in enumerate(data.builds) if any(compatible(o, build) for o in data.modes)]
-    usable = [o for o, mode in enumerate(data.modes) if any(compatible(mode, data.builds[f]) for f in builds)]
-    cards = sorted({data.builds[f].gpu.id for f in builds})
-    price_terms: list[tuple[cp_model.IntVar, int]] = []
-    x: dict[int, list[tuple[int, cp_model.IntVar]]] = {s: [] for s in range(slots)}  # slot → (mode, var)
-    per_copy: list[list[cp_model.IntVar]] = []
-    for run, copies in enumerate(data.copies):
-        modes = [o for o in usable if data.modes[o].run == run]
-        for c in range(copies):
-            row = []
-            for o in modes:
-                for s in range(slots):
-                    var = model.new_bool_var(f"x[{run},{c},{o},{s}]")
-                    x[s].append((o, var))
-                    row.append(var)
-            per_copy.append(row)
-    for row in per_copy:
-        model.add_exactly_one(row)
-    for s in range(slots):
-        u = {f: model.new_bool_var(f"u[{s},{f}]") for f in builds}
-        model.add_at_most_one(u.values())
-        ram_cap: list[tuple[cp_model.IntVar, int]] = []
-        disk_cap: list[tuple[cp_model.IntVar, int]] = []
-        for f in builds:
-            build = data.builds[f]
-            price_terms.append((u[f], _cents(build.fixed_price)))
-            rams = [model.new_bool_var(f"ram[{s},{f},{t}]") for t in range(len(build.ram_upgrades))]
-            disks = [model.new_bool_var(f"disk[{s},{f},{t}]") for t in range(len(build.disk_upgrades))]
-            model.add(sum(rams) == u[f])
-            model.add(sum(disks) == u[f])
-            for var, tier in zip(rams, build.ram_upgrades, strict=True):
-                ram_cap.append((var, tier.gb))
-                price_terms.append((var, _cents(tier.price)))
-            for var, disk in zip(disks, build.disk_upgrades, strict=True):
-                disk_cap.append((var, math.floor(disk.gb)))
-                price_terms.append((var, _cents(disk.price)))
-        _slot_rules(model, data, x[s], u, cards, ram_cap, disk_cap, reserve)
-    model.minimize(cp_model.LinearExpr.weighted_sum([v for v, _ in price_terms], [c for _, c in price_terms]))
-    return model, sum(len(row) for row in per_copy)
-
-
 def _weighted(pairs: list[tuple[cp_model.IntVar, int]]) -> cp_model.LinearExpr:
     return cp_model.LinearExpr.weighted_sum([v for v, _ in pairs], [c for _, c in pairs])
 
 
+def _slot(model: cp_model.CpModel, s: int, options: list[Layout]) -> Slot:
+    """At most one layout; exactly one RAM and one disk option for the layout chosen."""
+    use = {i: model.new_bool_var(f"u[{s},{i}]") for i in range(len(options))}
+    model.add_at_most_one(use.values())
+    ram, disk = {}, {}
+    for i, layout in enumerate(options):
+        ram[i] = [model.new_bool_var(f"ram[{s},{i},{t}]") for t in range(len(layout.rams))]
+        disk[i] = [model.new_bool_var(f"disk[{s},{i},{t}]") for t in range(len(layout.disks))]
+        model.add(sum(ram[i]) == use[i])
+        model.add(sum(disk[i]) == use[i])
+    return Slot(use, ram, disk)
+
+
+def _slot_price(slot: Slot, options: list[Layout]) -> list[tuple[cp_model.IntVar, int]]:
+    terms = []
+    for i, layout in enumerate(options):
+        terms.append((slot.use[i], _cents(layout.fixed_price)))
+        terms += [(v, _cents(p.price)) for v, p in zip(slot.ram[i], layout.rams, strict=True)]
+        terms += [(v, _cents(p.price)) for v, p in zip(slot.disk[i], layout.disks, strict=True)]
+    return terms
+
+
 def _slot_rules(
     model: cp_model.CpModel,
-    data: ProblemData,
-    placed: list[tuple[int, cp_model.IntVar]],
-    u: dict[int, cp_model.IntVar],
-    cards: list[str],
-    ram_cap: list[tuple[cp_model.IntVar, int]],
-    disk_cap: list[tuple[cp_model.IntVar, int]],
+    slot: Slot,
+    options: list[Layout],
+    placed: list[tuple[Mode, cp_model.IntVar]],
     reserve: int,
 ) -> None:
-    """GPU capacity per card type, NVLink domain size, host RAM and NVMe of one slot."""
-    for card in cards:
-        used = [(v, data.modes[o].gpus) for o, v in placed if data.modes[o].gpu == card]
-        capacity = [(u[f], data.builds[f].gpu_count) for f in u if data.builds[f].gpu.id == card]
+    """GPUs per card model, NVLink domains per sharded mode, host RAM and NVMe of one slot."""
+    for card in sorted({layout.gpu.id for layout in options}):
+        used = [(v, m.gpus) for m, v in placed if m.sizing.gpu == card]
+        room = [(slot.use[i], o.gpu_count) for i, o in enumerate(options) if o.gpu.id == card]
         if used:
-            model.add(_weighted(used) <= _weighted(capacity))
-    for o in sorted({o for o, _ in placed if data.modes[o].domain}):
-        mode = data.modes[o]
-        used = [(v, mode.gpus) for oo, v in placed if oo == o]
-        capacity = [(u[f], data.builds[f].gpu_count) for f in u if compatible(mode, data.builds[f])]
-        model.add(_weighted(used) <= _weighted(capacity))
-    ram = [(v, math.ceil(data.modes[o].host_ram_gb)) for o, v in placed if data.modes[o].host_ram_gb > 0]
-    model.add(_weighted(ram) + reserve * sum(u.values()) <= _weighted(ram_cap))
-    nvme = [(v, math.ceil(data.modes[o].nvme_gb)) for o, v in placed]
-    model.add(_weighted(nvme) <= _weighted(disk_cap))
+            model.add(_weighted(used) <= _weighted(room))
+    for mode in {m for m, _ in placed if m.domain}:
+        used = [(v, m.gpus) for m, v in placed if m == mode]
+        room = [(slot.use[i], o.gpu_count) for i, o in enumerate(options) if holds(o, mode)]
+        model.add(_weighted(used) <= _weighted(room))
+    ram_cap = [(v, p.gb) for i, o in enumerate(options) for v, p in zip(slot.ram[i], o.rams, strict=True)]
+    disk_cap = [(v, p.gb) for i, o in enumerate(options) for v, p in zip(slot.disk[i], o.disks, strict=True)]
+    ram = [(v, m.ram_gb) for m, v in placed if m.ram_gb]
+    servers = cp_model.LinearExpr.sum(list(slot.use.values()))
+    model.add(_weighted(ram) + servers * reserve <= _weighted(ram_cap))
+    model.add(_weighted([(v, m.nvme_gb) for m, v in placed]) <= _weighted(disk_cap))
+
+
+def _resources(mode: Mode) -> tuple[int, int, int, int]:
+    return (mode.gpus, mode.domain, mode.ram_gb, mode.nvme_gb)
+
+
+def prune(run_modes: list[Mode], options: list[Layout]) -> list[Mode]:
+    """Modes some layout holds, less those another mode on the same card beats on every resource
+    the model sees (GPUs, domain, RAM, NVMe): what any modeller would drop first."""
+    usable = sorted((m for m in run_modes if any(holds(o, m) for o in options)), key=_resources)
+    kept: list[Mode] = []
+    for mode in usable:
+        if not any(
+            k.sizing.gpu == mode.sizing.gpu
+            and all(a <= b for a, b in zip(_resources(k), _resources(mode), strict=True))
+            for k in kept
+        ):
+            kept.append(mode)
+    return kept
+
+
+def useful(options: list[Layout], per_run: list[list[Mode]]) -> list[Layout]:
+    """Bridged layouts only on cards where some mode needs an NVLink domain."""
+    sharded = {m.sizing.gpu for run_modes in per_run for m in run_modes if m.domain}
+    return [o for o in options if o.bridge is None or o.gpu.id in sharded]
+
+
+def build_naive(
+    workload: Workload, catalogue: Catalogue, slots: int
+) -> tuple[cp_model.CpModel, list[Slot], list[Layout], int]:
+    """The naive model over `slots` slots: the model, its slots, the layouts, and the copy booleans."""
+    model = cp_model.CpModel()
+    options = layouts(catalogue, workload)
+    per_run = [prune(m, options) for m in modes(catalogue, workload, {o.gpu.id for o in options})]
+    options = useful(options, per_run)
+    placed: list[list[tuple[Mode, cp_model.IntVar]]] = [[] for _ in range(slots)]
+    booleans = 0
+    for run, usable in enumerate(per_run):
+        for c in range(workload.runs[run].concurrent):
+            row = []
+            for k, mode in enumerate(usable):
+                for s in range(slots):
+                    var = model.new_bool_var(f"x[{run},{c},{k},{s}]")
+                    placed[s].append((mode, var))
+                    row.append(var)
+            model.add_exactly_one(row)
+            booleans += len(row)
+    reserve = math.ceil(catalogue.rules.host_ram_reserve_gb)
+    chosen, price = [], []
+    for s in range(slots):
+        slot = _slot(model, s, options)
+        _slot_rules(model, slot, options, placed[s], reserve)
+        price += _slot_price(slot, options)
+        chosen.append(slot)
+    model.minimize(_weighted(price))
+    return model, chosen, options, booleans
+
+
+def bought(solver: cp_model.CpSolver, slots: list[Slot], options: list[Layout]) -> float:
+    """What the solution buys, priced from the layouts' and options' price-list figures."""
+    total = 0.0
+    for slot in slots:
+        for i, layout in enumerate(options):
+            if solver.value(slot.use[i]):
+                total += layout.fixed_price
+                total += sum(
+                    p.price for v, p in zip(slot.ram[i], layout.rams, strict=True) if solver.value(v)
+                )
+                total += sum(
+                    p.price for v, p in zip(slot.disk[i], layout.disks, strict=True) if solver.value(v)
+                )
+    return round(total, 2)
 
 
 def naive(
-    workload: Workload,
-    catalogue: Catalogue,
-    time_limit: float,
-    workers: int,
-    slots: int | None = None,
+    workload: Workload, catalogue: Catalogue, time_limit: float, workers: int, slots: int | None = None
 ) -> NaiveResult:
     """Build and solve the naive model; slots default to FFD's server count."""
     started = time.perf_counter()
-    data = build_problem(workload, catalogue)
     if slots is None:
-        slots = len(first_fit_decreasing(data).servers)
-    model, booleans = build_naive(data, slots)
+        slots = first_fit_decreasing(workload, catalogue).servers
+    model, chosen, options, booleans = build_naive(workload, catalogue, slots)
     built = time.perf_counter()
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = max(1, workers)
@@ -166,7 +213,8 @@ def naive(
     found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     return NaiveResult(
         status=_STATUS.get(status, str(status)),
-        price=solver.objective_value / 100 if found else None,
+        price=bought(solver, chosen, options) if found else None,
+        objective=solver.objective_value / 100 if found else None,
         bound=solver.best_objective_bound / 100 if found else None,
         slots=slots,
         booleans=booleans,

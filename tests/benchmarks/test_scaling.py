@@ -3,16 +3,12 @@ follows the measured growth (no timing asserted: the times here are made up)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # `benchmarks` is not an installed package; it lives at the repository root
-    sys.path.insert(0, str(ROOT))
+from benchmarks.scaling import ScalePoint, flatness_target, measure_series, scale_copies
+from ftopt import load_catalogue, load_workload
 
-from benchmarks.scaling import ScalePoint, flatness_target, measure_series, scale_copies  # noqa: E402
-from ftopt.catalogue import load_catalogue  # noqa: E402
-from ftopt.loading import load_workload  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 XL = ROOT / "benchmarks" / "instances" / "xl-01.yaml"
 

@@ -1,0 +1,36 @@
+"""The baselines are measured against the product, so they must be right: first-fit decreasing's
+plans pass the independent verifier, and the naive model's price is what its parts cost."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.baselines.ffd import first_fit_decreasing
+from benchmarks.baselines.naive import naive
+from benchmarks.suite import Instance, discover
+from ftopt import Catalogue, load_catalogue, load_workload, verify_plan
+
+SMALL = discover(["example", "seed"])
+
+
+@pytest.fixture(scope="module")
+def catalogue() -> Catalogue:
+    return load_catalogue()
+
+
+@pytest.mark.parametrize("instance", SMALL, ids=lambda i: i.name)
+def test_ffd_plan_verifies(instance: Instance, catalogue: Catalogue) -> None:
+    workload = load_workload(instance.path, catalogue)
+    result = first_fit_decreasing(workload, catalogue)
+    assert verify_plan(result.plan, workload, catalogue) == []
+    assert sum(1 for _ in result.plan.assignments) == workload.total_copies
+    billed = sum(line.price for s in result.plan.servers for line in s.bill_of_materials)
+    assert result.price == pytest.approx(billed, abs=0.01)
+
+
+def test_naive_price_is_its_parts_and_no_lower_than_the_product(catalogue: Catalogue) -> None:
+    instance = next(i for i in SMALL if i.name == "seed-02")
+    result = naive(load_workload(instance.path, catalogue), catalogue, time_limit=20, workers=2)
+    assert result.status == "optimal"
+    assert result.price == pytest.approx(result.objective, abs=0.01)
+    assert result.slots == first_fit_decreasing(load_workload(instance.path, catalogue), catalogue).servers
