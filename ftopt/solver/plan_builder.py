@@ -120,7 +120,7 @@ def _timing(data: ProblemData, mode: Mode, build: Build, speed: Speed | None) ->
     )
     return {
         "tokens_per_s": round(speed.tokens_per_s, 1),
-        "hours": round(hours, 4) if hours is not None else None,
+        "hours": round(hours, 6) if hours is not None else None,
         "energy_kwh": round(energy, 2) if energy is not None else None,
     }
 
