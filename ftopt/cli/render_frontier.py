@@ -176,7 +176,8 @@ def three_bids_html(frontier: Frontier) -> str:
         '<section id="three-bids"><h2>Three bids: cheapest, knee, fastest</h2>'
         f"<p>The same runs priced for three times to train, each the proven cheapest for its deadline: "
         "the cheapest plan, the fastest plan ftopt can build, and the knee of the "
-        f"{len(frontier.points)}-point frontier between them (the point farthest from the line joining the two).</p>"
+        f"{len(frontier.points)}-point frontier between them (the point farthest from the line "
+        "joining the two).</p>"
         "<div class=wide><table><thead><tr><th>bid</th><th class=num>price</th><th class=num>TCO</th>"
         "<th class=num>makespan h</th><th>status</th><th>servers</th></tr></thead>"
         f"<tbody>{rows}</tbody></table></div>"
