@@ -23,7 +23,8 @@ from ftopt.model.topology import gpu_node, link_kind
 from ftopt.verify.context import Context, copy_subject
 from ftopt.verify.violation import Violation, close, money, num
 
-#: Reported hours and tokens per second are rounded (hours to 1e-4, tokens/s to 0.1).
+#: Reported hours and tokens per second are rounded (hours to 1e-6, tokens/s to 0.1): both are
+#: compared within 0.1 % or that rounding, whichever is larger.
 RELATIVE = 1e-3
 HOURS_PER_YEAR = 8760
 CENT = 0.01
@@ -77,7 +78,9 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
             continue
         subject = copy_subject(assignment)
         rate = speed.tokens_per_s
-        if assignment.tokens_per_s is not None and not close(assignment.tokens_per_s, rate, RELATIVE * rate):
+        if assignment.tokens_per_s is not None and not close(
+            assignment.tokens_per_s, rate, max(RELATIVE * rate, 0.05)
+        ):
             yield Violation(
                 "deadline",
                 subject,
@@ -95,7 +98,7 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
                 f"{num(hours)} h to train {run.train_tokens:,} tokens",
                 f"run {run.name} must finish within {num(run.deadline_hours)} h",
             )
-        if assignment.hours is not None and not close(assignment.hours, hours, RELATIVE * hours):
+        if assignment.hours is not None and not close(assignment.hours, hours, max(RELATIVE * hours, 1e-6)):
             yield Violation(
                 "deadline",
                 subject,
@@ -103,7 +106,11 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
                 f"the speed model gives {num(hours)} h",
             )
     makespan = ctx.plan.makespan_hours
-    if makespan is not None and longest is not None and not close(makespan, longest, RELATIVE * longest):
+    if (
+        makespan is not None
+        and longest is not None
+        and not close(makespan, longest, max(RELATIVE * longest, 1e-6))
+    ):
         yield Violation(
             "deadline", "plan", f"makespan {num(makespan)} h", f"the longest copy takes {num(longest)} h"
         )
