@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ftopt.model.plan import Plan, Status
     from ftopt.model.result import PhaseTimings, Result
     from ftopt.model.workload import Workload
+    from ftopt.solver.frontier import Frontier, FrontierPoint, frontier
     from ftopt.solver.search import Progress, SolveSettings
     from ftopt.solver.solve import solve
     from ftopt.verify import Violation, verify_plan
@@ -47,6 +48,8 @@ _EXPORTS = {
     "Catalogue": "ftopt.model.hardware",
     "Finding": "ftopt.model.findings",
     "FindingKind": "ftopt.model.findings",
+    "Frontier": "ftopt.solver.frontier",
+    "FrontierPoint": "ftopt.solver.frontier",
     "FtoptError": "ftopt.errors",
     "InfeasibleError": "ftopt.errors",
     "InputError": "ftopt.errors",
@@ -60,6 +63,7 @@ _EXPORTS = {
     "UnverifiedPlanError": "ftopt.errors",
     "Violation": "ftopt.verify",
     "Workload": "ftopt.model.workload",
+    "frontier": "ftopt.solver.frontier",
     "load_catalogue": "ftopt.catalogue.loader",
     "load_workload": "ftopt.loading",
     "solve": "ftopt.solver.solve",
@@ -70,6 +74,8 @@ __all__ = [
     "Catalogue",
     "Finding",
     "FindingKind",
+    "Frontier",
+    "FrontierPoint",
     "FtoptError",
     "InfeasibleError",
     "InputError",
@@ -84,6 +90,7 @@ __all__ = [
     "Violation",
     "Workload",
     "__version__",
+    "frontier",
     "load_catalogue",
     "load_workload",
     "solve",

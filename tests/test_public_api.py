@@ -121,8 +121,13 @@ def test_the_catalogue_pickles_after_use_and_crosses_a_process_pool() -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["--help"], ["catalogue", "list", "gpus"], ["verify", "examples/first-project.yaml", "PLAN"]],
-    ids=["help", "catalogue", "verify"],
+    [
+        ["--help"],
+        ["frontier", "--help"],
+        ["catalogue", "list", "gpus"],
+        ["verify", "examples/first-project.yaml", "PLAN"],
+    ],
+    ids=["help", "frontier-help", "catalogue", "verify"],
 )
 def test_commands_that_do_not_solve_do_not_import_or_tools(args: list[str], tmp_path: Path) -> None:
     if "PLAN" in args:

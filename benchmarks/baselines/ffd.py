@@ -12,7 +12,9 @@ Builds and modes come from `hardware.py` (the catalogue and the model layer, nev
 
 The result is a real `ftopt.model.plan.Plan` (bill of materials, GPU indices, per-copy figures from
 `ftopt.model.sizing`), so `ftopt.verify.verify_plan` can check it like any plan: a bug here shows
-up as a violation, not as a flattering saving.
+up as a violation, not as a flattering saving. Like a spreadsheet that sizes for memory, it ignores
+time to train: deadlines (`deadline_hours`) are not its concern, so it is compared with the product
+only on bids without them.
 """
 
 from __future__ import annotations

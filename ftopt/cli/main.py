@@ -10,6 +10,7 @@ import click
 
 from ftopt.cli.catalogue_cmd import catalogue
 from ftopt.cli.estimate import estimate
+from ftopt.cli.frontier import frontier_command
 from ftopt.cli.solve import solve_command
 from ftopt.cli.verify import verify
 
@@ -22,6 +23,7 @@ def cli() -> None:
 
 cli.add_command(solve_command)
 cli.add_command(estimate)
+cli.add_command(frontier_command)
 cli.add_command(verify)
 cli.add_command(catalogue)
 

@@ -10,11 +10,15 @@ what shaped the answer, and the rules and defaults that were applied. All text i
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING
 
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
 from ftopt.cli.render_table import server_heading, summary_line
 from ftopt.model.findings import Finding, money
 from ftopt.model.plan import Plan, Server, Status
+
+if TYPE_CHECKING:
+    from ftopt.solver.frontier import Frontier
 
 CSS = """
 :root { color-scheme: light; }
@@ -248,8 +252,10 @@ def _list(items: list[Finding], empty: str) -> str:
     )
 
 
-def render_html(plan: Plan) -> str:
-    """The whole plan as one self-contained HTML5 document."""
+def render_html(plan: Plan, bids: Frontier | None = None) -> str:
+    """The whole plan as one self-contained HTML5 document; with `bids`, the three-bids section."""
+    from ftopt.cli.render_frontier import three_bids_html
+
     title = f"Fine-tuning servers: {plan.workload}" if plan.workload else "Fine-tuning servers"
     servers = "".join(_server(plan, server) for server in plan.servers)
     parts = [
@@ -263,6 +269,7 @@ def render_html(plan: Plan) -> str:
         f"{escape(plan.price_list or plan.currency + ', price list not stated')}</p></header>",
         "<main>",
         _summary(plan),
+        three_bids_html(bids) if bids is not None else "",
         '<section id="placement" class="diagram"><h2>Placement</h2>'
         "<p>Each server with its two CPU sockets and its GPUs; a GPU's colour and letter name the run "
         "it trains, its bar shows memory used against free, and dashed outlines are NVLink domains. "

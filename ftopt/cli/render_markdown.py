@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from ftopt.cli.render_table import placement_cells, server_heading, summary_line
+from ftopt.cli.render_table import (
+    TIMING_HEADERS,
+    has_hours,
+    placement_cells,
+    server_heading,
+    summary_line,
+    timing_cells,
+)
 from ftopt.model.findings import money
 from ftopt.model.plan import Plan
 
@@ -54,9 +61,11 @@ def render_markdown(plan: Plan) -> str:
         "host RAM GB",
         "step s",
     ]
+    timed = has_hours(plan)
+    header += list(TIMING_HEADERS) if timed else []
     lines += [_row(header), _row(["---"] * len(header))]
     for a in plan.assignments:
-        lines.append(_row(placement_cells(a)))
+        lines.append(_row(placement_cells(a) + (timing_cells(a) if timed else [])))
     if plan.binding or plan.savings:
         lines += ["", "## What shaped the answer", ""] + [f"- {b}" for b in (*plan.binding, *plan.savings)]
     lines += ["", "## Rules and defaults applied", ""] + [f"- {n}" for n in plan.notes]

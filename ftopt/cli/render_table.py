@@ -15,10 +15,32 @@ def summary_line(plan: Plan) -> str:
     gap = f"gap {plan.gap:.2%}" if plan.gap is not None else "no bound"
     bound = money(plan.bound, plan.currency) if plan.bound is not None else "n/a"
     count = len(plan.servers)
-    return (
+    line = (
         f"{plan.status.value}: {money(plan.total_price, plan.currency)} for {count} "
         f"server{'s' if count != 1 else ''} (bound {bound}, {gap}, solved in {plan.wall_seconds:.2f} s)"
     )
+    if plan.makespan_hours is not None:
+        line += f"; makespan {plan.makespan_hours:,.1f} h"
+    if plan.tco is not None and plan.tco.objective == "tco":
+        line += f"; TCO {money(plan.tco.total, plan.currency)} over {plan.tco.years:g} years"
+    return line
+
+
+def has_hours(plan: Plan) -> bool:
+    """Whether any copy has hours (its run gives train_tokens): then the placement shows speed too."""
+    return any(a.hours is not None for a in plan.assignments)
+
+
+TIMING_HEADERS = ("tok/s", "hours", "kWh")
+
+
+def timing_cells(a: Assignment) -> list[str]:
+    """Tokens per second, hours to train and their energy ('-' where unknown)."""
+    return [
+        f"{a.tokens_per_s:,.0f}" if a.tokens_per_s is not None else "-",
+        f"{a.hours:,.1f}" if a.hours is not None else "-",
+        f"{a.energy_kwh:,.0f}" if a.energy_kwh is not None else "-",
+    ]
 
 
 def server_heading(server: Server, currency: str) -> str:
@@ -89,10 +111,11 @@ def runs_table(plan: Plan) -> Table:
         "host RAM",
         "step s",
     )
-    for header in headers:
+    timed = has_hours(plan)
+    for header in headers + (TIMING_HEADERS if timed else ()):
         table.add_column(header, justify="left" if header in headers[:8] else "right")
     for a in plan.assignments:
-        table.add_row(*placement_cells(a))
+        table.add_row(*placement_cells(a), *(timing_cells(a) if timed else ()))
     return table
 
 

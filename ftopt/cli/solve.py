@@ -26,15 +26,23 @@ from ftopt.cli.render_markdown import render_markdown
 from ftopt.cli.render_table import render_table
 from ftopt.loading import load_workload
 from ftopt.model.findings import money
+from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
+from ftopt.model.workload import Workload
 
 if TYPE_CHECKING:
-    from ftopt.solver.search import Progress
+    from ftopt.solver.frontier import Frontier
+    from ftopt.solver.search import Progress, SolveSettings
+
+#: The quote's three bids: at most this many frontier points, seconds per point and in all.
+BIDS_POINTS = 8
+BIDS_POINT_S = 5.0
+BIDS_TOTAL_S = 30.0
 
 FORMATS = ("table", "json", "yaml", "markdown", "html")
 
 
-def render(plan: Plan, fmt: str) -> str | None:
+def render(plan: Plan, fmt: str, bids: Frontier | None = None) -> str | None:
     """The plan as text in `fmt`, or None for the table (printed straight to a console)."""
     if fmt == "json":
         return plan.to_json() + "\n"
@@ -45,7 +53,7 @@ def render(plan: Plan, fmt: str) -> str | None:
     if fmt == "markdown":
         return render_markdown(plan)
     if fmt == "html":
-        return render_html(plan)
+        return render_html(plan, bids)
     return None
 
 
@@ -87,6 +95,14 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     show_default=True,
     help="Re-solve once per relaxation (feed, inlet, 8-bit Adam, server limit) to report savings.",
 )
+@click.option(
+    "--frontier/--no-frontier",
+    "with_frontier",
+    default=True,
+    show_default=True,
+    help="With --format html and train_tokens: the three bids (cheapest, knee, fastest) of the "
+    f"price-makespan frontier ({BIDS_POINTS} points at most, {BIDS_TOTAL_S:g} s at most).",
+)
 @prices_option
 @handle_errors
 def solve_command(
@@ -98,6 +114,7 @@ def solve_command(
     deterministic: bool,
     quiet: bool,
     what_if: bool,
+    with_frontier: bool,
     prices: Path | None,
 ) -> None:
     """Find the cheapest servers that run every copy of every run in WORKLOAD at once."""
@@ -110,12 +127,25 @@ def solve_command(
     result = solve(
         parsed, catalogue, settings, _progress_printer(quiet), workload_name=parsed.name or workload.stem
     )
-    write_plan(result.plan_or_raise(), fmt, output)
+    plan = result.plan_or_raise()
+    bids = _bids(parsed, catalogue, settings) if fmt == "html" and with_frontier else None
+    write_plan(plan, fmt, output, bids)
 
 
-def write_plan(plan: Plan, fmt: str, output: Path | None) -> None:
+def _bids(workload: Workload, catalogue: Catalogue, settings: SolveSettings) -> Frontier | None:
+    """The bounded frontier behind the quote's three bids; None when no run gives train_tokens."""
+    from ftopt.solver.frontier import frontier, has_train_tokens
+
+    if not has_train_tokens(workload):
+        return None
+    quick = replace(settings, time_limit=min(BIDS_POINT_S, settings.time_limit), what_if=False)
+    found = frontier(workload, catalogue, quick, points=BIDS_POINTS, budget_s=BIDS_TOTAL_S)
+    return found if found.points else None
+
+
+def write_plan(plan: Plan, fmt: str, output: Path | None, bids: Frontier | None = None) -> None:
     """The plan in `fmt`, to `output` or stdout (the table goes through rich)."""
-    text = render(plan, fmt)
+    text = render(plan, fmt, bids)
     if output:
         if text is None:
             buffer = io.StringIO()

@@ -37,6 +37,7 @@ class FindingKind(StrEnum):
     CONFLICT = "conflict"  # runs that fit alone do not fit together
     NO_CARD = "no-card"  # the workload allows no card at all
     NO_PLAN = "no-plan"  # the time limit ran out before any plan was found
+    DEADLINE = "deadline"  # a run fits but no way of training it finishes by its deadline
     # assumptions and defaults applied
     RULE = "rule"
 
@@ -135,6 +136,15 @@ def _no_fit(subject: str, f: dict[str, Any]) -> str:
     return f"run {subject}: " + "; ".join(parts) + tail
 
 
+def _deadline(subject: str, f: dict[str, Any]) -> str:
+    offload = ", optimiser offloaded to the CPU" if f["offload"] == "cpu" else ""
+    return (
+        f"run {subject} must finish within {f['deadline_hours']:,.4g} h; the fastest ftopt can reach is "
+        f"{f['fastest_hours']:,.4g} h on {f['gpus']} × {f['gpu']} ({f['strategy']}, {f['optimizer']}"
+        f"{offload}{', ' + f['link'] if f.get('link') else ''}); allow more hours, more GPUs or a faster card"
+    )
+
+
 def _conflict(subject: str, f: dict[str, Any]) -> str:
     if f.get("max_servers") is not None:
         return (
@@ -197,6 +207,7 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.NO_PLAN: lambda s, f: (
         f"no plan found within the time limit of {f['seconds']:g} s; raise --time-limit"
     ),
+    FindingKind.DEADLINE: _deadline,
     FindingKind.RULE: _rule,
 }
 

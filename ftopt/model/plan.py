@@ -101,6 +101,13 @@ class Assignment(BaseModel):
     nvme_gb: float
     traffic_gb_per_step: float
     step_seconds: float
+    tokens_per_s: float | None = Field(
+        default=None, description="the speed model's tokens per second for this placement (link, host)"
+    )
+    hours: float | None = Field(default=None, description="hours to train its run's train_tokens")
+    energy_kwh: float | None = Field(
+        default=None, description="grid energy of those hours: GPUs at the cap and host, × utilisation × PUE"
+    )
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
@@ -126,6 +133,24 @@ class RunSummary(BaseModel):
     micro_batch: int
     concurrent: int
     lora_rank: int | None = None
+    stack: str | None = Field(default=None, description="training stack the speed estimate assumes")
+    train_tokens: int | None = Field(default=None, description="tokens one copy trains on")
+    deadline_hours: float | None = Field(default=None, description="hours each copy must finish within")
+
+
+class Tco(BaseModel):
+    """Purchase price plus the servers' energy over the years they are written off."""
+
+    model_config = _PLAN
+    objective: str = Field(default="price", description="what the solver minimised: price or tco")
+    purchase: float = Field(ge=0, description="the plan's total price")
+    energy_kwh: float = Field(ge=0, description="Σ server full-load W × utilisation × years × 8,760 h × PUE")
+    energy_cost: float = Field(ge=0, description="energy_kwh × price_per_kwh")
+    total: float = Field(ge=0, description="purchase + energy_cost")
+    price_per_kwh: float
+    pue: float
+    utilisation: float
+    years: float
 
 
 class Plan(BaseModel):
@@ -148,6 +173,11 @@ class Plan(BaseModel):
     binding: list[Finding] = Field(default_factory=list, description="rules that shaped the optimum")
     savings: list[Finding] = Field(default_factory=list, description="what one eased rule would save")
     notes: list[Finding] = Field(default_factory=list, description="assumptions and defaults applied")
+    makespan_hours: float | None = Field(
+        default=None, description="the longest copy's hours to train; null when no run gives train_tokens"
+    )
+    energy_kwh: float | None = Field(default=None, description="Σ the copies' training energy")
+    tco: Tco | None = Field(default=None, description="purchase plus energy over the years")
 
     @model_validator(mode="before")
     @classmethod

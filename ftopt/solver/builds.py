@@ -13,12 +13,13 @@ builds out entirely, and each filter records why, for the explanation of an infe
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TypeVar
 
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu
+from ftopt.model.timing import server_energy_cost
 from ftopt.model.topology import Topology, largest_domain, topology_of
 from ftopt.model.workload import Workload
 
@@ -69,6 +70,7 @@ class Build:
     fixed_price: float  # chassis, cards, bridges, CPUs, boot drive
     ram_upgrades: tuple[RamTier, ...] = field(default=())
     disk_upgrades: tuple[DiskTier, ...] = field(default=())
+    energy_cost: float = 0.0  # `objective: tco`: the server's energy over the years, to the cent
 
     @cached_property
     def topology(self) -> Topology:
@@ -232,6 +234,10 @@ def enumerate_builds(catalogue: Catalogue, workload: Workload) -> BuildSet:
                 )
                 continue
             builds.extend(_builds_for(catalogue, chassis, gpu, feed, boot, excluded))
+    if workload.objective == "tco":
+        builds = [
+            replace(b, energy_cost=round(server_energy_cost(b.power_w, workload.energy), 2)) for b in builds
+        ]
     return BuildSet(builds, excluded)
 
 

@@ -8,11 +8,15 @@ enforcement literals and CP-SAT's assumption core names the smallest conflicting
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Gpu
 from ftopt.model.references import allowed_gpus
-from ftopt.model.sizing import Sizing, all_sizings
+from ftopt.model.sizing import RunProfile, Sizing, all_sizings
 from ftopt.model.workload import Method, Run
+from ftopt.solver.builds import Build, enumerate_builds
+from ftopt.solver.modes import Mode, fitting_modes, mode_hours, mode_speeds, nvlink_domain
 from ftopt.solver.problem import ProblemData, compatible
 
 
@@ -50,6 +54,56 @@ def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Findin
     )
 
 
+def _reachable(
+    data: ProblemData, builds: list[Build], profile: RunProfile, mode: Mode, gpu: Gpu
+) -> tuple[float, str | None] | None:
+    """The hours the deadline filter credits the mode with on the site's builds (as placed, or
+    confined to an NVLink domain), and the slowest link it assumed; None if no build holds it."""
+    found = []
+    for domain in sorted({mode.domain, nvlink_domain(gpu, data.catalogue, mode.gpus)}):
+        variant = replace(mode, domain=max(domain, mode.domain))
+        if not any(compatible(variant, f) for f in builds):
+            continue
+        speeds = mode_speeds(profile, variant, gpu, data.catalogue, variant.domain)
+        hours = mode_hours(profile, variant, gpu, data.catalogue, variant.domain)
+        if hours is not None and speeds:
+            found.append((hours, min(speeds, key=lambda s: s.tokens_per_s).link))
+    return min(found, key=lambda h: h[0]) if found else None
+
+
+def _deadline_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Finding | None:
+    """When the run fits but every way of training it misses its deadline: the fastest way, and its hours."""
+    profile = data.profiles[run_index]
+    run = profile.run
+    if run.deadline_hours is None or run.train_tokens is None:
+        return None
+    builds = enumerate_builds(data.catalogue, data.workload).builds  # bridged ones included
+    best: tuple[float, int, Finding] | None = None
+    for gpu in gpus:
+        for mode in fitting_modes(run_index, profile, gpu, data.workload.sizing):
+            reached = _reachable(data, builds, profile, mode, gpu)
+            if reached is None:
+                continue
+            hours, link = reached
+            reason = finding(
+                FindingKind.DEADLINE,
+                run.name,
+                deadline_hours=run.deadline_hours,
+                fastest_hours=round(hours, 3),
+                gpu=gpu.id,
+                gpus=mode.gpus,
+                strategy=mode.sizing.strategy.value,
+                optimizer=mode.sizing.optimizer.value,
+                offload=mode.sizing.offload.value,
+                link=link,
+            )
+            if best is None or (hours, mode.gpus) < best[:2]:
+                best = (hours, mode.gpus, reason)
+    if best is None or best[0] <= run.deadline_hours:
+        return None
+    return best[2]
+
+
 def _no_server_reason(data: ProblemData, run_index: int) -> Finding:
     run = data.profiles[run_index].run
     modes = [data.modes[o] for o in data.modes_of(run_index)]
@@ -67,9 +121,11 @@ def precheck(data: ProblemData) -> list[Finding]:
     for run_index in range(len(data.profiles)):
         modes = data.modes_of(run_index)
         if not modes and buildable:
-            reasons.append(_no_fit_reason(data, run_index, buildable))
+            late = _deadline_reason(data, run_index, buildable)
+            reasons.append(late if late is not None else _no_fit_reason(data, run_index, buildable))
         elif modes and not any(compatible(data.modes[o], f) for o in modes for f in data.builds):
-            reasons.append(_no_server_reason(data, run_index))
+            late = _deadline_reason(data, run_index, buildable)
+            reasons.append(late if late is not None else _no_server_reason(data, run_index))
     if not buildable:
         reasons = list(data.excluded) or [finding(FindingKind.NO_CARD, "hardware.gpus")]
     elif reasons:

@@ -119,5 +119,5 @@ def right_size(server: ServerLayout, reserve_gb: float) -> ServerLayout | None:
 
 
 def price_of(servers: list[ServerLayout]) -> float:
-    """What the servers cost as built."""
-    return sum(s.build.fixed_price + s.ram.price + s.disk.price for s in servers)
+    """What the servers cost as built (with `objective: tco`, plus their energy over the years)."""
+    return sum(s.build.fixed_price + s.ram.price + s.disk.price + s.build.energy_cost for s in servers)

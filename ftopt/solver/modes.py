@@ -4,15 +4,28 @@ A mode is a fitting `Sizing` (card, GPU count, strategy, optimiser, offload) plu
 needs from a server: its GPU count, the NVLink domain size its shards must share, the host RAM it
 offloads to and the NVMe its checkpoints take. Modes that need no more of any resource than a
 kept mode, and are no less preferred, are dropped before the model sees them.
+
+A run with `train_tokens` and `deadline_hours` keeps only the modes that finish in time wherever the
+model may place them: each mode's speed is the speed model's estimate (`ftopt.model.speed`) on the
+slowest placement its builds allow — the link kind its aligned GPU block gets in every chassis and
+bridge layout of the catalogue that can hold it (NVLink inside a domain, PCIe within or across the
+sockets otherwise, none for one GPU), and, for offload, the least host any build gives (the rules'
+cores per GPU, the CPU with the fewest memory channels). A mode that misses its deadline on PCIe
+but meets it inside an NVLink domain is kept with that domain required, so a deadline can move a
+run to more GPUs, onto NVLink or off offload. Without deadlines nothing here changes the modes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ftopt.model.hardware import Gpu
+from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.sizing import RunProfile, Sizing, all_sizings
+from ftopt.model.speed import Host, Speed, estimate_speed, hours_to_train
+from ftopt.model.stack import LinkKind
+from ftopt.model.timing import copy_host, speed_link
+from ftopt.model.topology import topology_of
 from ftopt.model.workload import Offload, Optimizer, SizingOptions, Strategy
 from ftopt.solver.builds import Build
 
@@ -104,20 +117,121 @@ def prune_dominated(modes: list[Mode]) -> list[Mode]:
     return kept
 
 
+def placement_links(catalogue: Catalogue, gpu: Gpu, gpus: int, domain: int) -> set[LinkKind | None]:
+    """Every link kind a copy of `gpus` cards needing an NVLink domain of `domain` (0: none) may get:
+    each chassis that takes the card, each bridge layout of it (as builds.py lays bridges out), each
+    aligned block (as layout.py deals copies), read off the chassis' topology."""
+    bridges = [b for b in (gpu.nvlink.bridge_sizes if gpu.nvlink else ()) if catalogue.bridge_for(gpu.id, b)]
+    links: set[LinkKind | None] = set()
+    for chassis in catalogue.chassis:
+        n = chassis.gpu_slots
+        if n < gpus or not chassis.takes(gpu):
+            continue
+        layouts = [0] if chassis.nvswitch else [0, *(b for b in bridges if n % b == 0)]
+        for bridge in layouts:
+            topology = topology_of(chassis, gpu, bridge)
+            if domain and topology.largest_domain < domain:
+                continue
+            blocks = (tuple(range(start, start + gpus)) for start in range(0, n - gpus + 1, gpus))
+            links |= {speed_link(topology, block) for block in blocks}
+    return links
+
+
+def least_host(catalogue: Catalogue, gpus: int) -> Host | None:
+    """The least host any build gives a copy: the rules' cores per GPU, the fewest memory channels."""
+    if catalogue.speed is None or not catalogue.cpus:
+        return None
+    channels = min(cpu.memory_channels for cpu in catalogue.cpus)
+    rules = catalogue.rules
+    return copy_host(channels, rules.cores_per_gpu * gpus, gpus, gpus, catalogue.speed)
+
+
+def mode_speeds(profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue, domain: int) -> list[Speed]:
+    """The speed model's estimate of the mode on each placement it may get (empty without speed data)."""
+    host = least_host(catalogue, mode.gpus)
+    if profile.stack is None or catalogue.speed is None or host is None:
+        return []
+    return [
+        estimate_speed(profile, mode.sizing, gpu, profile.stack, catalogue.speed, host, link=link)
+        for link in sorted(placement_links(catalogue, gpu, mode.gpus, domain), key=str)
+    ]
+
+
+def mode_hours(profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue, domain: int) -> float | None:
+    """Hours the mode needs on its slowest placement; None without train_tokens or speed data."""
+    tokens = profile.run.train_tokens
+    speeds = mode_speeds(profile, mode, gpu, catalogue, domain)
+    if tokens is None or not speeds:
+        return None
+    return max(hours_to_train(tokens, s) for s in speeds)
+
+
+def fastest_hours(profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue) -> float | None:
+    """Hours the mode needs on its fastest placement (inside an NVLink domain where one holds it)."""
+    tokens = profile.run.train_tokens
+    speeds = mode_speeds(profile, mode, gpu, catalogue, mode.domain)
+    if tokens is None or not speeds:
+        return None
+    return min(hours_to_train(tokens, s) for s in speeds)
+
+
+def nvlink_domain(gpu: Gpu, catalogue: Catalogue, gpus: int) -> int:
+    """The domain size that puts a copy of `gpus` cards inside one NVLink domain, 0 when none can:
+    a bridge the catalogue sells for the card, or an NVSwitch board of a chassis that takes it."""
+    if gpus < 2 or gpu.nvlink is None:
+        return 0
+    sizes = [b for b in gpu.nvlink.bridge_sizes if b >= gpus and catalogue.bridge_for(gpu.id, b)]
+    boards = [c.gpu_slots for c in catalogue.chassis if c.nvswitch and c.takes(gpu) and c.gpu_slots >= gpus]
+    return gpus if sizes or boards else 0
+
+
+def meets_deadline(profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue) -> Mode | None:
+    """The mode if it finishes by the run's deadline on every placement it may get; else the mode
+    confined to an NVLink domain if that makes it finish in time; else None."""
+    deadline = profile.run.deadline_hours
+    if deadline is None:
+        return mode
+    hours = mode_hours(profile, mode, gpu, catalogue, mode.domain)
+    if hours is None or hours <= deadline:
+        return mode
+    domain = nvlink_domain(gpu, catalogue, mode.gpus)
+    if domain > mode.domain:
+        confined = replace(mode, domain=domain)
+        hours = mode_hours(profile, confined, gpu, catalogue, domain)
+        if hours is not None and hours <= deadline:
+            return confined
+    return None
+
+
+def deadline_modes(
+    profile: RunProfile, modes: list[Mode], gpus: list[Gpu], catalogue: Catalogue
+) -> list[Mode]:
+    """The modes that meet the run's deadline, some confined to NVLink (all of them without one)."""
+    if profile.run.deadline_hours is None or profile.run.train_tokens is None:
+        return modes
+    by_id = {gpu.id: gpu for gpu in gpus}
+    kept = [meets_deadline(profile, mode, by_id[mode.gpu], catalogue) for mode in modes]
+    return [mode for mode in kept if mode is not None]
+
+
 def run_modes(
     run_index: int,
     profile: RunProfile,
     gpus: list[Gpu],
     sizing_options: SizingOptions,
     domains: Mapping[str, int] | None = None,
+    catalogue: Catalogue | None = None,
 ) -> list[Mode]:
     """All undominated, fitting modes of one run over the allowed cards; `domains` gives each
-    card's largest NVLink domain over its builds (see `largest_domains`)."""
+    card's largest NVLink domain over its builds (see `largest_domains`); with the catalogue, only
+    the modes that meet the run's deadline."""
     found = [
         o
         for gpu in gpus
         for o in fitting_modes(run_index, profile, gpu, sizing_options, (domains or {}).get(gpu.id))
     ]
+    if catalogue is not None:
+        found = deadline_modes(profile, found, gpus, catalogue)
     return prune_dominated(found)
 
 

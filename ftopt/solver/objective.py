@@ -1,4 +1,4 @@
-"""The objective: least total price, then the tie-breaks, solved lexicographically.
+"""The objective: least total price (or TCO), then the tie-breaks, solved lexicographically.
 
 Prices enter in cents so a user's price list with cents stays exact. The tie-breaks (fewer servers,
 preferred modes: 32-bit Adam, no offload, replicated over sharded, sharding on NVLink; then more
@@ -19,10 +19,22 @@ def cents(amount: float) -> int:
     return round(amount * 100)
 
 
+def server_cost(price: float, energy_cost: float) -> int:
+    """What one server adds to the objective, in cents: its price, and with `objective: tco` its
+    energy over the years (`Build.energy_cost`, zero otherwise). The energy is a per-build constant,
+    so TCO is the same count model with other coefficients."""
+    return cents(price) + cents(energy_cost)
+
+
 def price_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
-    """Total price in cents: plain servers at their build's price, configurations at theirs."""
-    plain = [cents(data.builds[f].price) * n for f, n in v.plain_servers.items()]
-    heavy = [cents(data.configs[c].price) * n for c, n in v.config_servers.items()]
+    """Total price in cents: plain servers at their build's price, configurations at theirs (each
+    with its build's energy cost under `objective: tco`)."""
+    builds = data.builds
+    plain = [server_cost(builds[f].price, builds[f].energy_cost) * n for f, n in v.plain_servers.items()]
+    heavy = [
+        server_cost(data.configs[c].price, builds[data.configs[c].build].energy_cost) * n
+        for c, n in v.config_servers.items()
+    ]
     return sum(plain + heavy)  # type: ignore[return-value]
 
 

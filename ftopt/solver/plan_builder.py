@@ -1,7 +1,10 @@
 """Turns laid-out servers into the `Plan`: bill of materials, power, and per-copy figures.
 
 Step time and link kind are recomputed on the server's actual topology: a replicated run whose GPUs
-happen to share a bridge all-reduces over NVLink, not over PCIe as its estimate assumed.
+happen to share a bridge all-reduces over NVLink, not over PCIe as its estimate assumed. So are the
+speed model's tokens per second, hours and energy: on the link kind the copy's GPUs get in that
+server and with the host (memory channels, cores) of that server's CPU. The deadline filter
+(modes.py) assumed the slowest placement a mode could get, so these hours never exceed it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ from ftopt.model.plan import (
     Server,
     SiteSummary,
     Status,
+    Tco,
 )
+from ftopt.model.speed import Speed, energy_kwh, estimate_speed, hours_to_train
+from ftopt.model.timing import copy_host, server_energy_cost, server_energy_kwh, speed_link
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import Method
@@ -85,7 +91,44 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
     )
 
 
-def _assignment(data: ProblemData, mode: Mode, link: str | None, gbps: float | None) -> Assignment:
+def copy_speed(data: ProblemData, mode: Mode, build: Build, start: int) -> Speed | None:
+    """The speed model's estimate for a copy of `mode` on GPUs start… of a server of `build`: the
+    link kind those GPUs get there and the host that server's CPU gives them (None without speed data)."""
+    profile, constants = data.profiles[mode.run], data.catalogue.speed
+    if profile.stack is None or constants is None:
+        return None
+    link = speed_link(build.topology, tuple(range(start, start + mode.gpus)))
+    cores = build.cpu.cores * build.chassis.sockets
+    host = copy_host(build.cpu.memory_channels, cores, build.gpu_count, mode.gpus, constants)
+    return estimate_speed(profile, mode.sizing, build.gpu, profile.stack, constants, host, link=link)
+
+
+def _timing(data: ProblemData, mode: Mode, build: Build, speed: Speed | None) -> dict[str, float | None]:
+    """Tokens per second, hours and energy of one copy (hours and energy only with train_tokens)."""
+    tokens = data.profiles[mode.run].run.train_tokens
+    constants = data.catalogue.speed
+    if speed is None or constants is None:
+        return {"tokens_per_s": None, "hours": None, "energy_kwh": None}
+    hours = hours_to_train(tokens, speed) if tokens else None
+    energy = (
+        energy_kwh(build.power_cap_w, mode.gpus, hours, data.workload.energy, constants.host_power_w_per_gpu)
+        if hours is not None
+        else None
+    )
+    return {
+        "tokens_per_s": round(speed.tokens_per_s, 1),
+        "hours": round(hours, 6) if hours is not None else None,
+        "energy_kwh": round(energy, 2) if energy is not None else None,
+    }
+
+
+def _assignment(
+    data: ProblemData,
+    mode: Mode,
+    link: str | None,
+    gbps: float | None,
+    timing: dict[str, float | None] | None = None,
+) -> Assignment:
     """The figures every copy of `mode` shares on GPUs joined by `link`; copy 1 on no server yet."""
     s = mode.sizing
     transfer = transfer_seconds(s.traffic_gb_per_step * 1e9, gbps) if gbps else 0.0
@@ -109,6 +152,7 @@ def _assignment(data: ProblemData, mode: Mode, link: str | None, gbps: float | N
         nvme_gb=round(s.nvme_gb, 2),
         traffic_gb_per_step=round(s.traffic_gb_per_step, 3),
         step_seconds=round(max(s.compute_seconds, transfer), 4),
+        **(timing or {}),
     )
 
 
@@ -119,16 +163,19 @@ class _Assignments:
 
     def __init__(self, data: ProblemData) -> None:
         self._data = data
-        self._templates: dict[tuple[Mode, str | None, float | None], Assignment] = {}
+        self._templates: dict[tuple[Mode, str | None, float | None, str, int], Assignment] = {}
         self._copies = [0] * len(data.profiles)
 
     def place(self, mode: Mode, gpus: list[int], layout: ServerLayout, server_id: str) -> Assignment:
         """The next copy of `mode`'s run, on `gpus` of `server_id`."""
-        link, gbps = build_link(layout.build, gpus)
-        key = (mode, link, gbps)
+        build = layout.build
+        link, gbps = build_link(build, gpus)
+        # The speed depends on the build (host, bridges) and, across sockets, on where the block starts.
+        key = (mode, link, gbps, build.key, gpus[0] if len(gpus) > 1 else 0)
         template = self._templates.get(key)
         if template is None:
-            template = self._templates[key] = _assignment(self._data, mode, link, gbps)
+            timing = _timing(self._data, mode, build, copy_speed(self._data, mode, build, gpus[0]))
+            template = self._templates[key] = _assignment(self._data, mode, link, gbps, timing)
         self._copies[mode.run] += 1
         return template.model_copy(
             update={"copy_": self._copies[mode.run], "server": server_id, "gpus": list(gpus)}
@@ -182,6 +229,9 @@ def _runs(data: ProblemData) -> list[RunSummary]:
             micro_batch=p.run.micro_batch,
             concurrent=p.run.concurrent,
             lora_rank=p.run.lora_rank if p.run.method != Method.FULL else None,
+            stack=p.stack.id if p.stack else None,
+            train_tokens=p.run.train_tokens,
+            deadline_hours=p.run.deadline_hours,
         )
         for p in data.profiles
     ]
@@ -191,6 +241,24 @@ def price_list_summary(catalogue: Catalogue) -> str:
     """Currency and the range of price dates, for the quote's header."""
     dates = sorted(p.date for p in catalogue.prices)
     return f"{catalogue.currency}, indicative prices dated {dates[0]} to {dates[-1]}"
+
+
+def plan_tco(data: ProblemData, servers: list[Server], purchase: float) -> Tco:
+    """Purchase plus each server's energy over the years at the workload's energy settings."""
+    energy = data.workload.energy
+    kwh = sum(server_energy_kwh(s.power_w, energy) for s in servers)
+    cost = round(sum(round(server_energy_cost(s.power_w, energy), 2) for s in servers), 2)
+    return Tco(
+        objective=data.workload.objective,
+        purchase=purchase,
+        energy_kwh=round(kwh, 1),
+        energy_cost=cost,
+        total=round(purchase + cost, 2),
+        price_per_kwh=energy.price_per_kwh,
+        pue=energy.pue,
+        utilisation=energy.utilisation,
+        years=energy.years,
+    )
 
 
 def build_plan(
@@ -213,13 +281,24 @@ def build_plan(
         servers.append(_server(data, layout, server_id))
         assignments += [placed.place(mode, gpus, layout, server_id) for mode, gpus in layout.copies]
     total = round(sum(s.price for s in servers), 2)
-    gap = (total - bound) / total if total else 0.0
+    tco = plan_tco(data, servers, total)
+    if tco.objective == "tco":
+        # The solver's bound is on the TCO; as a bound on the price it keeps the same distance.
+        gap = (tco.total - bound) / tco.total if tco.total else 0.0
+        bound = total - max(tco.total - bound, 0.0)
+    else:
+        gap = (total - bound) / total if total else 0.0
+    hours = [a.hours for a in assignments if a.hours is not None]
+    energies = [a.energy_kwh for a in assignments if a.energy_kwh is not None]
     return Plan(
         status=status,
         currency=data.catalogue.currency,
         total_price=total,
         bound=round(bound, 2),
         gap=round(max(gap, 0.0), 6),
+        makespan_hours=max(hours) if hours else None,
+        energy_kwh=round(sum(energies), 2) if energies else None,
+        tco=tco,
         wall_seconds=round(wall_seconds, 3),
         workload=workload_name or data.workload.name,
         price_list=price_list_summary(data.catalogue),

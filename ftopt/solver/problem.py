@@ -202,7 +202,9 @@ def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
     gpus = [g for g in allowed_gpus(catalogue, workload) if any(f.gpu.id == g.id for f in build_set.builds)]
     profiles = [profile_run(run, catalogue) for run in workload.runs]
     domains = largest_domains(build_set.builds)
-    modes = [o for i, p in enumerate(profiles) for o in run_modes(i, p, gpus, workload.sizing, domains)]
+    modes = [
+        o for i, p in enumerate(profiles) for o in run_modes(i, p, gpus, workload.sizing, domains, catalogue)
+    ]
     builds = undominated_builds(build_set.builds, modes)
     data = ProblemData(workload, catalogue, profiles, builds, modes, build_set.excluded)
     _classify(data)

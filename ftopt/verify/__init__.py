@@ -3,8 +3,8 @@
 `verify_plan(plan, workload, catalogue)` returns the violations, one per broken rule and subject;
 `load_plan(path)` reads a plan JSON file with errors that name the file and field. The rules live in
 modules by concept: components (ids and server fields), placement (copies and GPUs), memory (how each
-copy trains), nvlink (bridges and domains), host (RAM, cores, NVMe), site (power, feed, inlet) and
-prices (bills of materials, totals, status).
+copy trains), nvlink (bridges and domains), host (RAM, cores, NVMe), site (power, feed, inlet),
+prices (bills of materials, totals, status) and timing (deadlines, TCO).
 
 The verifier's power, host-RAM, NVMe and price arithmetic repeats the solver's on purpose: a
 second, independent derivation of each rule is what makes the check worth having, so these copies
@@ -20,6 +20,7 @@ Rule names, as violations print them:
 - host: host-ram, cores, sockets, cpu-tdp, nvme
 - site: power-cap, power-estimate, power-feed, feed, inlet
 - money and status: bill-of-materials, one-card-model, server-price, total-price, currency, status, gap
+- time and energy: deadline, tco
 """
 
 from ftopt.verify.reading import load_plan, parse_plan

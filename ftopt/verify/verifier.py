@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterable
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.workload import Workload
-from ftopt.verify import components, host, memory, nvlink, placement, prices, site
+from ftopt.verify import components, host, memory, nvlink, placement, prices, site, timing
 from ftopt.verify.context import Context
 from ftopt.verify.violation import Violation
 
 Rule = Callable[[Context], Iterable[Violation]]
 
-#: The rules in the order their violations are listed: parts, placement, memory, NVLink, host, site, money.
+#: The rules in the order their violations are listed: parts, placement, memory, NVLink, host, site,
+#: money, time.
 RULES: tuple[Rule, ...] = (
     components.check_catalogue_ids,
     components.check_server_fields,
@@ -59,6 +60,8 @@ RULES: tuple[Rule, ...] = (
     prices.check_currency,
     prices.check_status,
     prices.check_gap,
+    timing.check_deadlines,
+    timing.check_tco,
 )
 
 

@@ -82,3 +82,21 @@ def test_hgx_full_70b_falls_back_to_pcie_cards_on_a_16_amp_feed():
     assert verify_plan(plan, small, catalogue) == []
     (server,) = plan.servers
     assert (server.gpu, server.gpu_count, server.bridge_count) == ("h200-nvl", 8, 2)
+
+
+def test_deadline_moves_the_70b_lora_onto_four_nvlinked_h200():
+    # Without the deadline: two RTX PRO 6000 over PCIe, about 136 h; a 36 h deadline rules that out.
+    plan = solved("deadline")
+    lora = next(a for a in plan.assignments if a.run == "llama70b-lora")
+    server = next(s for s in plan.servers if s.id == lora.server)
+    assert (server.gpu, len(lora.gpus), lora.link) == ("h200-nvl", 4, "nvlink")
+    assert lora.hours is not None and lora.hours <= 36
+    assert plan.makespan_hours is not None and plan.makespan_hours <= 36
+
+
+def test_full_70b_offload_shows_the_hours_its_cheap_plan_needs():
+    plan = solved("full-70b-offload")
+    (server,) = plan.servers
+    (copy,) = plan.assignments
+    assert (server.gpu, server.gpu_count, copy.offload) == ("rtx-pro-6000-se", 2, "cpu")
+    assert copy.hours is not None and copy.hours > 100  # CPU Adam bounds the step

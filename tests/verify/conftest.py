@@ -159,6 +159,47 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
         },
         {},
     ),
+    # Seed 004's first project with 500 M tokens and a 100 h deadline: the 70B LoRA moves to four
+    # H200 NVL inside one 4-way NVLink domain (on two RTX PRO 6000 over PCIe it needs 236 h).
+    "deadline": (
+        {
+            "runs": [
+                {
+                    "name": "llama70b-lora",
+                    "model": "llama-3.3-70b",
+                    "method": "lora",
+                    "train_tokens": 500_000_000,
+                    "deadline_hours": 100,
+                },
+                {
+                    "name": "llama8b-qlora",
+                    "model": "llama-3.1-8b",
+                    "method": "qlora",
+                    "train_tokens": 100_000_000,
+                },
+            ],
+            "site": {"feed": "230v-16a", "inlet_c": 27},
+            "hardware": {"gpus": ["rtx-pro-6000-se", "h200-nvl"]},
+        },
+        {},
+    ),
+    # The same bid minimising hardware plus four years of energy.
+    "tco": (
+        {
+            "runs": [
+                {
+                    "name": "q8-lora",
+                    "model": "qwen3-8b",
+                    "method": "lora",
+                    "concurrent": 3,
+                    "train_tokens": 10**9,
+                }
+            ],
+            "objective": "tco",
+            "energy": {"price_per_kwh": 0.3},
+        },
+        {},
+    ),
     "inline-model": (
         {"runs": [{"name": "tiny-full", "model": TINY, "method": "full", "concurrent": 3}]},
         {},
@@ -274,9 +315,9 @@ class Case:
 
     @staticmethod
     def repriced(plan: Plan) -> Plan:
-        """The plan's total re-summed from its servers; a bound that no longer holds is dropped."""
+        """The plan's total re-summed from its servers; a bound and a TCO that no longer hold are dropped."""
         total = round(sum(s.price for s in plan.servers), 2)
-        return plan.model_copy(update={"total_price": total, "bound": None, "gap": None})
+        return plan.model_copy(update={"total_price": total, "bound": None, "gap": None, "tco": None})
 
     def rebuilt(self, server: Server) -> Server:
         """`rebuilt` with this case's catalogue."""

@@ -13,13 +13,14 @@ def test_power_cap_the_card_does_not_accept(solved) -> None:
 
 def test_power_misreported(solved) -> None:
     c = solved("first-project")
-    assert c.rules(c.with_server(power_w=c.server().power_w + 1)) == {"power-estimate"}
+    # The TCO's energy follows the stated draw, so it no longer adds up either.
+    assert c.rules(c.with_server(power_w=c.server().power_w + 1)) == {"power-estimate", "tco"}
 
 
 def test_power_raised_above_the_feed(solved) -> None:
     c = solved("first-project")
     violations = c.verify(c.with_server(power_w=3000))
-    assert {v.rule for v in violations} == {"power-estimate", "power-feed"}
+    assert {v.rule for v in violations} == {"power-estimate", "power-feed", "tco"}
     assert "power-feed: server s1: 3000 W, feed 230v-16a gives 2944 W usable" in map(str, violations)
 
 

@@ -1,0 +1,96 @@
+"""`ftopt frontier WORKLOAD.yaml`: the Pareto frontier of price (or TCO) against makespan.
+
+The engine is `ftopt.solver.frontier` (re-solving with tightening deadlines, each point proven); this
+command parses, checks that some run gives `train_tokens` (else exit 2), maps a first solve without a
+plan to exit 3 or 4 and renders. OR-Tools is imported only when the command runs.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from ftopt.cli import FiniteFloatRange, open_catalogue, prices_option, stdout_console
+from ftopt.cli.errors import CommandInputError, handle_errors
+from ftopt.cli.render_frontier import frontier_records, render_frontier_html, render_frontier_table
+from ftopt.errors import InfeasibleError, NoPlanInTimeError
+from ftopt.loading import load_workload
+
+
+class NoTrainTokensError(CommandInputError):
+    """The frontier needs a makespan, and only runs with train_tokens have hours."""
+
+    def __init__(self, workload: Path) -> None:
+        super().__init__(
+            f"{workload}: the frontier needs train_tokens (or dataset_tokens and epochs) on at least one run"
+        )
+
+
+@click.command("frontier")
+@click.argument("workload", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format", "fmt", type=click.Choice(("table", "json", "html")), default="table", show_default=True
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not stdout."
+)
+@click.option(
+    "--time-limit",
+    type=FiniteFloatRange(min=0.1),
+    default=60.0,
+    show_default=True,
+    help="Seconds for each point's solve.",
+)
+@click.option(
+    "--points", type=click.IntRange(min=1, max=100), default=10, show_default=True, help="Most points."
+)
+@click.option(
+    "--workers", type=click.IntRange(min=1), default=None, help="CP-SAT workers [default: one per core]."
+)
+@prices_option
+@handle_errors
+def frontier_command(
+    workload: Path,
+    fmt: str,
+    output: Path | None,
+    time_limit: float,
+    points: int,
+    workers: int | None,
+    prices: Path | None,
+) -> None:
+    """Price (or TCO) against makespan: re-solve with ever tighter deadlines, each point proven optimal."""
+    from ftopt.solver.frontier import frontier, has_train_tokens
+    from ftopt.solver.search import SolveSettings
+
+    catalogue = open_catalogue(prices)
+    parsed = load_workload(workload, catalogue)
+    if not has_train_tokens(parsed):
+        raise NoTrainTokensError(workload)
+    settings = SolveSettings(time_limit=time_limit)
+    if workers:
+        settings = SolveSettings(time_limit=time_limit, workers=workers)
+    found = frontier(parsed, catalogue, settings, points=points)
+    if not found.points:
+        if found.stopped == "no-plan-in-time":
+            raise NoPlanInTimeError(found.reason or "no plan found in time; raise --time-limit")
+        raise InfeasibleError([found.reason or "no plan has a makespan (no speed data for the runs' stacks)"])
+    title = f"Frontier: {parsed.name or workload.stem}"
+    if fmt == "json":
+        text = json.dumps(frontier_records(found), indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "html":
+        text = render_frontier_html(found, title)
+    else:
+        if output is None:
+            render_frontier_table(found, stdout_console())
+            return
+        buffer = io.StringIO()
+        render_frontier_table(found, Console(file=buffer, width=160, no_color=True, highlight=False))
+        text = buffer.getvalue()
+    if output:
+        output.write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)

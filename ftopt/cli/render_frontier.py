@@ -1,0 +1,217 @@
+"""The price–makespan frontier as JSON records, a table, an inline SVG chart and an HTML page, and the
+quote's "three bids" section (the cheapest, the fastest and the knee).
+
+No solver import at run time (only for types), so the renderers load without OR-Tools. The chart is
+plain SVG written here, in the placement diagram's font and colours: no scripts, no plotting library.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ftopt.cli.render_svg import FONT
+from ftopt.model.findings import money
+
+if TYPE_CHECKING:
+    from ftopt.solver.frontier import Frontier, FrontierPoint
+
+CHART_W, CHART_H = 760, 380
+PAD_L, PAD_R, PAD_T, PAD_B = 96, 24, 20, 52
+LINE = "#0F4C81"  # the quote's heading blue
+KNEE = "#D55E00"  # Okabe & Ito vermilion, as in the placement palette
+
+
+def value_label(frontier: Frontier) -> str:
+    """What the vertical axis is: the price, or the TCO."""
+    return "TCO" if frontier.objective == "tco" else "price"
+
+
+def point_record(point: FrontierPoint) -> dict[str, Any]:
+    """One point as the JSON record of `ftopt frontier --format json`."""
+    return {
+        "makespan_hours": round(point.makespan_hours, 4),
+        "total_price": point.total_price,
+        "tco": point.tco,
+        "status": point.status.value,
+        "servers": point.servers(),
+        "server_count": point.server_count,
+        "gap": point.gap,
+        "seconds": round(point.seconds, 3),
+        "plan": point.plan.model_dump(mode="json", by_alias=True),
+    }
+
+
+def frontier_records(frontier: Frontier) -> dict[str, Any]:
+    """`{"objective", "stopped", "solves", "seconds", "points": [...]}`, fastest point first."""
+    return {
+        "objective": frontier.objective,
+        "stopped": frontier.stopped,
+        "reason": frontier.reason or None,
+        "solves": frontier.solves,
+        "seconds": round(frontier.seconds, 3),
+        "points": [point_record(p) for p in frontier.points],
+    }
+
+
+def render_frontier_table(frontier: Frontier, console: Console) -> None:
+    """One row per point: makespan, price, TCO, status, servers."""
+    currency = frontier.points[0].plan.currency if frontier.points else ""
+    table = Table(title=f"Frontier: {value_label(frontier)} against makespan ({len(frontier.points)} points)")
+    for header, right in (("#", True), ("makespan h", True), ("price", True), ("TCO", True),
+                          ("status", False), ("gap", True), ("servers", False)):  # fmt: skip
+        table.add_column(header, justify="right" if right else "left")
+    knee = frontier.knee() if frontier.points else None
+    for i, p in enumerate(frontier.points, start=1):
+        mark = " (knee)" if p is knee else ""
+        table.add_row(
+            f"{i}{mark}",
+            f"{p.makespan_hours:,.2f}",
+            money(p.total_price, currency),
+            money(p.tco, currency) if p.tco is not None else "—",
+            p.status.value,
+            f"{p.gap:.2%}" if p.gap is not None else "—",
+            "; ".join(p.servers()),
+        )
+    console.print(table)
+    console.print(
+        f"{frontier.solves} solves in {frontier.seconds:.2f} s; stopped: {frontier.stopped}"
+        + (f" ({frontier.reason})" if frontier.reason and frontier.stopped == "infeasible" else "")
+    )
+
+
+def _ticks(low: float, high: float, count: int = 5) -> list[float]:
+    if high <= low:
+        return [low]
+    step = (high - low) / (count - 1)
+    return [low + i * step for i in range(count)]
+
+
+def frontier_svg(frontier: Frontier) -> str:
+    """Price (or TCO) against makespan: the points joined in makespan order, each labelled."""
+    points = frontier.points
+    if not points:
+        return ""
+    xs = [p.makespan_hours for p in points]
+    ys = [p.value for p in points]
+    x0, x1 = min(xs), max(xs)
+    y0, y1 = min(ys), max(ys)
+    if x1 == x0:
+        x0, x1 = x0 * 0.9, x1 * 1.1 + 1e-9
+    if y1 == y0:
+        y0, y1 = y0 * 0.9, y1 * 1.1 + 1e-9
+    x0, x1 = x0 - 0.05 * (x1 - x0), x1 + 0.05 * (x1 - x0)
+    y0, y1 = y0 - 0.08 * (y1 - y0), y1 + 0.08 * (y1 - y0)
+    inner_w, inner_h = CHART_W - PAD_L - PAD_R, CHART_H - PAD_T - PAD_B
+
+    def sx(x: float) -> float:
+        return PAD_L + (x - x0) / (x1 - x0) * inner_w
+
+    def sy(y: float) -> float:
+        return PAD_T + (1 - (y - y0) / (y1 - y0)) * inner_h
+
+    currency = points[0].plan.currency
+    label = value_label(frontier)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {CHART_W} {CHART_H}" width="{CHART_W}" '
+        f'height="{CHART_H}" role="img" aria-label="{escape(label)} against makespan" style="{FONT}">',
+        f'<rect x="{PAD_L}" y="{PAD_T}" width="{inner_w}" height="{inner_h}" fill="#FAFAFA" '
+        'stroke="#888888"/>',
+    ]
+    for t in _ticks(x0, x1):
+        parts.append(
+            f'<line x1="{sx(t):.1f}" y1="{PAD_T + inner_h}" x2="{sx(t):.1f}" y2="{PAD_T + inner_h + 4}" '
+            f'stroke="#555555"/><text x="{sx(t):.1f}" y="{PAD_T + inner_h + 17}" font-size="11" '
+            f'text-anchor="middle">{t:,.1f}</text>'
+        )
+    for t in _ticks(y0, y1):
+        parts.append(
+            f'<line x1="{PAD_L - 4}" y1="{sy(t):.1f}" x2="{PAD_L}" y2="{sy(t):.1f}" stroke="#555555"/>'
+            f'<text x="{PAD_L - 6}" y="{sy(t) + 4:.1f}" font-size="11" text-anchor="end">'
+            f"{escape(money(t, ''))}</text>"
+        )
+    parts.append(
+        f'<text x="{PAD_L + inner_w / 2:.1f}" y="{CHART_H - 10}" font-size="12" text-anchor="middle">'
+        f"makespan, hours (the longest copy's time to train)</text>"
+        f'<text x="14" y="{PAD_T + inner_h / 2:.1f}" font-size="12" text-anchor="middle" '
+        f'transform="rotate(-90 14 {PAD_T + inner_h / 2:.1f})">{escape(label)}, {escape(currency)}</text>'
+    )
+    path = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in zip(xs, ys, strict=True))
+    parts.append(f'<polyline points="{path}" fill="none" stroke="{LINE}" stroke-width="2"/>')
+    knee = frontier.knee()
+    for i, p in enumerate(points, start=1):
+        colour = KNEE if p is knee else LINE
+        cx, cy = sx(p.makespan_hours), sy(p.value)
+        tip = f"{i}: {p.makespan_hours:,.1f} h, {money(p.value, currency)}, {p.status.value}"
+        parts.append(
+            f'<g data-point="{i}"><title>{escape(tip)}</title>'
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="5" fill="{colour}" stroke="#1A1A1A"/>'
+            f'<text x="{cx + 7:.1f}" y="{cy - 7:.1f}" font-size="11">{i}'
+            f"{' knee' if p is knee else ''}</text></g>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _bid_row(name: str, point: FrontierPoint) -> str:
+    currency = point.plan.currency
+    tco = escape(money(point.tco, currency)) if point.tco is not None else "—"
+    return (
+        f"<tr><td>{escape(name)}</td><td class=num>{escape(money(point.total_price, currency))}</td>"
+        f"<td class=num>{tco}</td><td class=num>{point.makespan_hours:,.1f}</td>"
+        f"<td>{escape(point.status.value)}</td><td>{escape('; '.join(point.servers()))}</td></tr>"
+    )
+
+
+def three_bids_html(frontier: Frontier) -> str:
+    """The quote's section: the cheapest, the fastest and the knee of the frontier, and the chart."""
+    if not frontier.points:
+        return ""
+    bids = [("cheapest", frontier.cheapest()), ("knee", frontier.knee()), ("fastest", frontier.fastest())]
+    rows = "".join(_bid_row(name, p) for name, p in bids)
+    return (
+        '<section id="three-bids"><h2>Three bids: cheapest, knee, fastest</h2>'
+        f"<p>The same runs priced for three times to train, each the proven cheapest for its deadline: "
+        "the cheapest plan, the fastest plan ftopt can build, and the knee of the "
+        f"{len(frontier.points)}-point frontier between them (the point farthest from the line "
+        "joining the two).</p>"
+        "<div class=wide><table><thead><tr><th>bid</th><th class=num>price</th><th class=num>TCO</th>"
+        "<th class=num>makespan h</th><th>status</th><th>servers</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table></div>"
+        f'<div class="diagram">{frontier_svg(frontier)}</div></section>'
+    )
+
+
+def render_frontier_html(frontier: Frontier, title: str) -> str:
+    """A self-contained page: the chart and a table of every point."""
+    from ftopt.cli.render_html import CSS
+
+    currency = frontier.points[0].plan.currency if frontier.points else ""
+    rows = "".join(
+        f"<tr><td class=num>{i}</td><td class=num>{p.makespan_hours:,.2f}</td>"
+        f"<td class=num>{escape(money(p.total_price, currency))}</td>"
+        f"<td class=num>{escape(money(p.tco, currency)) if p.tco is not None else '—'}</td>"
+        f"<td>{escape(p.status.value)}</td><td>{escape('; '.join(p.servers()))}</td></tr>"
+        for i, p in enumerate(frontier.points, start=1)
+    )
+    return (
+        "\n".join(
+            [
+                "<!DOCTYPE html>",
+                '<html lang="en"><head><meta charset="utf-8">',
+                f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
+                f"<header><h1>{escape(title)}</h1><p class=muted>{escape(value_label(frontier))} against "
+                f"makespan, {frontier.solves} solves in {frontier.seconds:.2f} s, stopped: "
+                f"{escape(frontier.stopped)}</p></header><main>",
+                f'<section class="diagram">{frontier_svg(frontier)}</section>',
+                "<section><h2>Points</h2><div class=wide><table><thead><tr><th class=num>#</th>"
+                "<th class=num>makespan h</th><th class=num>price</th><th class=num>TCO</th><th>status</th>"
+                f"<th>servers</th></tr></thead><tbody>{rows}</tbody></table></div></section>",
+                "</main></body></html>",
+            ]
+        )
+        + "\n"
+    )

@@ -1,0 +1,68 @@
+"""Time to train and energy for a copy placed on a real server, and a server's energy over its life.
+
+`speed.py` estimates a copy's speed from its link kind and its host. What a placement gives it is
+decided here from the server's own figures, so that the plan (solver side) and `ftopt verify`
+(verifier side) price the same copy the same way:
+
+- the host a copy can count on: the DRAM bandwidth of one socket of the server's CPU (all channels at
+  the platform's DDR5 rate, at streaming efficiency, as `planning_host`) and its GPUs' share of the
+  server's cores;
+- a server's energy over the years it is written off: its estimated full-load draw (the cards at
+  their power cap) × utilisation × years × 8,760 h × PUE, the `tco` objective's per-server term.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ftopt.model.speed import DDR_BYTES_PER_TRANSFER, Host
+from ftopt.model.stack import LinkKind, SpeedConstants
+from ftopt.model.topology import Topology, build_graph, gpu_node, topology_profile
+from ftopt.model.workload import Energy
+
+HOURS_PER_YEAR = 8760
+
+
+def copy_host(
+    memory_channels: int, server_cores: int, server_gpus: int, gpus: int, constants: SpeedConstants
+) -> Host:
+    """What a copy of `gpus` cards gets from a server's host: one socket's DRAM bandwidth and its
+    GPUs' share of the server's cores (rounded down)."""
+    adam = constants.cpu_adam
+    peak = memory_channels * adam.dimm_mts * 1e6 * DDR_BYTES_PER_TRANSFER / 1e9
+    cores = server_cores * gpus // max(server_gpus, 1)
+    return Host(memory_gbps=peak * adam.stream_efficiency, cores=max(cores, 1))
+
+
+def nvlink_kind(bridge_size: int) -> LinkKind:
+    """The measured link kind of GPUs that share one NVLink bridge of `bridge_size` cards."""
+    return "nvlink-2" if bridge_size == 2 else "nvlink-4"
+
+
+@lru_cache(maxsize=1024)
+def _gpu_sockets(topology: Topology) -> tuple[int, ...]:
+    """The socket each GPU's PCIe path leads to (through a PCIe switch where it has one)."""
+    graph = build_graph(topology)
+    return tuple(int(graph.nodes[gpu_node(i)]["socket"]) for i in range(topology.gpu_count))
+
+
+def speed_link(topology: Topology, gpus: tuple[int, ...]) -> LinkKind | None:
+    """The measured link kind of `gpus` in a server of this topology: their NVSwitch board or bridge
+    when one domain holds them all, else PCIe within one socket or across sockets; None for one GPU."""
+    if len(gpus) < 2:
+        return None
+    kind, _ = topology_profile(topology, gpus)
+    if kind == "nvlink":
+        return "nvswitch" if topology.nvswitch else nvlink_kind(topology.bridge_size)
+    sockets = {_gpu_sockets(topology)[i] for i in gpus}
+    return "pcie-socket" if len(sockets) == 1 else "pcie-cross-socket"
+
+
+def server_energy_kwh(power_w: float, energy: Energy) -> float:
+    """kWh a server draws from the grid over `energy.years`: full-load draw × utilisation × PUE."""
+    return power_w * energy.utilisation * energy.years * HOURS_PER_YEAR * energy.pue / 1000
+
+
+def server_energy_cost(power_w: float, energy: Energy) -> float:
+    """What that energy costs at `energy.price_per_kwh`."""
+    return server_energy_kwh(power_w, energy) * energy.price_per_kwh

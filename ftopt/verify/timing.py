@@ -1,0 +1,156 @@
+"""Rules on time and money over time: every copy finishes by its run's deadline, and the TCO adds up.
+
+- deadline: each copy's hours are recomputed with the model layer's speed estimate
+  (`ftopt.model.speed`) for the plan's own placement: the link kind read off the server's
+  interconnect graph (one NVLink domain: that bridge's measured kind; otherwise PCIe within one
+  socket or across the two), the host of the server's CPU (one socket's memory channels, its GPUs'
+  share of the cores). The copy must finish within its run's `deadline_hours`, and the hours, tokens
+  per second and makespan the plan reports must be these.
+- tco: the energy settings are the workload's, each server's energy over the years is its stated
+  full-load draw × utilisation × years × 8,760 h × PUE (the draw itself is the power-estimate rule's),
+  and purchase + energy cost = the total.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ftopt.model.plan import Assignment
+from ftopt.model.speed import Speed, estimate_speed, hours_to_train
+from ftopt.model.stack import LinkKind
+from ftopt.model.timing import copy_host
+from ftopt.model.topology import gpu_node, link_kind
+from ftopt.verify.context import Context, copy_subject
+from ftopt.verify.violation import Violation, close, money, num
+
+#: Reported hours and tokens per second are rounded (hours to 1e-6, tokens/s to 0.1): both are
+#: compared within 0.1 % or that rounding, whichever is larger.
+RELATIVE = 1e-3
+HOURS_PER_YEAR = 8760
+CENT = 0.01
+
+
+def _link(ctx: Context, assignment: Assignment) -> LinkKind | None:
+    """The measured link kind of the copy's GPUs in its server's graph."""
+    graph = ctx.graphs.get(assignment.server)
+    parts = ctx.parts[assignment.server]
+    if graph is None or len(assignment.gpus) < 2:
+        return None
+    if link_kind(graph, assignment.gpus) == "nvlink":
+        if parts.chassis is not None and parts.chassis.nvswitch:
+            return "nvswitch"
+        return "nvlink-2" if parts.bridge is not None and parts.bridge.size == 2 else "nvlink-4"
+    sockets = {graph.nodes[gpu_node(i)]["socket"] for i in assignment.gpus}
+    return "pcie-socket" if len(sockets) == 1 else "pcie-cross-socket"
+
+
+def copy_speed(ctx: Context, assignment: Assignment) -> Speed | None:
+    """The speed model's estimate for the copy as placed; None where it cannot be re-derived."""
+    run = ctx.runs.get(assignment.run)
+    parts = ctx.parts.get(assignment.server)
+    sizing = ctx.sizing(assignment)
+    constants = ctx.catalogue.speed
+    if run is None or parts is None or sizing is None or constants is None:
+        return None
+    profile = ctx.profile(run)
+    graph = ctx.graphs.get(assignment.server)
+    if profile is None or profile.stack is None or parts.gpu is None or parts.cpu is None or graph is None:
+        return None
+    if any(gpu_node(i) not in graph for i in assignment.gpus):
+        return None  # the gpu-index rule reports it
+    server = parts.server
+    host = copy_host(
+        parts.cpu.memory_channels,
+        parts.cpu.cores * server.cpu_count,
+        server.gpu_count,
+        len(assignment.gpus),
+        constants,
+    )
+    link = _link(ctx, assignment)
+    return estimate_speed(profile, sizing, parts.gpu, profile.stack, constants, host, link=link)
+
+
+def check_deadlines(ctx: Context) -> Iterator[Violation]:
+    """Each copy finishes within its run's deadline; reported speed, hours and makespan are the model's."""
+    longest: float | None = None
+    for assignment in ctx.plan.assignments:
+        run = ctx.runs.get(assignment.run)
+        speed = copy_speed(ctx, assignment)
+        if run is None or speed is None:
+            continue
+        subject = copy_subject(assignment)
+        rate = speed.tokens_per_s
+        if assignment.tokens_per_s is not None and not close(
+            assignment.tokens_per_s, rate, max(RELATIVE * rate, 0.05)
+        ):
+            yield Violation(
+                "deadline",
+                subject,
+                f"{num(assignment.tokens_per_s)} tokens/s",
+                f"the speed model gives {num(rate)}",
+            )
+        if run.train_tokens is None:
+            continue
+        hours = hours_to_train(run.train_tokens, speed)
+        longest = max(longest or 0.0, hours)
+        if run.deadline_hours is not None and hours > run.deadline_hours * (1 + 1e-9):
+            yield Violation(
+                "deadline",
+                subject,
+                f"{num(hours)} h to train {run.train_tokens:,} tokens",
+                f"run {run.name} must finish within {num(run.deadline_hours)} h",
+            )
+        if assignment.hours is not None and not close(assignment.hours, hours, max(RELATIVE * hours, 1e-6)):
+            yield Violation(
+                "deadline",
+                subject,
+                f"{num(assignment.hours)} h reported",
+                f"the speed model gives {num(hours)} h",
+            )
+    makespan = ctx.plan.makespan_hours
+    if (
+        makespan is not None
+        and longest is not None
+        and not close(makespan, longest, max(RELATIVE * longest, 1e-6))
+    ):
+        yield Violation(
+            "deadline", "plan", f"makespan {num(makespan)} h", f"the longest copy takes {num(longest)} h"
+        )
+
+
+def check_tco(ctx: Context) -> Iterator[Violation]:
+    """The TCO's settings are the workload's, its energy follows the servers' draw, and it adds up."""
+    tco, plan, workload = ctx.plan.tco, ctx.plan, ctx.workload
+    if tco is None:
+        return
+    energy = workload.energy
+    stated = (tco.objective, tco.price_per_kwh, tco.pue, tco.utilisation, tco.years)
+    wanted = (workload.objective, energy.price_per_kwh, energy.pue, energy.utilisation, energy.years)
+    if stated != wanted:
+        yield Violation(
+            "tco",
+            "plan",
+            "objective {} at {} per kWh, PUE {}, utilisation {}, {} years".format(*stated),
+            "the workload says objective {} at {} per kWh, PUE {}, utilisation {}, {} years".format(*wanted),
+        )
+    hours = energy.utilisation * energy.years * HOURS_PER_YEAR * energy.pue
+    kwh = [server.power_w * hours / 1000 for server in plan.servers]
+    cost = sum(round(k * energy.price_per_kwh, 2) for k in kwh)
+    if not close(tco.energy_kwh, sum(kwh), 0.05 + 1e-9 * sum(kwh)):
+        yield Violation("tco", "plan", f"{num(tco.energy_kwh)} kWh", f"the servers draw {num(sum(kwh))} kWh")
+    if not close(tco.energy_cost, cost, CENT):
+        yield Violation(
+            "tco", "plan", f"energy cost {money(tco.energy_cost)}", f"{money(cost)} at the servers' draw"
+        )
+    purchase = sum(server.price for server in plan.servers)  # total-price checks the plan's own figure
+    if not close(tco.purchase, purchase, CENT):
+        yield Violation(
+            "tco", "plan", f"purchase {money(tco.purchase)}", f"its servers sum to {money(purchase)}"
+        )
+    if not close(tco.total, tco.purchase + tco.energy_cost, CENT):
+        yield Violation(
+            "tco",
+            "plan",
+            f"total {money(tco.total)}",
+            f"purchase + energy cost = {money(tco.purchase + tco.energy_cost)}",
+        )

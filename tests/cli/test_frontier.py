@@ -1,0 +1,86 @@
+"""`ftopt frontier` end to end, and the HTML quote's three bids."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ftopt.cli.main import cli
+
+EXAMPLE = "examples/deadline.yaml"
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, [*args, "--workers", "2"])
+
+
+def _without_deadline(tmp_path: Path) -> str:
+    path = tmp_path / "open.yaml"
+    path.write_text(Path(EXAMPLE).read_text().replace("deadline_hours: 36", "# no deadline"))
+    return str(path)
+
+
+def test_the_workloads_own_deadline_bounds_the_frontier():
+    result = run("frontier", EXAMPLE, "--format", "json")
+    assert result.exit_code == 0, result.output
+    hours = [p["makespan_hours"] for p in json.loads(result.stdout)["points"]]
+    assert hours and max(hours) <= 36
+
+
+def test_json_points_are_proven_sorted_and_monotone(tmp_path: Path):
+    result = run("frontier", _without_deadline(tmp_path), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    points = data["points"]
+    assert len(points) >= 3 and data["stopped"] == "infeasible"
+    assert {"makespan_hours", "total_price", "tco", "status", "servers", "gap", "plan"} <= points[0].keys()
+    hours = [p["makespan_hours"] for p in points]
+    prices = [p["total_price"] for p in points]
+    assert hours == sorted(hours) and prices == sorted(prices, reverse=True)
+    assert all(p["status"] == "optimal" for p in points)
+    assert points[0]["plan"]["makespan_hours"] == pytest.approx(points[0]["makespan_hours"], abs=1e-4)
+
+
+def test_points_limit_and_table():
+    result = run("frontier", "examples/full-70b-offload.yaml", "--points", "2")
+    assert result.exit_code == 0, result.output
+    assert "Frontier: price against makespan (2 points)" in result.stdout
+
+
+def test_html_page_has_an_inline_svg_chart(tmp_path: Path):
+    out = tmp_path / "frontier.html"
+    result = run("frontier", _without_deadline(tmp_path), "--format", "html", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert page.count("<svg") == 1 and "<script" not in page and "knee" in page
+    assert page.count("<circle") >= 3
+
+
+def test_without_train_tokens_exit_2_with_one_line():
+    result = run("frontier", "examples/first-project.yaml")
+    assert result.exit_code == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "the frontier needs train_tokens" in result.stderr
+
+
+def test_an_impossible_deadline_exits_3_naming_the_run(tmp_path: Path):
+    text = Path(EXAMPLE).read_text().replace("deadline_hours: 36", "deadline_hours: 5")
+    (tmp_path / "w.yaml").write_text(text)
+    result = run("solve", str(tmp_path / "w.yaml"))
+    assert result.exit_code == 3
+    assert "run llama70b-lora must finish within 5 h; the fastest ftopt can reach is" in result.stderr
+
+
+def test_the_quote_shows_three_bids_unless_switched_off(tmp_path: Path):
+    out = tmp_path / "q.html"
+    result = run("solve", EXAMPLE, "--format", "html", "-o", str(out), "--no-what-if")
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert 'id="three-bids"' in page and all(f"<td>{b}</td>" in page for b in ("cheapest", "knee", "fastest"))
+    result = run("solve", EXAMPLE, "--format", "html", "-o", str(out), "--no-what-if", "--no-frontier")
+    assert result.exit_code == 0 and 'id="three-bids"' not in out.read_text()
+    result = run("solve", "examples/first-project.yaml", "--format", "html", "-o", str(out), "--no-what-if")
+    assert result.exit_code == 0 and 'id="three-bids"' not in out.read_text()  # no train_tokens
