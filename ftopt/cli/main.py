@@ -11,6 +11,7 @@ import click
 from ftopt.cli.catalogue_cmd import catalogue
 from ftopt.cli.estimate import estimate
 from ftopt.cli.solve import solve_command
+from ftopt.cli.sweep import sweep_command, sweep_report_command
 from ftopt.cli.verify import verify
 
 
@@ -24,6 +25,8 @@ cli.add_command(solve_command)
 cli.add_command(estimate)
 cli.add_command(verify)
 cli.add_command(catalogue)
+cli.add_command(sweep_command)
+cli.add_command(sweep_report_command)
 
 
 def main() -> None:
