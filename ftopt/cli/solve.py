@@ -20,17 +20,18 @@ import yaml
 from rich.console import Console
 
 from ftopt.cli import open_catalogue, prices_option, stdout_console
-from ftopt.cli.errors import handle_errors
+from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_html import render_html
 from ftopt.cli.render_markdown import render_markdown
 from ftopt.cli.render_table import money, render_table
+from ftopt.cli.render_xlsx import write_xlsx
 from ftopt.loading import load_workload
 from ftopt.model.plan import Plan
 
 if TYPE_CHECKING:
     from ftopt.solver.search import Progress
 
-FORMATS = ("table", "json", "yaml", "markdown", "html")
+FORMATS = ("table", "json", "yaml", "markdown", "html", "xlsx")
 
 
 def render(plan: Plan, fmt: str) -> str | None:
@@ -100,6 +101,8 @@ def solve_command(
     prices: Path | None,
 ) -> None:
     """Find the cheapest servers that run every copy of every run in WORKLOAD at once."""
+    if fmt == "xlsx" and output is None:
+        raise CommandInputError("--format xlsx writes a workbook: give -o FILE.xlsx")
     from ftopt.solver.solve import SolveSettings, solve
 
     catalogue = open_catalogue(prices)
@@ -113,7 +116,10 @@ def solve_command(
 
 
 def write_plan(plan: Plan, fmt: str, output: Path | None) -> None:
-    """The plan in `fmt`, to `output` or stdout (the table goes through rich)."""
+    """The plan in `fmt`, to `output` or stdout (the table goes through rich; xlsx needs `output`)."""
+    if fmt == "xlsx" and output:
+        write_xlsx(plan, output)
+        return
     text = render(plan, fmt)
     if output:
         if text is None:
