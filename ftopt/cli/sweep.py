@@ -29,6 +29,14 @@ from ftopt.sweep.scenario import FAILED
 REPORT_FORMATS = ("html", "markdown", "csv")
 
 
+def usable_cores() -> int:
+    """Cores this process may run on (a container's or taskset's share), for the default --jobs."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 class SweepProgress:
     """A rich progress bar on stderr: done, running, failed, scenarios per second, time left."""
 
@@ -147,7 +155,7 @@ def sweep_command(
         import_ray()  # fail before any work when ray is missing
         backend = RayBackend(address=ray_address, num_cpus=jobs)
     else:
-        backend = LocalBackend(jobs or os.cpu_count() or 1)
+        backend = LocalBackend(jobs or usable_cores())
     plan = prepare(workload, grid_path, prices, time_limit, what_if)
     show = not quiet and sys.stderr.isatty()
     console = Console(stderr=True)

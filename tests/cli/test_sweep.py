@@ -9,13 +9,16 @@ import signal
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from rich.console import Console
 
 from ftopt.catalogue import load_catalogue
 from ftopt.cli.main import cli
+from ftopt.cli.sweep import SweepProgress
 from ftopt.sweep.report import breakdown, item_kinds
 from tests.sweep.support import ROOT, SIX, WORKLOAD, lines, write
 
@@ -122,6 +125,22 @@ def test_the_html_report_is_self_contained_with_a_chart_per_swept_parameter(resu
     assert "Cost by component kind" in page
     assert page.count("<tr>") == 1 + 6  # header and one row per scenario
     assert "makespan" not in page  # no plan carries one yet
+    charts = [page[i : page.index("</svg>", i) + 6] for i in range(len(page)) if page.startswith("<svg", i)]
+    assert len(charts) == 4  # three parameters and the breakdown
+    for chart in charts:
+        ET.fromstring(chart)  # well-formed: a browser draws it
+
+
+def test_the_progress_bar_counts_done_running_and_failed():
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=160, color_system=None)
+    with SweepProgress(console) as bar:
+        bar.start(10, 4)
+        bar.running(2)
+        bar.done("optimal")
+        bar.done("failed")
+    text = out.getvalue()
+    assert "6/10 done" in text and "2 running" in text and "1 failed" in text and "scenarios/s" in text
 
 
 def test_the_csv_report_breaks_each_price_down_by_component_kind(results: Path):
