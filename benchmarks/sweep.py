@@ -240,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
         (folder / "grid.yaml").write_text(grid, encoding="utf-8")
         plan = prepare(WORKLOAD, folder / "grid.yaml", time_limit=args.time_limit)
         scenarios = len(plan.scenarios)
-        share_before = cores_for_two()
+        calibration = 0.3 if args.small else 3.0
+        share_before = cores_for_two(calibration)
         backends: dict[str, Backend] = {"local-1": LocalBackend(1), "local-2": LocalBackend(2)}
         ray_start = None
         if not args.no_ray:
@@ -264,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             if not args.no_ray:
                 ray.shutdown()
-    shares = (share_before, cores_for_two())
+    shares = (share_before, cores_for_two(calibration))
     text = render(list(results.values()), scenarios, args.repeats, ray_start, grid, shares)
     args.output.write_text(text, encoding="utf-8")
     print(text)
