@@ -12,6 +12,7 @@ from ftopt.cli.catalogue_cmd import catalogue
 from ftopt.cli.estimate import estimate
 from ftopt.cli.frontier import frontier_command
 from ftopt.cli.solve import solve_command
+from ftopt.cli.sweep import sweep_command, sweep_report_command
 from ftopt.cli.verify import verify
 
 
@@ -26,6 +27,8 @@ cli.add_command(estimate)
 cli.add_command(frontier_command)
 cli.add_command(verify)
 cli.add_command(catalogue)
+cli.add_command(sweep_command)
+cli.add_command(sweep_report_command)
 
 
 def main() -> None:

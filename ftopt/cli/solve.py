@@ -20,10 +20,11 @@ import yaml
 from rich.console import Console
 
 from ftopt.cli import FiniteFloatRange, open_catalogue, prices_option, stdout_console
-from ftopt.cli.errors import handle_errors
+from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_html import render_html
 from ftopt.cli.render_markdown import render_markdown
 from ftopt.cli.render_table import render_table
+from ftopt.cli.render_xlsx import write_xlsx
 from ftopt.loading import load_workload
 from ftopt.model.findings import money
 from ftopt.model.hardware import Catalogue
@@ -39,7 +40,7 @@ BIDS_POINTS = 8
 BIDS_POINT_S = 5.0
 BIDS_TOTAL_S = 30.0
 
-FORMATS = ("table", "json", "yaml", "markdown", "html")
+FORMATS = ("table", "json", "yaml", "markdown", "html", "xlsx")
 
 
 def render(plan: Plan, fmt: str, bids: Frontier | None = None) -> str | None:
@@ -118,6 +119,8 @@ def solve_command(
     prices: Path | None,
 ) -> None:
     """Find the cheapest servers that run every copy of every run in WORKLOAD at once."""
+    if fmt == "xlsx" and output is None:
+        raise CommandInputError("--format xlsx writes a workbook: give -o FILE.xlsx")
     from ftopt.solver.solve import SolveSettings, solve
 
     catalogue = open_catalogue(prices)
@@ -144,7 +147,10 @@ def _bids(workload: Workload, catalogue: Catalogue, settings: SolveSettings) -> 
 
 
 def write_plan(plan: Plan, fmt: str, output: Path | None, bids: Frontier | None = None) -> None:
-    """The plan in `fmt`, to `output` or stdout (the table goes through rich)."""
+    """The plan in `fmt`, to `output` or stdout (the table goes through rich; xlsx needs `output`)."""
+    if fmt == "xlsx" and output:
+        write_xlsx(plan, output)
+        return
     text = render(plan, fmt, bids)
     if output:
         if text is None:

@@ -1,0 +1,213 @@
+"""The grid file of `ftopt sweep`: which workload fields to vary, and the scenarios it expands to.
+
+A grid names workload fields by dotted path (`site.feed`, `runs.chat.concurrent`) plus two
+sweep-only knobs, `prices` (a price-list file, relative to the grid file) and `scale` (multiplies
+every run's copies), each with a list of values::
+
+    cross:                      # every combination of these lists
+      site.feed: [230v-16a, 230v-32a]
+      site.inlet_c: [22, 27, 32]
+    zip:                        # these lists taken together, row by row (equal lengths)
+      scale: [1, 2, 4]
+      site.max_servers: [null, 4, 8]
+
+`cross` and `zip` combine as a product: here 2 × 3 × 3 = 18 scenarios. The grid is checked when it
+is read (unknown paths, unknown run names, zip lists of unequal length, missing price lists: one
+`InputError` naming the grid file, the field and its line). The values themselves are checked
+scenario by scenario, when each edited workload is validated like a file: a bad value costs that
+scenario only, which is recorded with its error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from ftopt.errors import InputError
+from ftopt.loading import read_yaml, validate
+from ftopt.model.workload import HardwareLimits, Run, Site, SizingOptions, Workload
+
+#: Sweep-only knobs: a price list overlaid on the catalogue, and a factor on every run's copies.
+PRICES = "prices"
+SCALE = "scale"
+
+#: Sections of the workload whose fields a grid may set, by the model that validates them.
+_SECTIONS: dict[str, type[BaseModel]] = {"site": Site, "hardware": HardwareLimits, "sizing": SizingOptions}
+
+#: Fields named by issue 16 ("many bids at once") before the workload has them. A grid may sweep
+#: them now; until the workload model grows them, each such scenario is recorded with the
+#: validation error (unknown field) instead of a plan. Once a field lands it is a model field and
+#: is accepted by the general rule.
+_FORWARD_TOP = ("objective",)
+_FORWARD_RUN = ("deadline_hours",)
+
+
+class GridFile(BaseModel):
+    """The grid file as written: lists of values under `cross:` and `zip:`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    cross: dict[str, list[JsonValue]] = Field(default_factory=dict, description="cartesian product")
+    zip: dict[str, list[JsonValue]] = Field(default_factory=dict, description="lists taken together")
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A checked grid: the swept paths in order, their values, and where price lists live."""
+
+    file: Path
+    cross: dict[str, list[Any]]
+    zipped: dict[str, list[Any]]
+    base_dir: Path = field(default=Path("."))
+
+    @property
+    def paths(self) -> list[str]:
+        """Swept paths: cross first, then zip, in file order."""
+        return [*self.cross, *self.zipped]
+
+    def __len__(self) -> int:
+        size = 1
+        for values in self.cross.values():
+            size *= len(values)
+        if self.zipped:
+            size *= len(next(iter(self.zipped.values())))
+        return size
+
+    def scenarios(self) -> list[dict[str, Any]]:
+        """Every scenario, as a mapping path → value, cross × zip, in a stable order."""
+        crossed = [
+            dict(zip(self.cross, combo, strict=True)) for combo in itertools.product(*self.cross.values())
+        ]
+        rows = [
+            dict(zip(self.zipped, row, strict=True)) for row in zip(*self.zipped.values(), strict=True)
+        ] or [{}]
+        return [{**c, **r} for c in crossed for r in rows]
+
+    def price_file(self, value: str) -> Path:
+        """The price list a `prices` value names (relative to the grid file)."""
+        return self.base_dir / value
+
+    def price_values(self) -> list[str]:
+        """The distinct `prices` values, in order of first appearance."""
+        values = [*self.cross.get(PRICES, []), *self.zipped.get(PRICES, [])]
+        return list(dict.fromkeys(values))
+
+
+def scenario_key(values: dict[str, Any]) -> str:
+    """A stable id of a scenario: a hash of its swept values, independent of the order of keys."""
+    text = json.dumps(values, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def known_paths(workload: Workload) -> list[str]:
+    """The paths a grid may sweep for this workload (for error messages)."""
+    paths = [PRICES, SCALE, "name", *_FORWARD_TOP]
+    for section, model in _SECTIONS.items():
+        paths += [f"{section}.{name}" for name in model.model_fields]
+    run_fields = [*Run.model_fields, *_FORWARD_RUN]
+    paths += [f"runs.{run.name}.{name}" for run in workload.runs for name in run_fields]
+    return paths
+
+
+def _path_problem(path: str, workload: Workload) -> str | None:
+    """Why `path` cannot be swept on this workload, or None when it can."""
+    parts = path.split(".")
+    if path in (PRICES, SCALE, "name", *_FORWARD_TOP):
+        return None
+    head = parts[0]
+    if head in _SECTIONS:
+        fields = _SECTIONS[head].model_fields
+        if len(parts) == 2 and parts[1] in fields:
+            return None
+        return f"unknown path; expected one of: {', '.join(f'{head}.{f}' for f in fields)}"
+    if head == "runs":
+        names = [run.name for run in workload.runs]
+        run_fields = [*Run.model_fields, *_FORWARD_RUN]
+        if len(parts) < 3:
+            return "expected runs.NAME.FIELD, e.g. runs.<run name>.concurrent"
+        name, rest = ".".join(parts[1:-1]), parts[-1]  # run names may contain dots
+        if name not in names:
+            return f"unknown run {name!r}; expected one of: {', '.join(names)}"
+        if rest not in run_fields:
+            return f"unknown run field {rest!r}; expected one of: {', '.join(run_fields)}"
+        return None
+    return (
+        "unknown path; expected prices, scale, name, objective, site.FIELD, hardware.FIELD, "
+        "sizing.FIELD or runs.NAME.FIELD"
+    )
+
+
+def _line(node: yaml.Node | None, *keys: str) -> int | None:
+    """The line of a key path in the grid's node tree (1-based), where it can be found."""
+    line = node.start_mark.line + 1 if node is not None else None
+    for key in keys:
+        if not isinstance(node, yaml.MappingNode):
+            return line
+        match = next(((k, v) for k, v in node.value if k.value == key), None)
+        if match is None:
+            return line
+        line = match[0].start_mark.line + 1
+        node = match[1]
+    return line
+
+
+def _check_values(name: str, path: str, values: list[Any], node: yaml.Node | None, section: str) -> None:
+    """Values a grid can judge by itself: non-empty lists, positive scales, price-list paths."""
+    where = f"{section}.{path}"
+    line = _line(node, section, path)
+    if not values:
+        raise InputError(name, where, "expected a non-empty list of values", line)
+    for value in values:
+        if path == SCALE and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0):
+            raise InputError(name, where, f"expected positive numbers, got {value!r}", line)
+        if path == PRICES and not isinstance(value, str):
+            raise InputError(name, where, f"expected price-list file paths, got {value!r}", line)
+
+
+def load_grid(path: str | Path, workload: Workload) -> Grid:
+    """Read and check a grid file against the workload it will edit; one `InputError` otherwise."""
+    path = Path(path)
+    name = str(path)
+    data, node = read_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError(name, "", "expected a mapping with cross: and/or zip: at the top level")
+    grid_file = validate(GridFile, data, node, name)
+    if not grid_file.cross and not grid_file.zip:
+        raise InputError(name, "", "expected cross: and/or zip: with at least one field to sweep")
+    for section, lists in (("cross", grid_file.cross), ("zip", grid_file.zip)):
+        for swept, values in lists.items():
+            problem = _path_problem(swept, workload)
+            if problem:
+                raise InputError(name, f"{section}.{swept}", problem, _line(node, section, swept))
+            _check_values(name, swept, values, node, section)
+    both = [swept for swept in grid_file.zip if swept in grid_file.cross]
+    if both:
+        raise InputError(name, f"zip.{both[0]}", "already swept under cross:", _line(node, "zip", both[0]))
+    lengths = {swept: len(values) for swept, values in grid_file.zip.items()}
+    if len(set(lengths.values())) > 1:
+        first = next(iter(lengths))
+        odd = next(p for p, n in lengths.items() if n != lengths[first])
+        raise InputError(
+            name,
+            f"zip.{odd}",
+            f"expected {lengths[first]} values like zip.{first} (zip lists are taken together), "
+            f"got {lengths[odd]}",
+            _line(node, "zip", odd),
+        )
+    grid = Grid(path, dict(grid_file.cross), dict(grid_file.zip), path.parent)
+    for value in grid.price_values():
+        if not grid.price_file(value).is_file():
+            section = "cross" if value in grid.cross.get(PRICES, []) else "zip"
+            raise InputError(
+                name,
+                f"{section}.{PRICES}",
+                f"price list {value!r} not found (looked for {grid.price_file(value)})",
+                _line(node, section, PRICES),
+            )
+    return grid

@@ -1,0 +1,139 @@
+"""A sweep end to end: read the bid and the grid, skip what the results file holds, run the rest.
+
+`prepare` reads and checks everything that can be checked before any solve (the workload, the
+grid, every price list), so that a mistake in them is one error, not a thousand failed scenarios.
+`run_sweep` writes one line per finished scenario as the backend reports it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ftopt.catalogue.loader import load_catalogue
+from ftopt.errors import InputError
+from ftopt.loading import apply_price_list, load_workload
+from ftopt.sweep.backends import Backend
+from ftopt.sweep.grid import Grid, load_grid, scenario_key
+from ftopt.sweep.scenario import FAILED, CrashHook, Scenario, SweepContext
+from ftopt.sweep.store import ResultsWriter, read_records
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """A checked sweep: the shared context and every scenario of the grid."""
+
+    context: SweepContext
+    grid: Grid
+    scenarios: list[Scenario]
+
+
+@dataclass
+class SweepSummary:
+    """What a run of `run_sweep` did."""
+
+    total: int
+    skipped: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    @property
+    def solved(self) -> int:
+        """Scenarios finished by this run."""
+        return sum(self.statuses.values())
+
+    @property
+    def rate(self) -> float:
+        """Scenarios finished per second by this run."""
+        return self.solved / self.seconds if self.seconds else 0.0
+
+
+def bid_fingerprint(workload: dict[str, object], prices: str) -> str:
+    """A short hash of the base workload and the price list: what a results file answers."""
+    text = json.dumps(workload, sort_keys=True, separators=(",", ":")) + "\n" + prices
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def prepare(
+    workload_path: Path,
+    grid_path: Path,
+    prices: Path | None = None,
+    time_limit: float = 60.0,
+    what_if: bool = False,
+) -> SweepPlan:
+    """The context and scenarios of a sweep; `InputError` for a bad workload, grid or price list."""
+    base = load_catalogue(prices=prices)
+    workload = load_workload(workload_path, base)
+    grid = load_grid(grid_path, workload)
+    catalogues = {"": base}
+    for value in grid.price_values():
+        catalogues[value] = apply_price_list(base, grid.price_file(value))
+    data = workload.model_dump(mode="json")
+    price_text = json.dumps([p.model_dump(mode="json") for p in base.prices], sort_keys=True)
+    context = SweepContext(
+        workload=data,
+        workload_name=workload.name or workload_path.stem,
+        bid=bid_fingerprint(data, price_text),
+        catalogues=catalogues,
+        time_limit=time_limit,
+        what_if=what_if,
+    )
+    scenarios = [Scenario(scenario_key(v), i, v) for i, v in enumerate(grid.scenarios())]
+    return SweepPlan(context, grid, scenarios)
+
+
+def still_to_do(plan: SweepPlan, output: Path, retry_failed: bool = False) -> tuple[list[Scenario], int]:
+    """The scenarios the results file does not hold yet, and how many it holds."""
+    records = read_records(output, repair=True)
+    other = next((r for r in records if r.get("bid") != plan.context.bid), None)
+    if other is not None:
+        raise InputError(
+            str(output),
+            "",
+            f"holds results of another workload or price list (bid {other.get('bid')}, this one "
+            f"{plan.context.bid}); write to a new file or delete this one",
+        )
+    finished = {r["key"] for r in records if not (retry_failed and r.get("status") == FAILED)}
+    todo = [s for s in plan.scenarios if s.key not in finished]
+    return todo, len(plan.scenarios) - len(todo)
+
+
+def run_sweep(
+    plan: SweepPlan,
+    output: Path,
+    backend: Backend,
+    retry_failed: bool = False,
+    on_start: Callable[[int, int], None] | None = None,
+    on_done: Callable[[str], None] | None = None,
+    on_running: Callable[[int], None] | None = None,
+) -> SweepSummary:
+    """Solve every scenario the results file lacks, appending one line as each one finishes.
+
+    `on_start(total, skipped)` is called once the file is read; `on_done(status)` after each line
+    is written; `on_running(n)` when the backend knows how many are being solved.
+    """
+    todo, skipped = still_to_do(plan, output, retry_failed)
+    summary = SweepSummary(total=len(plan.scenarios), skipped=skipped)
+    if on_start:
+        on_start(summary.total, skipped)
+    started = time.perf_counter()
+    with ResultsWriter(output) as writer:
+
+        def done(key: str, status: str, line: str) -> None:
+            writer.write(line)
+            summary.statuses[status] += 1
+            if on_done:
+                on_done(status)
+
+        try:
+            if todo:
+                context = replace(plan.context, crash_hook=CrashHook.from_env())
+                backend.run(context, todo, done, on_running)
+        finally:
+            summary.seconds = time.perf_counter() - started
+    return summary
