@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import TypeVar
 
 from ftopt.model.findings import Finding, FindingKind, finding
-from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu
+from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu, Nic
 from ftopt.model.topology import Topology, largest_domain, topology_of
 from ftopt.model.workload import Workload
 
@@ -69,6 +69,9 @@ class Build:
     fixed_price: float  # chassis, cards, bridges, CPUs, boot drive
     ram_upgrades: tuple[RamTier, ...] = field(default=())
     disk_upgrades: tuple[DiskTier, ...] = field(default=())
+    # Multi-node servers (ftopt/solver/multinode.py): their fabric NICs, in fixed_price and power_w.
+    nic: Nic | None = None
+    nic_count: int = 0
 
     @cached_property
     def topology(self) -> Topology:
@@ -106,7 +109,9 @@ class Build:
         bridges = f"{self.bridge_count}x{self.bridge.size}way" if self.bridge else "nobridge"
         if self.chassis.nvswitch:
             bridges = "nvswitch"
-        return f"{self.chassis.id}/{self.gpu_count}x{self.gpu.id}/{bridges}/{self.power_cap_w}W/{self.cpu.id}"
+        nics = f"/{self.nic_count}x{self.nic.id}" if self.nic else ""
+        cards = f"{self.gpu_count}x{self.gpu.id}"
+        return f"{self.chassis.id}/{cards}/{bridges}/{self.power_cap_w}W/{self.cpu.id}{nics}"
 
 
 def server_power_w(gpu_w: int, gpu_count: int, cpu: Cpu, sockets: int, overhead: float) -> int:

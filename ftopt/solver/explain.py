@@ -13,6 +13,7 @@ from ftopt.model.hardware import Gpu
 from ftopt.model.references import allowed_gpus
 from ftopt.model.sizing import Sizing, all_sizings
 from ftopt.model.workload import Method, Run
+from ftopt.solver.multinode import has_multinode
 from ftopt.solver.problem import ProblemData, compatible
 
 
@@ -68,7 +69,11 @@ def precheck(data: ProblemData) -> list[Finding]:
         modes = data.modes_of(run_index)
         if not modes and buildable:
             reasons.append(_no_fit_reason(data, run_index, buildable))
-        elif modes and not any(compatible(data.modes[o], f) for o in modes for f in data.builds):
+        elif (
+            modes
+            and not any(compatible(data.modes[o], f) for o in modes for f in data.builds)
+            and not has_multinode(data, run_index)
+        ):
             reasons.append(_no_server_reason(data, run_index))
     if not buildable:
         reasons = list(data.excluded) or [finding(FindingKind.NO_CARD, "hardware.gpus")]

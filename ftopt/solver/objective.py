@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
+from ftopt.solver import multinode
 from ftopt.solver.problem import ProblemData
 from ftopt.solver.variables import Variables
 
@@ -23,7 +24,8 @@ def price_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
     """Total price in cents: plain servers at their build's price, configurations at theirs."""
     plain = [cents(data.builds[f].price) * n for f, n in v.plain_servers.items()]
     heavy = [cents(data.configs[c].price) * n for c, n in v.config_servers.items()]
-    return sum(plain + heavy)  # type: ignore[return-value]
+    terms: list[cp_model.LinearExprT] = [*plain, *heavy, *multinode.price_terms(data, v), v.fabric_cents]
+    return cp_model.LinearExpr.sum(terms)
 
 
 def _used_percent(data: ProblemData, mode: int) -> int:

@@ -12,6 +12,7 @@ from ftopt.model.plan import (
     Assignment,
     LineItem,
     MemoryPerGpu,
+    Node,
     Plan,
     RunSummary,
     Server,
@@ -24,6 +25,7 @@ from ftopt.model.workload import Method
 from ftopt.solver.builds import Build
 from ftopt.solver.layout import ServerLayout
 from ftopt.solver.modes import Mode
+from ftopt.solver.multinode import build_fabric
 from ftopt.solver.problem import ProblemData
 
 
@@ -50,6 +52,8 @@ def bill_of_materials(catalogue: Catalogue, layout: ServerLayout) -> list[LineIt
     ]
     if f.bridge:
         lines.insert(2, _line(catalogue, f.bridge.id, f.bridge.name, f.bridge_count))
+    if f.nic:
+        lines.append(_line(catalogue, f.nic.id, f.nic.name, f.nic_count))
     return lines
 
 
@@ -82,6 +86,8 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         max_inlet_c=f.max_inlet_c,
         price=round(sum(line.price for line in lines), 2),
         bill_of_materials=lines,
+        nic=f.nic.id if f.nic else None,
+        nic_count=f.nic_count,
     )
 
 
@@ -131,7 +137,28 @@ class _Assignments:
             template = self._templates[key] = _assignment(self._data, mode, link, gbps)
         self._copies[mode.run] += 1
         return template.model_copy(
-            update={"copy_": self._copies[mode.run], "server": server_id, "gpus": list(gpus)}
+            update={
+                "copy_": self._copies[mode.run],
+                "server": server_id,
+                "gpus": list(gpus),
+                "nodes": [Node(server=server_id, gpus=list(gpus))],
+            }
+        )
+
+    def place_nodes(self, mode: Mode, nodes: list[Node]) -> Assignment:
+        """The next copy of a multi-node mode, on whole servers: its step time is the sizing's own,
+        over the network (ftopt.model.fabric), and `server`, `gpus` are the first node's."""
+        s = mode.sizing
+        template = _assignment(self._data, mode, s.link, None)
+        self._copies[mode.run] += 1
+        return template.model_copy(
+            update={
+                "copy_": self._copies[mode.run],
+                "server": nodes[0].server,
+                "gpus": list(nodes[0].gpus),
+                "nodes": nodes,
+                "step_seconds": round(max(s.compute_seconds, s.transfer_seconds), 4),
+            }
         )
 
 
@@ -208,11 +235,18 @@ def build_plan(
     )
     servers, assignments = [], []
     placed = _Assignments(data)
+    groups: dict[int, tuple[Mode, list[Node]]] = {}
     for number, layout in enumerate(layouts, start=1):
         server_id = f"s{number}"
         servers.append(_server(data, layout, server_id))
+        if layout.group is not None:  # one node of a multi-node copy: placed once all are numbered
+            for mode, gpus in layout.copies:
+                groups.setdefault(layout.group, (mode, []))[1].append(Node(server=server_id, gpus=gpus))
+            continue
         assignments += [placed.place(mode, gpus, layout, server_id) for mode, gpus in layout.copies]
-    total = round(sum(s.price for s in servers), 2)
+    assignments += [placed.place_nodes(mode, nodes) for mode, nodes in groups.values()]
+    fabric = build_fabric(data.catalogue, servers)
+    total = round(sum(s.price for s in servers) + (fabric.price if fabric else 0.0), 2)
     gap = (total - bound) / total if total else 0.0
     return Plan(
         status=status,
@@ -228,4 +262,5 @@ def build_plan(
         servers=servers,
         assignments=assignments,
         notes=_notes(data),
+        fabric=fabric,
     )
