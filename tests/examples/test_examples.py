@@ -82,3 +82,22 @@ def test_hgx_full_70b_falls_back_to_pcie_cards_on_a_16_amp_feed():
     assert verify_plan(plan, small, catalogue) == []
     (server,) = plan.servers
     assert (server.gpu, server.gpu_count, server.bridge_count) == ("h200-nvl", 8, 2)
+
+
+def test_405b_full_spans_several_hgx_servers_with_their_fabric():
+    """Nothing holds 405B's states on one server: one copy over whole HGX systems, NICs on each,
+    a leaf switch for their ports, all in the price."""
+    plan = solved("405b-full")
+    (copy,) = plan.assignments
+    assert copy.multinode and copy.gpu_count in (16, 32, 64) and copy.link == "network"
+    assert len(plan.servers) == len(copy.nodes) == copy.gpu_count // 8
+    assert all(s.chassis.startswith("hgx-") and s.nic_count == 8 for s in plan.servers)
+    assert plan.fabric is not None and plan.fabric.nic_ports == 8 * len(plan.servers)
+    assert plan.total_price == round(sum(s.price for s in plan.servers) + plan.fabric.price, 2)
+
+
+def test_multinode_70b_takes_two_servers_for_sixteen_gpus():
+    plan = solved("multinode-70b")
+    (copy,) = plan.assignments
+    assert copy.gpu_count == 16 and len(copy.nodes) == 2 and copy.optimizer == "adamw-32bit"
+    assert copy.strategy in ("fsdp", "hsdp") and plan.fabric is not None
