@@ -303,7 +303,7 @@ class Catalogue(BaseModel):
     rules: Rules
     stacks: tuple[Stack, ...] = ()
     speed: SpeedConstants | None = None
-    # The fabric for multi-node plans (issue 14); the solver does not use it yet.
+    # The fabric for multi-node plans (issue 14): ftopt/model/fabric.py, ftopt/solver/multinode.py.
     nics: tuple[Nic, ...] = ()
     switches: tuple[Switch, ...] = ()
     cables: tuple[Cable, ...] = ()

@@ -225,9 +225,7 @@ def rebuilt(old: Server, catalogue: Catalogue, **update: Any) -> Server:
             "nvme_tb": round(drive.tb * s.data_drive_count, 2),
             "bridge_count": s.gpu_count // bridge.size if bridge else 0,
             "nvlink_domains": nvlink_domains(graph),
-            "power_w": math.ceil(
-                (s.gpu_power_cap_w * s.gpu_count + cpu.tdp_w * s.cpu_count) * (1 + overhead)
-            )
+            "power_w": math.ceil((s.gpu_power_cap_w * s.gpu_count + cpu.tdp_w * s.cpu_count) * (1 + overhead))
             + (math.ceil(s.nic_count * nic.power_w) if nic else 0),
             "feed_usable_w": catalogue.feed(s.feed).usable_w,
             "max_inlet_c": min(gpu.max_inlet_c, chassis.max_inlet_c),
