@@ -7,7 +7,10 @@ run copies over them as `concurrent` counts (full fine-tunes get fewer copies th
 as in real bids). Each instance has one feed and an inlet of 22-32 °C (above 30 °C no H200 NVL),
 and sometimes allows only some cards.
 
-The last instance of every tier but `c200` is an *offload variant*: its full fine-tunes say
+The `multinode` tier adds about 20 copies of runs bigger than one server (16 to 64 GPUs on HGX
+systems, `MULTINODE_RUNS`) beside a ~500-copy single-server mix, on a 400 V 32 A feed.
+
+The last instance of every tier but `c200` and `multinode` is an *offload variant*: its full fine-tunes say
 `offload: auto`, so ZeRO-Offload copies (large host RAM on few GPUs) become "heavy": a server must
 hold them alone, and the product's model counts them in heavy classes and configurations rather than
 in the builds' pools. Their copies are capped at `OFFLOAD_COPY_CAP` each.
@@ -71,6 +74,7 @@ class Tier:
     distinct: tuple[int, int]  # distinct runs, inclusive range
     offload_variant: bool  # whether the last instance lets full runs offload
     tier_index: int  # separates the seeds of the tiers
+    multinode_copies: int = 0  # copies over several servers added beside `copies` (multinode tier)
 
 
 TIERS = (
@@ -79,7 +83,20 @@ TIERS = (
     Tier("c200", 1, (200, 200), (20, 20), False, 3),
     Tier("large", 3, (500, 500), (38, 42), True, 4),
     Tier("xl", 2, (2000, 2000), (38, 42), True, 5),
+    Tier("multinode", 1, (500, 500), (38, 42), False, 6, multinode_copies=20),
 )
+
+#: The multinode tier's runs bigger than one server (issue 14), beside its single-server mix: full
+#: fine-tunes that need 16 to 64 GPUs, on HGX systems, which need a three-phase 32 A feed and an
+#: inlet of at most 30 °C.
+MULTINODE_RUNS: tuple[dict[str, Any], ...] = (
+    {"model": "llama-3.1-405b", "method": "full", "seq_len": 4096},
+    {"model": "llama-3.3-70b", "method": "full", "optimizer": "adamw-32bit", "gpus": 16},
+    {"model": "llama-3.3-70b", "method": "full", "seq_len": 8192, "gpus": 32},
+    {"model": "qwen3-32b", "method": "full", "gpus": 16},
+    {"model": "mixtral-8x7b", "method": "full", "optimizer": "adamw-32bit", "gpus": 16},
+)
+MULTINODE_SITE = {"feed": "400v-3p-32a"}
 TIER_NAMES = tuple(t.name for t in TIERS)
 
 
@@ -158,6 +175,8 @@ def draw_instance(tier: Tier, seed: int, catalogue: Catalogue, name: str) -> dic
     distinct = min(rng.randint(*tier.distinct), total)
     offload = tier.offload_variant and name.endswith(f"-{tier.count:02d}")
     site, hardware = _site_and_hardware(rng)
+    if tier.multinode_copies:
+        site, hardware = {**MULTINODE_SITE, "inlet_c": rng.choice(range(22, 30))}, None
     runs: list[dict[str, Any]] = []
     signatures: set[str] = set()
     attempts = 0
@@ -175,11 +194,27 @@ def draw_instance(tier: Tier, seed: int, catalogue: Catalogue, name: str) -> dic
         run["name"] = f"{run['model'].replace('.', '')}-{run['method']}-{run['name']}"
         if count > 1:
             run["concurrent"] = count
+    if tier.multinode_copies:
+        runs += _multinode_runs(rng, tier.multinode_copies)
     doc: dict[str, Any] = {"name": name, "site": site}
     if hardware:
         doc["hardware"] = hardware
     doc["runs"] = runs
     return doc
+
+
+def _multinode_runs(rng: random.Random, copies: int) -> list[dict[str, Any]]:
+    """The multi-node runs with `copies` copies spread over them, each at least one."""
+    counts = [1] * len(MULTINODE_RUNS)
+    for _ in range(copies - len(counts)):
+        counts[rng.randrange(len(counts))] += 1
+    runs = []
+    for index, (template, count) in enumerate(zip(MULTINODE_RUNS, counts, strict=True), start=1):
+        run = {"name": f"{template['model'].replace('.', '')}-multinode-m{index:02d}", **template}
+        if count > 1:
+            run["concurrent"] = count
+        runs.append(run)
+    return runs
 
 
 def _header(tier: Tier, seed: int, doc: dict[str, Any]) -> str:

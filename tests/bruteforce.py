@@ -347,3 +347,110 @@ def first_fit_decreasing(problem: Instance) -> int | None:
     prices = [server_cents(s.build, s.ways, reserve) for s in servers]
     assert all(p is not None for p in prices), "the greedy built a server it cannot price"
     return sum(p for p in prices if p is not None)
+
+
+# --- Multi-node bids (issue 14) -------------------------------------------------------------------
+
+
+def _fabric_cents(catalogue: Catalogue, ports: int) -> int | None:
+    """The cheapest fabric for `ports` NIC ports, by trying every switch model and every leaf and
+    spine count: one leaf without spines while the ports fit it, else leaves with half their ports
+    down and half up to spines that take every uplink. A DAC unit of the right kind per two links."""
+    if ports == 0:
+        return 0
+    from ftopt.model.fabric import fabric_nic
+
+    nic = fabric_nic(catalogue)
+    best: int | None = None
+    for switch in catalogue.switches:
+        if nic is None or switch.port_gbits != nic.port_gbits or switch.fabric not in nic.fabrics:
+            continue
+        down = [c for c in catalogue.cables if c.joins == "switch-nic" and c.gbits == switch.port_gbits]
+        up = [c for c in catalogue.cables if c.joins == "switch-switch" and c.gbits == switch.port_gbits]
+        if not down or not up:
+            continue
+        unit = cents(catalogue.price(switch.id).amount)
+        per_down = min(down, key=lambda c: catalogue.price(c.id).amount / c.links)
+        per_up = min(up, key=lambda c: catalogue.price(c.id).amount / c.links)
+        radix, half = switch.ports, switch.ports // 2
+        for leaves in range(1, radix + 1):
+            for spines in range(0, half + 1):
+                uplinks = leaves * half if spines else 0
+                fits = (spines == 0 and leaves == 1 and ports <= radix) or (
+                    spines > 0 and leaves * half >= ports and spines * radix >= uplinks
+                )
+                if not fits:
+                    continue
+                price = (
+                    unit * (leaves + spines)
+                    + cents(catalogue.price(per_down.id).amount) * math.ceil(ports / per_down.links)
+                    + cents(catalogue.price(per_up.id).amount) * math.ceil(uplinks / per_up.links)
+                )
+                best = price if best is None else min(best, price)
+    return best
+
+
+def multinode_ways(workload: Workload, catalogue: Catalogue, run_index: int) -> list[tuple[int, int, int]]:
+    """(cents, servers, NIC ports) of every way to train one copy of a run of fixed multi-node GPU
+    count: a build whose chassis has NIC slots, one NIC per GPU (≤ slots), within the feed with its
+    NICs, a strategy (fsdp, hsdp) and optimiser that fit, and each server's RAM and disk tier."""
+    from ftopt.model.fabric import Network, fabric_nic, intra_bus_gbps, node_bus_gbps, size_multinode
+    from ftopt.model.sizing import optimizer_choices
+
+    run = workload.runs[run_index]
+    profile = profile_run(run, catalogue)
+    nic = fabric_nic(catalogue)
+    reserve = catalogue.rules.host_ram_reserve_gb
+    ways = set()
+    for build in enumerate_builds(catalogue, workload).builds:
+        n = build.gpu_count
+        nics = min(n, len(build.chassis.nic_slots))
+        gpus = int(run.gpus)
+        if nic is None or nics == 0 or gpus % n or gpus // n < 2:
+            continue
+        if build.power_w + math.ceil(nics * nic.power_w) > build.feed.usable_w:
+            continue
+        net = Network(
+            n, intra_bus_gbps(build.gpu, n, catalogue.speed), node_bus_gbps(nic, nics, catalogue.speed)
+        )
+        for strategy in (Strategy.FSDP, Strategy.HSDP):
+            for optimizer in optimizer_choices(run, profile.stack):
+                sizing = size_multinode(profile, build.gpu, gpus, strategy, optimizer, workload.sizing, net)
+                if not sizing.fits:
+                    continue
+                k = gpus // n
+                rams = [t for t in build.ram_upgrades if t.gb >= sizing.host_ram_gb / k + reserve]
+                disks = [t for t in build.disk_upgrades if t.gb >= sizing.nvme_gb / k]
+                if not rams or not disks:
+                    continue
+                server = (
+                    cents(build.fixed_price)
+                    + cents(catalogue.price(nic.id).amount) * nics
+                    + min(cents(t.price) for t in rams)
+                    + min(cents(t.price) for t in disks)
+                )
+                ways.add((k * server, k, k * nics * nic.ports))
+    return sorted(ways)
+
+
+def multinode_brute_force(workload: Workload, catalogue: Catalogue) -> int | None:
+    """Cents of the cheapest plan of a bid whose every run takes a fixed multi-node GPU count: every
+    way for every copy (copies of a run as multisets), the servers within the site's limit, and the
+    cheapest fabric for all their NIC ports; None when no plan exists."""
+    per_run = []
+    for r, run in enumerate(workload.runs):
+        ways = multinode_ways(workload, catalogue, r)
+        per_run.append(list(combinations_with_replacement(ways, run.concurrent)))
+    limit = workload.site.max_servers
+    best: int | None = None
+    for choice in product(*per_run):
+        chosen = [way for copies in choice for way in copies]
+        servers = sum(w[1] for w in chosen)
+        if limit is not None and servers > limit:
+            continue
+        fabric = _fabric_cents(catalogue, sum(w[2] for w in chosen))
+        if fabric is None:
+            continue
+        total = sum(w[0] for w in chosen) + fabric
+        best = total if best is None else min(best, total)
+    return best

@@ -13,7 +13,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
-from ftopt.cli.render_table import server_heading, summary_line
+from ftopt.cli.render_table import fabric_heading, server_heading, summary_line
 from ftopt.model.findings import Finding, money
 from ftopt.model.plan import Plan, Server, Status
 
@@ -182,7 +182,7 @@ def _server(plan: Plan, server: Server) -> str:
         if server.bridge
         else ", no NVLink bridges (GPUs talk over PCIe)"
     )
-    copies = [a for a in plan.assignments if a.server == server.id]
+    copies = [a for a in plan.assignments if server.id in {a.server, *(n.server for n in a.nodes)}]
     runs = ", ".join(escape(f"{a.run} #{a.copy_}") for a in copies) or "none"
     return (
         f'<section class="server" id="server-{escape(server.id)}" data-server="{escape(server.id)}">'
@@ -197,6 +197,28 @@ def _server(plan: Plan, server: Server) -> str:
         f"<span><strong>Inlet air</strong> at most {server.max_inlet_c:g} °C (server limit)"
         f"{_room(plan)}</span></div>"
         f"{bom}</section>"
+    )
+
+
+def _fabric(plan: Plan) -> str:
+    """The fabric section: what joins the servers of multi-node copies, with its own bill."""
+    f = plan.fabric
+    if f is None:
+        return ""
+    currency = plan.currency
+    rows = [
+        [escape(li.item), escape(li.name), str(li.quantity), escape(money(li.unit_price, currency)),
+         escape(money(li.price, currency))]
+        for li in f.bill_of_materials
+    ]  # fmt: skip
+    foot = ["", "Fabric total", "", "", escape(money(f.price, currency))]
+    bom = _table(
+        [("item", False), ("description", False), ("qty", True), ("unit price", True), ("price", True)],
+        rows, foot,
+    )  # fmt: skip
+    return (
+        '<section class="fabric" id="fabric"><h3>Fabric</h3>'
+        f"<p>{escape(fabric_heading(plan))}.</p>{bom}</section>"
     )
 
 
@@ -278,6 +300,7 @@ def render_html(plan: Plan, bids: Frontier | None = None) -> str:
         "</section>",
         '<section id="servers"><h2>Servers and bill of materials</h2>',
         servers or "<p>No servers.</p>",
+        _fabric(plan),
         "</section>",
         _runs(plan),
         '<section id="binding"><h2>What shaped the answer</h2>',

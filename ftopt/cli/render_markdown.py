@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ftopt.cli.render_table import (
     TIMING_HEADERS,
+    fabric_heading,
     has_hours,
     placement_cells,
     server_heading,
@@ -43,6 +44,15 @@ def render_markdown(plan: Plan) -> str:
             )
             for li in server.bill_of_materials
         ]
+        lines.append("")
+    if plan.fabric is not None:
+        lines += ["## Fabric", "", fabric_heading(plan), ""]
+        lines += [_row(["item", "description", "qty", "unit", "price"]), _row(["---"] * 5)]
+        lines += [
+            _row([li.item, li.name, str(li.quantity), money(li.unit_price, plan.currency),
+                  money(li.price, plan.currency)])
+            for li in plan.fabric.bill_of_materials
+        ]  # fmt: skip
         lines.append("")
     lines += ["## Placement", "", "Memory per GPU in GB.", ""]
     header = [

@@ -120,8 +120,12 @@ def _card_height(rows: int) -> int:
 def _holders(plan: Plan, server: Server) -> dict[int, Assignment]:
     holders: dict[int, Assignment] = {}
     for assignment in plan.assignments:
-        if assignment.server == server.id:
-            for gpu in assignment.gpus:
+        nodes = assignment.nodes if assignment.multinode else []
+        placed = [n.gpus for n in nodes if n.server == server.id]
+        if assignment.server == server.id and not nodes:
+            placed = [assignment.gpus]
+        for gpus in placed:
+            for gpu in gpus:
                 holders.setdefault(gpu, assignment)
     return holders
 
@@ -279,7 +283,7 @@ def _legend(plan: Plan, styles: dict[str, RunStyle], y: float, width: float) -> 
     """The run colours and what the marks mean, wrapped to `width`; returns the height used."""
     gpus: dict[str, int] = {}
     for assignment in plan.assignments:
-        gpus[assignment.run] = gpus.get(assignment.run, 0) + len(assignment.gpus)
+        gpus[assignment.run] = gpus.get(assignment.run, 0) + assignment.gpu_count
     entries: list[tuple[str, str, str, bool, str]] = [
         (s.colour, s.key, f"{s.run} ({gpus[s.run]} GPU{'s' if gpus[s.run] != 1 else ''})", s.striped, s.run)
         for s in styles.values()
@@ -323,6 +327,42 @@ def _legend(plan: Plan, styles: dict[str, RunStyle], y: float, width: float) -> 
     return out, row_y + LEGEND_ROW_H - y
 
 
+FABRIC_H = 70  # room under the server grid for the fabric's switch and its links
+
+
+def _fabric(plan: Plan, anchors: dict[str, tuple[float, float]], y: float, width: float) -> list[str]:
+    """The switch (leaves and spines as one box) under the servers, a link from each networked
+    server to it, and each multi-node copy's servers named on the box."""
+    f = plan.fabric
+    if f is None:
+        return []
+    box_w, box_h = 320, 34
+    bx, by = (width - box_w) / 2, y + FABRIC_H - box_h - 6
+    switches = " + ".join(f"{s.count} × {s.id} {s.role}" for s in f.switches)
+    copies = [a for a in plan.assignments if a.multinode]
+    joined = "; ".join(f"{a.run} #{a.copy_}: {'+'.join(n.server for n in a.nodes)}" for a in copies)
+    tip = f"fabric: {switches}; {f.nic_ports} NIC ports ({f.nic}); {joined}"
+    out = [f'<g class="fabric" data-switches="{escape(switches)}"><title>{escape(tip)}</title>']
+    for server_id, (sx, sy) in anchors.items():
+        if server_id in f.nics_per_server:
+            nics = f.nics_per_server[server_id]
+            out.append(
+                f'<line class="fabric-link" data-server="{escape(server_id)}" x1="{sx:g}" y1="{sy:g}" '
+                f'x2="{bx + box_w / 2:g}" y2="{by:g}" stroke="#7A3E9D" stroke-width="{1 + nics / 4:g}" '
+                'stroke-opacity="0.7"/>'
+            )
+    out += [
+        f'<rect class="switch-box" x="{bx:g}" y="{by:g}" width="{box_w}" height="{box_h}" rx="5" '
+        'fill="#F3ECF7" stroke="#7A3E9D" stroke-width="1.5"/>',
+        f'<text x="{bx + box_w / 2:g}" y="{by + 14:g}" font-size="11" text-anchor="middle" '
+        f'font-weight="bold">{escape(switches)}</text>',
+        f'<text x="{bx + box_w / 2:g}" y="{by + 27:g}" font-size="10" text-anchor="middle" fill="#555555">'
+        f"{f.nic_ports} × {escape(f.nic)} ports · {escape(money(f.price, plan.currency))}</text>",
+        "</g>",
+    ]
+    return out
+
+
 def placement_svg(plan: Plan) -> str:
     """The plan's servers, sockets, NVLink domains and GPUs, coloured by run, as one <svg>."""
     styles = run_styles(plan)
@@ -333,16 +373,21 @@ def placement_svg(plan: Plan) -> str:
     rows = max((_rows(max(len(m) for m in sockets(s))) for s in plan.servers), default=1)
     card_h = _card_height(rows)
     body: list[str] = []
+    anchors: dict[str, tuple[float, float]] = {}
     for position, server in enumerate(plan.servers):
         row, column = divmod(position, columns)
         x = MARGIN + column * (CARD_W + CARD_GAP)
         y = MARGIN + row * (card_h + CARD_GAP)
         body += _server(plan, server, x, y, card_h, styles)
+        anchors[server.id] = (x + CARD_W / 2, y + card_h)
     if not plan.servers:
         body.append(f'<text x="{MARGIN}" y="{MARGIN + 16}" font-size="13">No servers in this plan.</text>')
         grid_h = 24
     else:
         grid_h = math.ceil(count / columns) * (card_h + CARD_GAP) - CARD_GAP
+    if plan.fabric is not None:  # the switch under the grid, joined to every networked server
+        body = _fabric(plan, anchors, MARGIN + grid_h, width) + body
+        grid_h += FABRIC_H
     legend, legend_h = _legend(plan, styles, MARGIN + grid_h + 16, width - MARGIN)
     height = math.ceil(MARGIN + grid_h + 16 + legend_h + MARGIN)
     # Few servers are drawn larger (up to DISPLAY_WIDTH); the page still shrinks it to fit.

@@ -71,14 +71,46 @@ def bom_table(server: Server, currency: str) -> Table:
     return table
 
 
+def fabric_heading(plan: Plan) -> str:
+    """One line for the fabric of multi-node copies: NICs, switches, links and price."""
+    f = plan.fabric
+    if f is None:
+        return ""
+    switches = ", ".join(f"{s.count} × {s.id} {s.role}" for s in f.switches)
+    links = ", ".join(f"{g.links} {g.joins} links" for g in f.links)
+    servers = len(f.nics_per_server)
+    return (
+        f"fabric: {f.nic_ports} ports of {f.nic} on {servers} servers; {switches}; {links}; "
+        f"{money(f.price, plan.currency)} (NICs in their servers' bills)"
+    )
+
+
+def fabric_bom(plan: Plan) -> Table | None:
+    """The fabric's bill of materials (switches and cables), or None without multi-node copies."""
+    if plan.fabric is None:
+        return None
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("item", "description", "qty", "unit", "price"):
+        table.add_column(column, justify="right" if column in ("qty", "unit", "price") else "left")
+    for line in plan.fabric.bill_of_materials:
+        table.add_row(
+            line.item, line.name, str(line.quantity), money(line.unit_price, plan.currency),
+            money(line.price, plan.currency),
+        )  # fmt: skip
+    return table
+
+
 def placement_cells(a: Assignment) -> list[str]:
-    """One copy's row of the placement table, shared by the terminal and Markdown views."""
+    """One copy's row of the placement table, shared by the terminal and Markdown views; a
+    multi-node copy names all its servers and the GPUs it takes on each."""
     m = a.memory_per_gpu_gb
+    servers = "+".join(n.server for n in a.nodes) if a.multinode else a.server
+    gpus = ",".join(map(str, a.gpus)) + (f" on each of {len(a.nodes)}" if a.multinode else "")
     return [
         a.run,
         str(a.copy_),
-        a.server,
-        ",".join(map(str, a.gpus)),
+        servers,
+        gpus,
         a.strategy.value,
         a.link or "-",
         a.optimizer.value,
@@ -124,6 +156,9 @@ def render_table(plan: Plan, console: Console) -> None:
     parts: list[object] = [Text(summary_line(plan), style="bold"), Text("")]
     for server in plan.servers:
         parts += [Text(server_heading(server, plan.currency)), bom_table(server, plan.currency), Text("")]
+    fabric = fabric_bom(plan)
+    if fabric is not None:
+        parts += [Text(fabric_heading(plan)), fabric, Text("")]
     parts.append(runs_table(plan))
     if plan.binding or plan.savings:
         parts += [Text(""), Text("what shaped the answer:", style="bold")]

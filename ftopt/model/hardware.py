@@ -218,6 +218,11 @@ class Cable(_Item):
     links: int = Field(default=1, gt=0, description="links one unit carries (2 for a twin-port OSFP)")
     reach_m: float = Field(gt=0, description="longest supported length, m")
     power_w: float = Field(ge=0, description="power per unit (both ends), W")
+    joins: Literal["switch-nic", "switch-switch"] | None = Field(
+        default=None,
+        description="what a whole unit joins, end to end (multi-node fabrics); None: one end of an "
+        "optical link (a transceiver), not chosen by the fabric sizing",
+    )
 
 
 class CatalogueModel(_Item):
@@ -298,7 +303,7 @@ class Catalogue(BaseModel):
     rules: Rules
     stacks: tuple[Stack, ...] = ()
     speed: SpeedConstants | None = None
-    # The fabric for multi-node plans (issue 14); the solver does not use it yet.
+    # The fabric for multi-node plans (issue 14): ftopt/model/fabric.py, ftopt/solver/multinode.py.
     nics: tuple[Nic, ...] = ()
     switches: tuple[Switch, ...] = ()
     cables: tuple[Cable, ...] = ()

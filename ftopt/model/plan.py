@@ -8,7 +8,7 @@ back without the solver. Figures are rounded for people where they are reported 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -71,6 +71,16 @@ class Server(BaseModel):
     max_inlet_c: float
     price: float = Field(ge=0)
     bill_of_materials: list[LineItem] = Field(default_factory=list)
+    nic: str | None = Field(default=None, description="fabric NIC id, on servers of multi-node copies")
+    nic_count: int = Field(default=0, ge=0, description="fabric NICs (one per GPU on HGX systems)")
+
+
+class Node(BaseModel):
+    """One server's part of a copy: the server and the GPUs of it the copy trains on."""
+
+    model_config = _PLAN
+    server: str
+    gpus: list[int]
 
 
 class MemoryPerGpu(BaseModel):
@@ -108,8 +118,31 @@ class Assignment(BaseModel):
     energy_kwh: float | None = Field(
         default=None, description="grid energy of those hours: GPUs at the cap and host, × utilisation × PUE"
     )
+    nodes: list[Node] = Field(
+        default_factory=list,
+        description="every server the copy trains on with its GPUs; one node for a single-server copy, "
+        "whose server and gpus are `server` and `gpus` (always the first node's)",
+    )
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nodes_from_server(cls, data: Any) -> Any:
+        """Plans without `nodes` (before multi-node copies) have one node: `server` and `gpus`."""
+        if isinstance(data, dict) and not data.get("nodes") and "server" in data and "gpus" in data:
+            return {**data, "nodes": [{"server": data["server"], "gpus": data["gpus"]}]}
+        return data
+
+    @property
+    def gpu_count(self) -> int:
+        """GPUs of the copy on all its nodes (a single-server copy's are `gpus`)."""
+        return sum(len(n.gpus) for n in self.nodes) if self.multinode else len(self.gpus)
+
+    @property
+    def multinode(self) -> bool:
+        """Whether the copy spans several servers."""
+        return len(self.nodes) > 1
 
 
 class SiteSummary(BaseModel):
@@ -153,6 +186,39 @@ class Tco(BaseModel):
     years: float
 
 
+class FabricSwitch(BaseModel):
+    """Switches of one role in the fabric."""
+
+    model_config = _PLAN
+    id: str = Field(description="catalogue switch id")
+    role: Literal["leaf", "spine"]
+    count: int = Field(gt=0)
+    ports_used: int = Field(ge=0, description="ports in use over all switches of this role")
+
+
+class FabricLinks(BaseModel):
+    """Links of one kind and the cable units that carry them."""
+
+    model_config = _PLAN
+    joins: Literal["switch-nic", "switch-switch"]
+    links: int = Field(ge=0)
+    cable: str = Field(description="catalogue cable id")
+    cables: int = Field(ge=0, description="units (a twin-port unit carries two links)")
+
+
+class Fabric(BaseModel):
+    """The network joining the servers of multi-node copies: switches, NICs, links, price."""
+
+    model_config = _PLAN
+    nic: str = Field(description="catalogue NIC id the servers carry")
+    nics_per_server: dict[str, int] = Field(description="server id → fabric NICs")
+    nic_ports: int = Field(ge=0, description="NIC ports joined to leaves")
+    switches: list[FabricSwitch]
+    links: list[FabricLinks]
+    price: float = Field(ge=0, description="switches and cables (the NICs are in their servers' bills)")
+    bill_of_materials: list[LineItem] = Field(default_factory=list)
+
+
 class Plan(BaseModel):
     """The answer to a workload: status, price, proof quality, servers and assignments."""
 
@@ -178,6 +244,9 @@ class Plan(BaseModel):
     )
     energy_kwh: float | None = Field(default=None, description="Σ the copies' training energy")
     tco: Tco | None = Field(default=None, description="purchase plus energy over the years")
+    fabric: Fabric | None = Field(
+        default=None, description="the network of multi-node copies; in total_price"
+    )
 
     @model_validator(mode="before")
     @classmethod

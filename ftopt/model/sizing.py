@@ -38,6 +38,7 @@ from ftopt.model.traffic import (
 from ftopt.model.workload import (
     DEFAULT_STACK,
     GPU_COUNTS,
+    MULTI_NODE_COUNTS,
     Method,
     Offload,
     Optimizer,
@@ -130,7 +131,7 @@ class Sizing:
     @property
     def sharded(self) -> bool:
         """Whether the states are split over several GPUs."""
-        return self.strategy == Strategy.FSDP
+        return self.strategy in (Strategy.FSDP, Strategy.HSDP)
 
 
 def optimizer_choices(run: Run, stack: Stack | None = None) -> tuple[Optimizer, ...]:
@@ -156,8 +157,9 @@ def offload_choices(run: Run, stack: Stack | None = None) -> tuple[Offload, ...]
 
 
 def gpu_count_choices(run: Run) -> tuple[int, ...]:
-    """The GPU counts a copy may use."""
-    return GPU_COUNTS if run.gpus == "auto" else (int(run.gpus),)
+    """The GPU counts a copy may use: on one server (1-8) or, under `auto` or when asked, over several
+    (16, 32, 64; sized by `ftopt.model.fabric.size_multinode`)."""
+    return GPU_COUNTS + MULTI_NODE_COUNTS if run.gpus == "auto" else (int(run.gpus),)
 
 
 def strategy_choices(gpus: int) -> tuple[Strategy, ...]:
@@ -254,6 +256,7 @@ def all_sizings(profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[S
     return [
         size_run(profile, gpu, gpus, strategy, optimizer, offload, options)
         for gpus in gpu_count_choices(run)
+        if gpus in GPU_COUNTS  # multi-node counts depend on the server: ftopt.model.fabric
         for strategy in strategy_choices(gpus)
         for optimizer in optimizer_choices(run, profile.stack)
         for offload in offload_choices(run, profile.stack)

@@ -124,4 +124,9 @@ class SpeedConstants(BaseModel):
     )
     hbm_efficiency: float = Field(gt=0, le=1, description="share of peak memory bandwidth reached")
     host_power_w_per_gpu: float = Field(ge=0, description="host power attributed to each GPU")
+    network_bus_bandwidth_gbps: dict[int, float] = Field(
+        default_factory=dict,
+        description="measured multi-node all-reduce bus bandwidth per NIC port, GB/s, by port line rate "
+        "in Gb/s (nccl-tests, NCCL_ALGO=RING)",
+    )
     sources: tuple[str, ...] = Field(default=(), description="where the figures come from")

@@ -25,6 +25,10 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 #: largest server, each dividing the next (the buddy property ftopt/solver/constraints.py relies on).
 GPU_COUNTS = (1, 2, 4, 8)
 
+#: GPUs a multi-node copy may take (issue 14): whole servers of one build, joined by the fabric.
+#: Powers of two from 16, so that every server size (2, 4, 8) divides them.
+MULTI_NODE_COUNTS = (16, 32, 64)
+
 #: The stack a run trains with when neither the run nor the workload names one: its memory
 #: accounting is the one ftopt used before stacks existed.
 DEFAULT_STACK = "hf-fsdp"
@@ -68,6 +72,7 @@ class Strategy(StrEnum):
     SINGLE = "single"
     DDP = "ddp"
     FSDP = "fsdp"
+    HSDP = "hsdp"  # hybrid shard: shard inside a server, replicate across servers (multi-node only)
 
 
 class InlineModel(BaseModel):
@@ -92,7 +97,9 @@ class Run(BaseModel):
     micro_batch: int = Field(default=1, gt=0, le=4096, description="sequences per GPU per step")
     gradient_checkpointing: bool = Field(default=True, description="recompute activations fully")
     concurrent: int = Field(default=1, gt=0, le=100_000, description="copies running at once")
-    gpus: int | Literal["auto"] = Field(default="auto", description="GPUs per copy: auto, 1, 2, 4, 8")
+    gpus: int | Literal["auto"] = Field(
+        default="auto", description="GPUs per copy: auto, 1, 2, 4, 8, or 16, 32, 64 over several servers"
+    )
     keep_checkpoints: int = Field(default=3, ge=0, le=1000, description="resumable checkpoints kept")
     train_tokens: int | None = Field(
         default=None,
@@ -135,8 +142,8 @@ class Run(BaseModel):
     @field_validator("gpus")
     @classmethod
     def _power_of_two(cls, value: int | str) -> int | str:
-        if isinstance(value, int) and value not in GPU_COUNTS:
-            raise ValueError(f"expected auto or one of {', '.join(map(str, GPU_COUNTS))}")
+        if isinstance(value, int) and value not in GPU_COUNTS + MULTI_NODE_COUNTS:
+            raise ValueError(f"expected auto or one of {', '.join(map(str, GPU_COUNTS + MULTI_NODE_COUNTS))}")
         return value
 
     @model_validator(mode="after")

@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import TypeVar
 
 from ftopt.model.findings import Finding, FindingKind, finding
-from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu
+from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu, Nic
 from ftopt.model.timing import server_energy_cost
 from ftopt.model.topology import Topology, largest_domain, topology_of
 from ftopt.model.workload import Workload
@@ -71,6 +71,9 @@ class Build:
     ram_upgrades: tuple[RamTier, ...] = field(default=())
     disk_upgrades: tuple[DiskTier, ...] = field(default=())
     energy_cost: float = 0.0  # `objective: tco`: the server's energy over the years, to the cent
+    # Multi-node servers (ftopt/solver/multinode.py): their fabric NICs, in fixed_price and power_w.
+    nic: Nic | None = None
+    nic_count: int = 0
 
     @cached_property
     def topology(self) -> Topology:
@@ -108,7 +111,9 @@ class Build:
         bridges = f"{self.bridge_count}x{self.bridge.size}way" if self.bridge else "nobridge"
         if self.chassis.nvswitch:
             bridges = "nvswitch"
-        return f"{self.chassis.id}/{self.gpu_count}x{self.gpu.id}/{bridges}/{self.power_cap_w}W/{self.cpu.id}"
+        nics = f"/{self.nic_count}x{self.nic.id}" if self.nic else ""
+        cards = f"{self.gpu_count}x{self.gpu.id}"
+        return f"{self.chassis.id}/{cards}/{bridges}/{self.power_cap_w}W/{self.cpu.id}{nics}"
 
 
 def server_power_w(gpu_w: int, gpu_count: int, cpu: Cpu, sockets: int, overhead: float) -> int:

@@ -13,10 +13,18 @@ from dataclasses import replace
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Gpu
 from ftopt.model.references import allowed_gpus
-from ftopt.model.sizing import RunProfile, Sizing, all_sizings
-from ftopt.model.workload import Method, Run
+from ftopt.model.sizing import (
+    RunProfile,
+    Sizing,
+    all_sizings,
+    gpu_count_choices,
+    optimizer_choices,
+    size_run,
+)
+from ftopt.model.workload import Method, Offload, Run, SizingOptions, Strategy
 from ftopt.solver.builds import Build, enumerate_builds
 from ftopt.solver.modes import Mode, fitting_modes, mode_hours, mode_speeds, nvlink_domain
+from ftopt.solver.multinode import has_multinode
 from ftopt.solver.problem import ProblemData, compatible
 
 
@@ -39,9 +47,23 @@ def _closest(run_sizings: list[Sizing]) -> Sizing:
     return min(run_sizings, key=lambda s: (s.total_gb - s.card_gb, s.gpus))
 
 
+def _sizings(profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[Sizing]:
+    """The run's sizings on the card; a multi-node GPU count (16-64), which `all_sizings` leaves to
+    the server it runs on, is sized sharded over all its GPUs, the least memory it could take."""
+    found = all_sizings(profile, gpu, options)
+    if found:
+        return found
+    run = profile.run
+    return [
+        size_run(profile, gpu, gpus, Strategy.FSDP, optimizer, Offload.NONE, options)
+        for gpus in gpu_count_choices(run)
+        for optimizer in optimizer_choices(run, profile.stack)
+    ]
+
+
 def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Finding:
     profile = data.profiles[run_index]
-    closest = [_closest(all_sizings(profile, gpu, data.workload.sizing)) for gpu in gpus]
+    closest = [_closest(_sizings(profile, gpu, data.workload.sizing)) for gpu in gpus]
     return finding(
         FindingKind.NO_FIT,
         profile.run.name,
@@ -123,7 +145,11 @@ def precheck(data: ProblemData) -> list[Finding]:
         if not modes and buildable:
             late = _deadline_reason(data, run_index, buildable)
             reasons.append(late if late is not None else _no_fit_reason(data, run_index, buildable))
-        elif modes and not any(compatible(data.modes[o], f) for o in modes for f in data.builds):
+        elif (
+            modes
+            and not any(compatible(data.modes[o], f) for o in modes for f in data.builds)
+            and not has_multinode(data, run_index)
+        ):
             late = _deadline_reason(data, run_index, buildable)
             reasons.append(late if late is not None else _no_server_reason(data, run_index))
     if not buildable:

@@ -27,6 +27,7 @@ class ServerLayout:
     ram: RamTier
     disk: DiskTier
     copies: list[tuple[Mode, list[int]]] = field(default_factory=list)
+    group: int | None = None  # the multi-node copy this server is one node of (solver/multinode.py)
 
 
 @dataclass
@@ -115,7 +116,7 @@ def right_size(server: ServerLayout, reserve_gb: float) -> ServerLayout | None:
     disk = cheapest_tier(build.disk_upgrades, math.ceil(sum(o.nvme_gb for o, _ in server.copies)))
     if ram is None or disk is None:
         return None
-    return ServerLayout(build, ram, disk, server.copies)
+    return ServerLayout(build, ram, disk, server.copies, server.group)
 
 
 def price_of(servers: list[ServerLayout]) -> float:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
+from ftopt.solver import multinode
 from ftopt.solver.problem import ProblemData
 from ftopt.solver.variables import Variables
 
@@ -28,14 +29,15 @@ def server_cost(price: float, energy_cost: float) -> int:
 
 def price_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
     """Total price in cents: plain servers at their build's price, configurations at theirs (each
-    with its build's energy cost under `objective: tco`)."""
+    with its build's energy cost under `objective: tco`), multi-node copies' servers, the fabric."""
     builds = data.builds
     plain = [server_cost(builds[f].price, builds[f].energy_cost) * n for f, n in v.plain_servers.items()]
     heavy = [
         server_cost(data.configs[c].price, builds[data.configs[c].build].energy_cost) * n
         for c, n in v.config_servers.items()
     ]
-    return sum(plain + heavy)  # type: ignore[return-value]
+    terms: list[cp_model.LinearExprT] = [*plain, *heavy, *multinode.price_terms(data, v), v.fabric_cents]
+    return cp_model.LinearExpr.sum(terms)
 
 
 def _used_percent(data: ProblemData, mode: int) -> int:

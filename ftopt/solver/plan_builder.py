@@ -9,12 +9,14 @@ server and with the host (memory channels, cores) of that server's CPU. The dead
 
 from __future__ import annotations
 
+from ftopt.model.fabric import node_network
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import (
     Assignment,
     LineItem,
     MemoryPerGpu,
+    Node,
     Plan,
     RunSummary,
     Server,
@@ -30,6 +32,8 @@ from ftopt.model.workload import Method
 from ftopt.solver.builds import Build
 from ftopt.solver.layout import ServerLayout
 from ftopt.solver.modes import Mode
+from ftopt.solver.multinode import build_fabric
+from ftopt.solver.multinode import copy_speed as multinode_speed_on
 from ftopt.solver.problem import ProblemData
 
 
@@ -56,6 +60,8 @@ def bill_of_materials(catalogue: Catalogue, layout: ServerLayout) -> list[LineIt
     ]
     if f.bridge:
         lines.insert(2, _line(catalogue, f.bridge.id, f.bridge.name, f.bridge_count))
+    if f.nic:
+        lines.append(_line(catalogue, f.nic.id, f.nic.name, f.nic_count))
     return lines
 
 
@@ -88,6 +94,8 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         max_inlet_c=f.max_inlet_c,
         price=round(sum(line.price for line in lines), 2),
         bill_of_materials=lines,
+        nic=f.nic.id if f.nic else None,
+        nic_count=f.nic_count,
     )
 
 
@@ -178,7 +186,39 @@ class _Assignments:
             template = self._templates[key] = _assignment(self._data, mode, link, gbps, timing)
         self._copies[mode.run] += 1
         return template.model_copy(
-            update={"copy_": self._copies[mode.run], "server": server_id, "gpus": list(gpus)}
+            update={
+                "copy_": self._copies[mode.run],
+                "server": server_id,
+                "gpus": list(gpus),
+                "nodes": [Node(server=server_id, gpus=list(gpus))],
+            }
+        )
+
+    def _multinode_timing(self, mode: Mode) -> dict[str, float | None]:
+        """Tokens per second, hours and energy of a multi-node copy on its networked servers."""
+        data = self._data
+        option = next(o for o in data.multinode if data.modes[o.mode] is mode)
+        build = option.build
+        if build.nic is None:
+            return _timing(data, mode, build, None)
+        net = node_network(build.gpu, build.gpu_count, build.nic, build.nic_count, data.catalogue.speed)
+        speed = multinode_speed_on(data.profiles[mode.run], mode.sizing, build, net, data.catalogue)
+        return _timing(data, mode, build, speed)
+
+    def place_nodes(self, mode: Mode, nodes: list[Node]) -> Assignment:
+        """The next copy of a multi-node mode, on whole servers: its step time is the sizing's own,
+        over the network (ftopt.model.fabric), and `server`, `gpus` are the first node's."""
+        s = mode.sizing
+        template = _assignment(self._data, mode, s.link, None, self._multinode_timing(mode))
+        self._copies[mode.run] += 1
+        return template.model_copy(
+            update={
+                "copy_": self._copies[mode.run],
+                "server": nodes[0].server,
+                "gpus": list(nodes[0].gpus),
+                "nodes": nodes,
+                "step_seconds": round(max(s.compute_seconds, s.transfer_seconds), 4),
+            }
         )
 
 
@@ -276,11 +316,18 @@ def build_plan(
     )
     servers, assignments = [], []
     placed = _Assignments(data)
+    groups: dict[int, tuple[Mode, list[Node]]] = {}
     for number, layout in enumerate(layouts, start=1):
         server_id = f"s{number}"
         servers.append(_server(data, layout, server_id))
+        if layout.group is not None:  # one node of a multi-node copy: placed once all are numbered
+            for mode, gpus in layout.copies:
+                groups.setdefault(layout.group, (mode, []))[1].append(Node(server=server_id, gpus=gpus))
+            continue
         assignments += [placed.place(mode, gpus, layout, server_id) for mode, gpus in layout.copies]
-    total = round(sum(s.price for s in servers), 2)
+    assignments += [placed.place_nodes(mode, nodes) for mode, nodes in groups.values()]
+    fabric = build_fabric(data.catalogue, servers)
+    total = round(sum(s.price for s in servers) + (fabric.price if fabric else 0.0), 2)
     tco = plan_tco(data, servers, total)
     if tco.objective == "tco":
         # The solver's bound is on the TCO; as a bound on the price it keeps the same distance.
@@ -307,4 +354,5 @@ def build_plan(
         servers=servers,
         assignments=assignments,
         notes=_notes(data),
+        fabric=fabric,
     )

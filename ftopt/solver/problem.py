@@ -22,6 +22,7 @@ from ftopt.model.workload import Workload
 from ftopt.solver.builds import Build, enumerate_builds
 from ftopt.solver.configs import HeavyClass, HeavyConfig, HeavyShape, LightBudget, enumerate_configs
 from ftopt.solver.modes import Mode, largest_domains, run_modes
+from ftopt.solver.multinode import MultiNodeOption, add_multinode
 
 
 def compatible(mode: Mode, build: Build) -> bool:
@@ -51,6 +52,7 @@ class ProblemData:
     heavy_classes: list[HeavyClass] = field(default_factory=list)
     configs: list[HeavyConfig] = field(default_factory=list)  # what the model is built from
     safe_configs: list[HeavyConfig] = field(default_factory=list)  # with light copies budgeted
+    multinode: list[MultiNodeOption] = field(default_factory=list)  # copies over whole servers
 
     @property
     def exact(self) -> bool:
@@ -208,4 +210,5 @@ def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
     builds = undominated_builds(build_set.builds, modes)
     data = ProblemData(workload, catalogue, profiles, builds, modes, build_set.excluded)
     _classify(data)
+    add_multinode(data)
     return data

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 
 from ftopt.errors import NoPlanInTimeError
+from ftopt.solver import multinode
 from ftopt.solver.formulation import Formulation, build_formulation
 from ftopt.solver.layout import HeavyServer, ServerLayout, lay_out_build, price_of, right_size
 from ftopt.solver.modes import Mode
@@ -102,11 +103,14 @@ class Outcome:
     proven: bool
     objective: float
     bound: float
+    fabric: float = 0.0  # price of the multi-node fabric's switches and cables
 
     @property
     def price_cents(self) -> float:
         """Price of the servers as right-sized, in cents (infinite when they cannot be built)."""
-        return round(price_of(self.servers) * 100) if self.servers is not None else float("inf")
+        if self.servers is None:
+            return float("inf")
+        return round((price_of(self.servers) + self.fabric) * 100)
 
 
 def _take_heavy(queues: dict[int, list[Mode]], counts: tuple[tuple[int, int], ...]) -> list[Mode]:
@@ -143,7 +147,9 @@ def decode(data: ProblemData, built: Formulation, solver: cp_model.CpSolver) -> 
         servers += lay_out_build(build, heavy, plain, light)
     reserve = data.catalogue.rules.host_ram_reserve_gb
     sized = [right_size(server, reserve) for server in servers]
-    return None if any(s is None for s in sized) else [s for s in sized if s is not None]
+    if any(s is None for s in sized):
+        return None
+    return [s for s in sized if s is not None] + multinode.decode(data, v, solver)
 
 
 def _tie_break(
@@ -186,4 +192,6 @@ def run_model(
         # The tie-breaks never change the price: a short, bounded search, not a second proof.
         seconds = max(0.2, min(deadline - time.perf_counter(), settings.time_limit / 20, TIE_BREAK_CAP_S))
         solver = _tie_break(built, solver, settings, seconds)
-    return Outcome(decode(data, built, solver), proven, objective, bound)
+    servers = decode(data, built, solver)
+    fabric = multinode.fabric_price(data.catalogue, servers) if servers else 0.0
+    return Outcome(servers, proven, objective, bound, fabric)

@@ -22,6 +22,10 @@ class Variables:
     light_copies: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # mode, build
     config_servers: dict[int, cp_model.IntVar] = field(default_factory=dict)  # heavy configuration
     heavy_copies: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # mode, class
+    # Multi-node copies (solver/multinode.py): per mode (one build each), and the servers they take.
+    multinode_copies: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    multinode_servers: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    fabric_cents: cp_model.LinearExprT = 0
 
     def all(self) -> list[cp_model.IntVar]:
         """Every variable, for hints."""
@@ -30,15 +34,18 @@ class Variables:
             *self.light_copies.values(),
             *self.config_servers.values(),
             *self.heavy_copies.values(),
+            *self.multinode_copies.values(),
+            *self.multinode_servers.values(),
         ]
 
     def copies_by_option(self) -> list[tuple[int, cp_model.IntVar]]:
         """(mode, count) for every placement variable, light and heavy."""
-        return [(o, x) for (o, _), x in [*self.light_copies.items(), *self.heavy_copies.items()]]
+        pairs = [(o, x) for (o, _), x in [*self.light_copies.items(), *self.heavy_copies.items()]]
+        return pairs + list(self.multinode_copies.items())
 
     def servers(self) -> list[cp_model.IntVar]:
         """All server counts: summed, the number of servers."""
-        return [*self.plain_servers.values(), *self.config_servers.values()]
+        return [*self.plain_servers.values(), *self.config_servers.values(), *self.multinode_servers.values()]
 
 
 def make_variables(model: cp_model.CpModel, data: ProblemData) -> Variables:

@@ -40,6 +40,12 @@ def _host_lines(data: ProblemData, plan: Plan) -> list[Finding]:
     rules, lines = data.catalogue.rules, list[Finding]()
     on_server: dict[str, list[Assignment]] = {}
     for a in plan.assignments:  # grouped once: a per-server scan is quadratic on 2,000-copy bids
+        if a.multinode:  # each server of a multi-node copy holds its share of RAM and checkpoints
+            k = len(a.nodes)
+            share = a.model_copy(update={"host_ram_gb": a.host_ram_gb / k, "nvme_gb": a.nvme_gb / k})
+            for node in a.nodes:
+                on_server.setdefault(node.server, []).append(share)
+            continue
         on_server.setdefault(a.server, []).append(a)
     for server in plan.servers:
         held = on_server.get(server.id, [])
@@ -71,13 +77,13 @@ def _memory_lines(data: ProblemData, plan: Plan) -> list[Finding]:
     runs = {p.run.name: p.run for p in data.profiles}
     for a in plan.assignments:
         run = runs[a.run]
-        if run.gpus == "auto" and len(a.gpus) > 1 and a.run not in seen:
+        if run.gpus == "auto" and a.gpu_count > 1 and a.run not in seen:
             seen.add(a.run)
             lines.append(
                 finding(
                     FindingKind.MULTI_GPU,
                     a.run,
-                    gpus=len(a.gpus),
+                    gpus=a.gpu_count,
                     gpu=_server_gpu(plan, a.server),
                     strategy=a.strategy.value,
                     per_gpu_gb=a.memory_per_gpu_gb.total,

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
-from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu
+from ftopt.model.fabric import Network, intra_bus_gbps, node_bus_gbps, size_multinode
+from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu, Nic
 from ftopt.model.plan import Assignment, Plan, Server
 from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
 from ftopt.model.topology import build_graph as topology_graph
@@ -40,6 +41,7 @@ class Parts:
     boot_drive: Drive | None
     bridge: Bridge | None
     feed: Feed | None
+    nic: Nic | None = None
 
     @property
     def subject(self) -> str:
@@ -74,6 +76,7 @@ def resolve(server: Server, catalogue: Catalogue) -> Parts:
         boot_drive=c.drive(server.boot_drive) if c.has("drives", server.boot_drive) else None,
         bridge=_find_bridge(c, server.bridge),
         feed=c.feed(server.feed) if c.has("feeds", server.feed) else None,
+        nic=c.nic(server.nic) if server.nic and c.has("nics", server.nic) else None,
     )
 
 
@@ -91,7 +94,7 @@ def build_graph(parts: Parts) -> nx.Graph | None:
     return topology_graph(reference_topology(server.gpu_count, gpu.pcie_gbps, size, nvlink))
 
 
-SizingKey = tuple[str, str, int, str, str, str]
+SizingKey = tuple[str, str, int, str, str, str, int, str | None, int]
 
 
 @dataclass
@@ -140,9 +143,10 @@ class Context:
         """
         run = self.runs.get(assignment.run)
         parts = self.parts.get(assignment.server)
-        gpus = len(assignment.gpus)
+        gpus = assignment.gpu_count
         if run is None or parts is None or parts.gpu is None or not 1 <= gpus <= MAX_GRAPH_GPUS:
             return None
+        multi = assignment.multinode
         key: SizingKey = (
             run.name,
             parts.gpu.id,
@@ -150,7 +154,12 @@ class Context:
             str(assignment.strategy),
             str(assignment.optimizer),
             str(assignment.offload),
+            parts.server.gpu_count if multi else 0,
+            parts.server.nic if multi else None,
+            parts.server.nic_count if multi else 0,
         )
+        if key not in self._sizings and multi:
+            self._sizings[key] = self._multinode_sizing(assignment, run, parts)
         if key not in self._sizings:
             profile = self.profile(run)
             self._sizings[key] = (
@@ -168,9 +177,32 @@ class Context:
             )
         return self._sizings[key]
 
+    def _multinode_sizing(self, a: Assignment, run: Run, parts: Parts) -> Sizing | None:
+        """A copy over several servers, sized at its shard count with its first node's network (the
+        multinode rules check that every node is the same build with the same NICs)."""
+        profile, gpu, nic = self.profile(run), parts.gpu, parts.nic
+        n, nics = parts.server.gpu_count, parts.server.nic_count
+        if profile is None or gpu is None or nic is None or nics < 1 or n < 1 or a.gpu_count % n:
+            return None
+        speed = self.catalogue.speed
+        net = Network(n, intra_bus_gbps(gpu, n, speed), node_bus_gbps(nic, nics, speed))
+        return size_multinode(profile, gpu, a.gpu_count, a.strategy, a.optimizer, self.workload.sizing, net)
+
     def copies_by_server(self) -> dict[str, list[tuple[Assignment, Sizing | None]]]:
-        """Each server id's copies with their re-sizings."""
+        """Each server id's copies with their re-sizings; a multi-node copy appears on each of its
+        servers with that server's share of its host RAM and NVMe."""
         grouped: dict[str, list[tuple[Assignment, Sizing | None]]] = defaultdict(list)
         for assignment in self.plan.assignments:
-            grouped[assignment.server].append((assignment, self.sizing(assignment)))
+            sizing = self.sizing(assignment)
+            if not assignment.multinode:
+                grouped[assignment.server].append((assignment, sizing))
+                continue
+            k = len(assignment.nodes)
+            share = (
+                replace(sizing, host_ram_gb=sizing.host_ram_gb / k, nvme_gb=sizing.nvme_gb / k)
+                if sizing is not None
+                else None
+            )
+            for server in dict.fromkeys(node.server for node in assignment.nodes):
+                grouped[server].append((assignment, share))
         return grouped

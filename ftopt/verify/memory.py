@@ -41,6 +41,8 @@ def check_gpu_memory(ctx: Context) -> Iterator[Violation]:
 
 def _step_seconds(ctx: Context, a: Assignment, sizing: Sizing) -> float | None:
     """Step time on the server's actual interconnect, or None if its GPUs cannot be placed on it."""
+    if a.multinode:  # over the network: the sizing's own transfer time (ftopt.model.fabric)
+        return max(sizing.compute_seconds, sizing.transfer_seconds)
     graph = ctx.graphs.get(a.server)
     if graph is None or len(set(a.gpus)) != len(a.gpus):
         return None
@@ -132,16 +134,16 @@ def check_offload(ctx: Context) -> Iterator[Violation]:
 
 
 def check_gpu_count(ctx: Context) -> Iterator[Violation]:
-    """A copy uses the run's GPU count when fixed, else 1, 2, 4 or 8."""
+    """A copy uses the run's GPU count when fixed, else 1, 2, 4, 8, 16, 32 or 64 (all its nodes')."""
     for a in ctx.plan.assignments:
         run = ctx.runs.get(a.run)
         if run is None:
             continue
         choices = gpu_count_choices(run)
-        if len(a.gpus) not in choices:
+        if a.gpu_count not in choices:
             yield Violation(
                 "gpu-count",
                 copy_subject(a),
-                f"{len(a.gpus)} GPUs",
+                f"{a.gpu_count} GPUs",
                 f"run (gpus {run.gpus}) allows {', '.join(map(str, choices))}",
             )

@@ -26,6 +26,8 @@ def expected_quantities(server: Server) -> Counter[str]:
     quantities[server.dimm] += server.dimm_count
     quantities[server.data_drive] += server.data_drive_count
     quantities[server.boot_drive] += 1
+    if server.nic is not None:
+        quantities[server.nic] += server.nic_count
     return quantities
 
 
@@ -94,11 +96,13 @@ def check_server_price(ctx: Context) -> Iterator[Violation]:
 
 
 def check_total_price(ctx: Context) -> Iterator[Violation]:
-    """The plan's price is the sum of its servers'."""
-    total = sum(s.price for s in ctx.plan.servers)
+    """The plan's price is the sum of its servers' and its fabric's."""
+    fabric = ctx.plan.fabric.price if ctx.plan.fabric else 0.0
+    total = sum(s.price for s in ctx.plan.servers) + fabric
     if not close(ctx.plan.total_price, total, CENT):
+        tail = " and its fabric" if ctx.plan.fabric else ""
         yield Violation(
-            "total-price", "plan", money(ctx.plan.total_price), f"its servers sum to {money(total)}"
+            "total-price", "plan", money(ctx.plan.total_price), f"its servers{tail} sum to {money(total)}"
         )
 
 

@@ -25,7 +25,8 @@ def server_power_w(p: Parts, overhead: float) -> int | None:
     s = p.server
     if p.gpu is None or p.cpu is None:
         return None
-    return math.ceil((s.gpu_power_cap_w * s.gpu_count + p.cpu.tdp_w * s.cpu_count) * (1 + overhead))
+    nics = math.ceil(s.nic_count * p.nic.power_w) if p.nic else 0  # fabric NICs at their own rating
+    return math.ceil((s.gpu_power_cap_w * s.gpu_count + p.cpu.tdp_w * s.cpu_count) * (1 + overhead)) + nics
 
 
 def check_power_cap(ctx: Context) -> Iterator[Violation]:
@@ -52,7 +53,9 @@ def check_power_estimate(ctx: Context) -> Iterator[Violation]:
                 p.subject,
                 f"{s.power_w} W",
                 f"(cards {s.gpu_count} × {s.gpu_power_cap_w} W + CPUs {s.cpu_count} × {p.cpu.tdp_w} W)"
-                f" × {num(1 + overhead)} = {power} W",
+                f" × {num(1 + overhead)}"
+                + (f" + NICs {s.nic_count} × {num(p.nic.power_w)} W" if p.nic and s.nic_count else "")
+                + f" = {power} W",
             )
 
 

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ftopt.model.fabric import multinode_copy_speed, node_network
 from ftopt.model.plan import Assignment
+from ftopt.model.sizing import RunProfile, Sizing
 from ftopt.model.speed import Speed, estimate_speed, hours_to_train
 from ftopt.model.stack import LinkKind
 from ftopt.model.timing import copy_host
 from ftopt.model.topology import gpu_node, link_kind
-from ftopt.verify.context import Context, copy_subject
+from ftopt.verify.context import Context, Parts, copy_subject
 from ftopt.verify.violation import Violation, close, money, num
 
 #: Reported hours and tokens per second are rounded (hours to 1e-6, tokens/s to 0.1): both are
@@ -59,6 +61,8 @@ def copy_speed(ctx: Context, assignment: Assignment) -> Speed | None:
     if any(gpu_node(i) not in graph for i in assignment.gpus):
         return None  # the gpu-index rule reports it
     server = parts.server
+    if assignment.multinode:
+        return _multinode_speed(ctx, assignment, sizing, profile, parts)
     host = copy_host(
         parts.cpu.memory_channels,
         parts.cpu.cores * server.cpu_count,
@@ -68,6 +72,21 @@ def copy_speed(ctx: Context, assignment: Assignment) -> Speed | None:
     )
     link = _link(ctx, assignment)
     return estimate_speed(profile, sizing, parts.gpu, profile.stack, constants, host, link=link)
+
+
+def _multinode_speed(
+    ctx: Context, assignment: Assignment, sizing: Sizing, profile: RunProfile, parts: Parts
+) -> Speed | None:
+    """A multi-node copy's speed on its first node's servers: all their GPUs, their NICs, the network."""
+    server, constants, catalogue = parts.server, ctx.catalogue.speed, ctx.catalogue
+    if server.nic is None or not catalogue.has("nics", server.nic) or parts.gpu is None or parts.cpu is None:
+        return None  # the nic rule reports it
+    if constants is None:
+        return None
+    cores = parts.cpu.cores * server.cpu_count
+    host = copy_host(parts.cpu.memory_channels, cores, server.gpu_count, server.gpu_count, constants)
+    net = node_network(parts.gpu, server.gpu_count, catalogue.nic(server.nic), server.nic_count, constants)
+    return multinode_copy_speed(profile, sizing, parts.gpu, host, net, constants)
 
 
 def check_deadlines(ctx: Context) -> Iterator[Violation]:
@@ -142,10 +161,14 @@ def check_tco(ctx: Context) -> Iterator[Violation]:
         yield Violation(
             "tco", "plan", f"energy cost {money(tco.energy_cost)}", f"{money(cost)} at the servers' draw"
         )
-    purchase = sum(server.price for server in plan.servers)  # total-price checks the plan's own figure
+    # total-price checks the plan's own figures; the purchase is the servers and the fabric
+    purchase = sum(server.price for server in plan.servers) + (plan.fabric.price if plan.fabric else 0.0)
     if not close(tco.purchase, purchase, CENT):
         yield Violation(
-            "tco", "plan", f"purchase {money(tco.purchase)}", f"its servers sum to {money(purchase)}"
+            "tco",
+            "plan",
+            f"purchase {money(tco.purchase)}",
+            f"its servers and fabric sum to {money(purchase)}",
         )
     if not close(tco.total, tco.purchase + tco.energy_cost, CENT):
         yield Violation(

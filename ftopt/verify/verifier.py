@@ -12,14 +12,14 @@ from collections.abc import Callable, Iterable
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.workload import Workload
-from ftopt.verify import components, host, memory, nvlink, placement, prices, site, timing
+from ftopt.verify import components, host, memory, multinode, nvlink, placement, prices, site, timing
 from ftopt.verify.context import Context
 from ftopt.verify.violation import Violation
 
 Rule = Callable[[Context], Iterable[Violation]]
 
-#: The rules in the order their violations are listed: parts, placement, memory, NVLink, host, site,
-#: money, time.
+#: The rules in the order their violations are listed: parts, placement, memory, NVLink, multi-node
+#: and fabric, host, site, money, time.
 RULES: tuple[Rule, ...] = (
     components.check_catalogue_ids,
     components.check_server_fields,
@@ -43,6 +43,12 @@ RULES: tuple[Rule, ...] = (
     nvlink.check_nvlink_domains,
     nvlink.check_sharded_domains,
     nvlink.check_link_report,
+    multinode.check_multinode_nodes,
+    multinode.check_whole_servers,
+    multinode.check_multinode_strategy,
+    multinode.check_nics,
+    multinode.check_fabric_ports,
+    multinode.check_fabric_price,
     host.check_host_ram,
     host.check_cores,
     host.check_sockets,

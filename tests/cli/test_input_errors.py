@@ -135,7 +135,16 @@ def test_run_name_used_twice(tmp_path: Path) -> None:
 def test_gpus_three(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD_RUN + "    gpus: 3\n")
     line = error_line(estimate(str(path)))
-    assert line == f"ftopt: {path}:5: runs[0].gpus: expected auto or one of 1, 2, 4, 8"
+    assert line == f"ftopt: {path}:5: runs[0].gpus: expected auto or one of 1, 2, 4, 8, 16, 32, 64"
+
+
+@pytest.mark.parametrize("gpus", ["12", "128", "24"])
+def test_gpus_not_a_multi_node_count(tmp_path: Path, gpus: str) -> None:
+    """Multi-node counts are powers of two from 16 to 64; anything else exits 2 like the rest."""
+    path = write(tmp_path, GOOD_RUN + f"    gpus: {gpus}\n")
+    result = estimate(str(path))
+    assert result.exit_code == 2
+    assert "expected auto or one of 1, 2, 4, 8, 16, 32, 64" in error_line(result)
 
 
 def test_offload_cpu_with_lora(tmp_path: Path) -> None:

@@ -100,3 +100,31 @@ def test_full_70b_offload_shows_the_hours_its_cheap_plan_needs():
     (copy,) = plan.assignments
     assert (server.gpu, server.gpu_count, copy.offload) == ("rtx-pro-6000-se", 2, "cpu")
     assert copy.hours is not None and copy.hours > 100  # CPU Adam bounds the step
+
+
+def test_405b_full_spans_several_hgx_servers_with_their_fabric():
+    """Nothing holds 405B's states on one server: one copy over whole HGX systems, NICs on each,
+    a leaf switch for their ports, all in the price."""
+    plan = solved("405b-full")
+    (copy,) = plan.assignments
+    assert copy.multinode and copy.gpu_count in (16, 32, 64) and copy.link == "network"
+    assert len(plan.servers) == len(copy.nodes) == copy.gpu_count // 8
+    assert all(s.chassis.startswith("hgx-") and s.nic_count == 8 for s in plan.servers)
+    assert plan.fabric is not None and plan.fabric.nic_ports == 8 * len(plan.servers)
+    assert plan.total_price == round(sum(s.price for s in plan.servers) + plan.fabric.price, 2)
+
+
+def test_multinode_70b_deadline_puts_it_on_two_servers_for_sixteen_gpus():
+    # One HGX B200 system holds the copy but needs about 54 h; the 48 h deadline asks for two.
+    plan = solved("multinode-70b")
+    (copy,) = plan.assignments
+    assert copy.gpu_count == 16 and len(copy.nodes) == 2 and copy.optimizer == "adamw-32bit"
+    assert copy.strategy in ("fsdp", "hsdp") and plan.fabric is not None
+    assert copy.hours is not None and copy.hours <= 48 and plan.makespan_hours == copy.hours
+    catalogue = load_catalogue()
+    workload = load_workload(EXAMPLES / "multinode-70b.yaml", catalogue)
+    (run,) = workload.runs
+    relaxed = workload.model_copy(update={"runs": (run.model_copy(update={"deadline_hours": None}),)})
+    alone = solve(relaxed, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    (single,) = alone.assignments
+    assert len(single.nodes) == 1 and single.hours is not None and single.hours > 48

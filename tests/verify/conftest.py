@@ -114,6 +114,15 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
         },
         {},
     ),
+    # Multi-node (issue 14): a Llama 3.1 405B full fine-tune over 32 B200 in four HGX systems, each
+    # with eight ConnectX-7 NICs, joined by one leaf switch.
+    "multinode-405b": (
+        {
+            "runs": [{"name": "l405-full", "model": "llama-3.1-405b", "method": "full", "seq_len": 4096}],
+            "site": {"feed": "400v-3p-32a"},
+        },
+        {},
+    ),
     # ZeRO-Offload: three single-card 8B full fine-tunes keep their optimiser states in host RAM.
     "offload": (
         {
@@ -246,6 +255,9 @@ def rebuilt(old: Server, catalogue: Catalogue, **update: Any) -> Server:
     ]
     if bridge:
         lines.insert(2, _line(catalogue, bridge.id, bridge.name, s.gpu_count // bridge.size))
+    nic = catalogue.nic(s.nic) if s.nic else None
+    if nic:
+        lines.append(_line(catalogue, nic.id, nic.name, s.nic_count))
     return s.model_copy(
         update={
             "cores": cpu.cores * s.cpu_count,
@@ -254,9 +266,8 @@ def rebuilt(old: Server, catalogue: Catalogue, **update: Any) -> Server:
             "nvme_tb": round(drive.tb * s.data_drive_count, 2),
             "bridge_count": s.gpu_count // bridge.size if bridge else 0,
             "nvlink_domains": nvlink_domains(graph),
-            "power_w": math.ceil(
-                (s.gpu_power_cap_w * s.gpu_count + cpu.tdp_w * s.cpu_count) * (1 + overhead)
-            ),
+            "power_w": math.ceil((s.gpu_power_cap_w * s.gpu_count + cpu.tdp_w * s.cpu_count) * (1 + overhead))
+            + (math.ceil(s.nic_count * nic.power_w) if nic else 0),
             "feed_usable_w": catalogue.feed(s.feed).usable_w,
             "max_inlet_c": min(gpu.max_inlet_c, chassis.max_inlet_c),
             "price": round(sum(line.price for line in lines), 2),

@@ -1,0 +1,223 @@
+"""Rules on copies bigger than one server and on the fabric that joins their servers.
+
+A multi-node copy lists its `nodes` (server and GPUs each; `server` and `gpus` are the first's). Its
+servers are one build, each holding all its GPUs for the copy and nothing else, each carrying fabric
+NICs; it trains fsdp (sharded over all its GPUs) or hsdp (sharded inside each server), which the
+memory rules re-size at that shard count (`Context.sizing`). The plan's `fabric` must have switch
+ports for every NIC port and, with spines, for every leaf–spine link (leaves with half their ports
+up, non-blocking), cables for every link, and a price that is the sum of its lines at the price
+list's unit prices. The arithmetic is re-derived here from the plan's ids and counts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterator
+
+from ftopt.model.plan import Assignment, Fabric
+from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, Strategy
+from ftopt.verify.context import Context, copy_subject
+from ftopt.verify.violation import CENT, Violation, close, money
+
+NETWORK = "network"
+
+
+def _multinode(ctx: Context) -> Iterator[Assignment]:
+    yield from (a for a in ctx.plan.assignments if a.multinode)
+
+
+def _build_of(ctx: Context, server_id: str) -> tuple[object, ...] | None:
+    p = ctx.parts.get(server_id)
+    if p is None:
+        return None
+    s = p.server
+    return (s.chassis, s.gpu, s.gpu_count, s.cpu, s.bridge, s.gpu_power_cap_w, s.nic, s.nic_count)
+
+
+def _node_faults(ctx: Context, a: Assignment) -> Iterator[tuple[str, str]]:
+    first = a.nodes[0]
+    if (first.server, first.gpus) != (a.server, a.gpus):
+        yield f"server {a.server} GPUs {a.gpus}", f"the first node's: {first.server} {first.gpus}"
+    servers = [n.server for n in a.nodes]
+    twice = sorted(s for s, n in Counter(servers).items() if n > 1)
+    if twice:
+        yield f"server {', '.join(twice)} listed twice", "each node a different server"
+    missing = [s for s in servers if s not in ctx.parts]
+    if missing:
+        yield f"node on server {missing[0]!r}", "no such server in the plan"
+    builds = {_build_of(ctx, s) for s in servers if s in ctx.parts}
+    if len(builds) > 1:
+        yield f"nodes on {len(builds)} different builds", "every node the same build"
+    if a.gpu_count not in MULTI_NODE_COUNTS:
+        yield f"{a.gpu_count} GPUs over {len(a.nodes)} servers", f"{', '.join(map(str, MULTI_NODE_COUNTS))}"
+    if a.link != NETWORK:
+        yield f"link {a.link}", f"its servers talk over the {NETWORK}"
+
+
+def check_multinode_nodes(ctx: Context) -> Iterator[Violation]:
+    """A multi-node copy's nodes are distinct servers of the plan, all of one build, the first being
+    its `server` and `gpus`; it takes a multi-node GPU count and reports the network as its link."""
+    for a in _multinode(ctx):
+        for found, allowed in _node_faults(ctx, a):
+            yield Violation("multinode-nodes", copy_subject(a), found, allowed)
+
+
+def check_whole_servers(ctx: Context) -> Iterator[Violation]:
+    """Every node holds all its server's GPUs for the copy, and no other copy trains there."""
+    holders: dict[str, list[Assignment]] = {}
+    for a in ctx.plan.assignments:
+        for server in dict.fromkeys(n.server for n in a.nodes) if a.multinode else (a.server,):
+            holders.setdefault(server, []).append(a)
+    for a in _multinode(ctx):
+        for node in a.nodes:
+            p = ctx.parts.get(node.server)
+            if p is None:
+                continue
+            if sorted(node.gpus) != list(range(p.server.gpu_count)):
+                yield Violation(
+                    "multinode-servers",
+                    copy_subject(a),
+                    f"GPUs {node.gpus} of server {node.server}",
+                    f"all its {p.server.gpu_count} GPUs",
+                )
+            others = [copy_subject(b) for b in holders.get(node.server, []) if b is not a]
+            if others:
+                yield Violation(
+                    "multinode-servers",
+                    copy_subject(a),
+                    f"server {node.server} also holds {', '.join(others)}",
+                    "a multi-node copy's servers hold nothing else",
+                )
+
+
+def check_multinode_strategy(ctx: Context) -> Iterator[Violation]:
+    """Multi-node copies shard (fsdp over all GPUs, hsdp inside each server) without CPU offload;
+    hsdp only over several servers."""
+    for a in ctx.plan.assignments:
+        if a.multinode and (a.strategy not in (Strategy.FSDP, Strategy.HSDP) or a.offload != Offload.NONE):
+            yield Violation(
+                "multinode-strategy",
+                copy_subject(a),
+                f"{a.strategy}, offload {a.offload} over {len(a.nodes)} servers",
+                "fsdp or hsdp, offload none",
+            )
+        elif not a.multinode and a.strategy == Strategy.HSDP:
+            yield Violation("multinode-strategy", copy_subject(a), "hsdp on one server", "hsdp spans servers")
+
+
+def check_nics(ctx: Context) -> Iterator[Violation]:
+    """Servers of multi-node copies carry catalogue NICs, one per GPU or per NIC slot of the chassis."""
+    nodes = {n.server for a in _multinode(ctx) for n in a.nodes}
+    for p in ctx.servers():
+        s = p.server
+        if s.nic is not None and p.nic is None:
+            yield Violation("nic", p.subject, f"nic {s.nic!r}", "no such NIC in the catalogue")
+            continue
+        slots = len(p.chassis.nic_slots) if p.chassis else s.nic_count
+        want = min(s.gpu_count, slots)
+        if s.id in nodes and (s.nic is None or s.nic_count != want or want == 0):
+            found = f"{s.nic_count} × {s.nic}" if s.nic else "no fabric NICs"
+            yield Violation(
+                "nic", p.subject, found, f"a multi-node server carries {want} (one per GPU, ≤ NIC slots)"
+            )
+        elif s.nic_count > slots:
+            yield Violation("nic", p.subject, f"{s.nic_count} NICs", f"{s.chassis} has {slots} NIC slots")
+
+
+def _port_faults(ctx: Context, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    c = ctx.catalogue
+    networked = {p.server.id: p for p in ctx.servers() if p.server.nic_count and p.nic is not None}
+    ports = sum(p.server.nic_count * p.nic.ports for p in networked.values() if p.nic)
+    if fabric.nic_ports != ports:
+        yield f"nic_ports {fabric.nic_ports}", f"the servers' NICs have {ports} ports"
+    stated = {k: v for k, v in fabric.nics_per_server.items() if v}
+    if stated != {sid: p.server.nic_count for sid, p in networked.items()}:
+        yield f"nics_per_server {stated}", "the servers' nic_count"
+    links = {group.joins: group for group in fabric.links}
+    down = links.get("switch-nic")
+    up_links = links["switch-switch"].links if "switch-switch" in links else 0
+    if down is None or down.links != ports:
+        yield f"{down.links if down else 0} NIC links", f"one per NIC port: {ports}"
+    roles = {sw.role: sw for sw in fabric.switches}
+    leaf, spine = roles.get("leaf"), roles.get("spine")
+    if leaf is None or not c.has("switches", leaf.id) or (spine and not c.has("switches", spine.id)):
+        yield (
+            "switches " + ", ".join(f"{sw.count} × {sw.id} ({sw.role})" for sw in fabric.switches),
+            ("catalogue leaf switches, and spines of a catalogue model"),
+        )
+        return
+    radix = c.switch(leaf.id).ports
+    if leaf.count * radix < ports + up_links:
+        yield (
+            f"{leaf.count} × {leaf.id} leaves ({leaf.count * radix} ports)",
+            f"{ports + up_links} ports in use",
+        )
+    if spine is None and (leaf.count > 1 or up_links):
+        yield f"{leaf.count} leaves without spines", "one leaf, or leaves joined by spines"
+    if spine is not None:
+        if up_links < ports or up_links < leaf.count * (radix // 2):
+            yield f"{up_links} leaf–spine links", f"non-blocking: half of every leaf's ports, ≥ {ports}"
+        if spine.count * c.switch(spine.id).ports < up_links:
+            yield f"{spine.count} × {spine.id} spines", f"ports for {up_links} uplinks"
+    for group in fabric.links:
+        cable = c.cable(group.cable) if c.has("cables", group.cable) else None
+        if cable is None or cable.joins != group.joins or group.cables * cable.links < group.links:
+            carried = group.cables * cable.links if cable else 0
+            yield f"{group.cables} × {group.cable} for {group.links} {group.joins} links", f"carry {carried}"
+
+
+def check_fabric_ports(ctx: Context) -> Iterator[Violation]:
+    """A plan with multi-node copies has a fabric whose switch ports hold every NIC port and, with
+    spines, every leaf–spine link (non-blocking), with cables for every link."""
+    fabric = ctx.plan.fabric
+    if fabric is None:
+        if any(True for _ in _multinode(ctx)):
+            yield Violation("fabric-ports", "plan", "no fabric", "multi-node copies need one")
+        return
+    for found, allowed in _port_faults(ctx, fabric):
+        yield Violation("fabric-ports", "fabric", found, allowed)
+
+
+def _expected_lines(fabric: Fabric) -> Counter[str]:
+    quantities: Counter[str] = Counter()
+    for sw in fabric.switches:
+        quantities[sw.id] += sw.count
+    for group in fabric.links:
+        quantities[group.cable] += group.cables
+    return quantities
+
+
+def check_fabric_price(ctx: Context) -> Iterator[Violation]:
+    """The fabric's lines are its switches and cables at price-list unit prices, and its price their sum."""
+    fabric = ctx.plan.fabric
+    if fabric is None:
+        return
+    billed: Counter[str] = Counter()
+    for line in fabric.bill_of_materials:
+        billed[line.item] += line.quantity
+        unit = ctx.catalogue.price(line.item).amount if _priced(ctx, line.item) else None
+        if unit is None or not close(line.unit_price, unit, CENT):
+            wanted = f"price list says {money(unit)}" if unit is not None else "no such priced item"
+            yield Violation("fabric-price", "fabric", f"{line.item} at {money(line.unit_price)}", wanted)
+        if not close(line.price, line.unit_price * line.quantity, CENT):
+            yield Violation(
+                "fabric-price", "fabric", f"{line.item} line {money(line.price)}", f"{line.quantity} × unit"
+            )
+    expected = _expected_lines(fabric)
+    for item in sorted(set(billed) | set(expected)):
+        if billed[item] != expected[item]:
+            yield Violation(
+                "fabric-price", "fabric", f"{billed[item]} × {item} billed", f"it has {expected[item]}"
+            )
+    total = sum(line.price for line in fabric.bill_of_materials)
+    if not close(fabric.price, total, CENT) or math.isnan(fabric.price):
+        yield Violation("fabric-price", "fabric", money(fabric.price), f"its lines sum to {money(total)}")
+
+
+def _priced(ctx: Context, item: str) -> bool:
+    try:
+        ctx.catalogue.price(item)
+    except KeyError:
+        return False
+    return True
