@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from ftopt.errors import NoPlanInTimeError
 from ftopt.solver.formulation import Formulation, build_formulation
+from ftopt.solver.greedy import Hint
 from ftopt.solver.layout import HeavyServer, ServerLayout, lay_out_build, price_of, right_size
 from ftopt.solver.modes import Mode
 from ftopt.solver.objective import tie_break_expression
@@ -102,6 +102,7 @@ class Outcome:
     proven: bool
     objective: float
     bound: float
+    found: bool = True  # False: the search found no plan in time (servers None, bound still valid)
 
     @property
     def price_cents(self) -> float:
@@ -161,15 +162,34 @@ def _tie_break(
     return solver if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else first
 
 
+def add_hint(built: Formulation, hint: Hint) -> None:
+    """The greedy plan as CP-SAT's first guess; every variable it does not mention is hinted 0."""
+    v, model = built.variables, built.model
+    for f, var in v.plain_servers.items():
+        model.add_hint(var, hint.plain.get(f, 0))
+    for key, var in v.light_copies.items():
+        model.add_hint(var, hint.light.get(key, 0))
+    for c, var in v.config_servers.items():
+        model.add_hint(var, hint.config.get(c, 0))
+    for key, var in v.heavy_copies.items():
+        model.add_hint(var, hint.heavy.get(key, 0))
+
+
 def run_model(
     data: ProblemData,
     settings: SolveSettings,
     deadline: float,
     on_progress: Callable[[Progress], None] | None = None,
+    hint: Hint | None = None,
 ) -> Outcome | None:
-    """Minimise the price of `data`'s model until `deadline`; None when the model is infeasible."""
+    """Minimise the price of `data`'s model until `deadline`; None when the model is infeasible.
+
+    When the time runs out before a first plan, the outcome has `found` False and the search's
+    lower bound."""
     built = build_formulation(data)
     built.enforce_all()
+    if hint is not None:
+        add_hint(built, hint)
     solver = make_solver(settings, max(0.05, deadline - time.perf_counter()))
     status = solver.solve(built.model, _Reporter(on_progress) if on_progress else None)
     if status == cp_model.MODEL_INVALID:
@@ -177,9 +197,7 @@ def run_model(
     if status == cp_model.INFEASIBLE:
         return None
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise NoPlanInTimeError(
-            f"no plan found within the time limit of {settings.time_limit:g} s; raise --time-limit"
-        )
+        return Outcome(None, False, float("inf"), solver.best_objective_bound, found=False)
     objective, bound = solver.objective_value, solver.best_objective_bound
     proven = status == cp_model.OPTIMAL
     if proven:
