@@ -23,6 +23,7 @@ enough.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -33,6 +34,7 @@ from ftopt.solver.modes import Mode
 from ftopt.solver.problem import ProblemData, compatible
 
 _K = TypeVar("_K")
+_Finder = Callable[[float], RamTier | None]
 
 
 @dataclass
@@ -69,12 +71,15 @@ def _place(server: _Open, mode: Mode) -> None:
     server.copies.append(mode)
 
 
-def _new_server(modes: list[Mode], builds: list[Build], reserve: int) -> _Open | None:
+def _new_server(modes: list[Mode], builds: list[Build], reserve: int, rams: list[_Finder]) -> _Open | None:
     """The cheapest build, RAM and disk that hold one copy alone (more GPUs, then less memory, on ties)."""
     best: tuple[tuple[float, int, float, str], _Open] | None = None
-    for build in builds:
+    cards = {o.gpu for o in modes}
+    for build, ram_for in zip(builds, rams, strict=True):
+        if build.gpu.id not in cards:
+            continue
         for mode in (o for o in modes if compatible(o, build)):
-            ram = tier_finder(build.ram_upgrades)(math.ceil(mode.host_ram_gb) + reserve)
+            ram = ram_for(math.ceil(mode.host_ram_gb) + reserve)
             disk = next((t for t in build.disk_upgrades if math.floor(t.gb) >= math.ceil(mode.nvme_gb)), None)
             if ram is None or disk is None:
                 continue
@@ -104,6 +109,7 @@ def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
         for r in range(len(data.profiles))
     ]
     need = [min((memory_need(o) for o in modes), default=math.inf) for modes in by_run]
+    rams = [tier_finder(build.ram_upgrades) for build in data.builds]
     servers: list[_Open] = []
     room: list[_Open] = []  # servers with a free GPU, in opening order
     for run in sorted(range(len(by_run)), key=lambda r: (-need[r], r)):
@@ -124,7 +130,7 @@ def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
                         break
                 cursor += 1
             if not placed:
-                new = _new_server(modes, data.builds, reserve)
+                new = _new_server(modes, data.builds, reserve, rams)
                 if new is None:
                     return None
                 _place(new, next(o for o in modes if _fits(new, o, reserve)))
