@@ -156,6 +156,21 @@ def _bump(counts: dict[_K, int], key: _K) -> None:
     counts[key] = counts.get(key, 0) + 1
 
 
+def _light_stand_in(
+    data: ProblemData,
+    o: int | None,
+    f: int,
+    pool: set[tuple[int, int]],
+    heavy_class: dict[tuple[int, int], int],
+    stand_in: dict[tuple[int, int], int],
+) -> int | None:
+    """A mode the model dropped as dominated on build f stands in as its run's light mode there with
+    the fewest GPUs: light copies need only GPUs, so fewer keep every block count met."""
+    if o is None or (o, f) in pool or (o, f) in heavy_class:
+        return o
+    return stand_in.get((data.modes[o].run, f), o)
+
+
 def hint(data: ProblemData, servers: list[ServerLayout]) -> Hint:
     """The model's counts for `servers`: plain servers and light copies per build, heavy copies per
     class and one configuration per server that holds any. A server whose copies or configuration
@@ -163,6 +178,15 @@ def hint(data: ProblemData, servers: list[ServerLayout]) -> Hint:
     build_index = {id(b): f for f, b in enumerate(data.builds)}
     mode_index = {id(o): i for i, o in enumerate(data.modes)}
     pool = set(data.pool)
+    stand_in: dict[tuple[int, int], int] = {}  # (run, build): its light mode needing fewest GPUs
+    for o, on in data.pool:
+        key, mode = (data.modes[o].run, on), data.modes[o]
+        held = stand_in.get(key)
+        if held is None or (mode.gpus, mode.preference) < (
+            data.modes[held].gpus,
+            data.modes[held].preference,
+        ):
+            stand_in[key] = o
     heavy_class = {(o, c.build): k for k, c in enumerate(data.heavy_classes) for o in c.modes}
     configs = {(c.build, c.heavy, bool(c.free_blocks)): i for i, c in enumerate(data.configs)}
     out = Hint()
@@ -172,6 +196,7 @@ def hint(data: ProblemData, servers: list[ServerLayout]) -> Hint:
         if f is None or any(o is None for o in modes):
             out.complete = False
             continue
+        modes = [_light_stand_in(data, o, f, pool, heavy_class, stand_in) for o in modes]
         light = [o for o in modes if o is not None and (o, f) in pool]
         heavy = [
             (o, heavy_class[o, f])
