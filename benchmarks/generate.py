@@ -74,6 +74,8 @@ class Tier:
     distinct: tuple[int, int]  # distinct runs, inclusive range
     offload_variant: bool  # whether the last instance lets full runs offload
     tier_index: int  # separates the seeds of the tiers
+    kind: str = "mix"  # mix | heavy (offloading full runs) | checkpoints | limit (see ROBUSTNESS_TIERS)
+    copies_each: int = 0  # heavy: copies of every run (0: one or two, drawn)
     multinode_copies: int = 0  # copies over several servers added beside `copies` (multinode tier)
 
 
@@ -83,7 +85,7 @@ TIERS = (
     Tier("c200", 1, (200, 200), (20, 20), False, 3),
     Tier("large", 3, (500, 500), (38, 42), True, 4),
     Tier("xl", 2, (2000, 2000), (38, 42), True, 5),
-    Tier("multinode", 1, (500, 500), (38, 42), False, 6, multinode_copies=20),
+    Tier("multinode", 1, (500, 500), (38, 42), False, 11, multinode_copies=20),
 )
 
 #: The multinode tier's runs bigger than one server (issue 14), beside its single-server mix: full
@@ -97,7 +99,20 @@ MULTINODE_RUNS: tuple[dict[str, Any], ...] = (
     {"model": "mixtral-8x7b", "method": "full", "optimizer": "adamw-32bit", "gpus": 16},
 )
 MULTINODE_SITE = {"feed": "400v-3p-32a"}
-TIER_NAMES = tuple(t.name for t in TIERS)
+
+# Shapes that broke the solver (issue 13), solved by `python -m benchmarks.robustness`. The three
+# heavy tiers share their seeds, so they hold the same forty runs at 1-2, 5 and 20 copies each.
+ROBUSTNESS_TIERS = (
+    Tier("heavy2", 1, (0, 0), (40, 40), False, 6, "heavy"),
+    Tier("heavy5", 1, (0, 0), (40, 40), False, 6, "heavy", 5),
+    Tier("heavy20", 1, (0, 0), (40, 40), False, 6, "heavy", 20),
+    Tier("ckpt", 2, (90, 110), (28, 32), False, 7, "checkpoints"),
+    Tier("d1000", 1, (1500, 1500), (1000, 1000), False, 8),
+    Tier("d5000", 1, (7500, 7500), (5000, 5000), False, 9),
+    Tier("limit", 2, (90, 110), (12, 18), False, 10, "limit"),
+)
+TIER_NAMES = tuple(t.name for t in TIERS)  # the tiers `python -m benchmarks` runs
+ALL_TIERS = TIERS + ROBUSTNESS_TIERS
 
 
 def _run_template(rng: random.Random, name: str, offload: bool) -> dict[str, Any]:
@@ -121,6 +136,23 @@ def _run_template(rng: random.Random, name: str, offload: bool) -> dict[str, Any
         run["gpus"] = rng.choice((1, 2, 4, 8))
     if rng.random() < 0.1:
         run["keep_checkpoints"] = rng.choice((1, 5))
+    return run
+
+
+def _heavy_template(rng: random.Random, name: str) -> dict[str, Any]:
+    """A full fine-tune that may offload: the copies a server must hold alone (heavy)."""
+    run = _run_template(rng, name, True)
+    run.pop("lora_rank", None)
+    run["method"] = "full"
+    run["optimizer"] = rng.choices(("auto", "adamw-32bit"), (2, 1))[0]
+    run["offload"] = "auto"
+    return run
+
+
+def _checkpoint_template(rng: random.Random, name: str) -> dict[str, Any]:
+    """Any run, keeping many checkpoints: NVMe, not GPUs, decides what shares a server."""
+    run = _run_template(rng, name, False)
+    run["keep_checkpoints"] = rng.choice((10, 20, 40))
     return run
 
 
@@ -172,7 +204,8 @@ def draw_instance(tier: Tier, seed: int, catalogue: Catalogue, name: str) -> dic
     """One instance document, drawn from `seed`."""
     rng = random.Random(seed)
     total = rng.randint(*tier.copies)
-    distinct = min(rng.randint(*tier.distinct), total)
+    distinct = rng.randint(*tier.distinct)
+    distinct = distinct if tier.kind == "heavy" else min(distinct, total)
     offload = tier.offload_variant and name.endswith(f"-{tier.count:02d}")
     site, hardware = _site_and_hardware(rng)
     if tier.multinode_copies:
@@ -184,13 +217,19 @@ def draw_instance(tier: Tier, seed: int, catalogue: Catalogue, name: str) -> dic
         attempts += 1
         if attempts > 50 * distinct:
             raise RuntimeError(f"{name}: cannot draw {distinct} distinct fitting runs (seed {seed})")
-        run = _run_template(rng, f"r{len(runs) + 1:02d}", offload)
+        template = {"heavy": _heavy_template, "checkpoints": _checkpoint_template}.get(tier.kind)
+        label = f"r{len(runs) + 1:02d}"
+        run = template(rng, label) if template else _run_template(rng, label, offload)
         signature = json.dumps({k: v for k, v in run.items() if k != "name"}, sort_keys=True)
         if signature in signatures or not _fits_alone(run, site, hardware, catalogue):
             continue
         signatures.add(signature)
         runs.append(run)
-    for run, count in zip(runs, _apportion(rng, runs, total), strict=True):
+    if tier.kind == "heavy":
+        counts = [tier.copies_each or rng.choice((1, 2)) for _ in runs]
+    else:
+        counts = _apportion(rng, runs, total)
+    for run, count in zip(runs, counts, strict=True):
         run["name"] = f"{run['model'].replace('.', '')}-{run['method']}-{run['name']}"
         if count > 1:
             run["concurrent"] = count
@@ -218,6 +257,15 @@ def _multinode_runs(rng: random.Random, copies: int) -> list[dict[str, Any]]:
 
 
 def _header(tier: Tier, seed: int, doc: dict[str, Any]) -> str:
+    limit = doc["site"].get("max_servers")
+    if limit is not None:
+        return _header_text(tier, seed, doc) + (
+            f"# max_servers {limit}: one below the fewest servers any plan needs (infeasible).\n"
+        )
+    return _header_text(tier, seed, doc)
+
+
+def _header_text(tier: Tier, seed: int, doc: dict[str, Any]) -> str:
     copies = sum(r.get("concurrent", 1) for r in doc["runs"])
     variant = (
         "; offload variant (full runs may offload)"
@@ -239,6 +287,29 @@ def solve_once(workload: Workload, catalogue: Catalogue, time_limit: float) -> t
     return result.status.value, result.price
 
 
+def _limit_below_fewest(doc: dict[str, Any], catalogue: Catalogue) -> tuple[dict[str, Any], Workload]:
+    """The bid with `max_servers` one below the fewest servers any plan of it needs.
+
+    The optimum's server count is not that: a dearer plan may use fewer servers. So the limit goes
+    down from FFD's count, one public solve each, until a solve proves no plan keeps it."""
+    from benchmarks.baselines.ffd import first_fit_decreasing
+
+    workload = Workload.model_validate(doc)
+    solved = solve(workload, catalogue, SolveSettings(time_limit=60.0, workers=2))
+    limit = (
+        len(solved.plan.servers)
+        if solved.plan
+        else len(first_fit_decreasing(workload, catalogue).plan.servers)
+    )
+    settings = SolveSettings(time_limit=60.0, workers=1, verify=False)
+    while limit > 1:
+        limit -= 1
+        trial = {**doc, "site": {**doc["site"], "max_servers": limit}}
+        if solve(Workload.model_validate(trial), catalogue, settings).status == Status.INFEASIBLE:
+            return trial, Workload.model_validate(trial)
+    raise RuntimeError("no server limit makes the bid infeasible")
+
+
 def generate(tiers: list[Tier], time_limit: float, base_seed: int = BASE_SEED) -> dict[str, Any]:
     """Write every instance of `tiers`; return the known optima found."""
     catalogue = load_catalogue()
@@ -254,14 +325,20 @@ def generate(tiers: list[Tier], time_limit: float, base_seed: int = BASE_SEED) -
             while True:
                 doc = draw_instance(tier, seed, catalogue, name)
                 workload = Workload.model_validate(doc)
-                status, price = solve_once(workload, catalogue, time_limit)
+                status, price = solve_once(
+                    workload, catalogue, time_limit if tier in TIERS else min(time_limit, 10.0)
+                )
+                if tier.kind == "limit" and status != "infeasible":
+                    doc, workload = _limit_below_fewest(doc, catalogue)
+                    status, price = "infeasible", None
+                    break
                 print(f"{name}: seed {seed}, {workload.total_copies} copies, {status}, {price}", flush=True)
                 if status != "infeasible":
                     break
                 seed += 1  # regenerate with the next seed
             path = INSTANCES / f"{name}.yaml"
             path.write_text(_header(tier, seed, doc) + yaml.safe_dump(doc, sort_keys=False, width=110))
-            if status == Status.OPTIMAL.value:
+            if status == Status.OPTIMAL.value and tier not in ROBUSTNESS_TIERS:
                 optima[name] = {"price": price, "copies": workload.total_copies, "seed": seed}
             else:
                 optima.pop(name, None)
@@ -272,15 +349,16 @@ def generate(tiers: list[Tier], time_limit: float, base_seed: int = BASE_SEED) -
 def main(argv: list[str] | None = None) -> int:
     """Command line: which tiers, the solve time limit for the feasibility check."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.generate", description=__doc__.split("\n")[0])
-    parser.add_argument("--tiers", default=",".join(TIER_NAMES), help="comma-separated tiers")
+    names = ", ".join(t.name for t in ALL_TIERS)
+    parser.add_argument("--tiers", default=",".join(TIER_NAMES), help=f"comma-separated tiers of {names}")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per feasibility solve")
     parser.add_argument("--seed", type=int, default=BASE_SEED, help="base seed")
     args = parser.parse_args(argv)
     wanted = args.tiers.split(",")
-    unknown = [t for t in wanted if t not in TIER_NAMES]
+    unknown = [t for t in wanted if t not in {t.name for t in ALL_TIERS}]
     if unknown:
         parser.error(f"unknown tier(s) {', '.join(unknown)}; expected some of {', '.join(TIER_NAMES)}")
-    generate([t for t in TIERS if t.name in wanted], args.time_limit, args.seed)
+    generate([t for t in ALL_TIERS if t.name in wanted], args.time_limit, args.seed)
     return 0
 
 

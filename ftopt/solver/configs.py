@@ -15,8 +15,9 @@ needs more than its configuration bought.
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ftopt.solver.builds import Build, DiskTier, RamTier, Tier
@@ -87,22 +88,50 @@ def nvme_need(heavy_nvme_gb: float, light_gpus: int, budget: LightBudget) -> flo
 
 
 def cheapest_tier(tiers: tuple[Tier, ...], need: float) -> Tier | None:
-    """The cheapest tier holding `need` (RAM or disk, GB), or None."""
-    fitting = [t for t in tiers if t.gb >= need]
-    return min(fitting, key=lambda t: (t.price, t.gb)) if fitting else None
+    """The cheapest tier holding `need` (RAM or disk, GB), or None (the smaller on equal prices).
+
+    One pass and no key function: configuration enumeration calls this a quarter of a million
+    times on forty distinct offloading runs."""
+    best: Tier | None = None
+    for tier in tiers:
+        if tier.gb >= need and (best is None or (tier.price, tier.gb) < (best.price, best.gb)):
+            best = tier
+    return best
+
+
+def tier_finder(tiers: tuple[Tier, ...]) -> Callable[[float], Tier | None]:
+    """`cheapest_tier` for one tier list, by bisection on sizes with suffix minima of the prices."""
+    ordered = sorted(tiers, key=lambda t: t.gb)
+    sizes = [t.gb for t in ordered]
+    best: list[Tier] = []
+    for tier in reversed(ordered):
+        if not best or (tier.price, tier.gb) <= (best[-1].price, best[-1].gb):
+            best.append(tier)
+        else:
+            best.append(best[-1])
+    best.reverse()
+
+    def find(need: float) -> Tier | None:
+        i = bisect.bisect_left(sizes, need)
+        return best[i] if i < len(best) else None
+
+    return find
+
+
+Multiset = tuple[tuple[int, int], ...]
 
 
 def _multisets(
     shapes: list[tuple[int, HeavyShape]], room: int, most_ram: float, most_nvme: float
-) -> Iterator[tuple[tuple[int, int], ...]]:
+) -> Iterator[tuple[Multiset, int, float, float]]:
     """Every non-empty multiset of `shapes` whose GPUs fit `room` and whose RAM and NVMe fit the
-    largest tiers, as (class index, count) pairs."""
+    largest tiers, as (class index, count) pairs, with its GPUs, RAM and NVMe."""
 
-    Multiset = tuple[tuple[int, int], ...]
-
-    def extend(start: int, gpus: int, ram: float, nvme: float, chosen: Multiset) -> Iterator[Multiset]:
+    def extend(
+        start: int, gpus: int, ram: float, nvme: float, chosen: Multiset
+    ) -> Iterator[tuple[Multiset, int, float, float]]:
         if chosen:
-            yield chosen
+            yield chosen, gpus, ram, nvme
         for k in range(start, len(shapes)):
             index, shape = shapes[k]
             count = 1
@@ -132,17 +161,14 @@ def enumerate_configs(
 ) -> list[HeavyConfig]:
     """All heavy configurations of one build, each with the cheapest RAM and disk that hold it."""
     configs: list[HeavyConfig] = []
-    shapes = dict(heavy)
     most_ram = max(t.gb for t in build.ram_upgrades) - reserve_gb
     most_nvme = max(t.gb for t in build.disk_upgrades)
-    for chosen in _multisets(heavy, build.gpu_count, most_ram, most_nvme):
-        used = sum(shapes[k].gpus * n for k, n in chosen)
-        ram = sum(shapes[k].host_ram_gb * n for k, n in chosen)
-        nvme = sum(shapes[k].nvme_gb * n for k, n in chosen)
+    ram_for, disk_for = tier_finder(build.ram_upgrades), tier_finder(build.disk_upgrades)
+    for chosen, used, ram, nvme in _multisets(heavy, build.gpu_count, most_ram, most_nvme):
         blocks = free_blocks(build.gpu_count, used)
         for light_gpus in sorted({build.gpu_count - used, 0}, reverse=True):
-            ram_tier = cheapest_tier(build.ram_upgrades, host_ram_need(ram, light_gpus, budget, reserve_gb))
-            disk_tier = cheapest_tier(build.disk_upgrades, math.ceil(nvme_need(nvme, light_gpus, budget)))
+            ram_tier = ram_for(host_ram_need(ram, light_gpus, budget, reserve_gb))
+            disk_tier = disk_for(math.ceil(nvme_need(nvme, light_gpus, budget)))
             if ram_tier is None or disk_tier is None:
                 continue
             price = build.fixed_price + ram_tier.price + disk_tier.price

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from ftopt.model.workload import GPU_COUNTS
+from ftopt.solver.configs import HeavyConfig
 from ftopt.solver.problem import ProblemData
 from ftopt.solver.variables import Variables
 
@@ -27,27 +28,36 @@ def add_every_copy_placed(
 
 
 def add_heavy_classes_filled(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
-    """The heavy copies of each class fill exactly the places its configurations' servers offer."""
-    for k in range(len(data.heavy_classes)):
-        copies = [x for (_, kk), x in v.heavy_copies.items() if kk == k]
-        places = [
-            count * v.config_servers[c]
-            for c, config in enumerate(data.configs)
-            for kk, count in config.heavy
-            if kk == k
-        ]
-        model.add(sum(copies) == sum(places))
+    """The heavy copies of each class fill exactly the places its configurations' servers offer.
+
+    Terms are grouped in one pass over the variables: a scan per class was quadratic, seconds on
+    forty distinct offloading runs (150 classes, 40,000 configurations)."""
+    copies: dict[int, list[cp_model.IntVar]] = {k: [] for k in range(len(data.heavy_classes))}
+    places: dict[int, list[cp_model.LinearExpr]] = {k: [] for k in copies}
+    for (_, k), x in v.heavy_copies.items():
+        copies[k].append(x)
+    for c, config in enumerate(data.configs):
+        for k, count in config.heavy:
+            places[k].append(count * v.config_servers[c])
+    for k in copies:
+        model.add(sum(copies[k]) == sum(places[k]))
 
 
 def add_gpu_blocks(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
     """One copy per GPU, in aligned blocks: per build and block size t, light copies of ≥ t GPUs fit
     the free blocks of ≥ t GPUs. Exact for power-of-two sizes; an aligned block of ≤ 4 cards never
     straddles an NVLink domain it fits in, so compatible() settles the domain rule."""
+    light_on: dict[int, list[tuple[int, cp_model.IntVar]]] = {}
+    for (o, f), x in v.light_copies.items():
+        light_on.setdefault(f, []).append((data.modes[o].gpus, x))
+    configs_on: dict[int, list[tuple[int, HeavyConfig]]] = {}
+    for c, config in enumerate(data.configs):
+        configs_on.setdefault(config.build, []).append((c, config))
     for f, build in enumerate(data.builds):
-        light = [(data.modes[o].gpus, x) for (o, ff), x in v.light_copies.items() if ff == f]
+        light = light_on.get(f, [])
         if not light:
             continue
-        configs = [(c, config) for c, config in enumerate(data.configs) if config.build == f]
+        configs = configs_on.get(f, [])
         for t in GPU_COUNTS:  # block sizes are the GPU counts a copy may take
             demand = [g * x for g, x in light if g >= t]
             if not demand:

@@ -65,14 +65,26 @@ class ProblemData:
         """The same problem whose heavy configurations budget for the light copies they may take."""
         return replace(self, configs=self.safe_configs)
 
+    def __post_init__(self) -> None:
+        self._copies = [p.run.concurrent for p in self.profiles]
+        self._class_copies: dict[int, int] = {}
+        self.index_modes()
+
+    def index_modes(self) -> None:
+        """Index the modes by run; again whenever modes are added (multi-node modes come last)."""
+        self._modes_of: dict[int, list[int]] = {}
+        for i, mode in enumerate(self.modes):
+            self._modes_of.setdefault(mode.run, []).append(i)
+
     @property
     def copies(self) -> list[int]:
-        """Copies of each run."""
-        return [p.run.concurrent for p in self.profiles]
+        """Copies of each run (computed once: callers index it per mode, so thousands of runs made
+        every call a pass over all runs, quadratic in all)."""
+        return self._copies
 
     def modes_of(self, run: int) -> list[int]:
         """Indices of the modes of one run."""
-        return [i for i, o in enumerate(self.modes) if o.run == run]
+        return list(self._modes_of.get(run, ()))
 
     def pool_bound(self, build: int) -> int:
         """Most plain servers of one build any plan could need: every light copy on it.
@@ -85,7 +97,10 @@ class ProblemData:
 
     def class_copies(self, heavy_class: int) -> int:
         """Copies of all runs that may take one heavy class."""
-        return sum(self.copies[self.modes[o].run] for o in self.heavy_classes[heavy_class].modes)
+        if heavy_class not in self._class_copies:
+            modes = self.heavy_classes[heavy_class].modes
+            self._class_copies[heavy_class] = sum(self._copies[self.modes[o].run] for o in modes)
+        return self._class_copies[heavy_class]
 
     def config_bound(self, config: HeavyConfig) -> int:
         """Most servers of one configuration any plan could use: until one of its classes is exhausted."""
@@ -211,4 +226,5 @@ def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
     data = ProblemData(workload, catalogue, profiles, builds, modes, build_set.excluded)
     _classify(data)
     add_multinode(data)
+    data.index_modes()
     return data

@@ -1,0 +1,230 @@
+"""A plan in hand before the search: first-fit decreasing over the model's own builds and modes.
+
+Why: CP-SAT can spend its whole time limit without a first plan when heavy copies come in many
+shapes, and a presales engineer would rather have a plan with its gap than none. This is the
+spreadsheet user's method, so the plan `solve` returns is never dearer than theirs:
+
+1. Per copy and per card, modes by least GPU memory taken (GPUs × GB per GPU), then fewer GPUs,
+   then the preferred mode.
+2. Runs by that need, largest first; each copy into the first open server (in opening order) whose
+   card it can use and whose free GPUs, host RAM and NVMe hold it, in the first of its modes that
+   fits there.
+3. Else a new server: the cheapest build, with the cheapest RAM and disk tiers, that holds it alone.
+
+Host RAM and NVMe are counted rounded up (never looser than the verifier); every server is then
+right-sized (layout.right_size), which can only make it cheaper. GPU counts are powers of two that
+divide the server size, so Σ GPUs ≤ cards is exact: copies laid largest first start at multiples of
+their size, and a sharded copy's aligned block lies in an NVLink domain `compatible` found large
+enough.
+
+`hint` maps such a plan onto the count variables of the CP-SAT model, as its solution hint.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from ftopt.solver.builds import Build, DiskTier, RamTier
+from ftopt.solver.configs import tier_finder
+from ftopt.solver.layout import ServerLayout, right_size
+from ftopt.solver.modes import Mode
+from ftopt.solver.problem import ProblemData, compatible
+
+_K = TypeVar("_K")
+_Finder = Callable[[float], RamTier | None]
+
+
+@dataclass
+class _Open:
+    """A server being filled."""
+
+    build: Build
+    ram: RamTier
+    disk: DiskTier
+    gpus: int = 0
+    ram_gb: int = 0
+    nvme_gb: int = 0
+    copies: list[Mode] = field(default_factory=list)
+
+
+def memory_need(mode: Mode) -> float:
+    """GB of GPU memory one copy takes in this mode."""
+    return mode.gpus * mode.sizing.total_gb
+
+
+def _fits(server: _Open, mode: Mode, reserve: int) -> bool:
+    return (
+        server.gpus + mode.gpus <= server.build.gpu_count
+        and compatible(mode, server.build)
+        and server.ram_gb + math.ceil(mode.host_ram_gb) + reserve <= server.ram.gb
+        and server.nvme_gb + math.ceil(mode.nvme_gb) <= math.floor(server.disk.gb)
+    )
+
+
+def _place(server: _Open, mode: Mode) -> None:
+    server.gpus += mode.gpus
+    server.ram_gb += math.ceil(mode.host_ram_gb)
+    server.nvme_gb += math.ceil(mode.nvme_gb)
+    server.copies.append(mode)
+
+
+def _new_server(modes: list[Mode], builds: list[Build], reserve: int, rams: list[_Finder]) -> _Open | None:
+    """The cheapest build, RAM and disk that hold one copy alone (more GPUs, then less memory, on ties)."""
+    best: tuple[tuple[float, int, float, str], _Open] | None = None
+    cards = {o.gpu for o in modes}
+    for build, ram_for in zip(builds, rams, strict=True):
+        if build.gpu.id not in cards:
+            continue
+        for mode in (o for o in modes if compatible(o, build)):
+            ram = ram_for(math.ceil(mode.host_ram_gb) + reserve)
+            disk = next((t for t in build.disk_upgrades if math.floor(t.gb) >= math.ceil(mode.nvme_gb)), None)
+            if ram is None or disk is None:
+                continue
+            key = (build.fixed_price + ram.price + disk.price, -build.gpu_count, memory_need(mode), build.key)
+            if best is None or key < best[0]:
+                best = (key, _Open(build, ram, disk))
+            break  # the least-memory mode that fits this build
+    return best[1] if best else None
+
+
+def _lay_out(server: _Open, reserve_gb: float) -> ServerLayout | None:
+    layout = ServerLayout(server.build, server.ram, server.disk)
+    start = 0
+    for mode in sorted(server.copies, key=lambda o: (-o.gpus, o.run)):
+        layout.copies.append((mode, list(range(start, start + mode.gpus))))
+        start += mode.gpus
+    return right_size(layout, reserve_gb)
+
+
+def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
+    """First-fit decreasing servers for every copy, right-sized; None when a copy fits no build.
+
+    Single-server copies only: a run that only multi-node modes hold leaves the greedy without a
+    plan, and CP-SAT answers alone."""
+    reserve = math.ceil(data.catalogue.rules.host_ram_reserve_gb)
+    widest = max((b.gpu_count for b in data.builds), default=0)
+    by_run = [
+        sorted(
+            (data.modes[o] for o in data.modes_of(r) if data.modes[o].gpus <= widest),
+            key=lambda o: (memory_need(o), o.gpus, o.preference),
+        )
+        for r in range(len(data.profiles))
+    ]
+    need = [min((memory_need(o) for o in modes), default=math.inf) for modes in by_run]
+    rams = [tier_finder(build.ram_upgrades) for build in data.builds]
+    servers: list[_Open] = []
+    room: list[_Open] = []  # servers with a free GPU, in opening order
+    for run in sorted(range(len(by_run)), key=lambda r: (-need[r], r)):
+        modes = by_run[run]
+        if not modes:
+            return None
+        fewest = min(o.gpus for o in modes)
+        cursor = 0  # a server too full for one copy of this run stays too full for the next
+        for _ in range(data.copies[run]):
+            placed = False
+            while cursor < len(room):
+                server = room[cursor]
+                if server.build.gpu_count - server.gpus >= fewest:
+                    mode = next((o for o in modes if _fits(server, o, reserve)), None)
+                    if mode is not None:
+                        _place(server, mode)
+                        placed = True
+                        break
+                cursor += 1
+            if not placed:
+                new = _new_server(modes, data.builds, reserve, rams)
+                if new is None:
+                    return None
+                _place(new, next(o for o in modes if _fits(new, o, reserve)))
+                servers.append(new)
+                room.append(new)
+        room = [s for s in room if s.gpus < s.build.gpu_count]
+    laid = [_lay_out(s, data.catalogue.rules.host_ram_reserve_gb) for s in servers]
+    return None if any(s is None for s in laid) else [s for s in laid if s is not None]
+
+
+@dataclass
+class Hint:
+    """A plan as values of the model's count variables, keyed as `Variables` keys them."""
+
+    plain: dict[int, int] = field(default_factory=dict)
+    light: dict[tuple[int, int], int] = field(default_factory=dict)
+    config: dict[int, int] = field(default_factory=dict)
+    heavy: dict[tuple[int, int], int] = field(default_factory=dict)
+    complete: bool = True  # every server found its counterpart in the model
+
+
+def _bump(counts: dict[_K, int], key: _K) -> None:
+    counts[key] = counts.get(key, 0) + 1
+
+
+def _light_stand_in(
+    data: ProblemData,
+    o: int | None,
+    f: int,
+    pool: set[tuple[int, int]],
+    heavy_class: dict[tuple[int, int], int],
+    stand_in: dict[tuple[int, int], int],
+) -> int | None:
+    """A mode the model dropped as dominated on build f stands in as its run's light mode there with
+    the fewest GPUs: light copies need only GPUs, so fewer keep every block count met."""
+    if o is None or (o, f) in pool or (o, f) in heavy_class:
+        return o
+    return stand_in.get((data.modes[o].run, f), o)
+
+
+def hint(data: ProblemData, servers: list[ServerLayout]) -> Hint:
+    """The model's counts for `servers`: plain servers and light copies per build, heavy copies per
+    class and one configuration per server that holds any. A server whose copies or configuration
+    the model lacks (a mode it dropped as dominated) is left out, and the hint marked incomplete."""
+    build_index = {id(b): f for f, b in enumerate(data.builds)}
+    mode_index = {id(o): i for i, o in enumerate(data.modes)}
+    pool = set(data.pool)
+    stand_in: dict[tuple[int, int], int] = {}  # (run, build): its light mode needing fewest GPUs
+    for o, on in data.pool:
+        key, mode = (data.modes[o].run, on), data.modes[o]
+        held = stand_in.get(key)
+        if held is None or (mode.gpus, mode.preference) < (
+            data.modes[held].gpus,
+            data.modes[held].preference,
+        ):
+            stand_in[key] = o
+    heavy_class = {(o, c.build): k for k, c in enumerate(data.heavy_classes) for o in c.modes}
+    configs = {(c.build, c.heavy, bool(c.free_blocks)): i for i, c in enumerate(data.configs)}
+    out = Hint()
+    for server in servers:
+        f = build_index.get(id(server.build))
+        modes = [mode_index.get(id(mode)) for mode, _ in server.copies]
+        if f is None or any(o is None for o in modes):
+            out.complete = False
+            continue
+        modes = [_light_stand_in(data, o, f, pool, heavy_class, stand_in) for o in modes]
+        light = [o for o in modes if o is not None and (o, f) in pool]
+        heavy = [
+            (o, heavy_class[o, f])
+            for o in modes
+            if o is not None and (o, f) in heavy_class and (o, f) not in pool
+        ]
+        if len(light) + len(heavy) < len(modes):
+            out.complete = False
+            continue
+        config = None
+        if heavy:
+            multiset = tuple(sorted({k: sum(1 for _, kk in heavy if kk == k) for _, k in heavy}.items()))
+            config = configs.get((f, multiset, True)) if light else None
+            if config is None and not light:
+                config = configs.get((f, multiset, False), configs.get((f, multiset, True)))
+            if config is None:
+                out.complete = False
+                continue
+            _bump(out.config, config)
+        else:
+            _bump(out.plain, f)
+        for o in light:
+            _bump(out.light, (o, f))
+        for key in heavy:
+            _bump(out.heavy, key)
+    return out
