@@ -274,6 +274,31 @@ def _list(items: list[Finding], empty: str) -> str:
     )
 
 
+def _alternatives(plan: Plan) -> str:
+    """The other bids a buyer may weigh: each with its extra cost, what differs and its servers."""
+    if not plan.alternatives:
+        return ""
+    rows = []
+    for alt in plan.alternatives:
+        servers = "; ".join(server_heading(s, plan.currency) for s in alt.plan.servers)
+        differs = "<br>".join(escape(line) for line in alt.differs)
+        rows.append(
+            f"<tr><td>Option {alt.rank + 1}</td>"
+            f"<td class=num>{escape(money(alt.plan.total_price, plan.currency))}</td>"
+            f"<td class=num>+{escape(money(alt.price_difference, plan.currency))}</td>"
+            f"<td>{differs}</td><td>{escape(servers)}</td></tr>"
+        )
+    return (
+        '<section id="alternatives"><h2>Other options</h2>'
+        "<p>Option 1 is the plan above. Each further option is the next cheapest set of servers "
+        "that differs from every option before it; each was checked by the independent verifier.</p>"
+        "<table><thead><tr><th>option</th><th>price</th><th>more than option 1</th>"
+        "<th>what differs</th><th>servers</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table></section>"
+    )
+
+
 def render_html(plan: Plan, bids: Frontier | None = None) -> str:
     """The whole plan as one self-contained HTML5 document; with `bids`, the three-bids section."""
     from ftopt.cli.render_frontier import three_bids_html
@@ -303,6 +328,7 @@ def render_html(plan: Plan, bids: Frontier | None = None) -> str:
         _fabric(plan),
         "</section>",
         _runs(plan),
+        _alternatives(plan),
         '<section id="binding"><h2>What shaped the answer</h2>',
         _list([*plan.binding, *plan.savings], "The solver reported no single rule that shaped the answer."),
         "</section>",

@@ -104,6 +104,14 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     help="With --format html and train_tokens: the three bids (cheapest, knee, fastest) of the "
     f"price-makespan frontier ({BIDS_POINTS} points at most, {BIDS_TOTAL_S:g} s at most).",
 )
+@click.option(
+    "--alternatives",
+    type=click.IntRange(min=0, max=20),
+    default=0,
+    show_default=True,
+    metavar="N",
+    help="Also the next N cheapest bids whose server sets differ, each verified (JSON: `alternatives`).",
+)
 @prices_option
 @handle_errors
 def solve_command(
@@ -116,6 +124,7 @@ def solve_command(
     quiet: bool,
     what_if: bool,
     with_frontier: bool,
+    alternatives: int,
     prices: Path | None,
 ) -> None:
     """Find the cheapest servers that run every copy of every run in WORKLOAD at once."""
@@ -125,7 +134,9 @@ def solve_command(
 
     catalogue = open_catalogue(prices)
     parsed = load_workload(workload, catalogue)
-    settings = SolveSettings(time_limit=time_limit, deterministic=deterministic, what_if=what_if)
+    settings = SolveSettings(
+        time_limit=time_limit, deterministic=deterministic, what_if=what_if, alternatives=alternatives
+    )
     settings = replace(settings, workers=workers) if workers else settings
     result = solve(
         parsed, catalogue, settings, _progress_printer(quiet), workload_name=parsed.name or workload.stem

@@ -247,6 +247,10 @@ class Plan(BaseModel):
     fabric: Fabric | None = Field(
         default=None, description="the network of multi-node copies; in total_price"
     )
+    alternatives: list[Alternative] = Field(
+        default_factory=list,
+        description="the next cheapest bids whose server sets differ, in price order (--alternatives)",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -267,6 +271,22 @@ class Plan(BaseModel):
     def to_json(self) -> str:
         """The plan as JSON with the documented key names (`copy`, not `copy_`)."""
         return self.model_dump_json(by_alias=True, indent=2)
+
+
+class Alternative(BaseModel):
+    """Another bid for the same workload: a different server set, its extra cost and what differs."""
+
+    model_config = _PLAN
+    rank: int = Field(ge=1, description="1 for the next cheapest after the plan, 2 after that, …")
+    price_difference: float = Field(ge=0, description="its total price minus the plan's")
+    differs: list[str] = Field(description="servers it adds (+) and drops (−) against the plan")
+    proven_next: bool = Field(
+        description="CP-SAT proved no cheaper plan differs from the ones before it in its server counts"
+    )
+    plan: Plan
+
+
+Plan.model_rebuild()
 
 
 def _sentence(line: Any) -> Any:

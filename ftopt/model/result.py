@@ -22,6 +22,7 @@ class PhaseTimings(BaseModel):
     search: float = Field(default=0.0, description="CP-SAT: price stage, tie-break stage, decoding")
     explain: float = Field(default=0.0, description="binding rules, what-if re-solves, reasons")
     verify: float = Field(default=0.0, description="the independent verifier")
+    alternatives: float = Field(default=0.0, description="the next cheapest bids (--alternatives)")
     total: float = Field(default=0.0, description="the whole call")
 
 

@@ -49,6 +49,7 @@ class SolveSettings:
     log: bool = False
     what_if: bool = False  # re-solve once per relaxation to report savings (whatif.py)
     verify: bool = True  # re-check the plan with the independent verifier before returning it
+    alternatives: int = 0  # the next cheapest bids whose server sets differ (alternatives.py)
 
 
 class _Reporter(cp_model.CpSolverSolutionCallback):

@@ -15,6 +15,7 @@ ftopt's bug, never an answer.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -23,10 +24,11 @@ from ortools.sat.python import cp_model
 from ftopt.errors import InputError, NoPlanInTimeError, UnverifiedPlanError, quoted
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
-from ftopt.model.plan import Plan, Status
+from ftopt.model.plan import Alternative, Plan, Status
 from ftopt.model.references import unknown_references
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
+from ftopt.solver.alternatives import ServerKey, next_cheapest, server_set
 from ftopt.solver.explain import describe_core, precheck
 from ftopt.solver.formulation import build_formulation
 from ftopt.solver.greedy import greedy_plan
@@ -202,7 +204,10 @@ def solve(
     mark = clock.lap("explain", mark)
     if settings.verify:
         _verify(plan, workload, catalogue)
-        clock.lap("verify", mark)
+        mark = clock.lap("verify", mark)
+    if settings.alternatives:
+        plan = _with_alternatives(data, plan, outcome.servers, settings, workload_name)
+        clock.lap("alternatives", mark)
     return Result(
         status=plan.status,
         plan=plan,
@@ -212,6 +217,45 @@ def solve(
         verified=settings.verify,
         timings=clock.timings(),
     )
+
+
+def _with_alternatives(
+    data: ProblemData,
+    plan: Plan,
+    servers: list[ServerLayout],
+    settings: SolveSettings,
+    workload_name: str | None,
+) -> Plan:
+    """The plan with the next cheapest bids whose server sets differ, each built and verified."""
+    seconds = max(1.0, settings.time_limit / 2)
+    offered = []
+    for rank, alt in enumerate(next_cheapest(data, settings, servers, settings.alternatives, seconds), 1):
+        other = build_plan(data, alt.servers, Status.FEASIBLE, plan.total_price, 0.0, workload_name)
+        if settings.verify:
+            _verify(other, data.workload, data.catalogue)
+        offered.append(
+            Alternative(
+                rank=rank,
+                price_difference=round(other.total_price - plan.total_price, 2),
+                differs=differences(server_set(servers), server_set(alt.servers)),
+                proven_next=alt.proven,
+                plan=other,
+            )
+        )
+    return plan.model_copy(update={"alternatives": offered})
+
+
+def differences(base: Counter[ServerKey], other: Counter[ServerKey]) -> list[str]:
+    """Servers `other` adds (+) and drops (−) against `base`, in words a buyer reads."""
+
+    def words(key: ServerKey) -> str:
+        chassis, gpu, count, ram, disk, nics = key
+        nic = f", {nics} NICs" if nics else ""
+        return f"{chassis} with {count} × {gpu}, {ram:,} GB RAM, {disk / 1000:g} TB NVMe{nic}"
+
+    added = [f"+{n} × {words(k)}" for k, n in sorted((other - base).items())]
+    dropped = [f"−{n} × {words(k)}" for k, n in sorted((base - other).items())]
+    return added + dropped
 
 
 def _verify(plan: Plan, workload: Workload, catalogue: Catalogue) -> None:

@@ -38,7 +38,7 @@ def test_runner_writes_json_with_the_expected_keys(tmp_path: Path) -> None:
     assert set(entry) == INSTANCE_KEYS
     solve = entry["solves"][0]
     assert set(solve) == SOLVE_KEYS
-    assert set(solve["timings"]) == {"build", "search", "explain", "verify", "total"}
+    assert set(solve["timings"]) == {"build", "search", "explain", "verify", "alternatives", "total"}
     assert solve["status"] == "optimal" and solve["violations"] == 0
     assert not any("results.md" in p.name for p in tmp_path.iterdir()), "the runner renders nothing"
 
