@@ -12,22 +12,9 @@ from pathlib import Path
 
 from ftopt.errors import InputError
 from ftopt.loading import apply_price_list, read_yaml, validate
-from ftopt.model.hardware import Catalogue
+from ftopt.model.hardware import ITEM_KINDS, Catalogue
 
-KINDS = (
-    "gpus",
-    "bridges",
-    "cpus",
-    "dimms",
-    "drives",
-    "chassis",
-    "feeds",
-    "models",
-    "nics",
-    "switches",
-    "cables",
-    "prices",
-)
+KINDS = (*ITEM_KINDS, "prices")
 #: Kinds a catalogue directory may leave out: the speed data (stacks, speed constants) and the
 #: fabric for multi-node plans. A directory written before they existed still loads.
 OPTIONAL = ("stacks", "speed", "nics", "switches", "cables")

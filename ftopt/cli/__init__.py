@@ -69,6 +69,20 @@ def table_or_json_option(fn: F) -> F:
     )(fn)
 
 
+def output_option(fn: F) -> F:
+    """`-o FILE`: write the result there rather than to stdout."""
+    return click.option(
+        "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not stdout."
+    )(fn)
+
+
+def time_limit_option(what: str) -> Callable[[F], F]:
+    """`--time-limit S`: seconds of search, finite and at least 0.1 (nan and inf are refused)."""
+    return click.option(
+        "--time-limit", type=FiniteFloatRange(min=0.1), default=60.0, show_default=True, help=what
+    )
+
+
 def open_catalogue(prices: Path | None) -> Catalogue:
     """The packaged catalogue with the user's price list, if any (errors are InputErrors)."""
     return load_catalogue(prices=prices)

@@ -21,21 +21,7 @@ from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console, 
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.errors import quoted
 from ftopt.model.findings import money
-from ftopt.model.hardware import PRICED, Catalogue, CatalogueModel, Feed, Gpu, Kind, Price
-
-ITEM_KINDS: tuple[Kind, ...] = (
-    "gpus",
-    "bridges",
-    "cpus",
-    "dimms",
-    "drives",
-    "chassis",
-    "feeds",
-    "models",
-    "nics",
-    "switches",
-    "cables",
-)
+from ftopt.model.hardware import ITEM_KINDS, PRICED, Catalogue, CatalogueModel, Feed, Gpu, Kind, Price
 
 
 def _num(value: float) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ftopt.cli import FiniteFloatRange, open_catalogue, prices_option, stdout_console
+from ftopt.cli import open_catalogue, output_option, prices_option, stdout_console, time_limit_option
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_frontier import frontier_records, render_frontier_html, render_frontier_table
 from ftopt.errors import InfeasibleError, NoPlanInTimeError
@@ -35,16 +35,8 @@ class NoTrainTokensError(CommandInputError):
 @click.option(
     "--format", "fmt", type=click.Choice(("table", "json", "html")), default="table", show_default=True
 )
-@click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not stdout."
-)
-@click.option(
-    "--time-limit",
-    type=FiniteFloatRange(min=0.1),
-    default=60.0,
-    show_default=True,
-    help="Seconds for each point's solve.",
-)
+@output_option
+@time_limit_option("Seconds for each point's solve.")
 @click.option(
     "--points", type=click.IntRange(min=1, max=100), default=10, show_default=True, help="Most points."
 )

@@ -19,7 +19,7 @@ import click
 import yaml
 from rich.console import Console
 
-from ftopt.cli import FiniteFloatRange, open_catalogue, prices_option, stdout_console
+from ftopt.cli import open_catalogue, output_option, prices_option, stdout_console, time_limit_option
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_html import render_html
 from ftopt.cli.render_markdown import render_markdown
@@ -75,16 +75,8 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
 @click.command("solve")
 @click.argument("workload", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-@click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not stdout."
-)
-@click.option(
-    "--time-limit",
-    type=FiniteFloatRange(min=0.1),
-    default=60.0,
-    show_default=True,
-    help="Seconds for the search; the best plan so far is returned with its gap.",
-)
+@output_option
+@time_limit_option("Seconds for the search; the best plan so far is returned with its gap.")
 @click.option(
     "--workers", type=click.IntRange(min=1), default=None, help="CP-SAT workers [default: one per core]."
 )

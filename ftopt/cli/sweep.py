@@ -22,7 +22,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from ftopt.cli import prices_option
+from ftopt.cli import output_option, prices_option, time_limit_option
 from ftopt.cli.errors import handle_errors, one_line
 from ftopt.sweep.scenario import FAILED
 
@@ -117,13 +117,7 @@ class SweepProgress:
     metavar="auto|ADDRESS",
     help="Run on Ray: auto joins or starts a local Ray; otherwise a cluster's address (ftopt[ray]).",
 )
-@click.option(
-    "--time-limit",
-    type=click.FloatRange(min=0.1),
-    default=60.0,
-    show_default=True,
-    help="Seconds of search per scenario.",
-)
+@time_limit_option("Seconds of search per scenario.")
 @click.option(
     "--what-if/--no-what-if",
     default=False,
@@ -189,9 +183,7 @@ def sweep_command(
 @click.command("sweep-report")
 @click.argument("results", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="html", show_default=True)
-@click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not stdout."
-)
+@output_option
 @handle_errors
 def sweep_report_command(results: Path, fmt: str, output: Path | None) -> None:
     """Charts and tables of a sweep's RESULTS file: price against each swept value, cost by kind."""

@@ -274,6 +274,21 @@ Kind = Literal[
     "switches",
     "cables",
 ]
+#: The kinds of catalogue item, in the order the catalogue lists them (the loader reads one file of
+#: each, plus prices; `ftopt catalogue` shows them).
+ITEM_KINDS: tuple[Kind, ...] = (
+    "gpus",
+    "bridges",
+    "cpus",
+    "dimms",
+    "drives",
+    "chassis",
+    "feeds",
+    "models",
+    "nics",
+    "switches",
+    "cables",
+)
 PRICED: tuple[Kind, ...] = (
     "gpus",
     "bridges",

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
 from ftopt.catalogue.loader import load_catalogue
-from ftopt.cli.main import cli
 from ftopt.model.sizing import profile_run, size_run
 from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
+from tests.commands import invoke, write
 
 REPO = Path(__file__).resolve().parents[2]
 FIRST_PROJECT = REPO / "examples" / "first-project.yaml"
@@ -37,16 +35,6 @@ OPTION_KEYS = {
     "speed",
 }
 MEMORY_KEYS = {"states", "activations", "overhead", "total"}
-
-
-def write(tmp_path: Path, text: str, name: str = "workload.yaml") -> Path:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
 
 
 def estimate_json(path: Path, *extra: str) -> dict[str, Any]:

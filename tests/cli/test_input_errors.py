@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
 from ftopt.cli.main import cli
+from tests.commands import write
 
 REPO = Path(__file__).resolve().parents[2]
 BROKEN = sorted((REPO / "examples" / "broken").glob("*.yaml"))
@@ -26,12 +26,6 @@ runs:
     model: llama-3.1-8b
     method: lora
 """
-
-
-def write(tmp_path: Path, text: str, name: str = "workload.yaml") -> Path:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def estimate(*args: str) -> Result:

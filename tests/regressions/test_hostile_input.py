@@ -9,21 +9,17 @@ a forked child under a deadline, so a regression costs seconds, not the CI job.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import re
 import sys
-import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from ftopt.cli.main import cli
 from ftopt.verify.reading import MAX_PLAN_BYTES
+from tests.commands import invoke, invoke_within, write
 
-DEADLINE_S = 8.0
 #: No error line may be longer than this, whatever the input (the catalogue's id lists included).
 MAX_LINE = 700
 
@@ -34,16 +30,6 @@ runs:
     method: lora
 """
 PRICE = '  - {item: h200-nvl, amount: 30000, currency: USD, date: "2026-01", source: quote}\n'
-
-
-def write(tmp_path: Path, text: str, name: str = "workload.yaml") -> Path:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
 
 
 def error_line(result: Result) -> str:
@@ -232,27 +218,6 @@ def test_lone_surrogate_in_a_plan_is_refused(tmp_path: Path) -> None:
 # 6. Special files are refused, never read without bound --------------------------------------------
 
 
-def _child(args: list[str], send: Any) -> None:
-    result = CliRunner().invoke(cli, args)
-    send.send((result.exit_code, result.stderr[-2000:], repr(result.exception)))
-
-
-def invoke_within(*args: str, seconds: float = DEADLINE_S) -> tuple[int, str, str]:
-    """The command in a forked child: (exit code, stderr, exception), or a failure after `seconds`."""
-    context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(list(args), send), daemon=True)
-    child.start()
-    try:
-        if not receive.poll(seconds):
-            pytest.fail(f"ftopt {' '.join(args)} gave no answer within {seconds:g} s")
-        return receive.recv()  # type: ignore[no-any-return]
-    finally:
-        if child.is_alive():
-            child.kill()
-        child.join(5)
-
-
 def special_files(tmp_path: Path) -> list[tuple[str, str]]:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -269,7 +234,7 @@ def test_special_file_is_refused_within_seconds(tmp_path: Path, role: str) -> No
             "prices": ["estimate", workload, "--prices", special],
             "plan": ["verify", workload, special],
         }[role]
-        code, stderr, exception = invoke_within(*args)
+        code, _, stderr, exception = invoke_within(*args)
         assert code == 2, (code, exception, stderr[-300:])
         if role == "prices" and kind == "a directory":  # click's `dir_okay=False` answers first
             assert "Error: Invalid value for '--prices'" in stderr and "is a directory" in stderr
@@ -291,8 +256,11 @@ def test_plan_beyond_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "+inf", "1e999", "NaN"])
-def test_time_limit_must_be_finite(tmp_path: Path, value: str) -> None:
-    result = invoke("solve", str(write(tmp_path, GOOD_RUN)), "--time-limit", value)
+@pytest.mark.parametrize("command", ["solve", "frontier", "sweep"])
+def test_time_limit_must_be_finite(tmp_path: Path, command: str, value: str) -> None:
+    workload = str(write(tmp_path, GOOD_RUN))
+    grid = ["--grid", str(write(tmp_path, "cross: {site.inlet_c: [25]}\n", "grid.yaml"))]
+    result = invoke(command, workload, *(grid if command == "sweep" else []), "--time-limit", value)
     assert result.exit_code == 2 and "Traceback" not in result.stderr
     assert "Invalid value for '--time-limit'" in result.stderr and "is not a finite number" in result.stderr
 

@@ -10,40 +10,12 @@ regression costs seconds, not the CI job.
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
-import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from ftopt.cli.main import cli
-
-DEADLINE_S = 8.0
-
-
-def _child(path: str, send: Any) -> None:
-    result = CliRunner().invoke(cli, ["estimate", str(path)])
-    send.send((result.exit_code, result.stdout[-2000:], result.stderr[-2000:], repr(result.exception)))
-
-
-def estimate_within(path: Path, seconds: float = DEADLINE_S) -> tuple[int, str, str, str]:
-    """`ftopt estimate PATH` in a forked child: (exit code, stdout, stderr, exception), or a failure
-    if it has not answered within `seconds`."""
-    context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(str(path), send), daemon=True)
-    child.start()
-    try:
-        if not receive.poll(seconds):
-            pytest.fail(f"ftopt estimate gave no answer within {seconds:g} s")
-        return receive.recv()  # type: ignore[no-any-return]
-    finally:
-        if child.is_alive():
-            child.kill()
-        child.join(5)
+from tests.commands import invoke, invoke_within, write
 
 
 def assert_one_line_exit_2(outcome: tuple[int, str, str, str]) -> str:
@@ -73,16 +45,10 @@ runs:
 """
 
 
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "workload.yaml"
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="needs fork")
 def test_valid_inline_model_answers_within_the_deadline(tmp_path: Path) -> None:
     """Control for the cases below: the forked child itself is quick on a normal file."""
-    code, _, stderr, _ = estimate_within(write(tmp_path, INLINE.format(layers=32, hidden=4096)))
+    code, _, stderr, _ = invoke_within("estimate", write(tmp_path, INLINE.format(layers=32, hidden=4096)))
     assert code == 0, stderr
 
 
@@ -91,18 +57,18 @@ def test_yaml_alias_bomb_is_refused_within_seconds(tmp_path: Path) -> None:
     lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 12)]
     path = tmp_path / "workload.yaml"
     path.write_text("\n".join(lines) + "\nruns: *a11\n", encoding="utf-8")
-    assert_one_line_exit_2(estimate_within(path))
+    assert_one_line_exit_2(invoke_within("estimate", path))
 
 
 def test_inline_model_with_huge_layer_count_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path, INLINE.format(layers=10**12, hidden=4096))
-    line = assert_one_line_exit_2(estimate_within(path))
+    line = assert_one_line_exit_2(invoke_within("estimate", path))
     assert "runs[0].model.architecture.layers" in line
 
 
 def test_inline_model_with_huge_width_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path, INLINE.format(layers=2, hidden=10**400))
-    result = CliRunner().invoke(cli, ["estimate", str(path)])
+    result = invoke("estimate", str(path))
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert result.exit_code == 2
     lines = result.stderr.splitlines()
@@ -117,7 +83,7 @@ def test_infinite_cuda_context_is_refused(tmp_path: Path) -> None:
         runs: [{name: a, model: llama-3.1-8b, method: lora}]
         """,
     )
-    result = CliRunner().invoke(cli, ["estimate", str(path)])
+    result = invoke("estimate", str(path))
     assert result.exit_code == 2, result.stdout[-300:]
     assert "sizing.cuda_context_gb" in result.stderr
 
@@ -134,5 +100,5 @@ runs:
 
 
 def test_many_layers_and_experts_answer_within_seconds(tmp_path: Path) -> None:
-    code, _, stderr, exception = estimate_within(write(tmp_path, MANY_EXPERTS))
+    code, _, stderr, exception = invoke_within("estimate", write(tmp_path, MANY_EXPERTS))
     assert code in (0, 2), (code, exception, stderr[-300:])
