@@ -21,11 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.run import machine
-from ftopt import SolveSettings, frontier, load_catalogue, load_workload, solve
-from ftopt.model.hardware import Catalogue, Gpu
-from ftopt.model.references import allowed_gpus
-from ftopt.model.sizing import RunProfile, Sizing, all_sizings, profile_run
-from ftopt.model.speed import Speed, estimate_speed, hours_to_train, planning_host
+from ftopt import FindingKind, SolveSettings, frontier, load_catalogue, load_workload, solve
+from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import Workload
 
 HERE = Path(__file__).resolve().parent
@@ -44,28 +41,17 @@ def with_tokens(workload: Workload) -> Workload:
 
 
 def fastest_hours(workload: Workload, catalogue: Catalogue) -> list[float | None]:
-    """Per run, the fewest hours the model layer's speed estimate gives any fitting sizing of it on
-    an allowed card (its link as the topology rules place it, inside an NVLink domain where one holds
-    it). The benchmark only sets deadlines from it; the solver re-derives hours on its own."""
-    constants = catalogue.speed
+    """Per run, the fewest hours ftopt can reach for it, as the product itself reports them: each
+    run alone, asked to finish in a second, is infeasible with a `deadline` finding that names the
+    fastest hours its deadline filter credits any way of training it with (public API only)."""
+    quick = SolveSettings(time_limit=10.0, workers=1, verify=False)
     best: list[float | None] = []
     for run in workload.runs:
-        profile = profile_run(run, catalogue)
-        hours = [
-            hours_to_train(run.train_tokens, speed_of(profile, s, gpu, catalogue))
-            for gpu in allowed_gpus(catalogue, workload)
-            for s in all_sizings(profile, gpu, workload.sizing)
-            if s.fits and run.train_tokens and profile.stack is not None and constants is not None
-        ]
-        best.append(min(hours, default=None))
+        alone = workload.model_copy(update={"runs": (run.model_copy(update={"deadline_hours": 1 / 3600}),)})
+        reasons = solve(alone, catalogue, quick).reasons if run.train_tokens else ()
+        hours = [r.figures["fastest_hours"] for r in reasons if r.kind == FindingKind.DEADLINE]
+        best.append(float(hours[0]) if hours and isinstance(hours[0], int | float) else None)
     return best
-
-
-def speed_of(profile: RunProfile, sizing: Sizing, gpu: Gpu, catalogue: Catalogue) -> Speed:
-    """The speed model's estimate of one sizing on a catalogue host."""
-    assert profile.stack is not None and catalogue.speed is not None
-    host = planning_host(catalogue, sizing.gpus, catalogue.speed)
-    return estimate_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host)
 
 
 def with_half_deadlines(workload: Workload, catalogue: Catalogue, factor: float = 1.2) -> Workload:

@@ -85,9 +85,8 @@ class _PureLoader(yaml.SafeLoader):
     this loader), and decoding the file as UTF-8 has refused raw surrogates already.
     """
 
-    def construct_scalar(self, node: yaml.ScalarNode) -> Any:  # type: ignore[override]
-        value = super().construct_scalar(node)
-        return _unicode(value, node) if isinstance(value, str) else value
+    def construct_scalar(self, node: yaml.ScalarNode | yaml.MappingNode) -> str:
+        return _unicode(super().construct_scalar(node), node)
 
 
 _FastLoader: Any = _PureLoader if SAFE_LOADER is yaml.SafeLoader else SAFE_LOADER

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
@@ -302,6 +302,9 @@ PRICED: tuple[Kind, ...] = (
 )
 
 
+ItemT = TypeVar("ItemT", bound=BaseModel)
+
+
 class Catalogue(BaseModel):
     """Everything ftopt may build from, with prices; references between items are checked here."""
 
@@ -369,6 +372,13 @@ class Catalogue(BaseModel):
     def __hash__(self) -> int:
         return hash(tuple(getattr(self, k) for k in type(self).model_fields))
 
+    def _get(self, kind: Kind, item_id: str, cls: type[ItemT]) -> ItemT:
+        """The item of `kind` with this id (KeyError if absent), typed as `cls`."""
+        item = self._index(kind)[item_id]
+        if not isinstance(item, cls):  # unreachable: each kind holds one type
+            raise TypeError(f"{kind} {item_id!r} is a {type(item).__name__}, not a {cls.__name__}")
+        return item
+
     def _index(self, kind: Kind) -> dict[str, BaseModel]:
         """Items of one kind by id (callers only read it)."""
         cache = self._lookups
@@ -378,47 +388,47 @@ class Catalogue(BaseModel):
 
     def gpu(self, gpu_id: str) -> Gpu:
         """The card with this id (KeyError if absent)."""
-        return self._index("gpus")[gpu_id]  # type: ignore[return-value]
+        return self._get("gpus", gpu_id, Gpu)
 
     def cpu(self, cpu_id: str) -> Cpu:
         """The processor with this id."""
-        return self._index("cpus")[cpu_id]  # type: ignore[return-value]
+        return self._get("cpus", cpu_id, Cpu)
 
     def dimm(self, dimm_id: str) -> Dimm:
         """The DIMM with this id."""
-        return self._index("dimms")[dimm_id]  # type: ignore[return-value]
+        return self._get("dimms", dimm_id, Dimm)
 
     def drive(self, drive_id: str) -> Drive:
         """The drive with this id."""
-        return self._index("drives")[drive_id]  # type: ignore[return-value]
+        return self._get("drives", drive_id, Drive)
 
     def chassis_by_id(self, chassis_id: str) -> Chassis:
         """The chassis with this id."""
-        return self._index("chassis")[chassis_id]  # type: ignore[return-value]
+        return self._get("chassis", chassis_id, Chassis)
 
     def feed(self, feed_id: str) -> Feed:
         """The feed with this id."""
-        return self._index("feeds")[feed_id]  # type: ignore[return-value]
+        return self._get("feeds", feed_id, Feed)
 
     def model(self, model_id: str) -> CatalogueModel:
         """The base model with this id."""
-        return self._index("models")[model_id]  # type: ignore[return-value]
+        return self._get("models", model_id, CatalogueModel)
 
     def stack(self, stack_id: str) -> Stack:
         """The training stack with this id."""
-        return self._index("stacks")[stack_id]  # type: ignore[return-value]
+        return self._get("stacks", stack_id, Stack)
 
     def nic(self, nic_id: str) -> Nic:
         """The network card with this id."""
-        return self._index("nics")[nic_id]  # type: ignore[return-value]
+        return self._get("nics", nic_id, Nic)
 
     def switch(self, switch_id: str) -> Switch:
         """The fabric switch with this id."""
-        return self._index("switches")[switch_id]  # type: ignore[return-value]
+        return self._get("switches", switch_id, Switch)
 
     def cable(self, cable_id: str) -> Cable:
         """The cable or transceiver with this id."""
-        return self._index("cables")[cable_id]  # type: ignore[return-value]
+        return self._get("cables", cable_id, Cable)
 
     def has(self, kind: Kind, item_id: str) -> bool:
         """Whether an item of this kind and id exists."""
