@@ -212,14 +212,42 @@ def render(raw: Entry, plot: str | None) -> str:
     return "\n".join(lines + METHOD) + "\n"
 
 
+#: The other benchmark reports, each written by its own runner; results.md repeats their tables so
+#: that one page shows every tier against its target.
+OTHER_REPORTS = (
+    ("robustness.md", "Robustness tiers (`python -m benchmarks.robustness`)"),
+    ("multinode.md", "Multi-node tier (`python -m benchmarks.multinode`)"),
+    ("frontier.md", "Price-time frontiers (`python -m benchmarks.frontier`)"),
+    ("sweep-results.md", "Scenario sweeps (`python -m benchmarks.sweep`)"),
+    ("calibration.md", "Calibration against published measurements (`python -m benchmarks.calibration`)"),
+)
+
+
+def other_reports(folder: Path) -> list[str]:
+    """The tables of the other runners' reports that exist in `folder`, each under its heading."""
+    lines: list[str] = []
+    for name, title in OTHER_REPORTS:
+        path = folder / name
+        if not path.exists():
+            continue
+        lines += ["", f"## {title}", "", f"From [`{name}`]({name}), which says how it was measured."]
+        previous = ""
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("|"):
+                lines += [""] if not previous.startswith("|") else []  # a blank line opens each table
+                lines.append(line)
+            previous = line
+    return lines
+
+
 def write(results: Path, out: Path, log: Any = print) -> None:
-    """Read results.json, write the markdown and, when matplotlib is importable, the plot."""
+    """Read results.json, write the markdown (with the other reports' tables) and the plot."""
     from benchmarks.plot import draw
 
     raw = json.loads(results.read_text())
     png = out.with_suffix(".png")
     plot = png.name if draw(raw, png) else None
-    out.write_text(render(raw, plot))
+    out.write_text(render(raw, plot) + "\n".join(other_reports(out.parent)) + "\n")
     log(f"wrote {out}" + (f", {png}" if plot else " (no plot: matplotlib not importable)"))
 
 

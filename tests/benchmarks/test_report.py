@@ -72,3 +72,17 @@ def test_write_draws_the_plot(tmp_path: Path) -> None:
     report.write(FIXTURE, tmp_path / "results.md", log=lambda _: None)
     assert (tmp_path / "results.png").stat().st_size > 0
     assert "results.png" in (tmp_path / "results.md").read_text()
+
+
+def test_other_reports_tables_are_repeated_each_opened_by_a_blank_line(tmp_path) -> None:
+    from benchmarks.report import other_reports
+
+    (tmp_path / "robustness.md").write_text(
+        "# Robustness\n\nsome words\n| a | b |\n|---|---|\n| 1 | 2 |\nmore words\n| c |\n|---|\n| 3 |\n"
+    )
+    lines = other_reports(tmp_path)
+    assert lines[1].startswith("## Robustness tiers")
+    tables = [i for i, line in enumerate(lines) if line in ("| a | b |", "| c |")]
+    assert len(tables) == 2 and all(lines[i - 1] == "" for i in tables)
+    assert "some words" not in lines and "| 3 |" in lines
+    assert not any("Multi-node" in line for line in lines)  # only reports that exist
