@@ -55,9 +55,10 @@ def worst_gap(entry: Entry) -> float:
 
 
 def ffd_price(entry: Entry) -> float | None:
-    """First-fit decreasing's price, None when it failed."""
+    """First-fit decreasing's price; None when it failed or its plan breaks a rule (it sizes for
+    memory and ignores deadlines, so on a bid with deadlines its plan is no baseline)."""
     price = entry["ffd"].get("price")
-    return None if price is None else float(price)
+    return None if price is None or entry["ffd"].get("violations") else float(price)
 
 
 def saving(entry: Entry) -> float | None:
@@ -92,7 +93,7 @@ def flags(entry: Entry) -> list[str]:
         if s["violations"]:
             out.append(f"plan breaks {s['violations']} rule(s) per ftopt.verify ({s['status']})")
     if entry["ffd"].get("violations"):
-        out.append(f"FFD plan breaks {entry['ffd']['violations']} rule(s) per ftopt.verify")
+        out.append(f"FFD plan breaks {entry['ffd']['violations']} rule(s) per ftopt.verify: not compared")
     out += _naive_flags(entry)
     return sorted(set(out))
 

@@ -86,3 +86,11 @@ def test_other_reports_tables_are_repeated_each_opened_by_a_blank_line(tmp_path)
     assert len(tables) == 2 and all(lines[i - 1] == "" for i in tables)
     assert "some words" not in lines and "| 3 |" in lines
     assert not any("Multi-node" in line for line in lines)  # only reports that exist
+
+
+def test_an_ffd_plan_that_breaks_a_rule_is_no_baseline() -> None:
+    from benchmarks import judge
+
+    valid = {"ffd": {"price": 100.0, "violations": 0}}
+    broken = {"ffd": {"price": 50.0, "violations": 1}}  # e.g. first-fit ignored a deadline
+    assert judge.ffd_price(valid) == 100.0 and judge.ffd_price(broken) is None
