@@ -29,6 +29,9 @@ KINDS = {
     "drives": "drives",
     "chassis": "chassis",
     "bridges": "bridges",
+    "nics": "network",
+    "switches": "network",
+    "cables": "network",
 }
 OTHER = "other"
 #: Okabe & Ito's colour-blind-safe palette, one colour per kind (as the placement diagram uses).
@@ -50,16 +53,18 @@ def item_kinds(catalogue: Catalogue) -> dict[str, str]:
 
 
 def kind_labels() -> list[str]:
-    """Every label, in report order."""
-    return [*KINDS.values(), OTHER]
+    """Every label, in report order, each once."""
+    return [*dict.fromkeys(KINDS.values()), OTHER]
 
 
 def breakdown(record: dict[str, Any], kinds: dict[str, str]) -> dict[str, float]:
     """The plan's price by component kind (empty without a plan)."""
     totals: dict[str, float] = {}
     plan = record.get("plan") or {}
-    for server in plan.get("servers", []):
-        for line in server.get("bill_of_materials", []):
+    bills = [server.get("bill_of_materials", []) for server in plan.get("servers", [])]
+    bills.append((plan.get("fabric") or {}).get("bill_of_materials", []))  # switches and cables
+    for bill in bills:
+        for line in bill:
             label = kinds.get(line.get("item", ""), OTHER)
             totals[label] = totals.get(label, 0.0) + float(line.get("price", 0.0))
     return totals

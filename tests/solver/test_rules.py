@@ -10,9 +10,10 @@ import math
 import pytest
 
 from ftopt.errors import InfeasibleError
+from ftopt.loading import load_workload
 from ftopt.model.plan import Plan, Status
 from ftopt.solver.solve import SolveSettings, solve
-from tests.solver.conftest import workload_from
+from tests.examples.test_examples import EXAMPLES
 
 SITE = "site: {feed: 400v-3p-16a, inlet_c: 25}\n"
 
@@ -235,15 +236,14 @@ runs: [{name: q, model: llama-3.1-8b, method: qlora, concurrent: 200}]
     assert sorted(a.copy_ for a in plan.assignments) == list(range(1, 201))
 
 
-def test_a_plan_at_the_proven_bound_is_called_optimal(catalogue):
-    # The first project on a 32 A feed with one rack position: the relaxation's plan needs the safe
-    # configurations' model, which once left a plan at the bound marked only 'feasible' (gap 0).
-    text = """
-site: {feed: 230v-32a, inlet_c: 25, max_servers: 1}
-runs:
-  - {name: llama70b-lora, model: llama-3.3-70b, method: lora, seq_len: 4096}
-  - {name: llama8b-qlora, model: llama-3.1-8b, method: qlora, seq_len: 4096}
-"""
-    result = solve(workload_from(text), catalogue, SolveSettings(time_limit=20, workers=2))
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_plan_at_the_proven_bound_is_called_optimal(catalogue, workers):
+    # The first project on a 32 A feed with one rack position, as a sweep found it: CP-SAT's bound
+    # came back as 8183999.999999999 cents for a plan of 8184000, which left it 'feasible' at gap 0.
+    workload = load_workload(EXAMPLES / "first-project.yaml", catalogue)
+    site = workload.site.model_copy(update={"feed": "230v-32a", "inlet_c": 25, "max_servers": 1})
+    result = solve(
+        workload.model_copy(update={"site": site}), catalogue, SolveSettings(time_limit=20, workers=workers)
+    )
     assert result.plan is not None and result.gap == 0
     assert result.status == Status.OPTIMAL
