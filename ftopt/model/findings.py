@@ -166,9 +166,11 @@ def _rule(subject: str, f: dict[str, Any]) -> str:
             f"≥ {f['data_tb_per_socket']:g} TB data NVMe per socket plus a boot drive"
         )
     if subject == "power":
+        own = f.get("chassis_overheads") or []
+        systems = f" ({'; '.join(own)} for systems with their own figure)" if own else ""
         return (
-            f"power = (cards at their cap + CPU TDP) × {1 + f['overhead']:.2f}, at most the feed's "
-            f"usable watts; sharded runs stay inside one NVLink domain when one holds them"
+            f"power = (cards at their cap + CPU TDP) × {1 + f['overhead']:.2f}{systems}, at most the "
+            f"feed's usable watts; sharded runs stay inside one NVLink domain when one holds them"
         )
     if subject == "memory":
         if f["states_only"]:

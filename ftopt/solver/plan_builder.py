@@ -234,7 +234,18 @@ def _notes(data: ProblemData) -> list[Finding]:
             cores_per_gpu=rules.cores_per_gpu,
             data_tb_per_socket=rules.data_tb_per_socket,
         ),
-        finding(FindingKind.RULE, "power", overhead=rules.power_overhead),
+        finding(
+            FindingKind.RULE,
+            "power",
+            overhead=rules.power_overhead,
+            chassis_overheads=sorted(
+                {
+                    f"{b.chassis.id} × {1 + b.chassis.power_overhead:.2f}"
+                    for b in data.builds
+                    if b.chassis.power_overhead is not None
+                }
+            ),
+        ),
         finding(
             FindingKind.RULE,
             "memory",
