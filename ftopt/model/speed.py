@@ -34,8 +34,6 @@ from ftopt.model.workload import Energy, Method, Offload, Recompute, Strategy
 #: Servers in the catalogue have eight slots; unbridged cards spread four under each socket.
 SERVER_SLOTS = 8
 DDR_BYTES_PER_TRANSFER = 8  # one 64-bit DDR5 channel
-#: NVLink bandwidth (GB/s per GPU, both ways) of the board the NVSwitch bus bandwidth was measured on.
-NVSWITCH_REFERENCE_GBPS = 900.0
 
 
 @dataclass(frozen=True)
@@ -129,7 +127,7 @@ def bus_bandwidth_gbps(kind: LinkKind, gpu: Gpu, constants: SpeedConstants) -> f
     if kind.startswith("pcie"):
         return measured * gpu.pcie_gbps / constants.pcie_reference_gbps
     if kind == "nvswitch" and gpu.nvlink is not None:
-        return measured * gpu.nvlink.bandwidth_gbps / NVSWITCH_REFERENCE_GBPS
+        return measured * gpu.nvlink.bandwidth_gbps / constants.nvswitch_reference_gbps
     return measured
 
 

@@ -112,6 +112,11 @@ class SpeedConstants(BaseModel):
 
     model_config = _FROZEN
     bus_bandwidth_gbps: BusBandwidth = Field(description="measured all-reduce bus bandwidth per link")
+    nvswitch_reference_gbps: float = Field(
+        default=900.0,
+        gt=0,
+        description="NVLink rate (GB/s per GPU, both ways) the NVSwitch busbw was measured at",
+    )
     pcie_reference_gbps: float = Field(
         gt=0, description="PCIe rate (both ways) the PCIe busbw was measured at"
     )

@@ -189,3 +189,15 @@ def test_accumulation_amortises_the_gradient_exchange(catalogue: Catalogue) -> N
     assert four.tokens_per_step == 4 * once.tokens_per_step
     assert four.comm_seconds == pytest.approx(once.comm_seconds)
     assert four.tokens_per_s > once.tokens_per_s
+
+
+def test_sxm_modules_talk_over_their_nvswitch_at_a_rate_scaled_by_nvlink(catalogue: Catalogue) -> None:
+    from ftopt.model.speed import bus_bandwidth_gbps, link_kind
+
+    constants = catalogue.speed
+    assert constants is not None
+    h200, b200 = catalogue.gpu("h200-sxm"), catalogue.gpu("b200-sxm")
+    assert link_kind(h200, 8) == "nvswitch" and link_kind(h200, 1) is None
+    measured = constants.bus_bandwidth_gbps.nvswitch
+    assert bus_bandwidth_gbps("nvswitch", h200, constants) == pytest.approx(measured)  # the measured board
+    assert bus_bandwidth_gbps("nvswitch", b200, constants) == pytest.approx(measured * 1800 / 900)
