@@ -191,13 +191,18 @@ def offload_seconds(
     return copies + max(by_memory, by_cores)
 
 
-def planning_host(catalogue: Catalogue, gpus: int, constants: SpeedConstants) -> Host:
-    """The host a copy can count on in a catalogue server: the rules' cores per GPU, and the DRAM
-    bandwidth of one socket (all channels at the platform's DDR5 rate, at streaming efficiency)."""
-    channels = max((cpu.memory_channels for cpu in catalogue.cpus), default=12)
+def socket_dram_gbps(memory_channels: int, constants: SpeedConstants) -> float:
+    """DRAM bandwidth one socket streams: all its channels at the platform's DDR5 rate, at the
+    streaming efficiency CPU Adam reaches."""
     adam = constants.cpu_adam
-    peak = channels * adam.dimm_mts * 1e6 * DDR_BYTES_PER_TRANSFER / 1e9
-    return Host(memory_gbps=peak * adam.stream_efficiency, cores=catalogue.rules.cores_per_gpu * gpus)
+    return memory_channels * adam.dimm_mts * 1e6 * DDR_BYTES_PER_TRANSFER / 1e9 * adam.stream_efficiency
+
+
+def planning_host(catalogue: Catalogue, gpus: int, constants: SpeedConstants) -> Host:
+    """The host a copy can count on in a catalogue server: the rules' cores per GPU, and one socket's
+    DRAM bandwidth."""
+    channels = max((cpu.memory_channels for cpu in catalogue.cpus), default=12)
+    return Host(memory_gbps=socket_dram_gbps(channels, constants), cores=catalogue.rules.cores_per_gpu * gpus)
 
 
 def uses_fp8(precision: str, stack: Stack, gpu: Gpu) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ftopt.model.speed import DDR_BYTES_PER_TRANSFER, Host
+from ftopt.model.speed import Host, socket_dram_gbps
 from ftopt.model.stack import LinkKind, SpeedConstants
 from ftopt.model.topology import Topology, build_graph, gpu_node, topology_profile
 from ftopt.model.workload import Energy
@@ -28,10 +28,8 @@ def copy_host(
 ) -> Host:
     """What a copy of `gpus` cards gets from a server's host: one socket's DRAM bandwidth and its
     GPUs' share of the server's cores (rounded down)."""
-    adam = constants.cpu_adam
-    peak = memory_channels * adam.dimm_mts * 1e6 * DDR_BYTES_PER_TRANSFER / 1e9
     cores = server_cores * gpus // max(server_gpus, 1)
-    return Host(memory_gbps=peak * adam.stream_efficiency, cores=max(cores, 1))
+    return Host(memory_gbps=socket_dram_gbps(memory_channels, constants), cores=max(cores, 1))
 
 
 def nvlink_kind(bridge_size: int) -> LinkKind:
