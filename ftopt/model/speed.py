@@ -22,13 +22,14 @@ Pure functions; no solver, no CLI. The solver can call `estimate_speed` per plac
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ftopt.model.architecture import Architecture, ParamCounts, full_attention_layers
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import ADAPTER_ADAM_32BIT, BF16, GB, frozen_base_bytes
 from ftopt.model.sizing import RunProfile, Sizing
 from ftopt.model.stack import LinkKind, SpeedConstants, Stack
-from ftopt.model.topology import socket_of
+from ftopt.model.topology import Topology, build_graph, gpu_node, reference_topology, topology_profile
 from ftopt.model.workload import Energy, Method, Offload, Recompute, Strategy
 
 #: Servers in the catalogue have eight slots; unbridged cards spread four under each socket.
@@ -104,21 +105,42 @@ def flops_per_token(
     return forward + backward + recomputed
 
 
-def link_kind(gpu: Gpu, gpus: int) -> LinkKind | None:
-    """The link kind `gpus` cards of this model talk over, placed as the topology rules place them.
+def nvlink_kind(bridge_size: int) -> LinkKind:
+    """The measured link kind of GPUs that share one NVLink bridge of `bridge_size` cards."""
+    return "nvlink-2" if bridge_size == 2 else "nvlink-4"
 
-    One NVLink domain when the card's largest bridge holds the set; otherwise PCIe, within a socket
-    when the set hangs under one socket and across the two otherwise. None for a single GPU.
-    """
+
+@lru_cache(maxsize=1024)
+def _gpu_sockets(topology: Topology) -> tuple[int, ...]:
+    """The socket each GPU's PCIe path leads to (through a PCIe switch where it has one)."""
+    graph = build_graph(topology)
+    return tuple(int(graph.nodes[gpu_node(i)]["socket"]) for i in range(topology.gpu_count))
+
+
+def speed_link(topology: Topology, gpus: tuple[int, ...]) -> LinkKind | None:
+    """The measured link kind of `gpus` in a server of this topology: their NVSwitch board or bridge
+    when one domain holds them all, else PCIe within one socket or across sockets; None for one GPU."""
+    if len(gpus) < 2:
+        return None
+    kind, _ = topology_profile(topology, gpus)
+    if kind == "nvlink":
+        return "nvswitch" if topology.nvswitch else nvlink_kind(topology.bridge_size)
+    sockets = {_gpu_sockets(topology)[i] for i in gpus}
+    return "pcie-socket" if len(sockets) == 1 else "pcie-cross-socket"
+
+
+def link_kind(gpu: Gpu, gpus: int) -> LinkKind | None:
+    """The link kind `gpus` cards of this model talk over, placed as the reference server places
+    them: an SXM module's NVSwitch board, the card's largest bridge when it holds the set, else PCIe
+    within a socket or across the two (`speed_link` on the reference topology). None for one GPU."""
     if gpus < 2:
         return None
-    if gpu.form == "sxm" and gpus <= SERVER_SLOTS:
-        return "nvswitch"  # an SXM module sits on an NVSwitch baseboard that joins all its GPUs
-    bridge = max(gpu.nvlink.bridge_sizes) if gpu.nvlink else 0
-    if bridge and gpus <= bridge:
-        return "nvlink-2" if bridge == 2 else "nvlink-4"
-    sockets = {socket_of(i, max(SERVER_SLOTS, gpus), bridge) for i in range(gpus)}
-    return "pcie-socket" if len(sockets) == 1 else "pcie-cross-socket"
+    nvswitch = gpu.form == "sxm" and gpus <= SERVER_SLOTS
+    bridge = 0 if nvswitch or gpu.nvlink is None else max(gpu.nvlink.bridge_sizes, default=0)
+    nvlink_gbps = gpu.nvlink.bandwidth_gbps if gpu.nvlink else 0.0
+    slots = max(SERVER_SLOTS, gpus)
+    topology = reference_topology(slots, gpu.pcie_gbps, bridge, nvlink_gbps, nvswitch=nvswitch)
+    return speed_link(topology, tuple(range(gpus)))
 
 
 def bus_bandwidth_gbps(kind: LinkKind, gpu: Gpu, constants: SpeedConstants) -> float:

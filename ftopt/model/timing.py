@@ -13,11 +13,8 @@ decided here from the server's own figures, so that the plan (solver side) and `
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ftopt.model.speed import Host, socket_dram_gbps
-from ftopt.model.stack import LinkKind, SpeedConstants
-from ftopt.model.topology import Topology, build_graph, gpu_node, topology_profile
+from ftopt.model.stack import SpeedConstants
 from ftopt.model.workload import Energy
 
 HOURS_PER_YEAR = 8760
@@ -30,30 +27,6 @@ def copy_host(
     GPUs' share of the server's cores (rounded down)."""
     cores = server_cores * gpus // max(server_gpus, 1)
     return Host(memory_gbps=socket_dram_gbps(memory_channels, constants), cores=max(cores, 1))
-
-
-def nvlink_kind(bridge_size: int) -> LinkKind:
-    """The measured link kind of GPUs that share one NVLink bridge of `bridge_size` cards."""
-    return "nvlink-2" if bridge_size == 2 else "nvlink-4"
-
-
-@lru_cache(maxsize=1024)
-def _gpu_sockets(topology: Topology) -> tuple[int, ...]:
-    """The socket each GPU's PCIe path leads to (through a PCIe switch where it has one)."""
-    graph = build_graph(topology)
-    return tuple(int(graph.nodes[gpu_node(i)]["socket"]) for i in range(topology.gpu_count))
-
-
-def speed_link(topology: Topology, gpus: tuple[int, ...]) -> LinkKind | None:
-    """The measured link kind of `gpus` in a server of this topology: their NVSwitch board or bridge
-    when one domain holds them all, else PCIe within one socket or across sockets; None for one GPU."""
-    if len(gpus) < 2:
-        return None
-    kind, _ = topology_profile(topology, gpus)
-    if kind == "nvlink":
-        return "nvswitch" if topology.nvswitch else nvlink_kind(topology.bridge_size)
-    sockets = {_gpu_sockets(topology)[i] for i in gpus}
-    return "pcie-socket" if len(sockets) == 1 else "pcie-cross-socket"
 
 
 def server_energy_kwh(power_w: float, energy: Energy) -> float:

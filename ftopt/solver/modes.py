@@ -22,9 +22,9 @@ from dataclasses import dataclass, replace
 
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.sizing import RunProfile, Sizing, all_sizings
-from ftopt.model.speed import Host, Speed, estimate_speed, hours_to_train
+from ftopt.model.speed import Host, Speed, estimate_speed, hours_to_train, speed_link
 from ftopt.model.stack import LinkKind
-from ftopt.model.timing import copy_host, speed_link
+from ftopt.model.timing import copy_host
 from ftopt.model.topology import topology_of
 from ftopt.model.workload import Offload, Optimizer, SizingOptions, Strategy
 from ftopt.solver.builds import Build

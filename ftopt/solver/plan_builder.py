@@ -24,8 +24,8 @@ from ftopt.model.plan import (
     Status,
     Tco,
 )
-from ftopt.model.speed import Speed, energy_kwh, estimate_speed, hours_to_train
-from ftopt.model.timing import copy_host, server_energy_cost, server_energy_kwh, speed_link
+from ftopt.model.speed import Speed, energy_kwh, estimate_speed, hours_to_train, speed_link
+from ftopt.model.timing import copy_host, server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import Method
