@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
 from ftopt.cli.render_table import fabric_heading, server_heading, summary_line
 from ftopt.model.findings import Finding, money
-from ftopt.model.plan import Plan, Server, Status
+from ftopt.model.plan import LineItem, Plan, Server, Status
 
 if TYPE_CHECKING:
     from ftopt.solver.frontier import Frontier
@@ -160,28 +160,39 @@ def _bid(plan: Plan) -> str:
     return "<h3>The bid</h3>" + _table(headers, rows)
 
 
-def _server(plan: Plan, server: Server) -> str:
-    names = _names(server)
-    currency = plan.currency
+def _bill(lines: list[LineItem], total_label: str, total: float, currency: str) -> str:
+    """A bill of materials as a table: one row per line, the total in the foot."""
     rows = [
         [escape(li.item), escape(li.name), str(li.quantity), escape(money(li.unit_price, currency)),
          escape(money(li.price, currency))]
-        for li in server.bill_of_materials
+        for li in lines
     ]  # fmt: skip
-    foot = ["", "Server total", "", "", escape(money(server.price, currency))]
-    bom = _table(
+    foot = ["", total_label, "", "", escape(money(total, currency))]
+    return _table(
         [("item", False), ("description", False), ("qty", True), ("unit price", True), ("price", True)],
         rows, foot,
     )  # fmt: skip
+
+
+def _nvlink(server: Server, names: dict[str, str]) -> str:
+    """How the server's GPUs are joined: bridges, an NVSwitch board, or PCIe only."""
+    domains = escape("; ".join(", ".join(map(str, d)) for d in server.nvlink_domains))
+    if server.bridge:
+        bridge = escape(names.get(server.bridge, server.bridge))
+        return f", {server.bridge_count} × {bridge} (NVLink domains: {domains})"
+    if server.nvlink_domains:
+        return f", one NVLink domain over NVSwitch ({domains})"
+    return ", no NVLink bridges (GPUs talk over PCIe)"
+
+
+def _server(plan: Plan, server: Server) -> str:
+    names = _names(server)
+    currency = plan.currency
+    bom = _bill(server.bill_of_materials, "Server total", server.price, currency)
     share = server.power_w / server.feed_usable_w if server.feed_usable_w else 0.0
     over = " over" if share > 1 else ""
     gpu_name = escape(names.get(server.gpu, server.gpu))
-    domains = (
-        f", {server.bridge_count} × {escape(names.get(server.bridge, server.bridge))}"
-        f" (NVLink domains: {escape('; '.join(', '.join(map(str, d)) for d in server.nvlink_domains))})"
-        if server.bridge
-        else ", no NVLink bridges (GPUs talk over PCIe)"
-    )
+    domains = _nvlink(server, names)
     copies = [a for a in plan.assignments if server.id in {a.server, *(n.server for n in a.nodes)}]
     runs = ", ".join(escape(f"{a.run} #{a.copy_}") for a in copies) or "none"
     return (
@@ -205,17 +216,7 @@ def _fabric(plan: Plan) -> str:
     f = plan.fabric
     if f is None:
         return ""
-    currency = plan.currency
-    rows = [
-        [escape(li.item), escape(li.name), str(li.quantity), escape(money(li.unit_price, currency)),
-         escape(money(li.price, currency))]
-        for li in f.bill_of_materials
-    ]  # fmt: skip
-    foot = ["", "Fabric total", "", "", escape(money(f.price, currency))]
-    bom = _table(
-        [("item", False), ("description", False), ("qty", True), ("unit price", True), ("price", True)],
-        rows, foot,
-    )  # fmt: skip
+    bom = _bill(f.bill_of_materials, "Fabric total", f.price, plan.currency)
     return (
         '<section class="fabric" id="fabric"><h3>Fabric</h3>'
         f"<p>{escape(fabric_heading(plan))}.</p>{bom}</section>"

@@ -436,3 +436,12 @@ def test_a_plan_without_servers_still_renders() -> None:
 def _said(text: str) -> Finding:
     """A finding whose words are given, as a version 1 plan's sentences are read back."""
     return Finding(kind=FindingKind.RULE, subject="plan", figures={"statement": text}, text=text)
+
+
+def test_an_nvswitch_server_is_described_as_one_nvlink_domain_not_as_pcie() -> None:
+    catalogue = load_catalogue()
+    workload = load_workload(REPO / "examples" / "hgx-full-70b.yaml", catalogue)
+    plan = solve(workload, catalogue, SolveSettings(time_limit=10, workers=2)).plan_or_raise()
+    text = page(plan).all_text
+    assert "one NVLink domain over NVSwitch (0, 1, 2, 3, 4, 5, 6, 7)" in text
+    assert "no NVLink bridges" not in text
