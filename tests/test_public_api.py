@@ -92,11 +92,21 @@ runs:
     assert conflict.figures["max_servers"] == 2 and "lora" in conflict.figures["runs"]
 
 
-def test_an_unknown_catalogue_id_from_library_code_is_an_input_error_naming_the_field() -> None:
-    workload = _workload("runs: [{name: a, model: no-such-model, method: lora}]")
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("runs: [{name: a, model: no-such-id, method: lora}]", "runs[0].model"),
+        ("runs: [{name: a, model: llama-3.1-8b, method: lora, stack: no-such-id}]", "runs[0].stack"),
+        ("stack: no-such-id\nruns: [{name: a, model: llama-3.1-8b, method: lora}]", "stack"),
+        ("site: {feed: no-such-id}\nruns: [{name: a, model: llama-3.1-8b, method: lora}]", "site.feed"),
+    ],
+)
+def test_an_unknown_catalogue_id_from_library_code_is_an_input_error_naming_the_field(
+    text: str, field: str
+) -> None:
     with pytest.raises(InputError) as info:
-        solve(workload, load_catalogue(), SETTINGS)
-    assert info.value.field == "runs[0].model" and "no-such-model" in str(info.value)
+        solve(_workload(text), load_catalogue(), SETTINGS)
+    assert info.value.field == field and "no-such-id" in str(info.value)
 
 
 def test_the_result_and_its_plan_round_trip_through_json() -> None:
