@@ -329,11 +329,12 @@ def locate(node: yaml.Node | None, loc: tuple[str | int, ...], missing: bool) ->
     return path, line
 
 
-_RELATIVE = re.compile(r"^@((?:\[\d+\])?(?:\.?[A-Za-z_]+)?): ")
+_RELATIVE = re.compile(r"^@((?:\[\d+\]|\.?[A-Za-z_]+)+): ")
 
 
 def _split_relative(message: str) -> tuple[tuple[str | int, ...], str]:
-    """A validator's `@[3].name: text` → the extra location parts and the text."""
+    """A validator's `@[3].name: text` (or `@figures.need_gb[0]: text`) → the extra location parts
+    and the text."""
     match = _RELATIVE.match(message)
     if not match:
         return (), message
@@ -363,16 +364,34 @@ def _most_specific(errors: list[ErrorDetails]) -> ErrorDetails:
     return max(errors, key=lambda e: len(e["loc"]))
 
 
+def _input_error(exc: ValidationError, node: yaml.Node | None, file: str) -> InputError:
+    """The first problem of a validation as one InputError naming the field and its line."""
+    error = _most_specific(exc.errors())
+    extra, _ = _split_relative(str(error["msg"]).removeprefix("Value error, "))
+    loc = tuple(error["loc"]) + extra
+    path, line = locate(node, loc, error["type"] == "missing")
+    return InputError(file, path, expected_text(error), line)
+
+
 def validate(model: type[Model], data: Any, node: yaml.Node | None, file: str) -> Model:
     """`model` validated from `data`, or one InputError for the first problem."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        error = _most_specific(exc.errors())
-        extra, _ = _split_relative(str(error["msg"]).removeprefix("Value error, "))
-        loc = tuple(error["loc"]) + extra
-        path, line = locate(node, loc, error["type"] == "missing")
-        raise InputError(file, path, expected_text(error), line) from None
+        raise _input_error(exc, node, file) from None
+
+
+def validate_json_strictly(model: type[Model], text: str, node: yaml.Node | None, file: str) -> Model:
+    """`model` validated from JSON `text` in strict mode, or one InputError for the first problem.
+
+    Strict, because a document ftopt wrote holds every figure in its own type: a string where a
+    number belongs (`"ram_gb": "700"`) or a fraction where a count belongs is a damaged file, not
+    something to coerce. JSON strings still read as the enums and literals they name.
+    """
+    try:
+        return model.model_validate_json(text, strict=True)
+    except ValidationError as exc:
+        raise _input_error(exc, node, file) from None
 
 
 def require_mapping(data: Any, file: str, what: str) -> None:

@@ -15,7 +15,7 @@ are not to be merged with the solver's (a test asserts the verifier imports noth
 Rule names, as violations print them:
 
 - parts: catalogue-id, server-fields, gpu-slots, dimm-channels, drive-bays, hardware-limits
-- placement: server-id, unknown-run, copies, gpu-index, gpu-shared, max-servers
+- placement: server-id, unknown-run, run-summary, copies, gpu-index, gpu-shared, max-servers
 - training: strategy, optimizer, offload, gpu-count, gpu-memory, sizing-report
 - NVLink: bridge, nvlink-domains, sharded-domain, link-report
 - multi-node: multinode-nodes, multinode-servers, multinode-strategy, nic, fabric-ports, fabric-price

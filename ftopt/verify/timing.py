@@ -5,7 +5,7 @@
   interconnect graph (one NVLink domain: that bridge's measured kind; otherwise PCIe within one
   socket or across the two), the host of the server's CPU (one socket's memory channels, its GPUs'
   share of the cores). The copy must finish within its run's `deadline_hours`, and the hours, tokens
-  per second and makespan the plan reports must be these.
+  per second and makespan the plan reports must be these: present wherever the model gives them.
 - tco: the energy settings are the workload's, each server's energy over the years is its stated
   full-load draw × utilisation × years × 8,760 h × PUE (the draw itself is the power-estimate rule's),
   and purchase + energy cost = the total.
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ftopt.model.fabric import multinode_copy_speed, node_network
-from ftopt.model.plan import Assignment
+from ftopt.model.plan import COMPLETE_SINCE, Assignment
 from ftopt.model.sizing import RunProfile, Sizing
 from ftopt.model.speed import Speed, estimate_speed, hours_to_train
 from ftopt.model.stack import LinkKind
@@ -92,6 +92,7 @@ def _multinode_speed(
 def check_deadlines(ctx: Context) -> Iterator[Violation]:
     """Each copy finishes within its run's deadline; reported speed, hours and makespan are the model's."""
     longest: float | None = None
+    complete = ctx.plan.schema_version >= COMPLETE_SINCE  # older plans may lack the figures
     for assignment in ctx.plan.assignments:
         run = ctx.runs.get(assignment.run)
         speed = assignment_speed(ctx, assignment)
@@ -99,9 +100,12 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
             continue
         subject = copy_subject(assignment)
         rate = speed.tokens_per_s
-        if assignment.tokens_per_s is not None and not close(
-            assignment.tokens_per_s, rate, max(RELATIVE * rate, 0.05)
-        ):
+        if assignment.tokens_per_s is None:
+            if complete:
+                yield Violation(
+                    "deadline", subject, "tokens_per_s missing", f"the speed model gives {num(rate)}"
+                )
+        elif not close(assignment.tokens_per_s, rate, max(RELATIVE * rate, 0.05)):
             yield Violation(
                 "deadline",
                 subject,
@@ -119,7 +123,10 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
                 f"{num(hours)} h to train {run.train_tokens:,} tokens",
                 f"run {run.name} must finish within {num(run.deadline_hours)} h",
             )
-        if assignment.hours is not None and not close(assignment.hours, hours, max(RELATIVE * hours, 1e-6)):
+        if assignment.hours is None:
+            if complete:
+                yield Violation("deadline", subject, "hours missing", f"the speed model gives {num(hours)} h")
+        elif not close(assignment.hours, hours, max(RELATIVE * hours, 1e-6)):
             yield Violation(
                 "deadline",
                 subject,

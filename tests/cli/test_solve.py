@@ -11,7 +11,7 @@ from click.testing import CliRunner
 import ftopt.solver.solve as solve_module
 from ftopt.cli.main import cli
 from ftopt.model.findings import FindingKind, finding
-from ftopt.model.plan import Status
+from ftopt.model.plan import SCHEMA_VERSION, Status
 from ftopt.model.result import Result
 from ftopt.verify import Violation
 
@@ -90,7 +90,7 @@ def test_what_if_reports_a_saving(tmp_path: Path):
     result = run("examples/qwen3.8-27b-full.yaml", "--format", "json")
     assert result.exit_code == 0, result.output
     plan = json.loads(result.stdout)
-    assert plan["schema_version"] == 2
+    assert plan["schema_version"] == SCHEMA_VERSION
     (saving,) = [f for f in plan["savings"] if f["subject"] == "8-bit Adam for qwen27b-full"]
     assert saving["kind"] == "saving" and saving["figures"]["saved"] > 0
     assert saving["text"].startswith("8-bit Adam for qwen27b-full would save")

@@ -170,3 +170,12 @@ def test_failure_inside_the_verifier_is_one_line_not_a_traceback(files, monkeypa
 def test_command_is_named_verify() -> None:
     assert verify.name == "verify"
     assert verify.callback is not None and verify.callback.__name__ == "verify"
+
+
+def test_a_finding_figure_of_the_wrong_type_exits_2_naming_file_field_and_line(files, solved) -> None:
+    data = json.loads(solved("first-project").json)
+    data["notes"][0]["figures"]["reserve_gb"] = "lots"
+    args = files("first-project", json.dumps(data, indent=2))
+    line = one_error_line(run(*args), 2)
+    assert line.startswith(f"ftopt: {args[1]}:")
+    assert ": notes[0].figures.reserve_gb: expected a valid number, got 'lots'" in line
