@@ -6,6 +6,7 @@ The command object is invoked directly (registering it in the `ftopt` group is m
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from click.testing import CliRunner, Result
 import ftopt.cli.verify as verify_module
 from ftopt.cli.verify import verify
 from ftopt.model.hardware import Catalogue
+from tests.verify.conftest import Case, solve_case
 
 
 def run(*args: str) -> Result:
@@ -29,6 +31,12 @@ def one_error_line(result: Result, code: int) -> str:
     assert len(lines) == 1, lines
     assert lines[0].startswith("ftopt: ")
     return lines[0]
+
+
+@pytest.fixture
+def solved() -> Callable[[str], Case]:
+    """The verifier tests' solved cases (each solved once per session)."""
+    return solve_case
 
 
 @pytest.fixture
