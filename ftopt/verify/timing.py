@@ -21,7 +21,7 @@ from ftopt.model.sizing import RunProfile, Sizing
 from ftopt.model.speed import Speed, estimate_speed, hours_to_train
 from ftopt.model.stack import LinkKind
 from ftopt.model.timing import copy_host
-from ftopt.model.topology import gpu_node, link_kind
+from ftopt.model.topology import gpu_node, interconnect
 from ftopt.verify.context import Context, Parts, copy_subject
 from ftopt.verify.violation import Violation, close, money, num
 
@@ -38,7 +38,7 @@ def _link(ctx: Context, assignment: Assignment) -> LinkKind | None:
     parts = ctx.parts[assignment.server]
     if graph is None or len(assignment.gpus) < 2:
         return None
-    if link_kind(graph, assignment.gpus) == "nvlink":
+    if interconnect(graph, assignment.gpus) == "nvlink":
         if parts.chassis is not None and parts.chassis.nvswitch:
             return "nvswitch"
         return "nvlink-2" if parts.bridge is not None and parts.bridge.size == 2 else "nvlink-4"
