@@ -6,6 +6,9 @@
   socket or across the two), the host of the server's CPU (one socket's memory channels, its GPUs'
   share of the cores). The copy must finish within its run's `deadline_hours`, and the hours, tokens
   per second and makespan the plan reports must be these.
+- energy: each copy's training energy is its re-derived hours × its GPUs × (the server's GPU power
+  setting + the host's watts per GPU) × PUE, with no utilisation (the hours are training time), and
+  the plan's `energy_kwh` is their sum.
 - tco: the energy settings are the workload's, each server's energy over the years is its stated
   full-load draw × utilisation × years × 8,760 h × PUE (the draw itself is the power-estimate rule's),
   and purchase + energy cost = the total.
@@ -135,6 +138,47 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
         yield Violation(
             "deadline", "plan", f"makespan {num(makespan)} h", f"the longest copy takes {num(longest)} h"
         )
+
+
+def _copy_gpus(assignment: Assignment) -> int:
+    """All the GPUs one copy trains on, over every node."""
+    return sum(len(node.gpus) for node in assignment.nodes) or len(assignment.gpus)
+
+
+def _training_kwh(ctx: Context, assignment: Assignment, hours: float) -> float | None:
+    """hours × GPUs × (GPU W at the server's setting + host W per GPU) × PUE, in kWh."""
+    parts, constants = ctx.parts.get(assignment.server), ctx.catalogue.speed
+    if parts is None or constants is None:
+        return None
+    watts = _copy_gpus(assignment) * (parts.server.gpu_power_cap_w + constants.host_power_w_per_gpu)
+    return hours * watts * ctx.workload.energy.pue / 1000
+
+
+def check_energy(ctx: Context) -> Iterator[Violation]:
+    """Each copy's training energy follows from its re-derived hours at its power setting, and the
+    plan's energy is their sum."""
+    total = 0.0
+    for assignment in ctx.plan.assignments:
+        run = ctx.runs.get(assignment.run)
+        speed = copy_speed(ctx, assignment)
+        if run is None or speed is None or run.train_tokens is None:
+            continue
+        kwh = _training_kwh(ctx, assignment, hours_to_train(run.train_tokens, speed))
+        if kwh is None:
+            continue
+        total += kwh
+        if assignment.energy_kwh is not None and not close(
+            assignment.energy_kwh, kwh, max(RELATIVE * kwh, 0.01)
+        ):
+            yield Violation(
+                "energy",
+                copy_subject(assignment),
+                f"{num(assignment.energy_kwh)} kWh",
+                f"{num(round(kwh, 2))} kWh: hours × GPUs × (GPU W at its setting + host W per GPU) × PUE",
+            )
+    stated = ctx.plan.energy_kwh
+    if stated is not None and total and not close(stated, total, max(RELATIVE * total, 0.05)):
+        yield Violation("energy", "plan", f"{num(stated)} kWh", f"its copies draw {num(round(total, 2))} kWh")
 
 
 def check_tco(ctx: Context) -> Iterator[Violation]:

@@ -52,6 +52,21 @@ def test_every_format_writes_a_file(tmp_path: Path, fmt: str):
     assert "rtx-pro-6000-se" in text and "81,840" in text.replace("81840", "81,840")
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "html", "table"])
+def test_the_step_bound_is_named_a_bound_beside_the_speed_model(tmp_path: Path, fmt: str):
+    """One step time: the plan's 40 % MFU step figure is shown as the bound it is ("bound s"), never
+    as a "step s" beside the speed model's tokens/s that imply another step."""
+    target = tmp_path / f"plan.{fmt}"
+    result = run(
+        "examples/deadline.yaml", "--format", fmt, "-o", str(target), "--no-what-if", "--no-frontier"
+    )
+    assert result.exit_code == 0, result.output
+    text = target.read_text(encoding="utf-8")
+    assert "tok/s" in text or fmt == "html"
+    assert "bound s" in text.replace("Bound s", "bound s") and "step s" not in text
+    assert "lower bound" in text
+
+
 def test_impossible_bid_exits_3_with_the_reason(tmp_path: Path):
     workload = tmp_path / "hot.yaml"
     workload.write_text(
