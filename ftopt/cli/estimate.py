@@ -23,9 +23,9 @@ from ftopt.cli import (
     table_or_json_option,
 )
 from ftopt.cli.errors import handle_errors
-from ftopt.loading import load_workload
 from ftopt.model.estimate import EstimateOption, RunEstimate, estimate
 from ftopt.model.speed import Speed
+from ftopt.reading.workload_file import load_workload
 
 
 def gb(value: float) -> float:
