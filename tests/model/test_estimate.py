@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from ftopt.catalogue import load_catalogue
-from ftopt.reading.workload_file import load_workload
 from ftopt.model.estimate import EstimateOption, estimate, server_shapes
 from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import Workload
+from ftopt.reading.workload_file import load_workload
 
 ROOT = Path(__file__).resolve().parents[2]
 
