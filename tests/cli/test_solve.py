@@ -67,6 +67,17 @@ def test_the_step_bound_is_named_a_bound_beside_the_speed_model(tmp_path: Path, 
     assert "lower bound" in text
 
 
+@pytest.mark.parametrize("to_file", [False, True])
+def test_tables_off_a_terminal_hold_whole_cells(tmp_path: Path, to_file: bool):
+    """Piped or written with -o, the table cuts no cell ("llama70b-lo…", "adamw-32b…" before)."""
+    target = tmp_path / "plan.txt"
+    extra = ["-o", str(target)] if to_file else []
+    result = run("examples/deadline.yaml", "--no-what-if", "--no-frontier", *extra)
+    assert result.exit_code == 0, result.output
+    text = target.read_text(encoding="utf-8") if to_file else result.stdout
+    assert "…" not in text and "llama70b-lora" in text and "adamw-32bit" in text
+
+
 def test_impossible_bid_exits_3_with_the_reason(tmp_path: Path):
     workload = tmp_path / "hot.yaml"
     workload.write_text(
