@@ -8,11 +8,13 @@ enforcement literals and CP-SAT's assumption core names the smallest conflicting
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 from ftopt.model.fabric import (
     MULTI_NODE_STRATEGIES,
     NETWORK,
+    Network,
     fabric_kits,
     fabric_nic,
     node_network,
@@ -139,6 +141,28 @@ def _fastest_single_server(
     return best
 
 
+def _spanning_sizings(
+    profile: RunProfile, build: Build, net: Network, options: SizingOptions, limit: int | None
+) -> Iterator[tuple[int, Sizing]]:
+    """(servers, sizing) of every copy over several whole servers of `build` that fits its cards,
+    within the site's server limit, as the multi-node options size them."""
+    n = build.gpu_count
+    for gpus in gpu_count_choices(profile.run):
+        servers = gpus // n
+        if (
+            gpus not in MULTI_NODE_COUNTS
+            or gpus % n
+            or servers < 2
+            or (limit is not None and servers > limit)
+        ):
+            continue
+        for strategy in MULTI_NODE_STRATEGIES:
+            for optimizer in optimizer_choices(profile.run, profile.stack):
+                sizing = size_multinode(profile, build.gpu, gpus, strategy, optimizer, options, net)
+                if sizing.fits:
+                    yield servers, sizing
+
+
 def _fastest_multi_server(data: ProblemData, run_index: int, builds: list[Build]) -> _Best | None:
     """The fastest copy over several whole servers of one build, as the multi-node options size and
     time it (on the build's own host, NICs and power setting), within the site's server limit."""
@@ -150,41 +174,18 @@ def _fastest_multi_server(data: ProblemData, run_index: int, builds: list[Build]
     best: _Best | None = None
     for build in builds:
         networked = networked_build(catalogue, build, nic)
-        if networked is None or not _allowed_card(data, build.gpu.id):
+        if networked is None:
             continue
-        n = build.gpu_count
-        net = node_network(build.gpu, n, nic, networked.nic_count, catalogue.speed)
-        for gpus in gpu_count_choices(profile.run):
-            servers = gpus // n
-            if (
-                gpus not in MULTI_NODE_COUNTS
-                or gpus % n
-                or servers < 2
-                or (limit is not None and servers > limit)
-            ):
+        net = node_network(build.gpu, build.gpu_count, nic, networked.nic_count, catalogue.speed)
+        for servers, sizing in _spanning_sizings(profile, build, net, data.workload.sizing, limit):
+            speed = speed_on_servers(profile, sizing, networked, net, catalogue)
+            if speed is None:
                 continue
-            for strategy in MULTI_NODE_STRATEGIES:
-                for optimizer in optimizer_choices(profile.run, profile.stack):
-                    sizing = size_multinode(
-                        profile, build.gpu, gpus, strategy, optimizer, data.workload.sizing, net
-                    )
-                    speed = (
-                        speed_on_servers(profile, sizing, networked, net, catalogue) if sizing.fits else None
-                    )
-                    if speed is None:
-                        continue
-                    hours = hours_to_train(tokens, speed)
-                    if best is None or (hours, gpus) < best[:2]:
-                        best = (
-                            hours,
-                            gpus,
-                            _late(profile.run, hours, build.gpu.id, sizing, NETWORK, servers),
-                        )
+            hours = hours_to_train(tokens, speed)
+            if best is None or (hours, sizing.gpus) < best[:2]:
+                reason = _late(profile.run, hours, build.gpu.id, sizing, NETWORK, servers)
+                best = (hours, sizing.gpus, reason)
     return best
-
-
-def _allowed_card(data: ProblemData, gpu_id: str) -> bool:
-    return any(g.id == gpu_id for g in allowed_gpus(data.catalogue, data.workload))
 
 
 def _deadline_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Finding | None:
