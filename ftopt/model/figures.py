@@ -120,6 +120,7 @@ class DeadlineFigures(Figures):
     optimizer: str
     offload: str
     link: str | None = None
+    servers: int = 1
 
 
 class StatementFigures(Figures):

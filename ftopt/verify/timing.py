@@ -36,7 +36,8 @@ from ftopt.verify.violation import Violation, close, money, num
 #: compared within 0.1 % or that rounding, whichever is larger.
 RELATIVE = 1e-3
 HOURS_PER_YEAR = 8760
-CENT = 0.01
+#: A sum of figures each rounded to the cent, against the rounded sum: a cent apart at most.
+SUM_TOLERANCE = 0.01
 
 
 def _link(ctx: Context, assignment: Assignment) -> LinkKind | None:
@@ -234,20 +235,20 @@ def check_tco(ctx: Context) -> Iterator[Violation]:
     cost = sum(round(k * energy.price_per_kwh, 2) for k in kwh)
     if not close(tco.energy_kwh, sum(kwh), 0.05 + 1e-9 * sum(kwh)):
         yield Violation("tco", "plan", f"{num(tco.energy_kwh)} kWh", f"the servers draw {num(sum(kwh))} kWh")
-    if not close(tco.energy_cost, cost, CENT):
+    if not close(tco.energy_cost, cost, SUM_TOLERANCE):
         yield Violation(
             "tco", "plan", f"energy cost {money(tco.energy_cost)}", f"{money(cost)} at the servers' draw"
         )
     # total-price checks the plan's own figures; the purchase is the servers and the fabric
     purchase = sum(server.price for server in plan.servers) + (plan.fabric.price if plan.fabric else 0.0)
-    if not close(tco.purchase, purchase, CENT):
+    if not close(tco.purchase, purchase, SUM_TOLERANCE):
         yield Violation(
             "tco",
             "plan",
             f"purchase {money(tco.purchase)}",
             f"its servers and fabric sum to {money(purchase)}",
         )
-    if not close(tco.total, tco.purchase + tco.energy_cost, CENT):
+    if not close(tco.total, tco.purchase + tco.energy_cost, SUM_TOLERANCE):
         yield Violation(
             "tco",
             "plan",

@@ -54,9 +54,9 @@ def _used_percent(data: ProblemData, mode: int) -> int:
 
 def tie_break_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
     """Fewer servers first, then preferred modes, then fuller cards last (less used memory)."""
-    per_option = v.copies_by_mode()
+    per_mode = v.copies_by_mode()
     most_memory = 800 * sum(data.copies) + 1  # 100 % on up to 8 GPUs per copy
     most_preference = (5 * sum(data.copies) + 1) * most_memory
-    memory = sum(_used_percent(data, o) * data.modes[o].gpus * x for o, x in per_option)
-    preference = sum(data.modes[o].preference * x for o, x in per_option)
+    memory = sum(_used_percent(data, m) * data.modes[m].gpus * x for m, x in per_mode)
+    preference = sum(data.modes[m].preference * x for m, x in per_mode)
     return most_preference * sum(v.servers()) + most_memory * preference + memory  # type: ignore[return-value]
