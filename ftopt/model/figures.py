@@ -156,6 +156,13 @@ class PricesRuleFigures(Figures):
     items: list[str]
 
 
+class SkippedFigures(Figures):
+    """Something asked for but left out to keep within the time limit."""
+
+    what: str
+    seconds: float
+
+
 #: The figures of each kind of finding, by its value (`FindingKind` is a string enum).
 BY_KIND: dict[str, type[Figures]] = {
     "power-cap": PowerCapFigures,
@@ -183,6 +190,7 @@ RULES_BY_SUBJECT: dict[str, type[Figures]] = {
     "memory": MemoryRuleFigures,
     "step-time": StepTimeRuleFigures,
     "prices": PricesRuleFigures,
+    "skipped": SkippedFigures,
 }
 
 

@@ -218,6 +218,8 @@ def _rule(subject: str, f: dict[str, Any]) -> str:
             f"{'on' if f['flash_attention'] else 'off'}) + FP32 logits + {f['cuda_context_gb']:g} GB "
             f"CUDA context + {f['allocator_reserve']:.0%} allocator reserve"
         )
+    if subject == "skipped":
+        return f"{f['what']} skipped: the time limit of {f['seconds']:g} s was spent on the plan itself"
     if subject == "step-time":
         return f"step time: lower bound at {f['mfu']:.0%} MFU, transfers overlapped"
     return (

@@ -17,13 +17,16 @@ divide the server size, so Σ GPUs ≤ cards is exact: copies laid largest first
 their size, and a sharded copy's aligned block lies in an NVLink domain `compatible` found large
 enough.
 
-`hint` maps such a plan onto the count variables of the CP-SAT model, as its solution hint.
+Copies no single server holds (multi-node) take whole servers of their run's cheapest multi-node
+option, k per copy. `hint` maps such a plan onto the count variables of the CP-SAT model, as its
+solution hint.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ftopt.solver.decode.layout import ServerLayout, right_size
@@ -97,11 +100,31 @@ def _lay_out(server: _Open, reserve_gb: float) -> ServerLayout | None:
     return right_size(layout, reserve_gb)
 
 
+def _multinode_copies(data: ProblemData, run: int, groups: Iterator[int]) -> list[ServerLayout] | None:
+    """Every copy of a run no single server holds, each on k whole servers of the run's cheapest
+    multi-node option (as `decode` lays them out); None when the run has no such option.
+
+    Why: a bid whose big full fine-tunes need two servers each had no plan in hand, so CP-SAT
+    searched without a hint and found none in 30 s."""
+    options = [o for o in data.multinode if data.modes[o.mode].run == run]
+    if not options:
+        return None
+    option = min(options, key=lambda o: (o.price + o.nodes * o.build.energy_cost, o.mode))
+    mode, gpus = data.modes[option.mode], list(range(option.build.gpu_count))
+    servers = []
+    for _ in range(data.copies[run]):
+        group = next(groups)
+        servers += [
+            ServerLayout(option.build, option.ram, option.disk, [(mode, gpus)], group=group)
+            for _ in range(option.nodes)
+        ]
+    return servers
+
+
 def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
     """First-fit decreasing servers for every copy, right-sized; None when a copy fits no build.
 
-    Single-server copies only: a run that only multi-node modes hold leaves the greedy without a
-    plan, and CP-SAT answers alone."""
+    A run that only multi-node modes hold takes its cheapest multi-node option for every copy."""
     reserve = math.ceil(data.catalogue.rules.host_ram_reserve_gb)
     widest = max((b.gpu_count for b in data.builds), default=0)
     by_run = [
@@ -115,10 +138,16 @@ def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
     rams = [tier_finder(build.ram_upgrades) for build in data.builds]
     servers: list[_Open] = []
     room: list[_Open] = []  # servers with a free GPU, in opening order
+    spanning: list[ServerLayout] = []  # the whole servers of multi-node copies
+    groups = itertools.count()
     for run in sorted(range(len(by_run)), key=lambda r: (-need[r], r)):
         modes = by_run[run]
         if not modes:
-            return None
+            whole = _multinode_copies(data, run, groups)
+            if whole is None:
+                return None
+            spanning += whole
+            continue
         fewest = min(m.gpus for m in modes)
         cursor = 0  # a server too full for one copy of this run stays too full for the next
         for _ in range(data.copies[run]):
@@ -141,4 +170,4 @@ def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
                 room.append(new)
         room = [s for s in room if s.gpus < s.build.gpu_count]
     laid = [_lay_out(s, data.catalogue.rules.host_ram_reserve_gb) for s in servers]
-    return None if any(s is None for s in laid) else [s for s in laid if s is not None]
+    return None if any(s is None for s in laid) else [s for s in laid if s is not None] + spanning

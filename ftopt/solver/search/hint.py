@@ -24,6 +24,7 @@ class Hint:
     light: dict[tuple[int, int], int] = field(default_factory=dict)
     config: dict[int, int] = field(default_factory=dict)
     heavy: dict[tuple[int, int], int] = field(default_factory=dict)
+    multinode: dict[int, int] = field(default_factory=dict)  # multi-node mode → copies
     complete: bool = True  # every server found its counterpart in the model
 
 
@@ -65,7 +66,17 @@ def hint(data: ProblemData, servers: list[ServerLayout]) -> Hint:
     heavy_class = {(m, c.build): k for k, c in enumerate(data.heavy_classes) for m in c.modes}
     configs = {(c.build, c.heavy, bool(c.free_blocks)): i for i, c in enumerate(data.configs)}
     out = Hint()
+    spanning = {option.mode for option in data.multinode}
+    counted_groups: set[int] = set()
     for server in servers:
+        if server.group is not None:  # one node of a multi-node copy: the copy counts once
+            index = mode_index.get(id(server.copies[0][0])) if server.copies else None
+            if index is None or index not in spanning:
+                out.complete = False
+            elif server.group not in counted_groups:
+                counted_groups.add(server.group)
+                _bump(out.multinode, index)
+            continue
         f = build_index.get(id(server.build))
         modes = [mode_index.get(id(mode)) for mode, _ in server.copies]
         if f is None or any(m is None for m in modes):
@@ -111,3 +122,7 @@ def add_hint(built: Formulation, hint: Hint) -> None:
         model.add_hint(var, hint.config.get(c, 0))
     for key, var in v.heavy_copies.items():
         model.add_hint(var, hint.heavy.get(key, 0))
+    nodes = {o.mode: o.nodes for o in built.data.multinode}
+    for m, var in v.multinode_copies.items():
+        model.add_hint(var, hint.multinode.get(m, 0))
+        model.add_hint(v.multinode_servers[m], nodes[m] * hint.multinode.get(m, 0))
