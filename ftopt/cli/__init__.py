@@ -12,7 +12,7 @@ import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import click
 from rich.console import Console
@@ -25,6 +25,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: Width of rich output when stdout is not a terminal (a pipe, a file, a test runner).
 PIPE_WIDTH = 160
+#: Width of a plain console: wide enough that no table cell or line is ever cut ("GP…") or wrapped;
+#: renderers draw ASCII rules at this width.
+PLAIN_WIDTH = 100_000
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -88,6 +91,13 @@ def open_catalogue(prices: Path | None) -> Catalogue:
     return load_catalogue(prices=prices)
 
 
+def plain_console(file: IO[str]) -> Console:
+    """A console for files and pipes: no colour or terminal codes, and nothing truncated."""
+    return Console(
+        file=file, width=PLAIN_WIDTH, no_color=True, color_system=None, highlight=False, soft_wrap=False
+    )
+
+
 def stdout_console() -> Console:
     """A rich console on the current stdout; 160 columns and no colour when it is not a terminal."""
     out = sys.stdout
@@ -99,6 +109,12 @@ def stdout_console() -> Console:
         highlight=False,
         soft_wrap=False,
     )
+
+
+def quote_console() -> Console:
+    """The console a plan's or a frontier's tables go to: the terminal, or a `plain_console` when
+    stdout is a file or a pipe (a saved quote must hold every figure whole)."""
+    return stdout_console() if sys.stdout.isatty() else plain_console(sys.stdout)
 
 
 def echo_json(data: Any) -> None:

@@ -12,9 +12,15 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from ftopt.cli import open_catalogue, output_option, prices_option, stdout_console, time_limit_option
+from ftopt.cli import (
+    open_catalogue,
+    output_option,
+    plain_console,
+    prices_option,
+    quote_console,
+    time_limit_option,
+)
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_frontier import frontier_records, render_frontier_html, render_frontier_table
 from ftopt.errors import InfeasibleError, NoPlanInTimeError
@@ -77,10 +83,10 @@ def frontier_command(
         text = render_frontier_html(found, title)
     else:
         if output is None:
-            render_frontier_table(found, stdout_console())
+            render_frontier_table(found, quote_console())
             return
         buffer = io.StringIO()
-        render_frontier_table(found, Console(file=buffer, width=160, no_color=True, highlight=False))
+        render_frontier_table(found, plain_console(buffer))
         text = buffer.getvalue()
     if output:
         output.write_text(text, encoding="utf-8")

@@ -19,7 +19,14 @@ import click
 import yaml
 from rich.console import Console
 
-from ftopt.cli import open_catalogue, output_option, prices_option, stdout_console, time_limit_option
+from ftopt.cli import (
+    open_catalogue,
+    output_option,
+    plain_console,
+    prices_option,
+    quote_console,
+    time_limit_option,
+)
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_html import render_html
 from ftopt.cli.render_markdown import render_markdown
@@ -158,10 +165,10 @@ def write_plan(plan: Plan, fmt: str, output: Path | None, bids: Frontier | None 
     if output:
         if text is None:
             buffer = io.StringIO()
-            render_table(plan, Console(file=buffer, width=160, no_color=True, highlight=False))
+            render_table(plan, plain_console(buffer))
             text = buffer.getvalue()
         output.write_text(text, encoding="utf-8")
     elif text is None:
-        render_table(plan, stdout_console())
+        render_table(plan, quote_console())
     else:
         click.echo(text, nl=False)
