@@ -154,7 +154,7 @@ def _build(plan: Plan, build: Build) -> str:
     return (
         f'<section class="server" id="build-{escape(server.id)}" data-servers="{escape(members)}" '
         f'data-quantity="{build.quantity}">'
-        f"<h3>{build.quantity} × {server.gpu_count} × {gpu_name} ({escape(build.ids)})</h3>"
+        f"<h3>{escape(build.label)}: {server.gpu_count} × {gpu_name}</h3>"
         f'<p class="muted">{escape(build_heading(plan, build))}</p>'
         f"<p>{server.gpu_count} GPUs per server{_nvlink(server, names)}. Runs here: {runs}.</p>"
         f'<div class="power"><span><strong>Power</strong> {server.power_w:,} W of '

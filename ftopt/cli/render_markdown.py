@@ -92,7 +92,7 @@ def render_markdown(plan: Plan) -> str:
             "",
         ]  # fmt: skip
     for build in builds(plan):
-        lines += [f"## {build.quantity} × server ({md(build.ids)})", "", md(build_heading(plan, build)), ""]
+        lines += [f"## {md(build.label)}", "", md(build_heading(plan, build)), ""]
         lines += _bill(build.server.bill_of_materials, plan.currency)
     if plan.fabric is not None:
         lines += [

@@ -44,6 +44,11 @@ class Build:
         return id_ranges([s.id for s in self.servers])
 
     @property
+    def label(self) -> str:
+        """`1 server (s1)`, `8 servers (s1–s8)`."""
+        return f"{self.quantity} server{'s' if self.quantity != 1 else ''} ({self.ids})"
+
+    @property
     def price(self) -> float:
         return self.server.price * self.quantity
 
@@ -105,7 +110,7 @@ def build_heading(plan: Plan, build: Build) -> str:
     bridges = f", {s.bridge_count} × {s.bridge}" if s.bridge else ""
     each = f"{money(s.price, plan.currency)} each" if build.quantity > 1 else money(s.price, plan.currency)
     return (
-        f"{build.quantity} × ({build.ids}): {s.gpu_count} × {s.gpu}{bridges} in {s.chassis}; "
+        f"{build.label}: {s.gpu_count} × {s.gpu}{bridges} in {s.chassis}; "
         f"{s.cpu_count} × {s.cpu} ({s.cores} cores); {s.ram_gb:,} GB RAM ({s.dimm_count} × {s.dimm_gb} GB); "
         f"{s.nvme_tb:g} TB NVMe; {s.power_w:,} W of {s.feed_usable_w:,} W ({s.feed}, "
         f"{power_words(plan, s)}); inlet ≤ {s.max_inlet_c:g} °C; {each}"
