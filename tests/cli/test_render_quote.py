@@ -22,8 +22,8 @@ from ftopt.cli.render_markdown import render_markdown
 from ftopt.cli.render_quote import RUN_COLUMNS, builds, id_ranges, run_rows
 from ftopt.cli.render_table import render_table
 from ftopt.cli.render_xlsx import write_xlsx
-from ftopt.loading import load_workload
 from ftopt.model.plan import Plan, Status
+from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from tests.cli.plans import sixteen_servers
 from tests.cli.test_render_html import Page
