@@ -4,7 +4,7 @@ The shared page shell (`render_page`: inline CSS, no scripts, no external styles
 images) with an inline SVG placement diagram, so the file can be mailed, archived and printed as it
 is. The sections follow the other quote renderers through `render_quote`: the headline and, in
 words, whether the bid is proven the cheapest; the runs as asked; the three bids; the placement
-diagram; one section per build (identical servers once, with their quantity) with its bill of
+diagram; one section per group (identical servers once, with their quantity) with its bill of
 materials and its power against the feed; the run table (hours, deadline, energy); TCO; other
 options; what shaped the answer; the rules applied; and a technical appendix with the solver's
 figures and the per-copy placement. All text is escaped.
@@ -20,17 +20,17 @@ from ftopt.cli.render_page import page, table
 from ftopt.cli.render_quote import (
     ALTERNATIVE_HEADERS,
     RUN_COLUMNS,
-    Build,
+    ServerGroup,
     alternative_rows,
-    build_heading,
-    builds,
     buyer_notes,
+    group_heading,
     headline,
     internals,
     power_words,
     price_words,
     proof_words,
     run_rows,
+    server_groups,
     shaped,
     tco_lines,
 )
@@ -59,7 +59,7 @@ def _summary(plan: Plan) -> str:
     cells = [
         ("Total price", money(plan.total_price, plan.currency)),
         ("Servers", str(len(plan.servers))),
-        ("Builds", str(len(builds(plan)))),
+        ("Kinds of server", str(len(server_groups(plan)))),
         ("GPUs", str(gpus)),
         ("Full-load power", f"{power:,} W"),
     ]
@@ -131,31 +131,31 @@ def _nvlink(server: Server, names: dict[str, str]) -> str:
     return ", no NVLink bridges (GPUs talk over PCIe)"
 
 
-def _build(plan: Plan, build: Build) -> str:
-    """One build: how many, which servers, what runs there, power and inlet, one bill of materials."""
-    server = build.server
+def _group(plan: Plan, group: ServerGroup) -> str:
+    """One group: how many, which servers, what runs there, power and inlet, one bill of materials."""
+    server = group.server
     names = _names(server)
     currency = plan.currency
-    each = " (each server)" if build.quantity > 1 else ""
+    each = " (each server)" if group.quantity > 1 else ""
     bom = _bill(server.bill_of_materials, f"Server total{each}", server.price, currency)
     share = server.power_w / server.feed_usable_w if server.feed_usable_w else 0.0
     over = " over" if share > 1 else ""
     gpu_name = escape(names.get(server.gpu, server.gpu))
-    ids = {s.id for s in build.servers}
-    members = " ".join(s.id for s in build.servers)
+    ids = {s.id for s in group.servers}
+    members = " ".join(s.id for s in group.servers)
     copies = [a for a in plan.assignments if ids & {a.server, *(n.server for n in a.nodes)}]
     runs = ", ".join(dict.fromkeys(escape(a.run) for a in copies)) or "none"
     total = (
-        f"<p><strong>{build.quantity} × {escape(money(server.price, currency))} = "
-        f"{escape(money(build.price, currency))}</strong></p>"
-        if build.quantity > 1
+        f"<p><strong>{group.quantity} × {escape(money(server.price, currency))} = "
+        f"{escape(money(group.price, currency))}</strong></p>"
+        if group.quantity > 1
         else ""
     )
     return (
-        f'<section class="server" id="build-{escape(server.id)}" data-servers="{escape(members)}" '
-        f'data-quantity="{build.quantity}">'
-        f"<h3>{escape(build.label)}: {server.gpu_count} × {gpu_name}</h3>"
-        f'<p class="muted">{escape(build_heading(plan, build))}</p>'
+        f'<section class="server" id="group-{escape(server.id)}" data-servers="{escape(members)}" '
+        f'data-quantity="{group.quantity}">'
+        f"<h3>{escape(group.label)}: {server.gpu_count} × {gpu_name}</h3>"
+        f'<p class="muted">{escape(group_heading(plan, group))}</p>'
         f"<p>{server.gpu_count} GPUs per server{_nvlink(server, names)}. Runs here: {runs}.</p>"
         f'<div class="power"><span><strong>Power</strong> {server.power_w:,} W of '
         f"{server.feed_usable_w:,} W usable on the {escape(server.feed)} feed ({share:.0%}) per server; "
@@ -299,7 +299,7 @@ def _appendix(plan: Plan) -> str:
 def render_html(plan: Plan, bids: Frontier | None = None) -> str:
     """The whole plan as one self-contained HTML5 document; with `bids`, the three-bids section."""
     title = f"Fine-tuning servers: {plan.workload}" if plan.workload else "Fine-tuning servers"
-    servers = "".join(_build(plan, build) for build in builds(plan))
+    servers = "".join(_group(plan, group) for group in server_groups(plan))
     footer = (
         f"<footer>Total {escape(money(plan.total_price, plan.currency))} for {len(plan.servers)} "
         f"server{'s' if len(plan.servers) != 1 else ''}; prices are indicative "
@@ -315,7 +315,7 @@ def render_html(plan: Plan, bids: Frontier | None = None) -> str:
         placement_svg(plan),
         "</section>",
         '<section id="servers"><h2>Servers and bill of materials</h2>',
-        "<p>Identical servers are one build, listed once with how many to buy.</p>",
+        "<p>Identical servers are one group, listed once with how many to buy.</p>",
         servers or "<p>No servers.</p>",
         _fabric(plan),
         "</section>",

@@ -11,14 +11,14 @@ from ftopt.cli.render_escape import markdown_text as md
 from ftopt.cli.render_quote import (
     ALTERNATIVE_HEADERS,
     alternative_rows,
-    build_heading,
-    builds,
     buyer_notes,
+    group_heading,
     headline,
     internals,
     price_words,
     proof_words,
     run_table,
+    server_groups,
     shaped,
     tco_lines,
 )
@@ -82,7 +82,7 @@ def _appendix(plan: Plan) -> list[str]:
 
 
 def render_markdown(plan: Plan) -> str:
-    """Headline and proof, one section per build, runs, TCO, options, findings, then the appendix."""
+    """Headline and proof, one section per group, runs, TCO, options, findings, then the appendix."""
     title = f"# Fine-tuning servers: {md(plan.workload)}" if plan.workload else "# Fine-tuning servers"
     lines = [title, "", f"**{md(headline(plan))}**", "", md(proof_words(plan)), "", md(price_words(plan)), ""]
     if plan.site:
@@ -91,9 +91,9 @@ def render_markdown(plan: Plan) -> str:
                f"room inlet up to {plan.site.inlet_c:g} °C."),
             "",
         ]  # fmt: skip
-    for build in builds(plan):
-        lines += [f"## {md(build.label)}", "", md(build_heading(plan, build)), ""]
-        lines += _bill(build.server.bill_of_materials, plan.currency)
+    for group in server_groups(plan):
+        lines += [f"## {md(group.label)}", "", md(group_heading(plan, group)), ""]
+        lines += _bill(group.server.bill_of_materials, plan.currency)
     if plan.fabric is not None:
         lines += [
             "## Fabric",

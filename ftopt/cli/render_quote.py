@@ -1,10 +1,10 @@
 """The buyer's view of a plan, shared by every quote format (table, Markdown, HTML, xlsx).
 
 Why a view apart from the plan: the plan lists every server and every copy, as the verifier needs
-them; a buyer signs for builds and runs. Here identical servers become one build with a quantity,
-copies of a run trained the same way become one row, the proof becomes a sentence, and the solver's
-internals (bound, gap, solve time, which prices are assumptions) go to a technical appendix. Each
-renderer only lays these out and escapes them for its format.
+them; a buyer signs for kinds of server and runs. Here identical servers become one *server group*
+with a quantity, copies of a run trained the same way become one row, the proof becomes a
+sentence, and the solver's internals (bound, gap, solve time, which prices are assumptions) go to a
+technical appendix. Each renderer only lays these out and escapes them for its format.
 
 `RUN_COLUMNS` is the run table of every format: adding a column (a training setting a later plan
 field carries) is one `RunColumn` line here.
@@ -24,8 +24,8 @@ ASSUMED_PRICES = "prices"
 
 
 @dataclass(frozen=True)
-class Build:
-    """Identical servers (same bill, cards, power setting, feed): one build bought `quantity` times."""
+class ServerGroup:
+    """Identical servers (same bill, cards, power setting, feed): one group bought `quantity` times."""
 
     servers: tuple[Server, ...]
 
@@ -40,7 +40,7 @@ class Build:
 
     @property
     def ids(self) -> str:
-        """`s1–s8` or `s1, s3`: which servers of the plan this build is."""
+        """`s1–s8` or `s1, s3`: which servers of the plan this group is."""
         return id_ranges([s.id for s in self.servers])
 
     @property
@@ -53,16 +53,16 @@ class Build:
         return self.server.price * self.quantity
 
 
-def _build_key(server: Server) -> str:
+def _group_key(server: Server) -> str:
     return server.model_dump_json(exclude={"id"})
 
 
-def builds(plan: Plan) -> list[Build]:
-    """The plan's servers grouped into identical builds, in order of first appearance."""
+def server_groups(plan: Plan) -> list[ServerGroup]:
+    """The plan's servers grouped into identical server_groups, in order of first appearance."""
     groups: dict[str, list[Server]] = {}
     for server in plan.servers:
-        groups.setdefault(_build_key(server), []).append(server)
-    return [Build(tuple(group)) for group in groups.values()]
+        groups.setdefault(_group_key(server), []).append(server)
+    return [ServerGroup(tuple(group)) for group in groups.values()]
 
 
 def id_ranges(ids: list[str]) -> str:
@@ -104,13 +104,13 @@ def power_words(plan: Plan, server: Server) -> str:
     return f"cards at {server.gpu_power_cap_w:,} W"
 
 
-def build_heading(plan: Plan, build: Build) -> str:
-    """One line: quantity, the build, its power against the feed, inlet limit and price each."""
-    s = build.server
+def group_heading(plan: Plan, group: ServerGroup) -> str:
+    """One line: quantity, the group, its power against the feed, inlet limit and price each."""
+    s = group.server
     bridges = f", {s.bridge_count} × {s.bridge}" if s.bridge else ""
-    each = f"{money(s.price, plan.currency)} each" if build.quantity > 1 else money(s.price, plan.currency)
+    each = f"{money(s.price, plan.currency)} each" if group.quantity > 1 else money(s.price, plan.currency)
     return (
-        f"{build.label}: {s.gpu_count} × {s.gpu}{bridges} in {s.chassis}; "
+        f"{group.label}: {s.gpu_count} × {s.gpu}{bridges} in {s.chassis}; "
         f"{s.cpu_count} × {s.cpu} ({s.cores} cores); {s.ram_gb:,} GB RAM ({s.dimm_count} × {s.dimm_gb} GB); "
         f"{s.nvme_tb:g} TB NVMe; {s.power_w:,} W of {s.feed_usable_w:,} W ({s.feed}, "
         f"{power_words(plan, s)}); inlet ≤ {s.max_inlet_c:g} °C; {each}"
@@ -307,12 +307,12 @@ def tco_lines(plan: Plan) -> list[tuple[str, str]]:
 
 
 def alternative_rows(plan: Plan) -> list[list[str]]:
-    """Option, price, extra over the plan, what differs, its builds: one row per alternative."""
+    """Option, price, extra over the plan, what differs, its server groups: one row per alternative."""
     rows = []
     for alt in plan.alternatives:
         kit = "; ".join(
             f"{b.quantity} × {b.server.gpu_count} × {b.server.gpu} in {b.server.chassis}"
-            for b in builds(alt.plan)
+            for b in server_groups(alt.plan)
         )
         rows.append(
             [

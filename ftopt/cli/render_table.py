@@ -1,4 +1,4 @@
-"""The plan as terminal tables: the buyer's view (builds, runs, options), then a technical appendix.
+"""The plan as terminal tables: the buyer's view (server_groups, runs, options), then a technical appendix.
 
 On a terminal the tables fit its width with rich's box lines; written to a file or a pipe
 (`ftopt.cli.plain_console`), tables use ASCII rules and are never cut to a width, so "GPUs" never becomes
@@ -16,14 +16,14 @@ from ftopt.cli import PLAIN_WIDTH
 from ftopt.cli.render_quote import (
     ALTERNATIVE_HEADERS,
     alternative_rows,
-    build_heading,
-    builds,
     buyer_notes,
+    group_heading,
     headline,
     internals,
     price_words,
     proof_words,
     run_table,
+    server_groups,
     shaped,
     tco_lines,
 )
@@ -141,9 +141,9 @@ def render_table(plan: Plan, console: Console) -> None:
     """Print the whole quote."""
     lead = [Text(headline(plan), style="bold"), Text(proof_words(plan)), Text(price_words(plan))]
     parts: list[RenderableType] = [*lead, Text("")]
-    for build in builds(plan):
-        bill = bom_table(console, build.server.bill_of_materials, plan.currency)
-        parts += [Text(build_heading(plan, build)), bill, Text("")]
+    for group in server_groups(plan):
+        bill = bom_table(console, group.server.bill_of_materials, plan.currency)
+        parts += [Text(group_heading(plan, group)), bill, Text("")]
     if plan.fabric is not None:
         bill = bom_table(console, plan.fabric.bill_of_materials, plan.currency)
         parts += [Text(fabric_heading(plan)), bill, Text("")]

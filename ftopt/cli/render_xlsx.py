@@ -1,9 +1,9 @@
-"""The plan as a spreadsheet quote: a summary, one sheet per build, runs, power, TCO, options.
+"""The plan as a spreadsheet quote: a summary, one sheet per group, runs, power, TCO, options.
 
 Why formulas and not numbers: a presales engineer edits a unit price, a quantity or the energy price
 in the workbook (a discount, a spare card, the buyer's tariff) and expects every total to follow, as
-in any quote they build by hand. Each build sheet lists one server's bill of materials with
-`Price = Quantity × Unit price` and a `SUM` total; the summary multiplies each build's total by how
+in any quote they group by hand. Each group sheet lists one server's bill of materials with
+`Price = Quantity × Unit price` and a `SUM` total; the summary multiplies each group's total by how
 many servers it has and sums them; the runs sheet computes hours from training tokens and speed and
 energy from copies; the power sheet sets each server's draw against its feed; the TCO sheet adds the
 energy of the servers' draw over the years to the summary's total. The per-copy placement and the
@@ -22,10 +22,10 @@ from ftopt.cli.render_escape import cell_text
 from ftopt.cli.render_quote import (
     ALTERNATIVE_HEADERS,
     alternative_rows,
-    builds,
     internals,
     proof_words,
     run_rows,
+    server_groups,
 )
 from ftopt.model.plan import LineItem, Plan
 from ftopt.model.timing import HOURS_PER_YEAR
@@ -33,11 +33,11 @@ from ftopt.model.timing import HOURS_PER_YEAR
 MONEY = "#,##0.00"
 BOM_HEADERS = ("Item", "Name", "Quantity", "Unit price", "Price")
 PLACEMENT_HEADERS = ("Run", "Copy", "Server", "GPUs", "Strategy", "Memory per GPU (GB)")
-SUMMARY_HEADERS = ("Build", "Servers", "Chassis", "GPUs per server", "CPUs per server", "RAM (GB)",
+SUMMARY_HEADERS = ("Sheet", "Servers", "Chassis", "GPUs per server", "CPUs per server", "RAM (GB)",
                    "Quantity", "Price per server", "Price")  # fmt: skip
 RUNS_HEADERS = ("Run", "Model", "Copies", "GPUs per copy", "Training tokens per copy", "Tokens/s per copy",
                 "Hours", "Deadline (h)", "Deadline met", "Energy per copy (kWh)", "Energy (kWh)")  # fmt: skip
-POWER_HEADERS = ("Build", "Quantity", "Power per server (W)", "Feed", "Usable per feed (W)", "Share of feed",
+POWER_HEADERS = ("Sheet", "Quantity", "Power per server (W)", "Feed", "Usable per feed (W)", "Share of feed",
                  "Headroom (W)", "Within the feed", "Power (W)")  # fmt: skip
 SHEET_NAME_MAX = 31
 
@@ -75,21 +75,21 @@ def _header(sheet: Any, headers: tuple[str, ...]) -> None:
     _bold_row(sheet, sheet.max_row)
 
 
-def build_sheet_names(plan: Plan) -> list[str]:
-    """A sheet name per build: its server ids (`s1`, `s2–s9`), or `build N` when they are too long."""
+def group_sheet_names(plan: Plan) -> list[str]:
+    """A sheet name per group: its server ids (`s1`, `s2–s9`), or `group N` when they are too long."""
     names = []
-    for i, build in enumerate(builds(plan), start=1):
-        name = build.ids
+    for i, group in enumerate(server_groups(plan), start=1):
+        name = group.ids
         ok = len(name) <= SHEET_NAME_MAX and not any(c in name for c in "[]:*?/\\'")
-        names.append(name if ok else f"build {i}")
+        names.append(name if ok else f"group {i}")
     return names
 
 
 def server_total_cells(plan: Plan) -> dict[str, str]:
-    """Where each build sheet keeps one server's total: sheet name → cell."""
+    """Where each group sheet keeps one server's total: sheet name → cell."""
     return {
-        name: f"E{len(build.server.bill_of_materials) + 2}"
-        for name, build in zip(build_sheet_names(plan), builds(plan), strict=True)
+        name: f"E{len(group.server.bill_of_materials) + 2}"
+        for name, group in zip(group_sheet_names(plan), server_groups(plan), strict=True)
     }
 
 
@@ -110,7 +110,7 @@ def _bill_sheet(book: Any, title: str, lines: list[LineItem], currency: str) -> 
 
 
 def _summary(book: Any, plan: Plan, names: list[str]) -> str:
-    """The summary sheet: one row per build (quantity × server total), the fabric, the total.
+    """The summary sheet: one row per group (quantity × server total), the fabric, the total.
     Returns the total's cell."""
     summary = book.worksheets[0]  # the sheet a new workbook has
     summary.title = "Summary"
@@ -124,11 +124,11 @@ def _summary(book: Any, plan: Plan, names: list[str]) -> str:
     _bold_row(summary, 1)
     _header(summary, SUMMARY_HEADERS)
     first = summary.max_row + 1
-    for name, build in zip(names, builds(plan), strict=True):
-        s, row = build.server, summary.max_row + 1
+    for name, group in zip(names, server_groups(plan), strict=True):
+        s, row = group.server, summary.max_row + 1
         total = f"={_sheet_ref(name)}!E{len(s.bill_of_materials) + 2}"
-        _put(summary, [name, build.ids, s.chassis, f"{s.gpu_count} × {s.gpu}", f"{s.cpu_count} × {s.cpu}",
-                       s.ram_gb, build.quantity, Formula(total), Formula(f"=G{row}*H{row}")])  # fmt: skip
+        _put(summary, [name, group.ids, s.chassis, f"{s.gpu_count} × {s.gpu}", f"{s.cpu_count} × {s.cpu}",
+                       s.ram_gb, group.quantity, Formula(total), Formula(f"=G{row}*H{row}")])  # fmt: skip
     if plan.fabric is not None:
         row = summary.max_row + 1
         fabric = f"={_sheet_ref('Fabric')}!E{len(plan.fabric.bill_of_materials) + 2}"
@@ -166,15 +166,15 @@ def _runs(book: Any, plan: Plan) -> None:
 
 
 def _power(book: Any, plan: Plan, names: list[str]) -> None:
-    """Each build's draw per server against the usable watts of its feed."""
+    """Each group's draw per server against the usable watts of its feed."""
     sheet = book.create_sheet("Power")
     _header(sheet, POWER_HEADERS)
-    for name, build in zip(names, builds(plan), strict=True):
-        s, row = build.server, sheet.max_row + 1
+    for name, group in zip(names, server_groups(plan), strict=True):
+        s, row = group.server, sheet.max_row + 1
         share, headroom = Formula(f"=C{row}/E{row}"), Formula(f"=E{row}-C{row}")
         within, power = Formula(f"=C{row}<=E{row}"), Formula(f"=B{row}*C{row}")
         _put(
-            sheet, [name, build.quantity, s.power_w, s.feed, s.feed_usable_w, share, headroom, within, power]
+            sheet, [name, group.quantity, s.power_w, s.feed, s.feed_usable_w, share, headroom, within, power]
         )
         sheet.cell(row, 6).number_format = "0%"
     last = sheet.max_row
@@ -240,10 +240,10 @@ def write_xlsx(plan: Plan, path: Path) -> None:
     from openpyxl import Workbook
 
     book = Workbook()
-    names = build_sheet_names(plan)
+    names = group_sheet_names(plan)
     total = _summary(book, plan, names)
-    for name, build in zip(names, builds(plan), strict=True):
-        _bill_sheet(book, name, build.server.bill_of_materials, plan.currency)
+    for name, group in zip(names, server_groups(plan), strict=True):
+        _bill_sheet(book, name, group.server.bill_of_materials, plan.currency)
     if plan.fabric is not None:
         _bill_sheet(book, "Fabric", plan.fabric.bill_of_materials, plan.currency)
     _runs(book, plan)

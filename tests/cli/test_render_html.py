@@ -320,7 +320,7 @@ def test_summary_bill_of_materials_and_power(several: Plan) -> None:
     assert f"{len(several.servers)} servers" in text
     cells = [data.strip() for tag, data in doc.text if tag == "td"]
     listed = [sid for e in doc.find("section", "server") for sid in e.attrs["data-servers"].split()]
-    assert sorted(listed) == sorted(s.id for s in several.servers)  # every server in exactly one build
+    assert sorted(listed) == sorted(s.id for s in several.servers)  # every server in exactly one group
     for server in several.servers:
         assert money(server.price, several.currency) in cells
         for line in server.bill_of_materials:

@@ -1,4 +1,4 @@
-"""The buyer's quote in every format: builds with quantities, the run table, alternatives, the proof
+"""The buyer's quote in every format: server groups with quantities, the run table, alternatives, the proof
 in words with the solver's figures in an appendix, power wording true to the card, escaped text and
 plain tables when the output is not a terminal."""
 
@@ -19,7 +19,7 @@ from ftopt.cli import plain_console
 from ftopt.cli.main import cli
 from ftopt.cli.render_html import render_html
 from ftopt.cli.render_markdown import render_markdown
-from ftopt.cli.render_quote import RUN_COLUMNS, builds, id_ranges, run_rows
+from ftopt.cli.render_quote import RUN_COLUMNS, id_ranges, run_rows, server_groups
 from ftopt.cli.render_table import render_table
 from ftopt.cli.render_xlsx import write_xlsx
 from ftopt.model.plan import Plan, Status
@@ -60,11 +60,11 @@ def test_server_ids_are_written_as_ranges() -> None:
     assert id_ranges(["s1"]) == "s1" and id_ranges(["a", "s2", "s3", "s4"]) == "a, s2–s4"
 
 
-def test_identical_servers_are_one_build_with_a_quantity_in_every_format(first: Plan, tmp_path: Path) -> None:
+def test_identical_servers_are_one_group_with_a_quantity_in_every_format(first: Plan, tmp_path: Path) -> None:
     many = sixteen_servers(first)
-    (build,) = builds(many)
-    assert build.quantity == 16 and build.ids == "s1–s16"
-    bill = build.server.bill_of_materials[0].name
+    (group,) = server_groups(many)
+    assert group.quantity == 16 and group.ids == "s1–s16"
+    bill = group.server.bill_of_materials[0].name
     table, markdown, html = table_text(many), render_markdown(many), render_html(many)
     for text in (table, markdown):
         assert text.count(bill) == 1, "one bill of materials, not sixteen"

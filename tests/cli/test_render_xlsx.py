@@ -1,5 +1,5 @@
 """`ftopt solve --format xlsx`: a workbook whose totals, hours, power and TCO are formulas that give
-the plan's own figures, with one sheet per build and no user text that a spreadsheet would run."""
+the plan's own figures, with one sheet per group and no user text that a spreadsheet would run."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from openpyxl import load_workbook
 
 from ftopt.cli.main import cli
-from ftopt.cli.render_quote import builds, run_rows
-from ftopt.cli.render_xlsx import build_sheet_names, write_xlsx
+from ftopt.cli.render_quote import run_rows, server_groups
+from ftopt.cli.render_xlsx import group_sheet_names, write_xlsx
 from ftopt.model.plan import Plan
 
 REF = re.compile(r"(?:'((?:[^']|'')+)'|([A-Za-z_][A-Za-z0-9_]*))!([A-Z]+\d+)|\b([A-Z]+\d+)\b")
@@ -78,15 +78,17 @@ def quote(tmp_path_factory: pytest.TempPathFactory) -> tuple[Plan, Path]:
     return Plan.model_validate(json.loads(done.stdout)), target
 
 
-def test_one_sheet_per_build_and_a_sheet_per_view(quote):
+def test_one_sheet_per_server_group_and_a_sheet_per_view(quote):
     plan, path = quote
     book = load_workbook(path)
-    assert len(plan.servers) >= 3 and len(builds(plan)) < len(plan.servers)  # identical servers grouped
-    names = build_sheet_names(plan)
+    assert len(plan.servers) >= 3 and len(server_groups(plan)) < len(
+        plan.servers
+    )  # identical servers grouped
+    names = group_sheet_names(plan)
     assert book.sheetnames == ["Summary", *names, "Runs", "Power", "TCO", "Options", "Placement", "Technical"]
 
 
-def test_the_summary_total_is_quantity_times_each_build_and_computes_the_plan_price(quote):
+def test_the_summary_total_is_quantity_times_each_group_and_computes_the_plan_price(quote):
     plan, path = quote
     book = load_workbook(path)  # formulas as written, not cached values
     summary = book["Summary"]
@@ -94,25 +96,25 @@ def test_the_summary_total_is_quantity_times_each_build_and_computes_the_plan_pr
     assert isinstance(total.value, str) and total.value.startswith("=SUM(")
     evaluate = Evaluator(book)
     assert evaluate.value("Summary", total.coordinate) == pytest.approx(plan.total_price)
-    rows = {row[0].value: row for row in summary.iter_rows() if row[0].value in build_sheet_names(plan)}
-    for name, build in zip(build_sheet_names(plan), builds(plan), strict=True):
-        assert rows[name][6].value == build.quantity
-        assert evaluate.value("Summary", rows[name][8].coordinate) == pytest.approx(build.price)
+    rows = {row[0].value: row for row in summary.iter_rows() if row[0].value in group_sheet_names(plan)}
+    for name, group in zip(group_sheet_names(plan), server_groups(plan), strict=True):
+        assert rows[name][6].value == group.quantity
+        assert evaluate.value("Summary", rows[name][8].coordinate) == pytest.approx(group.price)
 
 
-def test_each_build_sheet_prices_one_server_by_formula(quote):
+def test_each_group_sheet_prices_one_server_by_formula(quote):
     plan, path = quote
     book = load_workbook(path)
     evaluate = Evaluator(book)
-    for name, build in zip(build_sheet_names(plan), builds(plan), strict=True):
+    for name, group in zip(group_sheet_names(plan), server_groups(plan), strict=True):
         sheet = book[name]
         assert [c.value for c in sheet[1]] == ["Item", "Name", "Quantity", "Unit price", "Price"]
-        for row, line in enumerate(build.server.bill_of_materials, start=2):
+        for row, line in enumerate(group.server.bill_of_materials, start=2):
             assert sheet[f"A{row}"].value == line.item and sheet[f"C{row}"].value == line.quantity
             assert sheet[f"E{row}"].value == f"=C{row}*D{row}"
             assert evaluate.value(name, f"E{row}") == pytest.approx(line.price)
-        total = f"E{len(build.server.bill_of_materials) + 2}"
-        assert evaluate.value(name, total) == pytest.approx(build.server.price)
+        total = f"E{len(group.server.bill_of_materials) + 2}"
+        assert evaluate.value(name, total) == pytest.approx(group.server.price)
 
 
 def test_the_runs_sheet_computes_hours_deadline_and_energy(quote):
@@ -136,12 +138,12 @@ def test_the_power_sheet_sets_each_server_against_its_feed(quote):
     plan, path = quote
     book = load_workbook(path)
     evaluate = Evaluator(book)
-    for r, build in enumerate(builds(plan), start=2):
-        s = build.server
+    for r, group in enumerate(server_groups(plan), start=2):
+        s = group.server
         assert evaluate.value("Power", f"F{r}") == pytest.approx(s.power_w / s.feed_usable_w)
         assert evaluate.value("Power", f"G{r}") == s.feed_usable_w - s.power_w
         assert evaluate.value("Power", f"H{r}") is True
-    total = f"I{len(builds(plan)) + 2}"
+    total = f"I{len(server_groups(plan)) + 2}"
     assert evaluate.value("Power", total) == sum(s.power_w for s in plan.servers)
 
 
