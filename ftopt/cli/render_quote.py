@@ -218,9 +218,13 @@ def run_rows(plan: Plan) -> list[RunRow]:
     return sorted(rows, key=lambda r: order.get(r.name, len(order)))
 
 
+#: What a run-table cell shows when the figure does not exist (no train_tokens, no deadline).
+NONE = "—"
+
+
 def _method(row: RunRow) -> str:
     if row.run is None:
-        return "-"
+        return NONE
     return row.run.method + (f" r{row.run.lora_rank}" if row.run.lora_rank else "")
 
 
@@ -244,16 +248,16 @@ def _gpus(row: RunRow) -> str:
 
 
 def _number(value: float | None, digits: int = 0) -> str:
-    return "-" if value is None else f"{value:,.{digits}f}"
+    return NONE if value is None else f"{value:,.{digits}f}"
 
 
 def _deadline(row: RunRow) -> str:
     deadline = row.run.deadline_hours if row.run else None
-    return "-" if deadline is None else f"{deadline:,.1f}"
+    return NONE if deadline is None else f"{deadline:,.1f}"
 
 
 def _met(row: RunRow) -> str:
-    return {None: "-", True: "yes", False: "no"}[row.deadline_met]
+    return {None: NONE, True: "yes", False: "no"}[row.deadline_met]
 
 
 @dataclass(frozen=True)
@@ -267,7 +271,7 @@ class RunColumn:
 
 RUN_COLUMNS: tuple[RunColumn, ...] = (
     RunColumn("run", False, lambda r: r.name),
-    RunColumn("model", False, lambda r: r.run.model if r.run else "-"),
+    RunColumn("model", False, lambda r: r.run.model if r.run else NONE),
     RunColumn("method", False, _method),
     RunColumn("copies", True, lambda r: str(len(r.copies))),
     RunColumn("GPUs per copy", False, _gpus),
