@@ -19,7 +19,6 @@ from ftopt.cli.render_frontier import three_bids_html
 from ftopt.cli.render_page import page, table
 from ftopt.cli.render_quote import (
     ALTERNATIVE_HEADERS,
-    RUN_COLUMNS,
     ServerGroup,
     alternative_rows,
     buyer_notes,
@@ -29,6 +28,7 @@ from ftopt.cli.render_quote import (
     power_words,
     price_words,
     proof_words,
+    run_columns,
     run_rows,
     server_groups,
     shaped,
@@ -195,15 +195,15 @@ def _swatch(plan: Plan, run: str) -> str:
 
 
 def _runs(plan: Plan) -> str:
-    """The buyer's run table: one row per run and way of training it (`RUN_COLUMNS`)."""
-    rows = []
+    """The buyer's run table: one row per run and way of training it (`run_columns`)."""
+    columns, rows = run_columns(plan), []
     for row in run_rows(plan):
-        cells = [escape(c.cell(row)) for c in RUN_COLUMNS]
+        cells = [escape(c.cell(row)) for c in columns]
         cells[0] = _swatch(plan, row.name) + cells[0]
         if row.deadline_met is False:
             cells = [f'<span class="late">{c}</span>' for c in cells]
         rows.append(cells)
-    headers = [(c.header, c.numeric) for c in RUN_COLUMNS]
+    headers = [(c.header, c.numeric) for c in columns]
     body = table(headers, rows) if rows else "<p>No runs were placed.</p>"
     return (
         '<section id="runs"><h2>Runs</h2>'

@@ -284,10 +284,23 @@ RUN_COLUMNS: tuple[RunColumn, ...] = (
 )
 
 
+def run_columns(plan: Plan) -> list[RunColumn]:
+    """`RUN_COLUMNS`, and the energy's cost when the bid minimises TCO (the runs' share of it)."""
+    tco = plan.tco
+    if tco is None or tco.objective != "tco":
+        return list(RUN_COLUMNS)
+
+    def cost(row: RunRow) -> str:
+        kwh = row.energy_kwh
+        return NONE if kwh is None else money(kwh * tco.price_per_kwh, plan.currency)
+
+    return [*RUN_COLUMNS, RunColumn("energy cost", True, cost)]
+
+
 def run_table(plan: Plan) -> tuple[list[RunColumn], list[list[str]]]:
     """The run table's columns and rows as plain text (each renderer escapes them)."""
-    rows = run_rows(plan)
-    return list(RUN_COLUMNS), [[c.cell(r) for c in RUN_COLUMNS] for r in rows]
+    columns = run_columns(plan)
+    return columns, [[c.cell(r) for c in columns] for r in run_rows(plan)]
 
 
 # --- TCO, alternatives, findings and the appendix -----------------------------------------------

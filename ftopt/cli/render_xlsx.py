@@ -36,7 +36,8 @@ PLACEMENT_HEADERS = ("Run", "Copy", "Server", "GPUs", "Strategy", "Memory per GP
 SUMMARY_HEADERS = ("Sheet", "Servers", "Chassis", "GPUs per server", "CPUs per server", "RAM (GB)",
                    "Quantity", "Price per server", "Price")  # fmt: skip
 RUNS_HEADERS = ("Run", "Model", "Copies", "GPUs per copy", "Training tokens per copy", "Tokens/s per copy",
-                "Hours", "Deadline (h)", "Deadline met", "Energy per copy (kWh)", "Energy (kWh)")  # fmt: skip
+                "Hours", "Deadline (h)", "Deadline met", "Energy per copy (kWh)", "Energy (kWh)",
+                "Energy cost")  # fmt: skip
 POWER_HEADERS = ("Sheet", "Quantity", "Power per server (W)", "Feed", "Usable per feed (W)", "Share of feed",
                  "Headroom (W)", "Within the feed", "Power (W)")  # fmt: skip
 SHEET_NAME_MAX = 31
@@ -160,9 +161,10 @@ def _runs(book: Any, plan: Plan) -> None:
         met = Formula(f"=G{row}<=H{row}") if timed and deadline is not None else None
         per_copy = a.energy_kwh
         energy = Formula(f"=C{row}*J{row}") if per_copy is not None else None
+        cost = Formula(f"=K{row}*TCO!B6") if energy is not None and plan.tco is not None else None
         _put(sheet, [r.name, r.run.model if r.run else "", len(r.copies), f"{r.gpus_per_copy} × {r.card}",
-                     tokens, a.tokens_per_s, hours, deadline, met, per_copy, energy])  # fmt: skip
-    _widths(sheet, (24, 18, 8, 22, 16, 14, 10, 12, 12, 14, 14))
+                     tokens, a.tokens_per_s, hours, deadline, met, per_copy, energy, cost])  # fmt: skip
+    _widths(sheet, (24, 18, 8, 22, 16, 14, 10, 12, 12, 14, 14, 14))
 
 
 def _power(book: Any, plan: Plan, names: list[str]) -> None:

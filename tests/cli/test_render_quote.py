@@ -196,3 +196,13 @@ def test_a_saved_table_is_plain_and_whole(tmp_path: Path) -> None:
         assert not set(text) & set("━┃╇│┡┩")  # ASCII rules, no box drawing
         assert "NVMe data drive 3.84 TB (PCIe Gen5 U.2/E3.S, TLC, read-intensive)" in text
         assert "tokens/s per copy" in text and "assumed prices: 28: " in text
+
+
+def test_a_tco_bid_shows_its_tco_and_the_runs_energy_cost(deadline: Plan) -> None:
+    assert deadline.tco is not None
+    tco = deadline.model_copy(update={"tco": deadline.tco.model_copy(update={"objective": "tco"})})
+    total = f"{deadline.tco.total:,.2f}"
+    markdown, table, html = render_markdown(tco), table_text(tco), Page(render_html(tco)).all_text
+    for text in (markdown, table, html):
+        assert "lowest total cost of ownership" in text and total in text and "energy cost" in text
+    assert "## Total cost of ownership" in markdown and "energy cost" not in render_markdown(deadline)

@@ -128,6 +128,8 @@ def test_the_runs_sheet_computes_hours_deadline_and_energy(quote):
     for r, row in enumerate(rows, start=2):
         assert evaluate.value("Runs", f"G{r}") == pytest.approx(row.first.hours, rel=1e-3)
         assert evaluate.value("Runs", f"K{r}") == pytest.approx(row.energy_kwh)
+        assert plan.tco is not None and row.energy_kwh is not None
+        assert evaluate.value("Runs", f"L{r}") == pytest.approx(row.energy_kwh * plan.tco.price_per_kwh)
         if row.run is not None and row.run.deadline_hours is not None:
             assert evaluate.value("Runs", f"I{r}") == row.deadline_met
         else:
