@@ -77,9 +77,9 @@ def has_hours(plan: Plan) -> bool:
 def timing_cells(a: Assignment) -> list[str]:
     """Tokens per second, hours to train and their energy ('-' where unknown)."""
     return [
-        f"{a.tokens_per_s:,.0f}" if a.tokens_per_s is not None else "-",
-        f"{a.hours:,.1f}" if a.hours is not None else "-",
-        f"{a.energy_kwh:,.0f}" if a.energy_kwh is not None else "-",
+        f"{a.tokens_per_s:,.0f}" if a.tokens_per_s is not None else "—",
+        f"{a.hours:,.1f}" if a.hours is not None else "—",
+        f"{a.energy_kwh:,.0f}" if a.energy_kwh is not None else "—",
     ]
 
 
@@ -89,7 +89,7 @@ def placement_cells(a: Assignment) -> list[str]:
     m = a.memory_per_gpu_gb
     servers = "+".join(n.server for n in a.nodes) if a.multinode else a.server
     gpus = ",".join(map(str, a.gpus)) + (f" on each of {len(a.nodes)}" if a.multinode else "")
-    return [a.run, str(a.copy_), servers, gpus, a.strategy.value, a.link or "-", a.optimizer.value,
+    return [a.run, str(a.copy_), servers, gpus, a.strategy.value, a.link or "—", a.optimizer.value,
             a.offload.value, f"{m.states:.1f}", f"{m.activations:.1f}", f"{m.overhead:.1f}",
             f"{a.free_gb:.1f}", f"{a.host_ram_gb:.0f}", f"{a.step_seconds:.2f}"]  # fmt: skip
 
