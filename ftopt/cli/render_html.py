@@ -52,7 +52,7 @@ def _names(server: Server) -> dict[str, str]:
     return {line.item: line.name for line in server.bill_of_materials}
 
 
-def _summary(plan: Plan) -> str:
+def _summary(plan: Plan, internals: bool) -> str:
     """The headline figures, the proof in words, the site, the prices and the runs as asked."""
     gpus = sum(s.gpu_count for s in plan.servers)
     power = sum(s.power_w for s in plan.servers)
@@ -75,7 +75,7 @@ def _summary(plan: Plan) -> str:
         f'<p class="lead"><strong>{escape(headline(plan))}</strong></p>'
         f'<dl class="summary">{items}</dl>'
         f'<p class="proof status-{escape(plan.status.value)}">{escape(proof_words(plan))}</p>'
-        f"{_site_line(plan)}<p>{escape(price_words(plan))}</p>{_bid(plan)}</section>"
+        f"{_site_line(plan)}<p>{escape(price_words(plan, internals))}</p>{_bid(plan)}</section>"
     )
 
 
@@ -296,8 +296,9 @@ def _appendix(plan: Plan) -> str:
     )
 
 
-def render_html(plan: Plan, bids: Frontier | None = None) -> str:
-    """The whole plan as one self-contained HTML5 document; with `bids`, the three-bids section."""
+def render_html(plan: Plan, bids: Frontier | None = None, internals: bool = True) -> str:
+    """The whole plan as one self-contained HTML5 document; with `bids`, the three-bids section;
+    without `internals`, no technical appendix."""
     title = f"Fine-tuning servers: {plan.workload}" if plan.workload else "Fine-tuning servers"
     servers = "".join(_group(plan, group) for group in server_groups(plan))
     footer = (
@@ -306,7 +307,7 @@ def render_html(plan: Plan, bids: Frontier | None = None) -> str:
         f"({escape(plan.price_list or 'price list not stated')}).</footer>"
     )
     body = [
-        _summary(plan),
+        _summary(plan, internals),
         three_bids_html(bids) if bids is not None else "",
         '<section id="placement" class="diagram"><h2>Placement</h2>'
         "<p>Each server with its two CPU sockets and its GPUs; a GPU's colour and letter name the run "
@@ -328,7 +329,7 @@ def render_html(plan: Plan, bids: Frontier | None = None) -> str:
         '<section id="rules"><h2>Rules and defaults applied</h2>',
         _list(buyer_notes(plan), "No rules or defaults were reported."),
         "</section>",
-        _appendix(plan),
+        _appendix(plan) if internals else "",
         footer,
     ]
     subtitle = "Server quote prepared by ftopt · prices: " + escape(

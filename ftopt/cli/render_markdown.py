@@ -81,10 +81,20 @@ def _appendix(plan: Plan) -> list[str]:
     return lines
 
 
-def render_markdown(plan: Plan) -> str:
-    """Headline and proof, one section per group, runs, TCO, options, findings, then the appendix."""
+def render_markdown(plan: Plan, internals: bool = True) -> str:
+    """Headline and proof, one section per server group, runs, TCO, options, findings, then (with
+    `internals`) the technical appendix."""
     title = f"# Fine-tuning servers: {md(plan.workload)}" if plan.workload else "# Fine-tuning servers"
-    lines = [title, "", f"**{md(headline(plan))}**", "", md(proof_words(plan)), "", md(price_words(plan)), ""]
+    lines = [
+        title,
+        "",
+        f"**{md(headline(plan))}**",
+        "",
+        md(proof_words(plan)),
+        "",
+        md(price_words(plan, internals)),
+        "",
+    ]
     if plan.site:
         lines += [
             md(f"Site: {plan.site.feed} feed ({plan.site.feed_usable_w:,} W usable per position), "
@@ -111,5 +121,5 @@ def render_markdown(plan: Plan) -> str:
     if findings := shaped(plan):
         lines += ["## What shaped the answer", "", *_bullets([f.text for f in findings]), ""]
     lines += ["## Rules and defaults applied", "", *_bullets([n.text for n in buyer_notes(plan)]), ""]
-    lines += _appendix(plan)
+    lines += _appendix(plan) if internals else []
     return "\n".join(lines) + "\n"

@@ -365,12 +365,14 @@ def assumed_prices(plan: Plan) -> list[str]:
     return []
 
 
-def price_words(plan: Plan) -> str:
-    """Where the prices come from, for the buyer (the assumed ones are counted, listed in the appendix)."""
+def price_words(plan: Plan, appendix: bool = True) -> str:
+    """Where the prices come from, for the buyer: the assumed ones are counted (and listed in the
+    technical appendix, when the quote has one)."""
     assumed = assumed_prices(plan)
     text = f"Prices: {plan.price_list or plan.currency + ', price list not stated'}."
     if assumed:
-        text += f" {len(assumed)} of them are indicative assumptions (listed in the technical appendix)."
+        where = " (listed in the technical appendix)" if appendix else ""
+        text += f" {len(assumed)} of them are indicative assumptions{where}."
     return text
 
 

@@ -137,9 +137,9 @@ def appendix(console: Console, plan: Plan) -> list[RenderableType]:
     return [*parts, Text(""), placement_table(console, plan)]
 
 
-def render_table(plan: Plan, console: Console) -> None:
-    """Print the whole quote."""
-    lead = [Text(headline(plan), style="bold"), Text(proof_words(plan)), Text(price_words(plan))]
+def render_table(plan: Plan, console: Console, internals: bool = True) -> None:
+    """Print the whole quote; without `internals`, no technical appendix (the buyer's view only)."""
+    lead = [Text(headline(plan), style="bold"), Text(proof_words(plan)), Text(price_words(plan, internals))]
     parts: list[RenderableType] = [*lead, Text("")]
     for group in server_groups(plan):
         bill = bom_table(console, group.server.bill_of_materials, plan.currency)
@@ -155,5 +155,5 @@ def render_table(plan: Plan, console: Console) -> None:
     if findings := shaped(plan):
         parts += _bullets("what shaped the answer:", [f.text for f in findings])
     parts += _bullets("rules and defaults applied:", [n.text for n in buyer_notes(plan)])
-    parts += appendix(console, plan)
+    parts += appendix(console, plan) if internals else []
     console.print(Group(*parts))

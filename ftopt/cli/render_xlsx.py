@@ -237,8 +237,8 @@ def _technical(book: Any, plan: Plan) -> None:
     _widths(sheet, (20, 100))
 
 
-def write_xlsx(plan: Plan, path: Path) -> None:
-    """Write the quote workbook to `path`."""
+def write_xlsx(plan: Plan, path: Path, internals: bool = True) -> None:
+    """Write the quote workbook to `path`; without `internals`, no Placement or Technical sheet."""
     from openpyxl import Workbook
 
     book = Workbook()
@@ -252,6 +252,7 @@ def write_xlsx(plan: Plan, path: Path) -> None:
     _power(book, plan, names)
     _tco(book, plan, total, f"I{len(names) + 2}")
     _options(book, plan)
-    _placement(book, plan)
-    _technical(book, plan)
+    if internals:
+        _placement(book, plan)
+        _technical(book, plan)
     book.save(path)

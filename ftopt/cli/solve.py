@@ -50,8 +50,9 @@ BIDS_TOTAL_S = 30.0
 FORMATS = ("table", "json", "yaml", "markdown", "html", "xlsx")
 
 
-def render(plan: Plan, fmt: str, bids: Frontier | None = None) -> str | None:
-    """The plan as text in `fmt`, or None for the table (printed straight to a console)."""
+def render(plan: Plan, fmt: str, bids: Frontier | None = None, internals: bool = True) -> str | None:
+    """The plan as text in `fmt`, or None for the table (printed straight to a console); the quote
+    formats carry the technical appendix only with `internals`."""
     if fmt == "json":
         return plan.to_json() + "\n"
     if fmt == "yaml":
@@ -59,9 +60,9 @@ def render(plan: Plan, fmt: str, bids: Frontier | None = None) -> str | None:
             plan.model_dump(mode="json", by_alias=True), sort_keys=False, allow_unicode=True
         )
     if fmt == "markdown":
-        return render_markdown(plan)
+        return render_markdown(plan, internals)
     if fmt == "html":
-        return render_html(plan, bids)
+        return render_html(plan, bids, internals)
     return None
 
 
@@ -111,6 +112,13 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     metavar="N",
     help="Also the next N cheapest bids whose server sets differ, each verified (JSON: `alternatives`).",
 )
+@click.option(
+    "--internals/--no-internals",
+    default=True,
+    show_default=True,
+    help="The quote's technical appendix: the solver's bound, gap and solve time, the assumed prices "
+    "and each copy's placement (--no-internals: the buyer's view only; JSON and YAML keep every field).",
+)
 @prices_option
 @handle_errors
 def solve_command(
@@ -124,6 +132,7 @@ def solve_command(
     what_if: bool,
     with_frontier: bool,
     alternatives: int,
+    internals: bool,
     prices: Path | None,
 ) -> None:
     """Find the cheapest servers that run every copy of every run in WORKLOAD at once."""
@@ -142,7 +151,7 @@ def solve_command(
     )
     plan = result.plan_or_raise()
     bids = _bids(parsed, catalogue, settings) if fmt == "html" and with_frontier else None
-    write_plan(plan, fmt, output, bids)
+    write_plan(plan, fmt, output, bids, internals)
 
 
 def _bids(workload: Workload, catalogue: Catalogue, settings: SolveSettings) -> Frontier | None:
@@ -156,19 +165,21 @@ def _bids(workload: Workload, catalogue: Catalogue, settings: SolveSettings) -> 
     return found if found.points else None
 
 
-def write_plan(plan: Plan, fmt: str, output: Path | None, bids: Frontier | None = None) -> None:
+def write_plan(
+    plan: Plan, fmt: str, output: Path | None, bids: Frontier | None = None, internals: bool = True
+) -> None:
     """The plan in `fmt`, to `output` or stdout (the table goes through rich; xlsx needs `output`)."""
     if fmt == "xlsx" and output:
-        write_xlsx(plan, output)
+        write_xlsx(plan, output, internals)
         return
-    text = render(plan, fmt, bids)
+    text = render(plan, fmt, bids, internals)
     if output:
         if text is None:
             buffer = io.StringIO()
-            render_table(plan, plain_console(buffer))
+            render_table(plan, plain_console(buffer), internals)
             text = buffer.getvalue()
         output.write_text(text, encoding="utf-8")
     elif text is None:
-        render_table(plan, quote_console())
+        render_table(plan, quote_console(), internals)
     else:
         click.echo(text, nl=False)

@@ -206,3 +206,21 @@ def test_a_tco_bid_shows_its_tco_and_the_runs_energy_cost(deadline: Plan) -> Non
     for text in (markdown, table, html):
         assert "lowest total cost of ownership" in text and total in text and "energy cost" in text
     assert "## Total cost of ownership" in markdown and "energy cost" not in render_markdown(deadline)
+
+
+def test_no_internals_hands_the_buyer_a_quote_without_the_appendix(tmp_path: Path) -> None:
+    args = ["solve", str(EXAMPLES / "first-project.yaml"), "--no-what-if", "--workers", "2", "--no-internals"]
+    runner = CliRunner()
+    for fmt, marker in (("table", "technical appendix"), ("markdown", "Technical appendix"),
+                        ("html", 'id="appendix"')):  # fmt: skip
+        without = runner.invoke(cli, [*args, "--format", fmt])
+        with_it = runner.invoke(cli, [*args[:-1], "--format", fmt])
+        assert without.exit_code == 0 == with_it.exit_code, without.output
+        assert marker not in without.stdout and marker in with_it.stdout
+        assert "cx7-400g-osfp" not in without.stdout and "USD 81,840" in without.stdout
+        assert "the cheapest set of servers the catalogue allows" in without.stdout
+    target = tmp_path / "buyer.xlsx"
+    assert runner.invoke(cli, [*args, "--format", "xlsx", "-o", str(target)]).exit_code == 0
+    assert {"Technical", "Placement"}.isdisjoint(load_workbook(target).sheetnames)
+    plan = json.loads(runner.invoke(cli, [*args, "--format", "json"]).stdout)
+    assert plan["bound"] == 81840 and plan["gap"] == 0  # the plan document keeps every field
