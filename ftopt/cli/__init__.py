@@ -7,12 +7,14 @@ go to stderr as one line (see `ftopt.cli.errors`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
 from rich.console import Console
@@ -25,9 +27,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: Width of rich output when stdout is not a terminal (a pipe, a file, a test runner).
 PIPE_WIDTH = 160
-#: Width of a plain console: wide enough that no table cell or line is ever cut ("GP…") or wrapped;
-#: renderers draw ASCII rules at this width.
-PLAIN_WIDTH = 100_000
+
+#: Width of `plain_console` off a terminal: wider than any table, so rich never cuts a cell.
+UNBOUNDED_WIDTH = 10_000
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -91,13 +93,6 @@ def open_catalogue(prices: Path | None) -> Catalogue:
     return load_catalogue(prices=prices)
 
 
-def plain_console(file: IO[str]) -> Console:
-    """A console for files and pipes: no colour or terminal codes, and nothing truncated."""
-    return Console(
-        file=file, width=PLAIN_WIDTH, no_color=True, color_system=None, highlight=False, soft_wrap=False
-    )
-
-
 def stdout_console() -> Console:
     """A rich console on the current stdout; 160 columns and no colour when it is not a terminal."""
     out = sys.stdout
@@ -111,12 +106,23 @@ def stdout_console() -> Console:
     )
 
 
-def quote_console() -> Console:
-    """The console a plan's or a frontier's tables go to: the terminal, or a `plain_console` when
-    stdout is a file or a pipe (a saved quote must hold every figure whole)."""
-    return stdout_console() if sys.stdout.isatty() else plain_console(sys.stdout)
+def echo_json(data: Any, output: Path | None = None) -> None:
+    """Write `data` as indented JSON on stdout, or to `output`."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    if output is None:
+        click.echo(text)
+    else:
+        output.write_text(text + "\n", encoding="utf-8")
 
 
-def echo_json(data: Any) -> None:
-    """Write `data` as indented JSON on stdout."""
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+@contextmanager
+def plain_console(output: Path | None = None) -> Iterator[Console]:
+    """A rich console for tables that must never lose a digit: on a terminal, the terminal's width;
+    into a file (`output`) or a pipe, no colour and a width no table reaches, so every cell prints
+    whole ("6,493.2", not "6,493…") and each table is as wide as its widest row."""
+    if output is None and sys.stdout.isatty():
+        yield stdout_console()
+        return
+    with contextlib.ExitStack() as stack:
+        file = stack.enter_context(output.open("w", encoding="utf-8")) if output else sys.stdout
+        yield Console(file=file, width=UNBOUNDED_WIDTH, no_color=True, highlight=False, soft_wrap=False)

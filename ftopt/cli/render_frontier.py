@@ -14,7 +14,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from ftopt.cli import PLAIN_WIDTH
+from ftopt.cli import UNBOUNDED_WIDTH
 from ftopt.cli.render_page import ACCENT, FONT, page, table
 from ftopt.model.findings import money
 
@@ -62,7 +62,7 @@ def frontier_records(frontier: Frontier) -> dict[str, Any]:
 def render_frontier_table(frontier: Frontier, console: Console) -> None:
     """One row per point: makespan, price, TCO, status, servers."""
     currency = frontier.points[0].plan.currency if frontier.points else ""
-    plain = console.width >= PLAIN_WIDTH  # a file or a pipe: ASCII rules
+    plain = console.width >= UNBOUNDED_WIDTH  # a file or a pipe: ASCII rules
     title = f"Frontier: {value_label(frontier)} against makespan ({len(frontier.points)} points)"
     table = Table(title=title, box=box.ASCII if plain else box.HEAVY_HEAD)
     for header, right in (("#", True), ("makespan h", True), ("price", True), ("TCO", True),

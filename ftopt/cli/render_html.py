@@ -232,7 +232,7 @@ def _placement(plan: Plan) -> str:
         ("run", False), ("copy", True), ("server", False), ("GPUs", False), ("strategy", False),
         ("optimiser", False), ("offload", False), ("states", True), ("activations", True),
         ("overhead", True), ("total", True), ("free", True), ("host RAM GB", True), ("NVMe GB", True),
-        ("step s", True), ("traffic GB/step", True), ("over", False),
+        ("bound s", True), ("traffic GB/step", True), ("over", False),
     ]  # fmt: skip
     rows = []
     for a in plan.assignments:
@@ -251,9 +251,10 @@ def _placement(plan: Plan) -> str:
     return (
         '<section id="placement-per-copy"><h3>Placement per copy</h3>'
         "<p>Memory is per GPU, in GB: optimiser and model states, activations, overhead (CUDA context "
-        "and allocator reserve), their total and what is left free. Step time is a lower bound; traffic "
-        "is what each step moves between the copy's GPUs, over NVLink when they share a bridge and PCIe "
-        f"otherwise.</p>{body}</section>"
+        "and allocator reserve), their total and what is left free. Bound s is a lower bound on a step at "
+        "the workload's sizing MFU (compute and transfer overlapped), not the speed model's step time "
+        "behind tokens/s; traffic is what each step moves between the copy's GPUs, over NVLink when they "
+        f"share a bridge and PCIe otherwise.</p>{body}</section>"
     )
 
 

@@ -23,6 +23,7 @@ from ftopt.cli.render_quote import (
     tco_lines,
 )
 from ftopt.cli.render_table import (
+    BOUND_NOTE,
     PLACEMENT_HEADERS,
     TIMING_HEADERS,
     fabric_heading,
@@ -78,7 +79,7 @@ def _appendix(plan: Plan) -> list[str]:
     lines += ["", "### Placement per copy", "", "Memory per GPU in GB.", ""]
     lines += [_row(header), _rule([i >= 8 for i in range(len(header))])]
     lines += [_row(placement_cells(a) + (timing_cells(a) if timed else [])) for a in plan.assignments]
-    return lines
+    return [*lines, "", md(BOUND_NOTE + ".")]
 
 
 def render_markdown(plan: Plan, internals: bool = True) -> str:

@@ -12,7 +12,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ftopt.cli import PLAIN_WIDTH
+from ftopt.cli import UNBOUNDED_WIDTH
 from ftopt.cli.render_quote import (
     ALTERNATIVE_HEADERS,
     alternative_rows,
@@ -33,7 +33,7 @@ from ftopt.model.plan import Assignment, LineItem, Plan
 
 def _table(console: Console, headers: list[tuple[str, bool]], title: str | None = None) -> Table:
     """An empty table with (header, numeric) columns, styled for the console it goes to."""
-    plain = console.width >= PLAIN_WIDTH
+    plain = console.width >= UNBOUNDED_WIDTH
     table = Table(title=title, show_edge=False, pad_edge=False, box=box.ASCII if plain else box.HEAVY_HEAD)
     for header, numeric in headers:
         table.add_column(header, justify="right" if numeric else "left", overflow="fold")
@@ -65,8 +65,15 @@ def fabric_heading(plan: Plan) -> str:
 
 
 PLACEMENT_HEADERS = ("run", "copy", "server", "gpus", "strategy", "link", "optimizer", "offload", "states",
-                     "activ.", "overhead", "free", "host RAM", "step s")  # fmt: skip
+                     "activ.", "overhead", "free", "host RAM", "bound s")  # fmt: skip
 TIMING_HEADERS = ("tok/s", "hours", "kWh")
+#: The plan's `step_seconds` is the sizing's lower bound at the workload's MFU, not the speed model's
+#: step (which tok/s implies): its column says so.
+BOUND_HEADER = PLACEMENT_HEADERS[-1]
+BOUND_NOTE = (
+    "bound s: a step's lower bound at the workload's sizing MFU, compute and transfer overlapped; "
+    "tok/s, hours and kWh: the speed model for this placement and power setting"
+)
 
 
 def has_hours(plan: Plan) -> bool:
@@ -100,6 +107,7 @@ def placement_table(console: Console, plan: Plan) -> Table:
     headers = [(h, i >= 8) for i, h in enumerate(PLACEMENT_HEADERS)]
     headers += [(h, True) for h in TIMING_HEADERS] if timed else []
     table = _table(console, headers, "placement per copy (memory per GPU, GB)")
+    table.caption, table.caption_justify = BOUND_NOTE, "left"
     for a in plan.assignments:
         table.add_row(*placement_cells(a), *(timing_cells(a) if timed else ()))
     return table

@@ -8,7 +8,6 @@ stderr, so stdout stays clean for JSON. OR-Tools is imported only when the comma
 
 from __future__ import annotations
 
-import io
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -24,7 +23,6 @@ from ftopt.cli import (
     output_option,
     plain_console,
     prices_option,
-    quote_console,
     time_limit_option,
 )
 from ftopt.cli.errors import CommandInputError, handle_errors
@@ -173,13 +171,10 @@ def write_plan(
         write_xlsx(plan, output, internals)
         return
     text = render(plan, fmt, bids, internals)
-    if output:
-        if text is None:
-            buffer = io.StringIO()
-            render_table(plan, plain_console(buffer), internals)
-            text = buffer.getvalue()
+    if text is None:  # the table: whole cells off a terminal, in a file or a pipe
+        with plain_console(output) as console:
+            render_table(plan, console, internals)
+    elif output:
         output.write_text(text, encoding="utf-8")
-    elif text is None:
-        render_table(plan, quote_console(), internals)
     else:
         click.echo(text, nl=False)

@@ -67,6 +67,7 @@ RULES: tuple[Rule, ...] = (
     prices.check_status,
     prices.check_gap,
     timing.check_deadlines,
+    timing.check_energy,
     timing.check_tco,
 )
 

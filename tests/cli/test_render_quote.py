@@ -13,9 +13,10 @@ import yaml
 from click.testing import CliRunner
 from markdown_it import MarkdownIt
 from openpyxl import load_workbook
+from rich.console import Console
 
 from ftopt.catalogue import load_catalogue
-from ftopt.cli import plain_console
+from ftopt.cli import UNBOUNDED_WIDTH
 from ftopt.cli.main import cli
 from ftopt.cli.render_html import render_html
 from ftopt.cli.render_markdown import render_markdown
@@ -40,7 +41,7 @@ def solved(path: Path, **settings: object) -> Plan:
 
 def table_text(plan: Plan) -> str:
     out = io.StringIO()
-    render_table(plan, plain_console(out))
+    render_table(plan, Console(file=out, width=UNBOUNDED_WIDTH, no_color=True, highlight=False))
     return out.getvalue()
 
 
