@@ -54,7 +54,8 @@ def render_markdown(plan: Plan) -> str:
             for li in plan.fabric.bill_of_materials
         ]  # fmt: skip
         lines.append("")
-    lines += ["## Placement", "", "Memory per GPU in GB.", ""]
+    margin_note = "Memory per GPU in GB; headroom is what stays free after the planning memory margin."
+    lines += ["## Placement", "", margin_note, ""]
     header = [
         "run",
         "copy",
@@ -68,6 +69,7 @@ def render_markdown(plan: Plan) -> str:
         "activations",
         "overhead",
         "free",
+        "headroom (margin)",
         "host RAM GB",
         "step s",
     ]

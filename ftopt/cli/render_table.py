@@ -100,6 +100,13 @@ def fabric_bom(plan: Plan) -> Table | None:
     return table
 
 
+def headroom_cell(a: Assignment) -> str:
+    """Free memory per GPU after the planning margin, with the margin; '-' for a plan without one."""
+    if a.headroom_gb is None or a.memory_margin is None:
+        return "-"
+    return f"{a.headroom_gb:.1f} (+{a.memory_margin:.0%})"
+
+
 def placement_cells(a: Assignment) -> list[str]:
     """One copy's row of the placement table, shared by the terminal and Markdown views; a
     multi-node copy names all its servers and the GPUs it takes on each."""
@@ -119,6 +126,7 @@ def placement_cells(a: Assignment) -> list[str]:
         f"{m.activations:.1f}",
         f"{m.overhead:.1f}",
         f"{a.free_gb:.1f}",
+        headroom_cell(a),
         f"{a.host_ram_gb:.0f}",
         f"{a.step_seconds:.2f}",
     ]
@@ -140,6 +148,7 @@ def runs_table(plan: Plan) -> Table:
         "activ.",
         "overhead",
         "free",
+        "headroom",
         "host RAM",
         "step s",
     )
