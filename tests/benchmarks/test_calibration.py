@@ -162,3 +162,15 @@ def test_margins_cover_every_held_out_source_median() -> None:
 def test_calibration_cards_stay_out_of_the_catalogue() -> None:
     planned = set(load_catalogue().ids("gpus"))
     assert not planned & set(calibration_cards())
+
+
+def test_a_stack_without_points_takes_its_memory_twins_margin_or_none() -> None:
+    """hf-deepspeed keeps memory as hf-fsdp does (same loss and master weights) and has no memory
+    point of its own: it takes hf-fsdp's margins. Megatron has neither points nor a twin: 0."""
+    habits = memory_habits()
+    assert habits["hf-deepspeed"] == habits["hf-fsdp"] != habits["megatron"]
+    assert not any(o.kind == "memory" and o.stack in ("hf-deepspeed", "megatron") for o in MATCHED)
+    margins = derive_margins(OUTCOMES, habits)
+    assert margins["hf-deepspeed"] == margins["hf-fsdp"]
+    assert margins["hf-fsdp"]["qlora"] > 0
+    assert margins["megatron"] == {"full": 0.0, "lora": 0.0, "qlora": 0.0}
