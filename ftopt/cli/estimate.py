@@ -99,6 +99,8 @@ def option_record(sizing: Sizing, speed: dict[str, Any] | None = None) -> dict[s
         },
         "fits": sizing.fits,
         "free_gb": gb(sizing.free_gb),
+        "memory_margin": sizing.memory_margin,
+        "headroom_gb": gb(sizing.headroom_gb),
         "host_ram_gb": gb(sizing.host_ram_gb),
         "checkpoint_gb": gb(sizing.checkpoint_gb),
         "traffic_gb_per_step": gb(sizing.traffic_gb_per_step),
@@ -153,6 +155,9 @@ def run_table(
             caption += f"; hours for {run.train_tokens:,} tokens"
     if states_only:
         caption += "; model states only (--states-only)"
+    margin = sizings[0].memory_margin if sizings else 0.0
+    if margin:
+        caption += f"; fits: with total × {1 + margin:g} (the {margin:.0%} memory margin)"
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
     for header in ("card", "GPUs", "strategy", "optimizer", "offload"):
         table.add_column(header, no_wrap=True)
@@ -217,7 +222,9 @@ def estimate(workload_file: Path, states_only: bool, fmt: str, prices: Path | No
     catalogue = open_catalogue(prices)
     workload = load_workload(workload_file, catalogue)
     if states_only:
-        sizing = workload.sizing.model_copy(update={"states_only": True})
+        # The articles' accounting: states only and, unless the workload sets one, no planning margin.
+        margin = workload.sizing.memory_margin or 0.0
+        sizing = workload.sizing.model_copy(update={"states_only": True, "memory_margin": margin})
         workload = workload.model_copy(update={"sizing": sizing})
     if fmt == "json":
         echo_json(estimate_records(workload, catalogue))

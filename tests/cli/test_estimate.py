@@ -26,6 +26,8 @@ OPTION_KEYS = {
     "memory_per_gpu_gb",
     "fits",
     "free_gb",
+    "memory_margin",
+    "headroom_gb",
     "host_ram_gb",
     "checkpoint_gb",
     "traffic_gb_per_step",
@@ -120,6 +122,9 @@ def test_json_shape(seventy_b: Path) -> None:
                 assert isinstance(value, float)
                 assert value == round(value, 1)
             assert opt["step_seconds"] == round(opt["step_seconds"], 3)
+            # a copy fits when its total raised by the margin fits: headroom ≥ 0, to the rounding
+            assert 0 <= opt["memory_margin"] <= 1
+            assert opt["fits"] == (opt["headroom_gb"] >= 0) or abs(opt["headroom_gb"]) < 0.05
 
 
 def test_options_follow_the_run_settings(seventy_b: Path) -> None:
