@@ -188,7 +188,7 @@ def _runs(plan: Plan) -> str:
         ("run", False), ("copy", True), ("server", False), ("GPUs", False), ("strategy", False),
         ("optimiser", False), ("offload", False), ("states", True), ("activations", True),
         ("overhead", True), ("total", True), ("free", True), ("headroom (margin)", True),
-        ("host RAM GB", True), ("NVMe GB", True), ("step s", True), ("traffic GB/step", True),
+        ("host RAM GB", True), ("NVMe GB", True), ("bound s", True), ("traffic GB/step", True),
         ("over", False),
     ]  # fmt: skip
     rows = []
@@ -216,7 +216,8 @@ def _runs(plan: Plan) -> str:
         "activations, overhead (CUDA context and allocator reserve), their total, what is left "
         "free, and the headroom: what stays free once the memory is raised by the planning margin "
         "ftopt sizes with (in brackets). "
-        "Step time is a lower bound; traffic is what each step moves between the copy's GPUs, over "
+        "Bound s is a lower bound on a step at the workload's sizing MFU (compute and transfer overlapped), "
+        "not the speed model's step time; traffic is what each step moves between the copy's GPUs, over "
         "NVLink when they share a bridge and PCIe otherwise.</p>"
         f"{table}</section>"
     )
