@@ -93,6 +93,7 @@ class NoFitFigures(Figures):
     setup: list[str]
     card_gb: list[float]
     relax: list[str]
+    margin: float = 0.0  # the memory margin the needs include
 
 
 class NoServerFigures(Figures):
@@ -146,6 +147,7 @@ class MemoryRuleFigures(Figures):
     flash_attention: bool
     cuda_context_gb: float
     allocator_reserve: float
+    memory_margin: float | None = None  # the workload's; None: each stack and method's own
 
 
 class StepTimeRuleFigures(Figures):
