@@ -28,3 +28,17 @@ def test_deadlines_go_only_to_runs_that_train_tokens() -> None:
     assert has_train_tokens(mixed)
     assert [r.deadline_hours for r in due.runs] == [5.0, None]
     assert with_deadline(mixed, 2.0).runs[0].deadline_hours == 2.0
+
+
+def test_no_solve_starts_with_less_of_the_budget_left_than_its_minimum() -> None:
+    from pathlib import Path
+
+    from ftopt.catalogue import load_catalogue
+    from ftopt.reading.workload_file import load_workload
+    from ftopt.solver.frontier import MIN_SOLVE_S, frontier
+    from ftopt.solver.solve import SolveSettings
+
+    catalogue = load_catalogue()
+    workload = load_workload(Path("examples/deadline.yaml"), catalogue)
+    found = frontier(workload, catalogue, SolveSettings(time_limit=20, workers=1), budget_s=MIN_SOLVE_S / 2)
+    assert (found.stopped, found.solves, found.points) == ("budget", 0, [])
