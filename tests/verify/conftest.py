@@ -269,7 +269,9 @@ def rebuilt(old: Server, catalogue: Catalogue, **update: Any) -> Server:
             "power_w": math.ceil((s.gpu_power_cap_w * s.gpu_count + cpu.tdp_w * s.cpu_count) * (1 + overhead))
             + (math.ceil(s.nic_count * nic.power_w) if nic else 0),
             "feed_usable_w": catalogue.feed(s.feed).usable_w,
-            "max_inlet_c": min(gpu.max_inlet_c, chassis.max_inlet_c),
+            "max_inlet_c": min(
+                gpu.max_inlet_c, chassis.max_inlet_c, chassis.inlet_limits.get(gpu.id, math.inf)
+            ),
             "price": round(sum(line.price for line in lines), 2),
             "bill_of_materials": lines,
         }
