@@ -15,7 +15,14 @@ from typing import Any
 import click
 from rich.table import Table
 
-from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console, table_or_json_option
+from ftopt.cli import (
+    catalogue_dir_option,
+    echo_json,
+    open_catalogue,
+    prices_option,
+    stdout_console,
+    table_or_json_option,
+)
 from ftopt.cli.errors import handle_errors
 from ftopt.loading import load_workload
 from ftopt.model.hardware import Catalogue
@@ -211,10 +218,13 @@ def run_table(
 )
 @table_or_json_option
 @prices_option
+@catalogue_dir_option
 @handle_errors
-def estimate(workload_file: Path, states_only: bool, fmt: str, prices: Path | None) -> None:
+def estimate(
+    workload_file: Path, states_only: bool, fmt: str, prices: Path | None, catalogue_dir: Path | None
+) -> None:
     """Size each run on each card and GPU count, without the solver."""
-    catalogue = open_catalogue(prices)
+    catalogue = open_catalogue(prices, catalogue_dir)
     workload = load_workload(workload_file, catalogue)
     if states_only:
         sizing = workload.sizing.model_copy(update={"states_only": True})

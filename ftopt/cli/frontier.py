@@ -14,7 +14,14 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ftopt.cli import open_catalogue, output_option, prices_option, stdout_console, time_limit_option
+from ftopt.cli import (
+    catalogue_dir_option,
+    open_catalogue,
+    output_option,
+    prices_option,
+    stdout_console,
+    time_limit_option,
+)
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_frontier import frontier_records, render_frontier_html, render_frontier_table
 from ftopt.errors import InfeasibleError, NoPlanInTimeError
@@ -44,6 +51,7 @@ class NoTrainTokensError(CommandInputError):
     "--workers", type=click.IntRange(min=1), default=None, help="CP-SAT workers [default: one per core]."
 )
 @prices_option
+@catalogue_dir_option
 @handle_errors
 def frontier_command(
     workload: Path,
@@ -53,12 +61,13 @@ def frontier_command(
     points: int,
     workers: int | None,
     prices: Path | None,
+    catalogue_dir: Path | None,
 ) -> None:
     """Price (or TCO) against makespan: re-solve with ever tighter deadlines, each point proven optimal."""
     from ftopt.solver.frontier import frontier, has_train_tokens
     from ftopt.solver.search import SolveSettings
 
-    catalogue = open_catalogue(prices)
+    catalogue = open_catalogue(prices, catalogue_dir)
     parsed = load_workload(workload, catalogue)
     if not has_train_tokens(parsed):
         raise NoTrainTokensError(workload)

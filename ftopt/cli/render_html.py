@@ -12,6 +12,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
 from ftopt.cli.render_table import fabric_heading, server_heading, summary_line
 from ftopt.model.findings import Finding, money
@@ -223,6 +224,18 @@ def _fabric(plan: Plan) -> str:
     )
 
 
+def _racks(plan: Plan) -> str:
+    """The racks section: units used and the load on each circuit, when the site has racks."""
+    if not plan.racks:
+        return ""
+    headers = [(h, h in ("load W", "usable W", "load")) for h in RACK_HEADERS]
+    rows = [[escape(cell) for cell in row] for row in rack_rows(plan)]
+    return (
+        f'<section class="racks" id="racks"><h3>Racks</h3><p>{escape(racks_note(plan))}</p>'
+        f"{_table(headers, rows)}</section>"
+    )
+
+
 def _room(plan: Plan) -> str:
     return f"; the room guarantees {plan.site.inlet_c:g} °C" if plan.site else ""
 
@@ -327,6 +340,7 @@ def render_html(plan: Plan, bids: Frontier | None = None) -> str:
         '<section id="servers"><h2>Servers and bill of materials</h2>',
         servers or "<p>No servers.</p>",
         _fabric(plan),
+        _racks(plan),
         "</section>",
         _runs(plan),
         _alternatives(plan),

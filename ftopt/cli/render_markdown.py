@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
 from ftopt.cli.render_table import (
     TIMING_HEADERS,
     fabric_heading,
@@ -54,6 +55,16 @@ def render_markdown(plan: Plan) -> str:
             for li in plan.fabric.bill_of_materials
         ]  # fmt: skip
         lines.append("")
+    if plan.racks:
+        lines += [
+            "## Racks",
+            "",
+            racks_note(plan),
+            "",
+            _row(list(RACK_HEADERS)),
+            _row(["---"] * len(RACK_HEADERS)),
+        ]
+        lines += [_row(row) for row in rack_rows(plan)] + [""]
     lines += ["## Placement", "", "Memory per GPU in GB.", ""]
     header = [
         "run",

@@ -6,6 +6,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
 from ftopt.model.findings import money
 from ftopt.model.plan import Assignment, Plan, Server
 
@@ -151,6 +152,16 @@ def runs_table(plan: Plan) -> Table:
     return table
 
 
+def racks_table(plan: Plan) -> Table:
+    """Units used per rack and the load on each circuit."""
+    table = Table(title="racks", show_edge=False, pad_edge=False)
+    for header in RACK_HEADERS:
+        table.add_column(header, justify="right" if header in ("load W", "usable W", "load") else "left")
+    for row in rack_rows(plan):
+        table.add_row(*row)
+    return table
+
+
 def render_table(plan: Plan, console: Console) -> None:
     """Print the whole plan."""
     parts: list[object] = [Text(summary_line(plan), style="bold"), Text("")]
@@ -159,6 +170,8 @@ def render_table(plan: Plan, console: Console) -> None:
     fabric = fabric_bom(plan)
     if fabric is not None:
         parts += [Text(fabric_heading(plan)), fabric, Text("")]
+    if plan.racks:
+        parts += [Text(racks_note(plan)), racks_table(plan), Text("")]
     parts.append(runs_table(plan))
     if plan.binding or plan.savings:
         parts += [Text(""), Text("what shaped the answer:", style="bold")]

@@ -19,7 +19,14 @@ import click
 import yaml
 from rich.console import Console
 
-from ftopt.cli import open_catalogue, output_option, prices_option, stdout_console, time_limit_option
+from ftopt.cli import (
+    catalogue_dir_option,
+    open_catalogue,
+    output_option,
+    prices_option,
+    stdout_console,
+    time_limit_option,
+)
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_html import render_html
 from ftopt.cli.render_markdown import render_markdown
@@ -105,6 +112,7 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     help="Also the next N cheapest bids whose server sets differ, each verified (JSON: `alternatives`).",
 )
 @prices_option
+@catalogue_dir_option
 @handle_errors
 def solve_command(
     workload: Path,
@@ -118,13 +126,14 @@ def solve_command(
     with_frontier: bool,
     alternatives: int,
     prices: Path | None,
+    catalogue_dir: Path | None,
 ) -> None:
     """Find the cheapest servers that run every copy of every run in WORKLOAD at once."""
     if fmt == "xlsx" and output is None:
         raise CommandInputError("--format xlsx writes a workbook: give -o FILE.xlsx")
     from ftopt.solver.solve import SolveSettings, solve
 
-    catalogue = open_catalogue(prices)
+    catalogue = open_catalogue(prices, catalogue_dir)
     parsed = load_workload(workload, catalogue)
     settings = SolveSettings(
         time_limit=time_limit, deterministic=deterministic, what_if=what_if, alternatives=alternatives
