@@ -22,7 +22,6 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from ftopt.errors import InputError, did_you_mean, quoted
-from ftopt.loading import read_yaml, validate
 from ftopt.model.hardware import (
     PRICED,
     Bridge,
@@ -41,6 +40,7 @@ from ftopt.model.hardware import (
     Switch,
 )
 from ftopt.model.stack import SpeedConstants, Stack
+from ftopt.reading.safe_yaml import read_yaml, validate
 
 #: The list files a directory may hold, with the model of one entry.
 LIST_FILES: dict[str, type[BaseModel]] = {

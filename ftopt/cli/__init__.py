@@ -18,9 +18,7 @@ import click
 from rich.console import Console
 
 from ftopt.catalogue.loader import load_catalogue
-from ftopt.catalogue.overlay import apply_catalogue_dir
 from ftopt.errors import quoted
-from ftopt.loading import apply_price_list
 from ftopt.model.hardware import Catalogue
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -101,10 +99,7 @@ def time_limit_option(what: str) -> Callable[[F], F]:
 def open_catalogue(prices: Path | None, catalogue_dir: Path | None = None) -> Catalogue:
     """The packaged catalogue, with a vendor's catalogue directory merged in and then the user's price
     list laid over it, where given (errors are InputErrors)."""
-    if catalogue_dir is None:
-        return load_catalogue(prices=prices)
-    merged = apply_catalogue_dir(load_catalogue(), catalogue_dir)
-    return apply_price_list(merged, prices) if prices else merged
+    return load_catalogue(prices=prices, overlay=catalogue_dir)
 
 
 def stdout_console() -> Console:

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ftopt.catalogue.loader import load_catalogue
-from ftopt.catalogue.overlay import apply_catalogue_dir
+from ftopt.catalogue.prices import apply_price_list
 from ftopt.errors import InputError
-from ftopt.loading import apply_price_list, load_workload
+from ftopt.reading.workload_file import load_workload
 from ftopt.sweep.backends import Backend
 from ftopt.sweep.grid import Grid, load_grid, scenario_key
 from ftopt.sweep.scenario import FAILED, CrashHook, Scenario, SweepContext
@@ -70,10 +70,7 @@ def prepare(
 ) -> SweepPlan:
     """The context and scenarios of a sweep; `InputError` for a bad workload, grid, price list or
     catalogue directory (merged by id over the packaged catalogue, before the price list)."""
-    base = load_catalogue(prices=None if catalogue_dir else prices)
-    if catalogue_dir is not None:
-        base = apply_catalogue_dir(base, catalogue_dir)
-        base = apply_price_list(base, prices) if prices else base
+    base = load_catalogue(prices=prices, overlay=catalogue_dir)
     workload = load_workload(workload_path, base)
     grid = load_grid(grid_path, workload)
     catalogues = {"": base}
