@@ -10,7 +10,7 @@ from ftopt.catalogue import load_catalogue
 from ftopt.catalogue.overlay import apply_catalogue_dir
 from ftopt.errors import InputError
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "vendor-catalogue"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "vendor" / "catalogue"
 
 CARD = """\
 - id: acme-card

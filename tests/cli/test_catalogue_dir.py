@@ -12,8 +12,8 @@ from ftopt.catalogue.loader import data_dir
 from ftopt.cli.main import cli
 
 REPO = Path(__file__).resolve().parents[2]
-VENDOR = str(REPO / "examples" / "vendor-catalogue")
-L4_BID = str(REPO / "examples" / "vendor-l4.yaml")
+VENDOR = str(REPO / "examples" / "vendor" / "catalogue")
+L4_BID = str(REPO / "examples" / "vendor" / "l4-bid.yaml")
 
 
 def run(*args: str) -> tuple[int, str, str]:

@@ -158,3 +158,13 @@ def test_two_racks_two_circuits_each(solved) -> None:
         ),
     ]
     assert c.verify(report(plan, *uses), workload) == []
+
+
+def test_a_solved_racked_plan_breaks_when_a_server_moves_onto_a_full_circuit(solved) -> None:
+    """The solver's own racked plan: moving one server changes the loads the report states."""
+    c = solved("racks")
+    assert c.verify() == []
+    first = c.plan.servers[0]
+    other = next(s for s in c.plan.servers if (s.rack, s.circuit) != (first.rack, first.circuit))
+    moved = c.with_server(first.id, rack=other.rack, circuit=other.circuit, feed=other.feed)
+    assert "rack-report" in c.rules(moved)
