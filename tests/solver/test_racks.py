@@ -13,6 +13,7 @@ from ortools.sat.python import cp_model
 from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import Rack
 from ftopt.solver.cpsat.racks import ServerKind, add_rack_capacity, circuits_of
+from ftopt.solver.decode.racks import exact_placement, first_fit
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
 from tests.solver.conftest import workload_from
@@ -194,3 +195,19 @@ runs: [{name: q8, model: qwen3-8b, method: lora, concurrent: 3}]
     plan = solve(workload, without, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
     assert {s.chassis for s in plan.servers} != {"gpu-server-4"}
     assert verify_plan(plan, workload, without) == []
+
+
+def test_first_fit_failing_falls_back_to_the_exact_placement(catalogue: Catalogue) -> None:
+    """Two 2,944 W circuits and 5,800 W of servers: hungriest first puts 1,200 + 1,100 on circuit 0,
+    then 900 + 900 + 900 on circuit 1, and 800 fits neither; 1,200 + 900 + 800 | 1,100 + 900 + 900
+    does. The placement must find it (the model proved the counts fit)."""
+    racks = [rack("a", 40, "230v-16a", "230v-16a")]
+    kinds = [ServerKind(w, 1) for w in (1200, 1100, 900, 900, 900, 800)]
+    assert first_fit(racks, circuits_of(racks, catalogue), kinds) is None
+    assert brute_force(racks, kinds)
+    places = exact_placement(catalogue, racks, kinds)
+    assert places is not None
+    loads: Counter[tuple[int, int]] = Counter()
+    for kind, place in zip(kinds, places, strict=True):
+        loads[place] += kind.power_w
+    assert max(loads.values()) <= FEEDS["230v-16a"]
