@@ -321,7 +321,7 @@ def validate_dir(directory: Path) -> None:
 
 
 def _added(base: Catalogue, merged: Catalogue) -> str:
-    """`2 added (gpus: acme-x), 1 replaced (chassis: gpu-server-8)` for the validate summary."""
+    """`2 items added (gpus: acme-x), 1 replaced (prices: gpu-server-8)` for the validate summary."""
     added, replaced = [], []
     for kind in ITEM_KINDS:
         before = {item.id: item for item in getattr(base, kind)}
@@ -330,6 +330,10 @@ def _added(base: Catalogue, merged: Catalogue) -> str:
                 added.append(f"{kind}: {item.id}")
             elif item != before[item.id]:
                 replaced.append(f"{kind}: {item.id}")
+    before_prices = {p.item: p for p in base.prices}
+    replaced += [
+        f"prices: {p.item}" for p in merged.prices if p.item in before_prices and p != before_prices[p.item]
+    ]
     parts = [f"{len(added)} items added" + (f" ({', '.join(added)})" if added else "")]
     parts.append(f"{len(replaced)} replaced" + (f" ({', '.join(replaced)})" if replaced else ""))
     return ", ".join(parts)

@@ -71,7 +71,7 @@ def test_catalogue_list_and_show_take_the_directory() -> None:
 def test_validate_reports_what_the_directory_adds_and_replaces() -> None:
     code, out, _ = run("catalogue", "validate", VENDOR)
     assert code == 0
-    assert "2 items added (gpus: l4, chassis: acme-l4-2u), 0 replaced" in out
+    assert "2 items added (gpus: l4, chassis: acme-l4-2u), 1 replaced (prices: gpu-server-8)" in out
 
 
 def test_validate_names_file_line_and_id_of_a_bad_reference(tmp_path: Path) -> None:
