@@ -96,6 +96,11 @@ def _site_line(plan: Plan) -> str:
         return ""
     site = plan.site
     limit = f"; at most {site.max_servers} servers" if site.max_servers else ""
+    if plan.racks:
+        return (
+            f"<p>Site: {len(plan.racks)} racks of shared circuits (see Racks); room inlet air up to "
+            f"{site.inlet_c:g} °C{escape(limit)}.</p>"
+        )
     return (
         f"<p>Site: {escape(site.feed)} feed, {site.feed_usable_w:,} W usable per server position; "
         f"room inlet air up to {site.inlet_c:g} °C{escape(limit)}.</p>"

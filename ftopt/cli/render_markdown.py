@@ -25,11 +25,12 @@ def render_markdown(plan: Plan) -> str:
     title = f"# Fine-tuning servers: {plan.workload}" if plan.workload else "# Fine-tuning servers"
     lines = [title, "", f"**{summary_line(plan)}**", "", f"Prices: {plan.price_list}.", ""]
     if plan.site:
-        lines += [
-            f"Site: {plan.site.feed} feed ({plan.site.feed_usable_w:,} W usable per position), "
-            f"room inlet up to {plan.site.inlet_c:g} °C.",
-            "",
-        ]
+        where = (
+            f"{len(plan.racks)} racks of shared circuits (see Racks)"
+            if plan.racks
+            else f"{plan.site.feed} feed ({plan.site.feed_usable_w:,} W usable per position)"
+        )
+        lines += [f"Site: {where}, room inlet up to {plan.site.inlet_c:g} °C.", ""]
     for server in plan.servers:
         lines += [f"## {server.id}", "", server_heading(server, plan.currency), ""]
         lines += [_row(["item", "description", "qty", "unit", "price"]), _row(["---"] * 5)]
