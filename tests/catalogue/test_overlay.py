@@ -120,3 +120,30 @@ def test_a_price_in_another_currency(tmp_path: Path) -> None:
 def test_not_a_directory(tmp_path: Path) -> None:
     e = error(tmp_path / "missing")
     assert "expected a directory" in e.expected
+
+
+def test_a_price_list_is_laid_over_the_merged_catalogue(tmp_path: Path) -> None:
+    """--catalogue first, then --prices: a user's price list may price the vendor's new card."""
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(
+        "prices:\n"
+        + "".join(
+            "  " + line + "\n"
+            for line in PRICE.replace("acme-card", "l4").replace("5000", "1999").splitlines()
+        )
+    )
+    merged = load_catalogue(prices=prices, overlay=EXAMPLE)
+    assert merged.price("l4").amount == 1999
+
+
+def test_every_packaged_chassis_has_a_height_with_a_source() -> None:
+    for chassis in load_catalogue().chassis:
+        assert chassis.rack_units is not None, chassis.id
+        assert any("Rack units" in source for source in chassis.sources), chassis.id
+
+
+def test_the_eight_card_class_takes_the_rtx_pro_6000_only_up_to_25_c() -> None:
+    catalogue = load_catalogue()
+    rtx = catalogue.gpu("rtx-pro-6000-se")
+    assert catalogue.chassis_by_id("gpu-server-8").inlet_limit_c(rtx) == 25
+    assert catalogue.chassis_by_id("gpu-server-4").inlet_limit_c(rtx) == rtx.max_inlet_c == 35
