@@ -372,3 +372,31 @@ def test_yaml_syntax_errors_in_the_projects_words(
     assert line.startswith(f"ftopt: {path}:{line_no}: not valid YAML: {words}")
     for raw in ("<block end>", "expected ','", "could not", "while scanning", "found character"):
         assert raw not in line  # PyYAML's own wording stays out
+
+
+RACK = "site:\n  racks:\n    - {name: r, units: 4, feeds: [230v-16a]}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            GOOD_RUN + "site:\n  feed: 230v-16a\n  racks: [{name: r, units: 4, feeds: [230v-16a]}]\n",
+            ":6: site.feed: give feed (one server per feed) or racks, not both",
+        ),
+        (
+            GOOD_RUN + RACK.replace("]}", "], redundant: true}"),
+            ":7: site.racks[0].feeds: a redundant rack needs at least two circuits (an A and a B side)",
+        ),
+        (
+            GOOD_RUN + RACK + "    - {name: r, units: 2, feeds: [230v-32a]}\n",
+            ":8: site.racks[1].name: rack name 'r' is used twice",
+        ),
+        (
+            GOOD_RUN + RACK.replace("units: 4", "units: 99"),
+            ":7: site.racks[0].units: expected less than or equal to 60",
+        ),
+    ],
+)
+def test_a_bad_rack_is_one_line(tmp_path: Path, text: str, expected: str) -> None:
+    assert expected in error_line(estimate(str(write(tmp_path, text))))
