@@ -12,7 +12,18 @@ from collections.abc import Callable, Iterable
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.workload import Workload
-from ftopt.verify import components, host, memory, multinode, nvlink, placement, prices, site, timing
+from ftopt.verify import (
+    components,
+    host,
+    memory,
+    multinode,
+    nvlink,
+    placement,
+    prices,
+    racks,
+    site,
+    timing,
+)
 from ftopt.verify.context import Context
 from ftopt.verify.violation import Violation
 
@@ -60,6 +71,10 @@ RULES: tuple[Rule, ...] = (
     site.check_power_feed,
     site.check_feed,
     site.check_inlet,
+    racks.check_rack_places,
+    racks.check_rack_units,
+    racks.check_circuit_load,
+    racks.check_rack_report,
     prices.check_bill_of_materials,
     prices.check_one_card_model,
     prices.check_server_price,
