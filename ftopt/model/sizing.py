@@ -27,6 +27,7 @@ from ftopt.model.memory import (
     nvme_bytes,
     states_per_gpu,
 )
+from ftopt.model.roles import RoleMemory
 from ftopt.model.stack import Stack
 from ftopt.model.topology import link_profile, reference_topology, topology_profile
 from ftopt.model.traffic import (
@@ -42,6 +43,7 @@ from ftopt.model.workload import (
     Method,
     Offload,
     Optimizer,
+    Placement,
     Recompute,
     Run,
     SizingOptions,
@@ -107,16 +109,25 @@ class Sizing:
     link: str | None
     compute_seconds: float
     transfer_seconds: float
+    # Preference and RL runs (ftopt.model.rl); a supervised run keeps the defaults.
+    train_gpus: int = 0  # GPUs that train the policy (the rest hold a separate engine); 0: all
+    roles_gb: float = 0.0  # reference, reward and critic per training GPU
+    rollout_gb: float = 0.0  # the rollout engine per GPU that holds it
+    placement: Placement | None = None  # where the rollout engine generates
+    rollout_fits: bool = True  # whether the engine's weights and one sequence fit its share
+    roles: tuple[RoleMemory, ...] = ()
 
     @property
     def total_gb(self) -> float:
-        """Memory per GPU: states, activations and overhead."""
-        return self.states_gb + self.activations_gb + self.overhead_gb
+        """Memory per training GPU: states, activations and overhead, plus the other roles of an RL
+        copy there (and a colocated engine's share)."""
+        engine = self.rollout_gb if self.placement == Placement.COLOCATED else 0.0
+        return self.states_gb + self.activations_gb + self.overhead_gb + self.roles_gb + engine
 
     @property
     def fits(self) -> bool:
-        """Whether the card holds it."""
-        return self.total_gb <= self.card_gb
+        """Whether the card holds it (and the rollout engine its share)."""
+        return self.total_gb <= self.card_gb and self.rollout_fits
 
     @property
     def free_gb(self) -> float:

@@ -60,6 +60,8 @@ class Speed:
     link: LinkKind | None
     mfu: float
     precision: str
+    # An RL step's other phases (ftopt.model.rl): generation, scoring, the critic, weight sync, switch.
+    rollout_seconds: float = 0.0
 
     @property
     def step_seconds(self) -> float:
@@ -71,6 +73,7 @@ class Speed:
             + self.offload_seconds
             + self.optimizer_seconds
             + self.overhead_seconds
+            + self.rollout_seconds
         )
 
     @property

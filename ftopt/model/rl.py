@@ -1,0 +1,328 @@
+"""One copy of a preference or RL run (DPO, GRPO, PPO): its roles on its GPUs, and how long a step takes.
+
+Why one Sizing per copy: the solver places copies as blocks of GPUs; an RL copy is such a block whose
+training GPUs hold the policy, the frozen reference and reward models and PPO's critic, and whose
+rollout engine either shares them (colocated: a share of each GPU's memory, taking turns with
+training) or has GPUs of its own at the end of the block (separate). Each way is one `Sizing` with
+its roles listed, so choosing colocated or separate is choosing a training mode, by price or by
+deadline, like choosing a GPU count.
+
+A step (GRPO, PPO) is synchronous, as in verl, TRL and OpenRLHF's default: generate the step's
+responses, score them (the policy's old log-probabilities, the reference, the reward model, PPO's
+critic values), update the policy (and critic) with the speed model of a supervised step, and send the
+new weights to the engine; a colocated engine also swaps out and in. `train_tokens` counts the tokens
+the policy trains on (prompt plus response per sample), so a run's hours are its steps' time.
+DPO trains on chosen and rejected sequences together (twice the micro-batch) and adds the
+reference's forward pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ftopt.model.architecture import ParamCounts, count_params
+from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.memory import BF16, GB
+from ftopt.model.roles import (
+    Role,
+    RoleMemory,
+    critic_gb,
+    critic_states,
+    has_reference,
+    reference_gb,
+    reward_gb,
+)
+from ftopt.model.rollout import Engine, RolloutConstants, generation_time, lay_out_engine, switch_seconds
+from ftopt.model.sizing import (
+    RunProfile,
+    Sizing,
+    all_sizings,
+    gpu_count_choices,
+    offload_choices,
+    optimizer_choices,
+    size_run,
+    strategy_choices,
+)
+from ftopt.model.speed import Host, Speed, bus_bandwidth_gbps, estimate_speed, matmul_params
+from ftopt.model.stack import LinkKind, SpeedConstants, Stack
+from ftopt.model.workload import (
+    GENERATING,
+    GPU_COUNTS,
+    Algorithm,
+    Offload,
+    Optimizer,
+    Placement,
+    SizingOptions,
+    Strategy,
+)
+
+
+def is_rl(profile: RunProfile) -> bool:
+    """Whether the run is a preference or RL run (anything but supervised)."""
+    return profile.run.algorithm != Algorithm.SFT
+
+
+def policy_profile(profile: RunProfile) -> RunProfile:
+    """The policy as a supervised run: DPO's micro-batch holds a chosen and a rejected sequence each."""
+    run = profile.run
+    if run.algorithm == Algorithm.DPO:
+        run = run.model_copy(update={"micro_batch": 2 * run.micro_batch})
+    return RunProfile(run, profile.model_name, profile.arch, profile.stack)
+
+
+def reward_counts(profile: RunProfile, catalogue: Catalogue) -> ParamCounts | None:
+    """Parameter counts of the run's reward model (a catalogue id or inline), None without one."""
+    reward = profile.run.reward_model
+    if reward is None:
+        return None
+    arch = catalogue.model(reward).architecture if isinstance(reward, str) else reward.architecture
+    return count_params(arch)
+
+
+def placement_choices(profile: RunProfile, total: int) -> list[tuple[Placement | None, int]]:
+    """Where the engine may go on a copy of `total` GPUs, with the GPUs a separate one takes: half, a
+    quarter or an eighth of the block (the training GPUs keep the rest). None: no engine (DPO)."""
+    rollout = profile.run.rollout
+    if profile.run.algorithm not in GENERATING or rollout is None:
+        return [(None, 0)]
+    choices: list[tuple[Placement | None, int]] = []
+    if rollout.placement in (Placement.COLOCATED, Placement.AUTO):
+        choices.append((Placement.COLOCATED, 0))
+    if rollout.placement in (Placement.SEPARATE, Placement.AUTO):
+        splits = sorted({total // d for d in (2, 4, 8) if total >= d})
+        choices += [(Placement.SEPARATE, engine) for engine in splits]
+    return choices
+
+
+def copy_engine(profile: RunProfile, gpu: Gpu, sizing: Sizing, constants: RolloutConstants) -> Engine | None:
+    """The rollout engine of an RL sizing, laid out as `size_rl` laid it out (None without one)."""
+    rollout = profile.run.rollout
+    if sizing.placement is None or rollout is None:
+        return None
+    colocated = sizing.placement == Placement.COLOCATED
+    gpus = sizing.gpus if colocated else sizing.gpus - sizing.train_gpus
+    fraction = rollout.memory_fraction if colocated else constants.separate_memory_fraction
+    counts = profile.counts
+    return lay_out_engine(counts, profile.arch, gpu, gpus, fraction * gpu.memory_gb, rollout, constants)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one RL copy is laid out: total GPUs, where its engine goes and how the policy trains."""
+
+    total: int
+    placement: Placement | None
+    engine_gpus: int
+    strategy: Strategy
+    optimizer: Optimizer
+    offload: Offload
+
+
+def size_rl(
+    profile: RunProfile,
+    reward: ParamCounts | None,
+    gpu: Gpu,
+    layout: Layout,
+    options: SizingOptions,
+    constants: RolloutConstants,
+) -> Sizing:
+    """Memory of one RL copy laid out this way: the policy's sizing on the training GPUs, with the
+    reference, reward model and critic beside it there, and the rollout engine's share."""
+    run, counts = profile.run, profile.counts
+    train = layout.total - layout.engine_gpus
+    args = (layout.strategy, layout.optimizer, layout.offload, options)
+    policy = size_run(policy_profile(profile), gpu, train, *args)
+    master = profile.stack.master_weights if profile.stack else "fp32"
+    critic = critic_states(run, counts, layout.optimizer, layout.offload, master)
+    shares = {
+        Role.REFERENCE: reference_gb(run, counts, layout.strategy, train),
+        Role.REWARD: reward_gb(reward, layout.strategy, train),
+        Role.CRITIC: critic_gb(critic, layout.strategy, train),
+    }
+    roles = [RoleMemory(Role.POLICY, train, 0, policy.total_gb)]
+    roles += [RoleMemory(role, train, 0, gb) for role, gb in shares.items() if gb > 0]
+    sizing = replace(
+        policy,
+        gpus=layout.total,
+        train_gpus=train,
+        roles_gb=sum(shares.values()),
+        host_ram_gb=policy.host_ram_gb + (critic.host_bytes / GB if critic else 0.0),
+        placement=layout.placement,
+    )
+    engine = copy_engine(profile, gpu, sizing, constants)
+    if engine is None:
+        return replace(sizing, roles=tuple(roles))
+    first = 0 if layout.placement == Placement.COLOCATED else train
+    roles.append(RoleMemory(Role.ROLLOUT, engine.gpus, first, engine.budget_gb))
+    return replace(sizing, rollout_gb=engine.budget_gb, rollout_fits=engine.fits, roles=tuple(roles))
+
+
+def rl_layouts(profile: RunProfile, total: int) -> list[Layout]:
+    """Every layout of a copy of `total` GPUs the run's settings allow."""
+    run, stack = profile.run, profile.stack
+    return [
+        Layout(total, placement, engine, strategy, optimizer, offload)
+        for placement, engine in placement_choices(profile, total)
+        for strategy in strategy_choices(total - engine)
+        for optimizer in optimizer_choices(run, stack)
+        for offload in offload_choices(run, stack)
+        if not (offload == Offload.CPU and optimizer != Optimizer.ADAMW_32BIT)
+    ]
+
+
+def rl_sizings(
+    profile: RunProfile,
+    reward: ParamCounts | None,
+    gpu: Gpu,
+    options: SizingOptions,
+    constants: RolloutConstants,
+) -> list[Sizing]:
+    """Every layout of the run on `gpu` within one server, fitting or not.
+
+    RL copies stay within one server (1 to 8 GPUs): multi-node RL copies are not modelled yet.
+    """
+    return [
+        size_rl(profile, reward, gpu, layout, options, constants)
+        for total in gpu_count_choices(profile.run)
+        if total in GPU_COUNTS
+        for layout in rl_layouts(profile, total)
+    ]
+
+
+def copy_sizings(
+    profile: RunProfile, gpu: Gpu, options: SizingOptions, catalogue: Catalogue, constants: RolloutConstants
+) -> list[Sizing]:
+    """A copy's sizings whatever its algorithm: supervised runs as `all_sizings`, RL runs by role."""
+    if not is_rl(profile):
+        return all_sizings(profile, gpu, options)
+    return rl_sizings(profile, reward_counts(profile, catalogue), gpu, options, constants)
+
+
+def policy_sizing(sizing: Sizing) -> Sizing:
+    """The policy's own sizing on the training GPUs, as the speed model of a supervised step reads it."""
+    train = sizing.train_gpus or sizing.gpus
+    return replace(sizing, gpus=train, roles_gb=0.0, rollout_gb=0.0, placement=None, roles=())
+
+
+def forward_seconds(params: int, tokens: float, gpu: Gpu, gpus: int, constants: RolloutConstants) -> float:
+    """A forward pass of `params` multiplied parameters over `tokens`, spread over `gpus`, as compute."""
+    return 2 * params * tokens / (gpus * gpu.bf16_dense_tflops * 1e12 * constants.prefill_mfu)
+
+
+@dataclass(frozen=True)
+class RlPhases:
+    """One RL step's phases beyond the policy's update, seconds (what `Speed.rollout_seconds` sums)."""
+
+    generation: float
+    scoring: float
+    critic: float
+    sync: float
+    switch: float
+
+    @property
+    def seconds(self) -> float:
+        """The phases run one after the other."""
+        return self.generation + self.scoring + self.critic + self.sync + self.switch
+
+
+def sync_seconds(
+    profile: RunProfile, sizing: Sizing, gpu: Gpu, link: LinkKind | None, speed: SpeedConstants
+) -> float:
+    """Sending the new policy weights (BF16, the whole model: an adapter is merged first) to the
+    engine: a copy in each GPU's memory when colocated, over the copy's link when separate."""
+    weights = profile.counts.total * BF16
+    if sizing.placement == Placement.COLOCATED or link is None:
+        return 2 * weights / sizing.gpus / (gpu.memory_bandwidth_gbps * 1e9 * speed.hbm_efficiency)
+    return weights / (bus_bandwidth_gbps(link, gpu, speed) * 1e9)
+
+
+def rl_phases(
+    profile: RunProfile,
+    reward: ParamCounts | None,
+    sizing: Sizing,
+    gpu: Gpu,
+    update_seconds: float,
+    link: LinkKind | None,
+    speed: SpeedConstants,
+    constants: RolloutConstants,
+) -> RlPhases:
+    """Generation, scoring, critic, sync and switch of one GRPO/PPO step (`update_seconds`: the
+    policy's update, which PPO's critic repeats)."""
+    run, counts, arch = profile.run, profile.counts, profile.arch
+    rollout = run.rollout
+    engine = copy_engine(profile, gpu, sizing, constants)
+    if rollout is None or engine is None:
+        return RlPhases(0.0, 0.0, 0.0, 0.0, 0.0)
+    tokens = rollout.sequences * run.seq_len
+    train = sizing.train_gpus or sizing.gpus
+    scored = [matmul_params(counts, arch)] * (2 if has_reference(run) else 1)
+    if reward is not None:
+        scored.append(reward.active)
+    scoring = sum(forward_seconds(p, tokens, gpu, train, constants) for p in scored)
+    critic = 0.0
+    if run.algorithm == Algorithm.PPO:
+        critic = update_seconds + forward_seconds(matmul_params(counts, arch), tokens, gpu, train, constants)
+    colocated = sizing.placement == Placement.COLOCATED
+    return RlPhases(
+        generation=generation_time(counts, arch, gpu, engine, rollout, constants).seconds,
+        scoring=scoring,
+        critic=critic,
+        sync=sync_seconds(profile, sizing, gpu, link, speed),
+        switch=switch_seconds(engine, gpu, constants) if colocated else 0.0,
+    )
+
+
+def rl_speed(
+    profile: RunProfile,
+    reward: ParamCounts | None,
+    sizing: Sizing,
+    gpu: Gpu,
+    stack: Stack,
+    speed: SpeedConstants,
+    host: Host,
+    constants: RolloutConstants,
+    link: LinkKind | None = None,
+) -> Speed:
+    """Policy tokens per second of one RL copy, as a `Speed` whose `rollout_seconds` holds the phases
+    beyond the policy's update.
+
+    The update trains the step's samples in micro-batches over the training GPUs with one optimiser
+    step (compute, dequantisation and communication scale with the micro-batches, the optimiser step,
+    offload and overhead do not). DPO's step is the policy's, plus the reference's forward pass.
+    """
+    run = profile.run
+    policy_prof, policy = policy_profile(profile), policy_sizing(sizing)
+    base = estimate_speed(policy_prof, policy, gpu, stack, speed, host, link=link)
+    if run.algorithm == Algorithm.DPO:
+        scoring = 0.0
+        if has_reference(run):
+            scoring = forward_seconds(
+                matmul_params(profile.counts, profile.arch), base.tokens_per_step, gpu, policy.gpus, constants
+            )
+        return replace(base, rollout_seconds=scoring)
+    rollout = run.rollout
+    assert rollout is not None  # a generating run always has one (Run's validator)
+    tokens = rollout.sequences * run.seq_len
+    scale = tokens / base.tokens_per_step
+    update = replace(
+        base,
+        tokens_per_step=tokens,
+        compute_seconds=base.compute_seconds * scale,
+        dequant_seconds=base.dequant_seconds * scale,
+        comm_seconds=base.comm_seconds * scale,
+        exposed_comm_seconds=base.exposed_comm_seconds * scale,
+    )
+    phases = rl_phases(profile, reward, sizing, gpu, update.step_seconds, link, speed, constants)
+    return replace(update, rollout_seconds=phases.seconds)
+
+
+def min_gpus(
+    profile: RunProfile,
+    reward: ParamCounts | None,
+    gpu: Gpu,
+    options: SizingOptions,
+    constants: RolloutConstants,
+) -> int | None:
+    """The fewest GPUs of `gpu` one copy fits on, any layout (None: not within one server)."""
+    fitting = [s.gpus for s in rl_sizings(profile, reward, gpu, options, constants) if s.fits]
+    return min(fitting, default=None)
