@@ -24,7 +24,7 @@ from ftopt.catalogue import load_catalogue
 from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.architecture import Architecture
 from ftopt.model.hardware import Catalogue, Gpu
-from ftopt.model.rl import reward_counts, rl_phases, rl_sizings, rl_speed
+from ftopt.model.rl import rl_phases, rl_sizings, rl_speed
 from ftopt.model.sizing import RunProfile, profile_run
 from ftopt.model.speed import link_kind, planning_host
 from ftopt.model.workload import InlineModel, Run, SizingOptions
@@ -93,8 +93,7 @@ def point_profile(point: dict[str, Any], models: dict[str, Architecture], catalo
 
 def fewest_gpus(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> int | None:
     """The fewest GPUs one copy fits on within a server, any layout; None when none fits."""
-    reward = reward_counts(profile, catalogue)
-    fitting = [s.gpus for s in rl_sizings(profile, reward, gpu, OPTIONS, load_rollout_constants()) if s.fits]
+    fitting = [s.gpus for s in rl_sizings(profile, gpu, OPTIONS, load_rollout_constants()) if s.fits]
     return min(fitting, default=None)
 
 
@@ -102,18 +101,17 @@ def generation_share(profile: RunProfile, gpu: Gpu, gpus: int, catalogue: Catalo
     """The share of a step spent generating, on the fastest fitting layout of `gpus` GPUs."""
     constants, speed = load_rollout_constants(), catalogue.speed
     assert speed is not None and profile.stack is not None
-    reward = reward_counts(profile, catalogue)
     host = planning_host(catalogue, gpus, speed)
     link = link_kind(gpu, gpus)
     best: float | None = None
     best_step = float("inf")
-    for sizing in rl_sizings(profile, reward, gpu, OPTIONS, constants):
+    for sizing in rl_sizings(profile, gpu, OPTIONS, constants):
         if sizing.gpus != gpus or not sizing.fits:
             continue
-        step = rl_speed(profile, reward, sizing, gpu, profile.stack, speed, host, constants, link)
+        step = rl_speed(profile, sizing, gpu, profile.stack, speed, host, constants, link)
         if step.step_seconds < best_step:
             update = step.step_seconds - step.rollout_seconds
-            phases = rl_phases(profile, reward, sizing, gpu, update, link, speed, constants)
+            phases = rl_phases(profile, sizing, gpu, update, link, speed, constants)
             best, best_step = phases.generation / step.step_seconds, step.step_seconds
     return best
 

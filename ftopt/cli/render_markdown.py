@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ftopt.cli.render_roles import role_lines
 from ftopt.cli.render_table import (
     TIMING_HEADERS,
     fabric_heading,
@@ -76,6 +77,8 @@ def render_markdown(plan: Plan) -> str:
     lines += [_row(header), _row(["---"] * len(header))]
     for a in plan.assignments:
         lines.append(_row(placement_cells(a) + (timing_cells(a) if timed else [])))
+    if role_lines(plan):
+        lines += ["", "## Roles (memory per GPU)", ""] + [f"- {line}" for line in role_lines(plan)]
     if plan.binding or plan.savings:
         lines += ["", "## What shaped the answer", ""] + [f"- {b}" for b in (*plan.binding, *plan.savings)]
     lines += ["", "## Rules and defaults applied", ""] + [f"- {n}" for n in plan.notes]

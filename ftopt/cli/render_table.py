@@ -6,6 +6,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from ftopt.cli.render_roles import role_lines
 from ftopt.model.findings import money
 from ftopt.model.plan import Assignment, Plan, Server
 
@@ -160,6 +161,9 @@ def render_table(plan: Plan, console: Console) -> None:
     if fabric is not None:
         parts += [Text(fabric_heading(plan)), fabric, Text("")]
     parts.append(runs_table(plan))
+    if role_lines(plan):
+        parts += [Text(""), Text("roles (memory per GPU):", style="bold")]
+        parts += [Text(f"  - {line}") for line in role_lines(plan)]
     if plan.binding or plan.savings:
         parts += [Text(""), Text("what shaped the answer:", style="bold")]
         parts += [Text(f"  - {line}") for line in (*plan.binding, *plan.savings)]

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ftopt.model.architecture import ParamCounts, count_params
-from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.hardware import Gpu
 from ftopt.model.memory import BF16, GB
 from ftopt.model.roles import (
     Role,
@@ -67,16 +66,7 @@ def policy_profile(profile: RunProfile) -> RunProfile:
     run = profile.run
     if run.algorithm == Algorithm.DPO:
         run = run.model_copy(update={"micro_batch": 2 * run.micro_batch})
-    return RunProfile(run, profile.model_name, profile.arch, profile.stack)
-
-
-def reward_counts(profile: RunProfile, catalogue: Catalogue) -> ParamCounts | None:
-    """Parameter counts of the run's reward model (a catalogue id or inline), None without one."""
-    reward = profile.run.reward_model
-    if reward is None:
-        return None
-    arch = catalogue.model(reward).architecture if isinstance(reward, str) else reward.architecture
-    return count_params(arch)
+    return RunProfile(run, profile.model_name, profile.arch, profile.stack, profile.reward_arch)
 
 
 def placement_choices(profile: RunProfile, total: int) -> list[tuple[Placement | None, int]]:
@@ -120,7 +110,6 @@ class Layout:
 
 def size_rl(
     profile: RunProfile,
-    reward: ParamCounts | None,
     gpu: Gpu,
     layout: Layout,
     options: SizingOptions,
@@ -136,7 +125,7 @@ def size_rl(
     critic = critic_states(run, counts, layout.optimizer, layout.offload, master)
     shares = {
         Role.REFERENCE: reference_gb(run, counts, layout.strategy, train),
-        Role.REWARD: reward_gb(reward, layout.strategy, train),
+        Role.REWARD: reward_gb(profile.reward_counts, layout.strategy, train),
         Role.CRITIC: critic_gb(critic, layout.strategy, train),
     }
     roles = [RoleMemory(Role.POLICY, train, 0, policy.total_gb)]
@@ -172,7 +161,6 @@ def rl_layouts(profile: RunProfile, total: int) -> list[Layout]:
 
 def rl_sizings(
     profile: RunProfile,
-    reward: ParamCounts | None,
     gpu: Gpu,
     options: SizingOptions,
     constants: RolloutConstants,
@@ -182,7 +170,7 @@ def rl_sizings(
     RL copies stay within one server (1 to 8 GPUs): multi-node RL copies are not modelled yet.
     """
     return [
-        size_rl(profile, reward, gpu, layout, options, constants)
+        size_rl(profile, gpu, layout, options, constants)
         for total in gpu_count_choices(profile.run)
         if total in GPU_COUNTS
         for layout in rl_layouts(profile, total)
@@ -190,12 +178,12 @@ def rl_sizings(
 
 
 def copy_sizings(
-    profile: RunProfile, gpu: Gpu, options: SizingOptions, catalogue: Catalogue, constants: RolloutConstants
+    profile: RunProfile, gpu: Gpu, options: SizingOptions, constants: RolloutConstants
 ) -> list[Sizing]:
     """A copy's sizings whatever its algorithm: supervised runs as `all_sizings`, RL runs by role."""
     if not is_rl(profile):
         return all_sizings(profile, gpu, options)
-    return rl_sizings(profile, reward_counts(profile, catalogue), gpu, options, constants)
+    return rl_sizings(profile, gpu, options, constants)
 
 
 def policy_sizing(sizing: Sizing) -> Sizing:
@@ -238,7 +226,6 @@ def sync_seconds(
 
 def rl_phases(
     profile: RunProfile,
-    reward: ParamCounts | None,
     sizing: Sizing,
     gpu: Gpu,
     update_seconds: float,
@@ -256,8 +243,8 @@ def rl_phases(
     tokens = rollout.sequences * run.seq_len
     train = sizing.train_gpus or sizing.gpus
     scored = [matmul_params(counts, arch)] * (2 if has_reference(run) else 1)
-    if reward is not None:
-        scored.append(reward.active)
+    if profile.reward_counts is not None:
+        scored.append(profile.reward_counts.active)
     scoring = sum(forward_seconds(p, tokens, gpu, train, constants) for p in scored)
     critic = 0.0
     if run.algorithm == Algorithm.PPO:
@@ -274,7 +261,6 @@ def rl_phases(
 
 def rl_speed(
     profile: RunProfile,
-    reward: ParamCounts | None,
     sizing: Sizing,
     gpu: Gpu,
     stack: Stack,
@@ -312,17 +298,21 @@ def rl_speed(
         comm_seconds=base.comm_seconds * scale,
         exposed_comm_seconds=base.exposed_comm_seconds * scale,
     )
-    phases = rl_phases(profile, reward, sizing, gpu, update.step_seconds, link, speed, constants)
+    phases = rl_phases(profile, sizing, gpu, update.step_seconds, link, speed, constants)
     return replace(update, rollout_seconds=phases.seconds)
 
 
-def min_gpus(
+def copy_speed(
     profile: RunProfile,
-    reward: ParamCounts | None,
+    sizing: Sizing,
     gpu: Gpu,
-    options: SizingOptions,
+    stack: Stack,
+    speed: SpeedConstants,
+    host: Host,
     constants: RolloutConstants,
-) -> int | None:
-    """The fewest GPUs of `gpu` one copy fits on, any layout (None: not within one server)."""
-    fitting = [s.gpus for s in rl_sizings(profile, reward, gpu, options, constants) if s.fits]
-    return min(fitting, default=None)
+    link: LinkKind | None = None,
+) -> Speed:
+    """A copy's speed whatever its algorithm: the speed model's for supervised runs, an RL step's else."""
+    if not is_rl(profile):
+        return estimate_speed(profile, sizing, gpu, stack, speed, host, link=link)
+    return rl_speed(profile, sizing, gpu, stack, speed, host, constants, link)

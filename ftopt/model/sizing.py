@@ -62,11 +62,17 @@ class RunProfile:
     model_name: str
     arch: Architecture
     stack: Stack | None = None
+    reward_arch: Architecture | None = None  # an RL run's reward model, if it has one
 
     @cached_property
     def counts(self) -> ParamCounts:
         """Exact parameter counts of the run's model."""
         return count_params(self.arch)
+
+    @cached_property
+    def reward_counts(self) -> ParamCounts | None:
+        """Exact parameter counts of the reward model (None without one)."""
+        return None if self.reward_arch is None else count_params(self.reward_arch)
 
 
 #: Bytes per logit entry without a stack: the default stack's (hf-fsdp) figure.
@@ -80,12 +86,17 @@ def run_stack(run: Run, catalogue: Catalogue) -> Stack | None:
 
 
 def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
-    """Resolve the run's model (a catalogue id or an inline architecture) and its stack."""
+    """Resolve the run's model and reward model (catalogue ids or inline architectures) and its stack."""
     stack = run_stack(run, catalogue)
+    reward = run.reward_model
+    if isinstance(reward, str):
+        reward_arch: Architecture | None = catalogue.model(reward).architecture
+    else:
+        reward_arch = None if reward is None else reward.architecture
     if isinstance(run.model, str):
         model = catalogue.model(run.model)
-        return RunProfile(run, model.name, model.architecture, stack)
-    return RunProfile(run, run.model.name, run.model.architecture, stack)
+        return RunProfile(run, model.name, model.architecture, stack, reward_arch)
+    return RunProfile(run, run.model.name, run.model.architecture, stack, reward_arch)
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import multinode_copy_speed, node_network
 from ftopt.model.plan import Assignment
+from ftopt.model.rl import copy_speed
 from ftopt.model.sizing import RunProfile, Sizing
-from ftopt.model.speed import Speed, estimate_speed, hours_to_train
+from ftopt.model.speed import Speed, hours_to_train
 from ftopt.model.stack import LinkKind
 from ftopt.model.timing import copy_host
 from ftopt.model.topology import gpu_node, link_kind
@@ -71,7 +73,8 @@ def assignment_speed(ctx: Context, assignment: Assignment) -> Speed | None:
         constants,
     )
     link = _link(ctx, assignment)
-    return estimate_speed(profile, sizing, parts.gpu, profile.stack, constants, host, link=link)
+    rollout = load_rollout_constants()
+    return copy_speed(profile, sizing, parts.gpu, profile.stack, constants, host, rollout, link)
 
 
 def _multinode_speed(

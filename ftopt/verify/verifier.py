@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.workload import Workload
-from ftopt.verify import components, host, memory, multinode, nvlink, placement, prices, site, timing
+from ftopt.verify import components, host, memory, multinode, nvlink, placement, prices, roles, site, timing
 from ftopt.verify.context import Context
 from ftopt.verify.violation import Violation
 
@@ -38,6 +38,9 @@ RULES: tuple[Rule, ...] = (
     memory.check_offload,
     memory.check_gpu_count,
     memory.check_gpu_memory,
+    roles.check_role_layout,
+    roles.check_role_memory,
+    roles.check_rollout_memory,
     memory.check_sizing_report,
     nvlink.check_bridges,
     nvlink.check_nvlink_domains,

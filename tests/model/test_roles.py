@@ -11,7 +11,7 @@ import pytest
 from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import GB
-from ftopt.model.rl import Layout, reward_counts, size_rl
+from ftopt.model.rl import Layout, size_rl
 from ftopt.model.roles import Role
 from ftopt.model.rollout import RolloutConstants
 from ftopt.model.sizing import Sizing, profile_run, size_run
@@ -43,7 +43,7 @@ def _size(
     gpu = catalogue.gpu(card)
     strategy = Strategy.FSDP if total - engine > 1 else Strategy.SINGLE
     layout = Layout(total, placement, engine, strategy, Optimizer.ADAMW_32BIT, Offload.NONE)
-    return size_rl(profile, reward_counts(profile, catalogue), gpu, layout, OPTIONS, constants), gpu
+    return size_rl(profile, gpu, layout, OPTIONS, constants), gpu
 
 
 def _role(sizing: Sizing, role: Role) -> float:

@@ -7,7 +7,7 @@ import pytest
 
 from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.hardware import Catalogue
-from ftopt.model.rl import Layout, reward_counts, rl_speed, size_rl
+from ftopt.model.rl import Layout, rl_speed, size_rl
 from ftopt.model.rollout import generation_time, kv_bytes_per_token, lay_out_engine
 from ftopt.model.sizing import profile_run
 from ftopt.model.speed import planning_host
@@ -70,11 +70,10 @@ def _step(
     profile = profile_run(run, catalogue)
     gpu = catalogue.gpu("h200-sxm")
     layout = Layout(8, placement, engine, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE)
-    reward = reward_counts(profile, catalogue)
-    sizing = size_rl(profile, reward, gpu, layout, SizingOptions(), CONSTANTS)
+    sizing = size_rl(profile, gpu, layout, SizingOptions(), CONSTANTS)
     assert catalogue.speed is not None and profile.stack is not None
     host = planning_host(catalogue, 8, catalogue.speed)
-    speed = rl_speed(profile, reward, sizing, gpu, profile.stack, catalogue.speed, host, CONSTANTS)
+    speed = rl_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host, CONSTANTS)
     update = speed.step_seconds - speed.rollout_seconds
     return speed.step_seconds, speed.rollout_seconds, update
 
@@ -99,8 +98,8 @@ def test_rl_tokens_per_step_are_the_policys_trained_tokens(catalogue: Catalogue)
     profile = profile_run(run, catalogue)
     gpu = catalogue.gpu("h200-sxm")
     layout = Layout(2, Placement.COLOCATED, 0, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE)
-    sizing = size_rl(profile, None, gpu, layout, SizingOptions(), CONSTANTS)
+    sizing = size_rl(profile, gpu, layout, SizingOptions(), CONSTANTS)
     assert catalogue.speed is not None and profile.stack is not None
     host = planning_host(catalogue, 2, catalogue.speed)
-    speed = rl_speed(profile, None, sizing, gpu, profile.stack, catalogue.speed, host, CONSTANTS)
+    speed = rl_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host, CONSTANTS)
     assert speed.tokens_per_step == 10 * 4 * (100 + 300)

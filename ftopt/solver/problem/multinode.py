@@ -33,6 +33,7 @@ from ftopt.model.fabric import (
     size_multinode,
 )
 from ftopt.model.hardware import Catalogue, Nic
+from ftopt.model.rl import is_rl
 from ftopt.model.sizing import RunProfile, Sizing, gpu_count_choices, optimizer_choices
 from ftopt.model.speed import Host, Speed, hours_to_train
 from ftopt.model.timing import copy_host
@@ -232,5 +233,6 @@ def multinode_options(
         pair
         for f in range(len(builds))
         for run in range(len(profiles))
+        if not is_rl(profiles[run])  # RL copies stay within one server (ftopt.model.rl)
         for pair in _options_on(bid, run, f, nic)
     ]
