@@ -91,6 +91,8 @@ def copy_engine(profile: RunProfile, gpu: Gpu, sizing: Sizing, constants: Rollou
         return None
     colocated = sizing.placement == Placement.COLOCATED
     gpus = sizing.gpus if colocated else sizing.gpus - sizing.train_gpus
+    if gpus < 1:
+        return None  # a separate engine without GPUs of its own: no engine to lay out
     fraction = rollout.memory_fraction if colocated else constants.separate_memory_fraction
     counts = profile.counts
     return lay_out_engine(counts, profile.arch, gpu, gpus, fraction * gpu.memory_gb, rollout, constants)

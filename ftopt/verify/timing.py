@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from ftopt.catalogue.rollout import load_rollout_constants
@@ -73,8 +74,11 @@ def assignment_speed(ctx: Context, assignment: Assignment) -> Speed | None:
         constants,
     )
     link = _link(ctx, assignment)
-    rollout = load_rollout_constants()
-    return copy_speed(profile, sizing, parts.gpu, profile.stack, constants, host, rollout, link)
+    speed = copy_speed(
+        profile, sizing, parts.gpu, profile.stack, constants, host, load_rollout_constants(), link
+    )
+    # An engine whose share cannot hold it never finishes a step: the rollout-memory rule reports it.
+    return speed if math.isfinite(speed.step_seconds) else None
 
 
 def _multinode_speed(
