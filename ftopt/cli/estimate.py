@@ -15,13 +15,15 @@ from typing import Any
 import click
 from rich.table import Table
 
+from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console, table_or_json_option
 from ftopt.cli.errors import handle_errors
 from ftopt.model.hardware import Catalogue
 from ftopt.model.memory import trainable_params
 from ftopt.model.references import allowed_gpus
-from ftopt.model.sizing import RunProfile, Sizing, all_sizings, profile_run
-from ftopt.model.speed import Speed, estimate_speed, hours_to_train, planning_host
+from ftopt.model.rl import copy_sizings, copy_speed
+from ftopt.model.sizing import RunProfile, Sizing, profile_run
+from ftopt.model.speed import Speed, hours_to_train, planning_host
 from ftopt.model.workload import Workload
 from ftopt.reading.workload_file import load_workload
 
@@ -44,7 +46,7 @@ def run_sizings(workload: Workload, catalogue: Catalogue) -> list[tuple[RunProfi
         sizings = [
             sizing
             for gpu in allowed_gpus(catalogue, workload)
-            for sizing in all_sizings(profile, gpu, workload.sizing)
+            for sizing in copy_sizings(profile, gpu, workload.sizing, load_rollout_constants())
         ]
         result.append((profile, sizings))
     return result
@@ -56,7 +58,7 @@ def speed_of(profile: RunProfile, sizing: Sizing, catalogue: Catalogue) -> Speed
         return None
     host = planning_host(catalogue, sizing.gpus, catalogue.speed)
     gpu = catalogue.gpu(sizing.gpu)
-    return estimate_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host)
+    return copy_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host, load_rollout_constants())
 
 
 def speed_record(profile: RunProfile, speed: Speed | None) -> dict[str, Any]:
