@@ -64,9 +64,12 @@ def is_rl(profile: RunProfile) -> bool:
 def policy_profile(profile: RunProfile) -> RunProfile:
     """The policy as a supervised run: DPO's micro-batch holds a chosen and a rejected sequence each."""
     run = profile.run
-    if run.algorithm == Algorithm.DPO:
-        run = run.model_copy(update={"micro_batch": 2 * run.micro_batch})
-    return RunProfile(run, profile.model_name, profile.arch, profile.stack, profile.reward_arch)
+    if run.algorithm != Algorithm.DPO:
+        return profile
+    pairs = run.model_copy(update={"micro_batch": 2 * run.micro_batch})
+    policy = RunProfile(pairs, profile.model_name, profile.arch, profile.stack, profile.reward_arch)
+    policy.__dict__["counts"] = profile.counts  # the same model: keep its counted parameters
+    return policy
 
 
 def placement_choices(profile: RunProfile, total: int) -> list[tuple[Placement | None, int]]:
@@ -84,18 +87,33 @@ def placement_choices(profile: RunProfile, total: int) -> list[tuple[Placement |
     return choices
 
 
-def copy_engine(profile: RunProfile, gpu: Gpu, sizing: Sizing, constants: RolloutConstants) -> Engine | None:
-    """The rollout engine of an RL sizing, laid out as `size_rl` laid it out (None without one)."""
+def lay_out_copy_engine(
+    profile: RunProfile,
+    gpu: Gpu,
+    placement: Placement | None,
+    total: int,
+    train: int,
+    constants: RolloutConstants,
+) -> Engine | None:
+    """The rollout engine of a copy of `total` GPUs, `train` of which train (None without one): on all
+    of them at the run's share when colocated, on the rest at the separate share otherwise."""
     rollout = profile.run.rollout
-    if sizing.placement is None or rollout is None:
+    if placement is None or rollout is None:
         return None
-    colocated = sizing.placement == Placement.COLOCATED
-    gpus = sizing.gpus if colocated else sizing.gpus - sizing.train_gpus
+    colocated = placement == Placement.COLOCATED
+    gpus = total if colocated else total - train
     if gpus < 1:
         return None  # a separate engine without GPUs of its own: no engine to lay out
     fraction = rollout.memory_fraction if colocated else constants.separate_memory_fraction
-    counts = profile.counts
-    return lay_out_engine(counts, profile.arch, gpu, gpus, fraction * gpu.memory_gb, rollout, constants)
+    return lay_out_engine(
+        profile.counts, profile.arch, gpu, gpus, fraction * gpu.memory_gb, rollout, constants
+    )
+
+
+def copy_engine(profile: RunProfile, gpu: Gpu, sizing: Sizing, constants: RolloutConstants) -> Engine | None:
+    """The rollout engine of an RL sizing, laid out as `size_rl` laid it out (None without one)."""
+    train = sizing.train_gpus or sizing.gpus
+    return lay_out_copy_engine(profile, gpu, sizing.placement, sizing.gpus, train, constants)
 
 
 @dataclass(frozen=True)
@@ -116,13 +134,16 @@ def size_rl(
     layout: Layout,
     options: SizingOptions,
     constants: RolloutConstants,
+    policy: Sizing | None = None,
 ) -> Sizing:
-    """Memory of one RL copy laid out this way: the policy's sizing on the training GPUs, with the
-    reference, reward model and critic beside it there, and the rollout engine's share."""
+    """Memory of one RL copy laid out this way: the policy's sizing on the training GPUs (`policy`,
+    when the caller has it already), with the reference, reward model and critic beside it there,
+    and the rollout engine's share."""
     run, counts = profile.run, profile.counts
     train = layout.total - layout.engine_gpus
-    args = (layout.strategy, layout.optimizer, layout.offload, options)
-    policy = size_run(policy_profile(profile), gpu, train, *args)
+    if policy is None:
+        args = (layout.strategy, layout.optimizer, layout.offload, options)
+        policy = size_run(policy_profile(profile), gpu, train, *args)
     master = profile.stack.master_weights if profile.stack else "fp32"
     critic = critic_states(run, counts, layout.optimizer, layout.offload, master)
     shares = {
@@ -132,20 +153,21 @@ def size_rl(
     }
     roles = [RoleMemory(Role.POLICY, train, 0, policy.total_gb)]
     roles += [RoleMemory(role, train, 0, gb) for role, gb in shares.items() if gb > 0]
-    sizing = replace(
+    engine = lay_out_copy_engine(profile, gpu, layout.placement, layout.total, train, constants)
+    if engine is not None:
+        first = 0 if layout.placement == Placement.COLOCATED else train
+        roles.append(RoleMemory(Role.ROLLOUT, engine.gpus, first, engine.budget_gb))
+    return replace(
         policy,
         gpus=layout.total,
         train_gpus=train,
         roles_gb=sum(shares.values()),
         host_ram_gb=policy.host_ram_gb + (critic.host_bytes / GB if critic else 0.0),
         placement=layout.placement,
+        rollout_gb=engine.budget_gb if engine else 0.0,
+        rollout_fits=engine.fits if engine else True,
+        roles=tuple(roles),
     )
-    engine = copy_engine(profile, gpu, sizing, constants)
-    if engine is None:
-        return replace(sizing, roles=tuple(roles))
-    first = 0 if layout.placement == Placement.COLOCATED else train
-    roles.append(RoleMemory(Role.ROLLOUT, engine.gpus, first, engine.budget_gb))
-    return replace(sizing, rollout_gb=engine.budget_gb, rollout_fits=engine.fits, roles=tuple(roles))
 
 
 def rl_layouts(profile: RunProfile, total: int) -> list[Layout]:
@@ -169,14 +191,21 @@ def rl_sizings(
 ) -> list[Sizing]:
     """Every layout of the run on `gpu` within one server, fitting or not.
 
-    RL copies stay within one server (1 to 8 GPUs): multi-node RL copies are not modelled yet.
+    RL copies stay within one server (1 to 8 GPUs): multi-node RL copies are not modelled yet. A
+    colocated copy of 4 GPUs and a separate one of 8 with 4 training share the policy's sizing.
     """
-    return [
-        size_rl(profile, gpu, layout, options, constants)
-        for total in gpu_count_choices(profile.run)
-        if total in GPU_COUNTS
-        for layout in rl_layouts(profile, total)
-    ]
+    policies: dict[tuple[int, Strategy, Optimizer, Offload], Sizing] = {}
+    sizings = []
+    for total in gpu_count_choices(profile.run):
+        if total not in GPU_COUNTS:
+            continue
+        for layout in rl_layouts(profile, total):
+            train = total - layout.engine_gpus
+            key = (train, layout.strategy, layout.optimizer, layout.offload)
+            if key not in policies:
+                policies[key] = size_run(policy_profile(profile), gpu, train, *key[1:], options)
+            sizings.append(size_rl(profile, gpu, layout, options, constants, policies[key]))
+    return sizings
 
 
 def copy_sizings(
@@ -292,16 +321,19 @@ def rl_speed(
     assert rollout is not None  # a generating run always has one (Run's validator)
     tokens = rollout.sequences * run.seq_len
     scale = tokens / base.tokens_per_step
-    update = replace(
+    compute, dequant = base.compute_seconds * scale, base.dequant_seconds * scale
+    exposed = base.exposed_comm_seconds * scale
+    once = base.offload_seconds + base.optimizer_seconds + base.overhead_seconds
+    phases = rl_phases(profile, sizing, gpu, compute + dequant + exposed + once, link, speed, constants)
+    return replace(
         base,
         tokens_per_step=tokens,
-        compute_seconds=base.compute_seconds * scale,
-        dequant_seconds=base.dequant_seconds * scale,
+        compute_seconds=compute,
+        dequant_seconds=dequant,
         comm_seconds=base.comm_seconds * scale,
-        exposed_comm_seconds=base.exposed_comm_seconds * scale,
+        exposed_comm_seconds=exposed,
+        rollout_seconds=phases.seconds,
     )
-    phases = rl_phases(profile, sizing, gpu, update.step_seconds, link, speed, constants)
-    return replace(update, rollout_seconds=phases.seconds)
 
 
 def copy_speed(
