@@ -214,7 +214,7 @@ class Run(BaseModel):
         if not isinstance(data, dict):
             return data
         method = data.get("method")
-        if method not in {a.value for a in Algorithm} - {Algorithm.SFT.value}:
+        if not isinstance(method, str) or method not in {a.value for a in Algorithm} - {Algorithm.SFT.value}:
             if "adapter" in data:
                 raise ValueError(
                     "@adapter: applies to methods dpo, grpo and ppo; a supervised run "
@@ -223,7 +223,7 @@ class Run(BaseModel):
             return data
         data = dict(data)
         adapter = data.pop("adapter", "none")
-        if adapter not in ADAPTERS:
+        if not isinstance(adapter, str) or adapter not in ADAPTERS:
             raise ValueError(f"@adapter: expected none, lora or qlora, got {adapter!r}")
         if "algorithm" in data:
             raise ValueError("@algorithm: give the algorithm as method, not both")

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Gpu
 from ftopt.model.references import allowed_gpus
+from ftopt.model.rl import copy_sizings
 from ftopt.model.sizing import (
     RunProfile,
     Sizing,
-    all_sizings,
     gpu_count_choices,
     optimizer_choices,
     size_run,
@@ -49,7 +50,7 @@ def _closest(run_sizings: list[Sizing]) -> Sizing:
 def _sizings(profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[Sizing]:
     """The run's sizings on the card; a multi-node GPU count (16-64), which `all_sizings` leaves to
     the server it runs on, is sized sharded over all its GPUs, the least memory it could take."""
-    found = all_sizings(profile, gpu, options)
+    found = copy_sizings(profile, gpu, options, load_rollout_constants())
     if found:
         return found
     run = profile.run
