@@ -24,7 +24,7 @@ from ftopt.model.references import allowed_gpus
 from ftopt.model.rl import copy_sizings, copy_speed
 from ftopt.model.sizing import RunProfile, Sizing, profile_run
 from ftopt.model.speed import Speed, hours_to_train, planning_host
-from ftopt.model.workload import Workload
+from ftopt.model.workload import Placement, Run, Workload
 from ftopt.reading.workload_file import load_workload
 
 
@@ -105,8 +105,26 @@ def option_record(sizing: Sizing, speed: dict[str, Any] | None = None) -> dict[s
         "checkpoint_gb": gb(sizing.checkpoint_gb),
         "traffic_gb_per_step": gb(sizing.traffic_gb_per_step),
         "step_seconds": seconds(sizing.step_seconds),
+        **_rl_fields(sizing),
         **(speed or {}),
     }
+
+
+def _rl_fields(sizing: Sizing) -> dict[str, Any]:
+    """An RL layout's engine placement and roles (nothing for a supervised run)."""
+    if not sizing.roles:
+        return {}
+    return {
+        "placement": sizing.placement.value if sizing.placement else None,
+        "train_gpus": sizing.train_gpus,
+        "roles": [{"role": r.role.value, "gpus": r.gpus, "memory_gb": gb(r.memory_gb)} for r in sizing.roles],
+    }
+
+
+def gpus_cell(sizing: Sizing) -> str:
+    """GPUs per copy; an RL copy with a separate engine shows training + engine GPUs."""
+    engine = sizing.gpus - sizing.train_gpus if sizing.placement == Placement.SEPARATE else 0
+    return f"{sizing.train_gpus}+{engine}" if engine else str(sizing.gpus)
 
 
 def estimate_records(workload: Workload, catalogue: Catalogue) -> dict[str, Any]:
@@ -129,6 +147,15 @@ def estimate_records(workload: Workload, catalogue: Catalogue) -> dict[str, Any]
     return {"runs": runs}
 
 
+def method_label(run: Run) -> str:
+    """`lora`, or `grpo (lora)` for an RL run with its adapter."""
+    return (
+        run.method.value
+        if run.algorithm_label == run.method.value
+        else f"{run.algorithm_label} ({run.method.value})"
+    )
+
+
 def _count(value: int) -> str:
     if value >= 1e9:
         return f"{value / 1e9:,.2f} B"
@@ -142,7 +169,7 @@ def run_table(
     run = profile.run
     trainable = trainable_params(profile.counts, run.method, run.lora_rank)
     title = (
-        f"{run.name}: {profile.model_name}, {run.method.value}, seq_len {run.seq_len:,}, "
+        f"{run.name}: {profile.model_name}, {method_label(run)}, seq_len {run.seq_len:,}, "
         f"micro_batch {run.micro_batch}, {_count(profile.counts.total)} params, "
         f"{_count(trainable)} trainable"
     )
@@ -185,7 +212,7 @@ def run_table(
                 extra.append(f"{hours_to_train(run.train_tokens, speed):,.1f}")
         table.add_row(
             s.gpu,
-            str(s.gpus),
+            gpus_cell(s),
             s.strategy.value,
             s.optimizer.value,
             s.offload.value,
