@@ -44,7 +44,18 @@ def _relaxations(run: Run) -> list[str]:
 
 
 def _closest(run_sizings: list[Sizing]) -> Sizing:
-    return min(run_sizings, key=lambda s: (s.total_gb - s.card_gb, s.gpus))
+    """The sizing nearest to fitting: an RL layout whose engine holds its weights before one whose
+    engine does not, then the least excess memory, then the fewest GPUs."""
+    return min(run_sizings, key=lambda s: (not s.rollout_fits, s.total_gb - s.card_gb, s.gpus))
+
+
+def _setup(s: Sizing) -> str:
+    """How the closest sizing trains, with an RL copy's engine placement and whether it fits its share."""
+    text = f"{s.strategy}, {s.optimizer}"
+    if s.placement is not None:
+        text += f", {s.placement} engine"
+        text += "" if s.rollout_fits else " whose share cannot hold its weights and one sequence"
+    return text
 
 
 def _sizings(profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[Sizing]:
@@ -70,9 +81,10 @@ def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Findin
         cards=[gpu.id for gpu in gpus],
         need_gb=[round(s.total_gb, 3) for s in closest],
         gpus=[s.gpus for s in closest],
-        setup=[f"{s.strategy}, {s.optimizer}" for s in closest],
+        setup=[_setup(s) for s in closest],
         card_gb=[gpu.memory_gb for gpu in gpus],
-        relax=_relaxations(profile.run),
+        relax=_relaxations(profile.run)
+        + (["a larger rollout memory_fraction"] if any(not s.rollout_fits for s in closest) else []),
     )
 
 
