@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ftopt.model.architecture import ParamCounts
-from ftopt.model.memory import BF16, GB, States, model_states
+from ftopt.model.memory import BF16, GB, States, checkpoint_bytes, model_states
 from ftopt.model.workload import Algorithm, Method, Offload, Optimizer, Run, Strategy
 
 
@@ -75,6 +75,15 @@ def critic_states(
     if run.algorithm != Algorithm.PPO:
         return None
     return model_states(counts, run.method, optimizer, offload, run.lora_rank, master_weights=master)
+
+
+def extra_disk_gb(run: Run, counts: ParamCounts, reward: ParamCounts | None, optimizer: Optimizer) -> float:
+    """NVMe beyond the policy's: the reward model's BF16 weights, and PPO's critic checkpoints (as
+    many as the policy keeps, each like the policy's)."""
+    disk = 0.0 if reward is None else reward.total * BF16
+    if run.algorithm == Algorithm.PPO:
+        disk += run.keep_checkpoints * checkpoint_bytes(counts, run.method, optimizer, run.lora_rank)
+    return disk / GB
 
 
 def critic_gb(states: States | None, strategy: Strategy, gpus: int) -> float:

@@ -23,7 +23,7 @@ from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
 from ftopt.model.topology import build_graph as topology_graph
 from ftopt.model.topology import reference_topology, topology_of
 from ftopt.model.workload import Algorithm, Placement, Run, Workload
-from ftopt.verify.role_memory import Expected, expected_roles, role_gpus
+from ftopt.verify.role_memory import Expected, expected_roles, role_disk_gb, role_gpus
 
 #: Servers or copies with more GPUs than this are not rebuilt as graphs (no real server has them;
 #: the count rules report them).
@@ -226,6 +226,7 @@ class Context:
             rollout_gb=expected.memory.get("rollout", 0.0),
             placement=Placement(a.placement) if a.placement else None,
             host_ram_gb=policy.host_ram_gb + critic_host,
+            nvme_gb=policy.nvme_gb + role_disk_gb(self.catalogue, run, a.optimizer, profile.counts),
         )
 
     def _multinode_sizing(self, a: Assignment, run: Run, parts: Parts) -> Sizing | None:

@@ -13,10 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ftopt.catalogue.rollout import load_rollout_constants
-from ftopt.model.architecture import Architecture, count_params
+from ftopt.model.architecture import Architecture, ParamCounts, count_params
 from ftopt.model.hardware import Catalogue
+from ftopt.model.memory import checkpoint_bytes
 from ftopt.model.plan import Assignment
-from ftopt.model.workload import Algorithm, Method, Run, Strategy
+from ftopt.model.workload import Algorithm, Method, Optimizer, Run, Strategy
 
 GB = 1e9
 BF16_BYTES = 2
@@ -109,3 +110,15 @@ def engine_need_gb(arch: Architecture, run: Run, engine_gpus: int) -> float:
     tokens = run.rollout.prompt_len + run.rollout.response_len
     kv = 2 * attention_layers * arch.kv_heads * arch.head_dim * BF16_BYTES * tokens / GB
     return (weights + kv) / width + load_rollout_constants().engine_overhead_gb
+
+
+def role_disk_gb(catalogue: Catalogue, run: Run, optimizer: Optimizer, counts: ParamCounts) -> float:
+    """NVMe an RL copy needs beyond its policy's: the reward model's BF16 weights and, for PPO, the
+    critic's checkpoints (the policy's kind, as many as the run keeps)."""
+    disk = 0.0
+    reward = model_arch(catalogue, run.reward_model) if run.reward_model is not None else None
+    if reward is not None:
+        disk += count_params(reward).total * BF16_BYTES
+    if run.algorithm == Algorithm.PPO:
+        disk += run.keep_checkpoints * checkpoint_bytes(counts, run.method, optimizer, run.lora_rank)
+    return disk / GB

@@ -159,3 +159,14 @@ def test_an_engine_whose_weights_do_not_fit_its_share_does_not_fit(
     assert not sizing.rollout_fits and not sizing.fits
     roomy = _run(model="llama-3.3-70b", method="grpo", adapter="lora", rollout={"memory_fraction": 0.5})
     assert _size(catalogue, constants, roomy, 8, Placement.COLOCATED)[0].rollout_fits
+
+
+def test_disk_holds_the_reward_model_and_the_critics_checkpoints(
+    catalogue: Catalogue, constants: RolloutConstants
+) -> None:
+    grpo_run = _run(method="grpo", keep_checkpoints=2, rollout={})
+    grpo, _ = _size(catalogue, constants, grpo_run, 4, Placement.COLOCATED)
+    ppo_run = _run(method="ppo", reward_model="qwen3-8b", keep_checkpoints=2, rollout={})
+    ppo, _ = _size(catalogue, constants, ppo_run, 4, Placement.COLOCATED)
+    reward = profile_run(_run(model="qwen3-8b", method="full"), catalogue).counts.total * 2 / GB
+    assert ppo.nvme_gb - grpo.nvme_gb == pytest.approx(reward + 2 * ppo.checkpoint_gb)

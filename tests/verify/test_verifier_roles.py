@@ -97,3 +97,10 @@ def test_roles_overfilling_a_gpu(solved) -> None:
     violations = [str(v) for v in c.verify(workload=_workload(c.workload, memory_fraction=0.95))]
     assert any(v.startswith("role-memory: run q8-grpo copy 1: GPU 0 holds") for v in violations)
     assert any(v.startswith("gpu-memory: run q8-grpo copy 1") for v in violations)
+
+
+def test_disk_without_the_critics_checkpoints_is_reported(solved) -> None:
+    c = solved("ppo-separate")
+    a = c.assignment("l8-ppo", 1)
+    plan = c.with_assignment("l8-ppo", 1, nvme_gb=round(a.nvme_gb - 100, 2))
+    assert "sizing-report" in c.rules(plan)
