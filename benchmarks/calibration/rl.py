@@ -23,11 +23,12 @@ from benchmarks.calibration import calibration_cards
 from ftopt.catalogue import load_catalogue
 from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.architecture import Architecture
+from ftopt.model.fabric import MULTI_NODE_STRATEGIES, fabric_nic, node_network
 from ftopt.model.hardware import Catalogue, Gpu
-from ftopt.model.rl import rl_phases, rl_sizings, rl_speed
-from ftopt.model.sizing import RunProfile, profile_run
+from ftopt.model.rl import multinode_any_sizing, rl_phases, rl_sizings, rl_speed
+from ftopt.model.sizing import RunProfile, optimizer_choices, profile_run
 from ftopt.model.speed import link_kind, planning_host
-from ftopt.model.workload import InlineModel, Run, SizingOptions
+from ftopt.model.workload import MULTI_NODE_COUNTS, InlineModel, Run, SizingOptions
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -36,6 +37,8 @@ MARKDOWN = ROOT / "benchmarks" / "calibration-rl.md"
 JSON = ROOT / "benchmarks" / "calibration-rl.json"
 SHARE_GOAL = 0.25
 OPTIONS = SizingOptions()
+#: GPUs per server of a multi-node copy (HGX-class boards of eight, as the published runs used).
+NODE_GPUS = 8
 
 
 @dataclass(frozen=True)
@@ -92,9 +95,25 @@ def point_profile(point: dict[str, Any], models: dict[str, Architecture], catalo
 
 
 def fewest_gpus(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> int | None:
-    """The fewest GPUs one copy fits on within a server, any layout; None when none fits."""
-    fitting = [s.gpus for s in rl_sizings(profile, gpu, OPTIONS, load_rollout_constants()) if s.fits]
-    return min(fitting, default=None)
+    """The fewest GPUs one copy fits on, any layout: within a server, else over servers of eight
+    (16, 32 or 64 GPUs, FSDP or HSDP, a colocated engine); None when none fits."""
+    constants = load_rollout_constants()
+    fitting = [s.gpus for s in rl_sizings(profile, gpu, OPTIONS, constants) if s.fits]
+    if fitting:
+        return min(fitting)
+    nic = fabric_nic(catalogue)
+    if nic is None:
+        return None
+    net = node_network(gpu, NODE_GPUS, nic, NODE_GPUS, catalogue.speed)
+    for gpus in MULTI_NODE_COUNTS:
+        for strategy in MULTI_NODE_STRATEGIES:
+            for optimizer in optimizer_choices(profile.run, profile.stack):
+                sizing = multinode_any_sizing(
+                    profile, gpu, gpus, strategy, optimizer, OPTIONS, net, constants
+                )
+                if sizing is not None and sizing.fits:
+                    return gpus
+    return None
 
 
 def generation_share(profile: RunProfile, gpu: Gpu, gpus: int, catalogue: Catalogue) -> float | None:
@@ -129,7 +148,7 @@ def recompute(point: dict[str, Any], data: dict[str, Any], catalogue: Catalogue)
         else:
             value = generation_share(profile, gpu, int(point["gpus"]), catalogue)
         if value is None:
-            reason = "ftopt finds no layout within one server (multi-node RL is not modelled)"
+            reason = "ftopt finds no layout that fits, within one server or over up to 64 GPUs"
     return RlOutcome(
         id=point["id"],
         kind=point["kind"],

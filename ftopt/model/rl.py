@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ftopt.model.fabric import Network, multinode_copy_speed, shard_count, size_multinode
 from ftopt.model.hardware import Gpu
 from ftopt.model.memory import BF16, GB
 from ftopt.model.roles import (
@@ -191,10 +192,9 @@ def rl_sizings(
     options: SizingOptions,
     constants: RolloutConstants,
 ) -> list[Sizing]:
-    """Every layout of the run on `gpu` within one server, fitting or not.
-
-    RL copies stay within one server (1 to 8 GPUs): multi-node RL copies are not modelled yet. A
-    colocated copy of 4 GPUs and a separate one of 8 with 4 training share the policy's sizing.
+    """Every layout of the run on `gpu` within one server, fitting or not (copies over several
+    servers: `size_rl_multinode`). A colocated copy of 4 GPUs and a separate one of 8 with 4 training
+    share the policy's sizing.
     """
     policies: dict[tuple[int, Strategy, Optimizer, Offload], Sizing] = {}
     sizings = []
@@ -309,15 +309,27 @@ def rl_speed(
     step (compute, dequantisation and communication scale with the micro-batches, the optimiser step,
     offload and overhead do not). DPO's step is the policy's, plus the reference's forward pass.
     """
+    base = estimate_speed(policy_profile(profile), policy_sizing(sizing), gpu, stack, speed, host, link=link)
+    return rl_step(profile, sizing, gpu, base, link, speed, constants)
+
+
+def rl_step(
+    profile: RunProfile,
+    sizing: Sizing,
+    gpu: Gpu,
+    base: Speed,
+    link: LinkKind | None,
+    speed: SpeedConstants,
+    constants: RolloutConstants,
+) -> Speed:
+    """An RL step from the policy's supervised step `base` (one micro-batch per training GPU)."""
     run = profile.run
-    policy_prof, policy = policy_profile(profile), policy_sizing(sizing)
-    base = estimate_speed(policy_prof, policy, gpu, stack, speed, host, link=link)
+    train = sizing.train_gpus or sizing.gpus
     if run.algorithm == Algorithm.DPO:
         scoring = 0.0
         if has_reference(run):
-            scoring = forward_seconds(
-                matmul_params(profile.counts, profile.arch), base.tokens_per_step, gpu, policy.gpus, constants
-            )
+            params = matmul_params(profile.counts, profile.arch)
+            scoring = forward_seconds(params, base.tokens_per_step, gpu, train, constants)
         return replace(base, rollout_seconds=scoring)
     rollout = run.rollout
     assert rollout is not None  # a generating run always has one (Run's validator)
@@ -336,6 +348,88 @@ def rl_speed(
         exposed_comm_seconds=exposed,
         rollout_seconds=phases.seconds,
     )
+
+
+def size_rl_multinode(
+    profile: RunProfile,
+    gpu: Gpu,
+    gpus: int,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    options: SizingOptions,
+    net: Network,
+    constants: RolloutConstants,
+) -> Sizing | None:
+    """An RL copy over several servers (16-64 GPUs): the policy sized as a multi-node supervised copy,
+    the frozen models and critic sharded like its states, and a colocated engine on every GPU
+    (replicas within a server). None where the run asks for a separate engine, which multi-node
+    copies do not model."""
+    run, counts = profile.run, profile.counts
+    rollout = run.rollout
+    placement: Placement | None = None
+    if run.algorithm in GENERATING and rollout is not None:
+        if rollout.placement == Placement.SEPARATE:
+            return None
+        placement = Placement.COLOCATED
+    policy = size_multinode(policy_profile(profile), gpu, gpus, strategy, optimizer, options, net)
+    shard = shard_count(strategy, gpus, net.node_gpus)
+    master = profile.stack.master_weights if profile.stack else "fp32"
+    critic = critic_states(run, counts, optimizer, Offload.NONE, master)
+    shares = {
+        Role.REFERENCE: reference_gb(run, counts, Strategy.FSDP, shard),
+        Role.REWARD: reward_gb(profile.reward_counts, Strategy.FSDP, shard),
+        Role.CRITIC: critic_gb(critic, Strategy.FSDP, shard),
+    }
+    node = net.node_gpus  # roles list one server's GPUs: every server of the copy holds the same
+    roles = [RoleMemory(Role.POLICY, node, 0, policy.total_gb)]
+    roles += [RoleMemory(role, node, 0, gb) for role, gb in shares.items() if gb > 0]
+    engine = lay_out_copy_engine(profile, gpu, placement, gpus, gpus, constants)
+    if engine is not None:
+        roles.append(RoleMemory(Role.ROLLOUT, node, 0, engine.budget_gb))
+    return replace(
+        policy,
+        train_gpus=gpus,
+        roles_gb=sum(shares.values()),
+        nvme_gb=policy.nvme_gb + extra_disk_gb(run, counts, profile.reward_counts, optimizer),
+        placement=placement,
+        rollout_gb=engine.budget_gb if engine else 0.0,
+        rollout_fits=engine.fits if engine else True,
+        roles=tuple(roles),
+    )
+
+
+def multinode_any_sizing(
+    profile: RunProfile,
+    gpu: Gpu,
+    gpus: int,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    options: SizingOptions,
+    net: Network,
+    constants: RolloutConstants,
+) -> Sizing | None:
+    """A multi-node sizing whatever the run's algorithm: an RL copy with its roles (None for one
+    whose separate engine multi-node copies do not model), else `size_multinode`'s."""
+    if is_rl(profile):
+        return size_rl_multinode(profile, gpu, gpus, strategy, optimizer, options, net, constants)
+    return size_multinode(profile, gpu, gpus, strategy, optimizer, options, net)
+
+
+def multinode_any_speed(
+    profile: RunProfile,
+    sizing: Sizing,
+    gpu: Gpu,
+    host: Host,
+    net: Network,
+    speed: SpeedConstants,
+    constants: RolloutConstants,
+) -> Speed | None:
+    """A multi-node copy's speed whatever its algorithm (None without a stack): the supervised
+    estimate, or an RL step built on the policy's multi-node step."""
+    if not is_rl(profile):
+        return multinode_copy_speed(profile, sizing, gpu, host, net, speed)
+    base = multinode_copy_speed(policy_profile(profile), policy_sizing(sizing), gpu, host, net, speed)
+    return None if base is None else rl_step(profile, sizing, gpu, base, None, speed, constants)
 
 
 def copy_speed(

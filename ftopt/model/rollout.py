@@ -8,7 +8,8 @@ colocated engine (a share of the training GPUs) trades memory with training.
 
 The engine splits its GPUs into replicas of `tp` GPUs (tensor parallel) and deals the step's
 sequences among them (data parallel); `tp` is the smallest power of two whose weight shard leaves
-room for at least one whole sequence's KV cache. Pure functions; constants from rollout.yaml.
+room for at least one whole sequence's KV cache. Tensor-parallel communication is not timed. Pure
+functions; constants from rollout.yaml.
 """
 
 from __future__ import annotations
@@ -77,8 +78,9 @@ class Engine:
 
 
 def tp_choices(gpus: int) -> list[int]:
-    """Tensor-parallel widths that divide the engine's GPUs: powers of two, up to eight (one server)."""
-    return [t for t in (1, 2, 4, 8) if t <= gpus and gpus % t == 0]
+    """Tensor-parallel widths that divide the engine's GPUs: powers of two up to all of them (a
+    multi-node copy's engine may span servers, as TRL's 72B run did with TP 16)."""
+    return [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= gpus and gpus % t == 0]
 
 
 def lay_out_engine(

@@ -182,14 +182,18 @@ class Context:
         return self._sizings[key]
 
     def _policy_sizing(self, a: Assignment, run: Run, gpu: Gpu) -> Sizing | None:
-        """An RL copy's policy re-sized as a supervised run on the GPUs the copy lists for it (DPO's
-        micro-batch holds a chosen and a rejected sequence)."""
+        """An RL copy's policy re-sized as a supervised run on the GPUs the copy lists for it, or over
+        all its servers for a multi-node copy (DPO's micro-batch holds a chosen and a rejected
+        sequence)."""
         profile = self.profile(run)
         train = len(role_gpus(a, "policy")) or a.gpu_count
         if profile is None or not 1 <= train <= MAX_GRAPH_GPUS:
             return None
         if run.algorithm == Algorithm.DPO:
             profile = replace(profile, run=run.model_copy(update={"micro_batch": 2 * run.micro_batch}))
+        if a.multinode:
+            parts = self.parts.get(a.server)
+            return None if parts is None else self._multinode_sizing(a, run, parts, profile)
         return size_run(profile, gpu, train, a.strategy, a.optimizer, a.offload, self.workload.sizing)
 
     def role_memory(self, a: Assignment) -> Expected | None:
@@ -221,7 +225,7 @@ class Context:
         return replace(
             policy,
             gpus=a.gpu_count,
-            train_gpus=policy.gpus,
+            train_gpus=a.gpu_count if a.multinode else policy.gpus,
             roles_gb=others,
             rollout_gb=expected.memory.get("rollout", 0.0),
             placement=Placement(a.placement) if a.placement else None,
@@ -229,10 +233,12 @@ class Context:
             nvme_gb=policy.nvme_gb + role_disk_gb(self.catalogue, run, a.optimizer, profile.counts),
         )
 
-    def _multinode_sizing(self, a: Assignment, run: Run, parts: Parts) -> Sizing | None:
+    def _multinode_sizing(
+        self, a: Assignment, run: Run, parts: Parts, profile: RunProfile | None = None
+    ) -> Sizing | None:
         """A copy over several servers, sized at its shard count with its first node's network (the
         multinode rules check that every node is the same build with the same NICs)."""
-        profile, gpu, nic = self.profile(run), parts.gpu, parts.nic
+        profile, gpu, nic = profile or self.profile(run), parts.gpu, parts.nic
         n, nics = parts.server.gpu_count, parts.server.nic_count
         if profile is None or gpu is None or nic is None or nics < 1 or n < 1 or a.gpu_count % n:
             return None

@@ -21,8 +21,6 @@ from ftopt.model.workload import Algorithm, Method, Optimizer, Run, Strategy
 
 GB = 1e9
 BF16_BYTES = 2
-#: A rollout engine replica spans at most one server's GPUs (tensor parallel within NVLink).
-MAX_REPLICA_GPUS = 8
 TRAINING_ROLES = ("policy", "reference", "reward", "critic")
 
 
@@ -74,16 +72,21 @@ class Expected:
 def expected_roles(
     catalogue: Catalogue, a: Assignment, run: Run, card_gb: float, policy_states_gb: float, policy_gb: float
 ) -> Expected:
-    """Each needed role's memory per GPU for the copy as placed (training GPUs: those of its policy)."""
+    """Each needed role's memory per GPU for the copy as placed (training GPUs: those of its policy;
+    over several servers, the GPUs the states are sharded over: all under FSDP, a server's under HSDP)."""
     train = len(role_gpus(a, "policy")) or len(a.gpus)
+    strategy = a.strategy
+    if a.multinode:
+        train = train if a.strategy == Strategy.HSDP else a.gpu_count
+        strategy = Strategy.FSDP
     memory: dict[str, float] = {"policy": policy_gb}
     needed = needed_roles(run)
     arch = model_arch(catalogue, run.model)
     if "reference" in needed and arch is not None:
-        memory["reference"] = _frozen_gb(arch, a.strategy, train)
+        memory["reference"] = _frozen_gb(arch, strategy, train)
     reward = model_arch(catalogue, run.reward_model) if run.reward_model is not None else None
     if "reward" in needed and reward is not None:
-        memory["reward"] = _frozen_gb(reward, a.strategy, train)
+        memory["reward"] = _frozen_gb(reward, strategy, train)
     if "critic" in needed:
         memory["critic"] = policy_states_gb
     if "rollout" in needed:
@@ -98,11 +101,11 @@ def role_gpus(a: Assignment, role: str) -> list[int]:
 
 def engine_need_gb(arch: Architecture, run: Run, engine_gpus: int) -> float:
     """The least an engine on `engine_gpus` GPUs holds per GPU: its weights over the widest replica
-    (all its GPUs, at most one server's), its fixed overhead and one whole sequence's KV cache
-    (keys and values of every softmax-attention layer in BF16)."""
-    width = max(1, min(engine_gpus, MAX_REPLICA_GPUS))
-    while engine_gpus % width:
-        width -= 1
+    (the largest power of two dividing its GPUs), its fixed overhead and one whole sequence's KV
+    cache (keys and values of every softmax-attention layer in BF16)."""
+    width = 1
+    while engine_gpus % (2 * width) == 0:
+        width *= 2
     weights = count_params(arch).total * BF16_BYTES / GB
     la = arch.linear_attention
     attention_layers = arch.layers if la is None else arch.layers // la.full_attention_every

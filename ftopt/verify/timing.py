@@ -17,9 +17,9 @@ import math
 from collections.abc import Iterator
 
 from ftopt.catalogue.rollout import load_rollout_constants
-from ftopt.model.fabric import multinode_copy_speed, node_network
+from ftopt.model.fabric import node_network
 from ftopt.model.plan import Assignment
-from ftopt.model.rl import copy_speed
+from ftopt.model.rl import copy_speed, multinode_any_speed
 from ftopt.model.sizing import RunProfile, Sizing
 from ftopt.model.speed import Speed, hours_to_train
 from ftopt.model.stack import LinkKind
@@ -93,7 +93,8 @@ def _multinode_speed(
     cores = parts.cpu.cores * server.cpu_count
     host = copy_host(parts.cpu.memory_channels, cores, server.gpu_count, server.gpu_count, constants)
     net = node_network(parts.gpu, server.gpu_count, catalogue.nic(server.nic), server.nic_count, constants)
-    return multinode_copy_speed(profile, sizing, parts.gpu, host, net, constants)
+    speed = multinode_any_speed(profile, sizing, parts.gpu, host, net, constants, load_rollout_constants())
+    return speed if speed is not None and math.isfinite(speed.step_seconds) else None
 
 
 def check_deadlines(ctx: Context) -> Iterator[Violation]:

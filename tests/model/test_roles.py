@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from ftopt.catalogue.rollout import load_rollout_constants
+from ftopt.model.fabric import fabric_nic, node_network
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import GB
-from ftopt.model.rl import Layout, size_rl
+from ftopt.model.rl import Layout, size_rl, size_rl_multinode
 from ftopt.model.roles import Role
 from ftopt.model.rollout import RolloutConstants
 from ftopt.model.sizing import Sizing, profile_run, size_run
@@ -170,3 +171,23 @@ def test_disk_holds_the_reward_model_and_the_critics_checkpoints(
     ppo, _ = _size(catalogue, constants, ppo_run, 4, Placement.COLOCATED)
     reward = profile_run(_run(model="qwen3-8b", method="full"), catalogue).counts.total * 2 / GB
     assert ppo.nvme_gb - grpo.nvme_gb == pytest.approx(reward + 2 * ppo.checkpoint_gb)
+
+
+def test_multinode_roles_shard_over_every_gpu_and_the_engine_colocates(
+    catalogue: Catalogue, constants: RolloutConstants
+) -> None:
+    gpu = catalogue.gpu("b200-sxm")
+    nic = fabric_nic(catalogue)
+    assert nic is not None
+    net = node_network(gpu, 8, nic, 8, catalogue.speed)
+    run = _run(model="llama-3.3-70b", method="grpo", rollout={"memory_fraction": 0.4})
+    profile = profile_run(run, catalogue)
+    sizing = size_rl_multinode(
+        profile, gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, OPTIONS, net, constants
+    )
+    assert sizing is not None and sizing.placement == Placement.COLOCATED
+    assert _role(sizing, Role.REFERENCE) == pytest.approx(profile.counts.total * 2 / 16 / GB)
+    assert all(r.gpus == 8 and r.first == 0 for r in sizing.roles)  # one server's GPUs, on each server
+    separate = _run(model="llama-3.3-70b", method="grpo", rollout={"placement": "separate"})
+    args = (gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, OPTIONS, net, constants)
+    assert size_rl_multinode(profile_run(separate, catalogue), *args) is None

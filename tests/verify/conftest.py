@@ -254,6 +254,23 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
         },
         {},
     ),
+    # Full GRPO of a 70B with 32-bit Adam: two HGX B200 servers, a colocated engine on all 16 GPUs.
+    "grpo-multinode": (
+        {
+            "runs": [
+                {
+                    "name": "l70-grpo",
+                    "model": "llama-3.3-70b",
+                    "method": "grpo",
+                    "optimizer": "adamw-32bit",
+                    "train_tokens": 10**8,
+                    "rollout": {"memory_fraction": 0.4, "prompt_len": 1024, "response_len": 1024},
+                }
+            ],
+            "site": FEED_32A,
+        },
+        {},
+    ),
 }
 
 

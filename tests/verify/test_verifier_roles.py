@@ -104,3 +104,14 @@ def test_disk_without_the_critics_checkpoints_is_reported(solved) -> None:
     a = c.assignment("l8-ppo", 1)
     plan = c.with_assignment("l8-ppo", 1, nvme_gb=round(a.nvme_gb - 100, 2))
     assert "sizing-report" in c.rules(plan)
+
+
+def test_multinode_copy_lists_one_servers_gpus_per_role(solved) -> None:
+    c = solved("grpo-multinode")
+    a = c.assignment("l70-grpo", 1)
+    assert a.multinode and a.placement == "colocated"
+    assert all(r.gpus == a.gpus for r in a.roles)
+    assert {r.role for r in a.roles} == {"policy", "reference", "rollout"}
+    assert c.verify() == []
+    plan = c.with_assignment("l70-grpo", 1, roles=_roles(a, reference={"memory_gb": 1.0}))
+    assert "role-memory" in c.rules(plan)

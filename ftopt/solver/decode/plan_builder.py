@@ -208,6 +208,7 @@ class _Assignments:
                 "server": nodes[0].server,
                 "gpus": list(nodes[0].gpus),
                 "nodes": nodes,
+                "roles": placed_roles(mode, template, list(nodes[0].gpus)),
                 "step_seconds": round(max(s.compute_seconds, s.transfer_seconds), 4),
             }
         )
