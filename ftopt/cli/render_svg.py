@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from html import escape
 
+from ftopt.cli.render_page import FONT
 from ftopt.cli.render_roles import gpu_roles
 from ftopt.model.findings import money
 from ftopt.model.plan import Assignment, Plan, Server
@@ -50,7 +51,6 @@ MARGIN = 8
 LEGEND_ROW_H = 20
 DISPLAY_WIDTH = 1200  # px a diagram of one or two servers is enlarged towards
 MAX_SCALE = 1.6
-FONT = "font-family:'DejaVu Sans',Verdana,Arial,sans-serif"
 
 
 @dataclass(frozen=True)

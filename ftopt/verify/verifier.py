@@ -70,6 +70,7 @@ RULES: tuple[Rule, ...] = (
     prices.check_status,
     prices.check_gap,
     timing.check_deadlines,
+    timing.check_energy,
     timing.check_tco,
 )
 
