@@ -35,7 +35,7 @@ from ftopt.cli.render_quote import (
     tco_lines,
 )
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
-from ftopt.cli.render_table import fabric_heading
+from ftopt.cli.render_table import fabric_heading, headroom_cell
 from ftopt.model.findings import Finding, money
 from ftopt.model.plan import LineItem, Plan, Server
 
@@ -231,8 +231,9 @@ def _placement(plan: Plan) -> str:
     headers = [
         ("run", False), ("copy", True), ("server", False), ("GPUs", False), ("strategy", False),
         ("optimiser", False), ("offload", False), ("states", True), ("activations", True),
-        ("overhead", True), ("total", True), ("free", True), ("host RAM GB", True), ("NVMe GB", True),
-        ("bound s", True), ("traffic GB/step", True), ("over", False),
+        ("overhead", True), ("total", True), ("free", True), ("headroom (margin)", True),
+        ("host RAM GB", True), ("NVMe GB", True), ("bound s", True), ("traffic GB/step", True),
+        ("over", False),
     ]  # fmt: skip
     rows = []
     for a in plan.assignments:
@@ -244,17 +245,19 @@ def _placement(plan: Plan) -> str:
             _swatch(plan, a.run) + escape(a.run), str(a.copy_), escape(a.server),
             escape(", ".join(map(str, a.gpus))), escape(a.strategy.value), escape(a.optimizer.value),
             escape(a.offload.value), _num(m.states), _num(m.activations), _num(m.overhead), _num(m.total),
-            _num(a.free_gb), _num(a.host_ram_gb, 0), _num(a.nvme_gb, 0), _num(a.step_seconds, 2),
+            _num(a.free_gb), escape(headroom_cell(a)), _num(a.host_ram_gb, 0), _num(a.nvme_gb, 0),
+            _num(a.step_seconds, 2),
             _num(a.traffic_gb_per_step, 2), link,
         ])  # fmt: skip
     body = table(headers, rows) if rows else "<p>No runs were placed.</p>"
     return (
         '<section id="placement-per-copy"><h3>Placement per copy</h3>'
         "<p>Memory is per GPU, in GB: optimiser and model states, activations, overhead (CUDA context "
-        "and allocator reserve), their total and what is left free. Bound s is a lower bound on a step at "
-        "the workload's sizing MFU (compute and transfer overlapped), not the speed model's step time "
-        "behind tokens/s; traffic is what each step moves between the copy's GPUs, over NVLink when they "
-        f"share a bridge and PCIe otherwise.</p>{body}</section>"
+        "and allocator reserve), their total, what is left free, and the headroom: what stays free once "
+        "the memory is raised by the planning margin ftopt sizes with (in brackets). Bound s is a lower "
+        "bound on a step at the workload's sizing MFU (compute and transfer overlapped), not the speed "
+        "model's step time behind tokens/s; traffic is what each step moves between the copy's GPUs, over "
+        f"NVLink when they share a bridge and PCIe otherwise.</p>{body}</section>"
     )
 
 

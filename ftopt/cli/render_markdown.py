@@ -77,7 +77,13 @@ def _appendix(plan: Plan) -> list[str]:
     lines += [f"- {md(label)}: {md(value)}" for label, value in internals(plan)]
     timed = has_hours(plan)
     header = list(PLACEMENT_HEADERS) + (list(TIMING_HEADERS) if timed else [])
-    lines += ["", "### Placement per copy", "", "Memory per GPU in GB.", ""]
+    lines += [
+        "",
+        "### Placement per copy",
+        "",
+        "Memory per GPU in GB; headroom is what stays free after the planning memory margin.",
+        "",
+    ]
     lines += [_row(header), _rule([i >= 8 for i in range(len(header))])]
     lines += [_row(placement_cells(a) + (timing_cells(a) if timed else [])) for a in plan.assignments]
     return [*lines, "", md(BOUND_NOTE + ".")]

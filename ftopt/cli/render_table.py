@@ -66,7 +66,7 @@ def fabric_heading(plan: Plan) -> str:
 
 
 PLACEMENT_HEADERS = ("run", "copy", "server", "gpus", "strategy", "link", "optimizer", "offload", "states",
-                     "activ.", "overhead", "free", "host RAM", "bound s")  # fmt: skip
+                     "activ.", "overhead", "free", "headroom (margin)", "host RAM", "bound s")  # fmt: skip
 TIMING_HEADERS = ("tok/s", "hours", "kWh")
 #: The plan's `step_seconds` is the sizing's lower bound at the workload's MFU, not the speed model's
 #: step (which tok/s implies): its column says so.
@@ -75,6 +75,13 @@ BOUND_NOTE = (
     "bound s: a step's lower bound at the workload's sizing MFU, compute and transfer overlapped; "
     "tok/s, hours and kWh: the speed model for this placement and power setting"
 )
+
+
+def headroom_cell(a: Assignment) -> str:
+    """Free memory per GPU after the planning margin, with the margin; '—' for a plan without one."""
+    if a.headroom_gb is None or a.memory_margin is None:
+        return "—"
+    return f"{a.headroom_gb:.1f} (+{a.memory_margin:.0%})"
 
 
 def has_hours(plan: Plan) -> bool:
@@ -99,7 +106,8 @@ def placement_cells(a: Assignment) -> list[str]:
     gpus = ",".join(map(str, a.gpus)) + (f" on each of {len(a.nodes)}" if a.multinode else "")
     return [a.run, str(a.copy_), servers, gpus, a.strategy.value, a.link or "—", a.optimizer.value,
             a.offload.value, f"{m.states:.1f}", f"{m.activations:.1f}", f"{m.overhead:.1f}",
-            f"{a.free_gb:.1f}", f"{a.host_ram_gb:.0f}", f"{a.step_seconds:.2f}"]  # fmt: skip
+            f"{a.free_gb:.1f}", headroom_cell(a), f"{a.host_ram_gb:.0f}",
+            f"{a.step_seconds:.2f}"]  # fmt: skip
 
 
 def placement_table(console: Console, plan: Plan) -> Table:

@@ -69,7 +69,7 @@ def policy_profile(profile: RunProfile) -> RunProfile:
     if run.algorithm != Algorithm.DPO:
         return profile
     pairs = run.model_copy(update={"micro_batch": 2 * run.micro_batch})
-    policy = RunProfile(pairs, profile.model_name, profile.arch, profile.stack, profile.reward_arch)
+    policy = replace(profile, run=pairs)
     policy.__dict__["counts"] = profile.counts  # the same model: keep its counted parameters
     return policy
 

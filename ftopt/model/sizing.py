@@ -7,7 +7,7 @@ estimate command prints these records; the solver turns the ones that fit into p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from ftopt.model.activations import (
     logits_bytes,
@@ -22,6 +22,7 @@ from ftopt.model.memory import (
     BF16,
     GB,
     checkpoint_bytes,
+    dequant_buffer_bytes,
     frozen_base_bytes,
     model_states,
     nvme_bytes,
@@ -62,6 +63,7 @@ class RunProfile:
     model_name: str
     arch: Architecture
     stack: Stack | None = None
+    memory_margin: float = 0.0  # the stack and method's planning margin (margins.yaml)
     reward_arch: Architecture | None = None  # an RL run's reward model, if it has one
 
     @cached_property
@@ -76,7 +78,7 @@ class RunProfile:
 
 
 #: Bytes per logit entry without a stack: the default stack's (hf-fsdp) figure.
-LEGACY_LOGIT_BYTES = 10.0
+LEGACY_LOGIT_BYTES = 12.0
 
 
 def run_stack(run: Run, catalogue: Catalogue) -> Stack | None:
@@ -85,9 +87,16 @@ def run_stack(run: Run, catalogue: Catalogue) -> Stack | None:
     return catalogue.stack(stack_id) if catalogue.has("stacks", stack_id) else None
 
 
+def stack_margin(run: Run, catalogue: Catalogue) -> float:
+    """The planning memory margin of the run's stack and method, 0 without a margins file."""
+    margins = catalogue.margins
+    return margins.of(run.stack or DEFAULT_STACK, str(run.method)) if margins else 0.0
+
+
 def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
-    """Resolve the run's model and reward model (catalogue ids or inline architectures) and its stack."""
-    stack = run_stack(run, catalogue)
+    """Resolve the run's model and reward model (catalogue ids or inline architectures), its stack
+    and margin."""
+    stack, margin = run_stack(run, catalogue), stack_margin(run, catalogue)
     reward = run.reward_model
     if isinstance(reward, str):
         reward_arch: Architecture | None = catalogue.model(reward).architecture
@@ -95,8 +104,8 @@ def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
         reward_arch = None if reward is None else reward.architecture
     if isinstance(run.model, str):
         model = catalogue.model(run.model)
-        return RunProfile(run, model.name, model.architecture, stack, reward_arch)
-    return RunProfile(run, run.model.name, run.model.architecture, stack, reward_arch)
+        return RunProfile(run, model.name, model.architecture, stack, margin, reward_arch)
+    return RunProfile(run, run.model.name, run.model.architecture, stack, margin, reward_arch)
 
 
 @dataclass(frozen=True)
@@ -120,6 +129,7 @@ class Sizing:
     link: str | None
     compute_seconds: float
     transfer_seconds: float
+    memory_margin: float = 0.0
     # Preference and RL runs (ftopt.model.rl); a supervised run keeps the defaults.
     train_gpus: int = 0  # GPUs that train the policy (the rest hold a separate engine); 0: all
     roles_gb: float = 0.0  # reference, reward and critic per training GPU
@@ -136,9 +146,21 @@ class Sizing:
         return self.states_gb + self.activations_gb + self.overhead_gb + self.roles_gb + engine
 
     @property
+    def planned_gb(self) -> float:
+        """Memory per GPU with the planning margin: what the card must hold so that the copy runs
+        even where the memory model errs low as it did on the calibration's sources (an RL copy's
+        roles and colocated engine share included)."""
+        return self.total_gb * (1 + self.memory_margin)
+
+    @property
     def fits(self) -> bool:
-        """Whether the card holds it (and the rollout engine its share)."""
-        return self.total_gb <= self.card_gb and self.rollout_fits
+        """Whether the card holds it, margin included (and the rollout engine its share)."""
+        return self.planned_gb <= self.card_gb and self.rollout_fits
+
+    @property
+    def headroom_gb(self) -> float:
+        """Card memory left after the margin (negative when it does not fit)."""
+        return self.card_gb - self.planned_gb
 
     @property
     def free_gb(self) -> float:
@@ -189,6 +211,7 @@ def strategy_choices(gpus: int) -> tuple[Strategy, ...]:
     return (Strategy.SINGLE,) if gpus == 1 else (Strategy.DDP, Strategy.FSDP)
 
 
+@lru_cache(maxsize=1024)  # pure in its (frozen) card and count; RL layouts ask it hundreds of times
 def intended_link(gpu: Gpu, gpus: int) -> tuple[str | None, float | None]:
     """Link kind and bottleneck bandwidth of `gpus` cards placed as the rules place them.
 
@@ -202,6 +225,11 @@ def intended_link(gpu: Gpu, gpus: int) -> tuple[str | None, float | None]:
         return topology_profile(topology, tuple(range(gpus)))
     bridge = max(gpu.nvlink.bridge_sizes, default=0) if gpu.nvlink else 0
     return link_profile(max(8, gpus), gpu.pcie_gbps, bridge, nvlink, tuple(range(gpus)))
+
+
+def planning_margin(profile: RunProfile, options: SizingOptions) -> float:
+    """The workload's `sizing.memory_margin` when given, else the stack and method's."""
+    return profile.memory_margin if options.memory_margin is None else options.memory_margin
 
 
 def size_run(
@@ -243,8 +271,9 @@ def size_run(
         loss = logits_bytes(arch, seq, batch, logit_bytes)
         activations = resident + (max(working, loss) if peak_allocated else working + loss)
         gather = 2 * counts.largest_layer * BF16 if strategy == Strategy.FSDP else 0.0
+        buffers = gather + dequant_buffer_bytes(arch, run.method)
         overhead = overhead_bytes(
-            per_gpu_states, activations, options.cuda_context_gb, options.allocator_reserve, gather
+            per_gpu_states, activations, options.cuda_context_gb, options.allocator_reserve, buffers
         )
     weights = counts.total * BF16 if run.method == Method.FULL else frozen_base_bytes(counts, run.method)
     traffic = traffic_bytes_per_step(strategy, gpus, run.method, states.trainable, weights)
@@ -269,6 +298,7 @@ def size_run(
         link=link,
         compute_seconds=compute_seconds(flops, gpu.bf16_dense_tflops, options.mfu),
         transfer_seconds=transfer_seconds(traffic, gbps) if gbps else 0.0,
+        memory_margin=planning_margin(profile, options),
     )
 
 

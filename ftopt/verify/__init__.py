@@ -17,7 +17,7 @@ Rule names, as violations print them:
 
 - parts: catalogue-id, server-fields, gpu-slots, dimm-channels, drive-bays, hardware-limits
 - placement: server-id, unknown-run, copies, gpu-index, gpu-shared, max-servers
-- training: strategy, optimizer, offload, gpu-count, gpu-memory, sizing-report
+- training: strategy, optimizer, offload, gpu-count, gpu-memory, memory-margin, sizing-report
 - RL roles: roles, role-memory, rollout-memory
 - NVLink: bridge, nvlink-domains, sharded-domain, link-report
 - multi-node: multinode-nodes, multinode-servers, multinode-strategy, nic, fabric-ports, fabric-price

@@ -42,6 +42,7 @@ RULES: tuple[Rule, ...] = (
     roles.check_role_memory,
     roles.check_rollout_memory,
     memory.check_sizing_report,
+    memory.check_margin_report,
     nvlink.check_bridges,
     nvlink.check_nvlink_domains,
     nvlink.check_sharded_domains,

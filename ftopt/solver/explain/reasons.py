@@ -56,8 +56,8 @@ def _relaxations(run: Run) -> list[str]:
 
 def _closest(run_sizings: list[Sizing]) -> Sizing:
     """The sizing nearest to fitting: an RL layout whose engine holds its weights before one whose
-    engine does not, then the least excess memory, then the fewest GPUs."""
-    return min(run_sizings, key=lambda s: (not s.rollout_fits, s.total_gb - s.card_gb, s.gpus))
+    engine does not, then the least excess memory (margin included), then the fewest GPUs."""
+    return min(run_sizings, key=lambda s: (not s.rollout_fits, s.planned_gb - s.card_gb, s.gpus))
 
 
 def _setup(s: Sizing) -> str:
@@ -90,7 +90,8 @@ def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Findin
         FindingKind.NO_FIT,
         profile.run.name,
         cards=[gpu.id for gpu in gpus],
-        need_gb=[round(s.total_gb, 3) for s in closest],
+        need_gb=[round(s.planned_gb, 3) for s in closest],
+        margin=max((s.memory_margin for s in closest), default=0.0),
         gpus=[s.gpus for s in closest],
         setup=[_setup(s) for s in closest],
         card_gb=[gpu.memory_gb for gpu in gpus],
