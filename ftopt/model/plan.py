@@ -97,6 +97,15 @@ class MemoryPerGpu(BaseModel):
     total: float
 
 
+class RoleOnGpus(BaseModel):
+    """One role of a preference or RL copy: the copy's GPUs that hold it and its memory on each."""
+
+    model_config = _PLAN
+    role: Literal["policy", "reference", "reward", "critic", "rollout"]
+    gpus: list[int] = Field(description="GPU indices on the copy's server")
+    memory_gb: float = Field(ge=0, description="memory per GPU, GB")
+
+
 class Assignment(BaseModel):
     """Where one copy of one run trains."""
 
@@ -137,6 +146,12 @@ class Assignment(BaseModel):
         default_factory=list,
         description="every server the copy trains on with its GPUs; one node for a single-server copy, "
         "whose server and gpus are `server` and `gpus` (always the first node's)",
+    )
+    placement: Literal["colocated", "separate"] | None = Field(
+        default=None, description="where a GRPO/PPO copy's rollout engine generates"
+    )
+    roles: list[RoleOnGpus] = Field(
+        default_factory=list, description="a DPO/GRPO/PPO copy's models and engine on its GPUs"
     )
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
@@ -203,6 +218,7 @@ class RunSummary(BaseModel):
     micro_batch: int
     concurrent: int
     lora_rank: int | None = None
+    algorithm: str | None = Field(default=None, description="dpo, grpo or ppo (None: supervised)")
     stack: str | None = Field(default=None, description="training stack the speed estimate assumes")
     train_tokens: int | None = Field(default=None, description="tokens one copy trains on")
     deadline_hours: float | None = Field(default=None, description="hours each copy must finish within")

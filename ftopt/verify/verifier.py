@@ -21,6 +21,7 @@ from ftopt.verify import (
     placement,
     prices,
     racks,
+    roles,
     site,
     timing,
 )
@@ -49,6 +50,9 @@ RULES: tuple[Rule, ...] = (
     memory.check_offload,
     memory.check_gpu_count,
     memory.check_gpu_memory,
+    roles.check_role_layout,
+    roles.check_role_memory,
+    roles.check_rollout_memory,
     memory.check_sizing_report,
     memory.check_margin_report,
     nvlink.check_bridges,
