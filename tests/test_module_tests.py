@@ -19,6 +19,7 @@ ELSEWHERE = {
     "ftopt/model/stack.py": "tests/model/test_stack_memory.py",
     "ftopt/model/references.py": "tests/properties/test_references.py",
     "ftopt/solver/problem/data.py": "tests/solver/test_problem.py",
+    "ftopt/model/rl.py": "tests/model/test_roles.py",
 }
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from benchmarks.baselines.hardware import Layout, Mode, Part, cheapest, holds, layouts, modes
 from ftopt.model.hardware import Catalogue, Dimm, Drive
 from ftopt.model.memory import GB
-from ftopt.model.plan import Assignment, LineItem, MemoryPerGpu, Plan, Server, Status
+from ftopt.model.plan import Assignment, LineItem, MemoryPerGpu, Plan, RoleOnGpus, Server, Status
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import Workload
@@ -149,7 +149,10 @@ def place_copy(
 
 
 def first_fit_decreasing(workload: Workload, catalogue: Catalogue) -> FfdResult:
-    """FFD's plan for a workload; raises ValueError when some copy fits no server."""
+    """FFD's plan for a workload; raises ValueError when some copy fits no server, or the site is
+    given as racks (a spreadsheet sizes one server per feed and leaves the room to the installer)."""
+    if workload.site.racks is not None:
+        raise ValueError("the site is given as racks: first-fit decreasing sizes one server per feed")
     started = time.perf_counter()
     servers = pack(catalogue, workload)
     seconds = time.perf_counter() - started
@@ -223,7 +226,7 @@ def to_server(server_id: str, s: OpenServer, workload: Workload, catalogue: Cata
         power_w=layout.power_w,
         feed=feed.id,
         feed_usable_w=feed.usable_w,
-        max_inlet_c=min(layout.gpu.max_inlet_c, chassis.max_inlet_c),
+        max_inlet_c=chassis.inlet_limit_c(layout.gpu),
         price=round(sum(line.price for line in lines), 2),
         bill_of_materials=lines,
     )
@@ -258,4 +261,9 @@ def to_assignment(
         nvme_gb=s.nvme_gb,
         traffic_gb_per_step=s.traffic_gb_per_step,
         step_seconds=max(s.compute_seconds, transfer),
+        placement=s.placement.value if s.placement else None,
+        roles=[
+            RoleOnGpus(role=r.role.value, gpus=gpus[r.first : r.first + r.gpus], memory_gb=r.memory_gb)
+            for r in s.roles
+        ],
     )

@@ -15,6 +15,7 @@ import click
 from rich.table import Table
 
 from ftopt.cli import (
+    catalogue_dir_option,
     echo_json,
     open_catalogue,
     output_option,
@@ -24,7 +25,9 @@ from ftopt.cli import (
 )
 from ftopt.cli.errors import handle_errors
 from ftopt.model.estimate import EstimateOption, RunEstimate, estimate
+from ftopt.model.sizing import Sizing
 from ftopt.model.speed import Speed
+from ftopt.model.workload import Placement, Run
 from ftopt.reading.workload_file import load_workload
 
 
@@ -83,7 +86,31 @@ def option_record(option: EstimateOption, stack: str | None) -> dict[str, Any]:
         "tokens_per_s": round(speed.tokens_per_s, 1) if speed else None,
         "hours": round(option.hours, 2) if option.hours is not None else None,
         "speed": speed_record(stack, speed) if speed else None,
+        **_rl_fields(sizing),
     }
+
+
+def _rl_fields(sizing: Sizing) -> dict[str, Any]:
+    """An RL layout's engine placement and roles (nothing for a supervised run)."""
+    if not sizing.roles:
+        return {}
+    return {
+        "placement": sizing.placement.value if sizing.placement else None,
+        "train_gpus": sizing.train_gpus,
+        "roles": [{"role": r.role.value, "gpus": r.gpus, "memory_gb": gb(r.memory_gb)} for r in sizing.roles],
+    }
+
+
+def gpus_cell(sizing: Sizing) -> str:
+    """GPUs per copy; an RL copy with a separate engine shows training + engine GPUs."""
+    engine = sizing.gpus - sizing.train_gpus if sizing.placement == Placement.SEPARATE else 0
+    return f"{sizing.train_gpus}+{engine}" if engine else str(sizing.gpus)
+
+
+def method_label(run: Run) -> str:
+    """`lora`, or `grpo (lora)` for an RL run with its adapter."""
+    label = run.algorithm_label
+    return label if label == run.method.value else f"{label} ({run.method.value})"
 
 
 def run_record(run: RunEstimate) -> dict[str, Any]:
@@ -132,7 +159,7 @@ def run_table(run: RunEstimate, states_only: bool) -> Table:
     profile = run.profile
     r = profile.run
     title = (
-        f"{r.name}: {profile.model_name}, {r.method.value}, seq_len {r.seq_len:,}, "
+        f"{r.name}: {profile.model_name}, {method_label(r)}, seq_len {r.seq_len:,}, "
         f"micro_batch {r.micro_batch}, {_count(run.params)} params, {_count(run.trainable_params)} trainable"
     )
     if profile.stack:
@@ -161,7 +188,7 @@ def _cells(option: EstimateOption, with_speed: bool, with_hours: bool) -> list[s
     s = option.sizing
     cells = [
         s.gpu,
-        str(s.gpus),
+        gpus_cell(s),
         str(option.servers),
         s.strategy.value,
         s.optimizer.value,
@@ -189,12 +216,18 @@ def _cells(option: EstimateOption, with_speed: bool, with_hours: bool) -> list[s
 @table_or_json_option
 @output_option
 @prices_option
+@catalogue_dir_option
 @handle_errors
 def estimate_command(
-    workload_file: Path, states_only: bool, fmt: str, output: Path | None, prices: Path | None
+    workload_file: Path,
+    states_only: bool,
+    fmt: str,
+    output: Path | None,
+    prices: Path | None,
+    catalogue_dir: Path | None,
 ) -> None:
     """Size each run on each card and GPU count, on one server and over several, without the solver."""
-    catalogue = open_catalogue(prices)
+    catalogue = open_catalogue(prices, catalogue_dir)
     workload = load_workload(workload_file, catalogue)
     states_only = states_only or workload.sizing.states_only
     runs = estimate(workload, catalogue, states_only=states_only)

@@ -96,6 +96,12 @@ class NoFitFigures(Figures):
     margin: float = 0.0  # the memory margin the needs include
 
 
+class RacksFigures(Figures):
+    """A chassis without a height, left out of a site given as racks."""
+
+    gpu: str
+
+
 class NoServerFigures(Figures):
     needs: list[str]
 
@@ -106,6 +112,7 @@ class ConflictFigures(Figures):
     runs: list[str] = []
     copies: int | None = None
     max_servers: int | None = None
+    racks: str | None = None  # the site's racks in words, when they are in the conflict
 
 
 class NoPlanFigures(Figures):
@@ -175,6 +182,7 @@ BY_KIND: dict[str, type[Figures]] = {
     "inlet": InletFigures,
     "feed": FeedFigures,
     "chassis": ChassisFigures,
+    "racks": RacksFigures,
     "saving": SavingFigures,
     "no-fit": NoFitFigures,
     "no-server": NoServerFigures,

@@ -77,6 +77,10 @@ class Server(BaseModel):
     bill_of_materials: list[LineItem] = Field(default_factory=list)
     nic: str | None = Field(default=None, description="fabric NIC id, on servers of multi-node copies")
     nic_count: int = Field(default=0, ge=0, description="fabric NICs (one per GPU on HGX systems)")
+    rack: str | None = Field(default=None, description="rack name, when the site is given as racks")
+    circuit: int | None = Field(
+        default=None, ge=0, description="index into its rack's feeds: the circuit the server draws from"
+    )
 
 
 class Node(BaseModel):
@@ -95,6 +99,15 @@ class MemoryPerGpu(BaseModel):
     activations: float
     overhead: float
     total: float
+
+
+class RoleOnGpus(BaseModel):
+    """One role of a preference or RL copy: the copy's GPUs that hold it and its memory on each."""
+
+    model_config = _PLAN
+    role: Literal["policy", "reference", "reward", "critic", "rollout"]
+    gpus: list[int] = Field(description="GPU indices on the copy's server")
+    memory_gb: float = Field(ge=0, description="memory per GPU, GB")
 
 
 class Assignment(BaseModel):
@@ -138,6 +151,12 @@ class Assignment(BaseModel):
         description="every server the copy trains on with its GPUs; one node for a single-server copy, "
         "whose server and gpus are `server` and `gpus` (always the first node's)",
     )
+    placement: Literal["colocated", "separate"] | None = Field(
+        default=None, description="where a GRPO/PPO copy's rollout engine generates"
+    )
+    roles: list[RoleOnGpus] = Field(
+        default_factory=list, description="a DPO/GRPO/PPO copy's models and engine on its GPUs"
+    )
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
@@ -170,6 +189,28 @@ class SiteSummary(BaseModel):
     max_servers: int | None = None
 
 
+class CircuitLoad(BaseModel):
+    """One circuit of a rack and the servers that draw from it."""
+
+    model_config = _PLAN
+    feed: str = Field(description="feed id of the circuit")
+    usable_w: int = Field(ge=0, description="watts the circuit may carry (the feed's derated figure)")
+    load_w: int = Field(ge=0, description="Σ full-load draw of the servers on this circuit")
+    servers: list[str] = Field(default_factory=list, description="ids of the servers on this circuit")
+
+
+class RackUse(BaseModel):
+    """One rack of the site: its height and what the plan puts in it."""
+
+    model_config = _PLAN
+    name: str
+    units: int = Field(gt=0, description="rack units the site offers")
+    units_used: int = Field(ge=0, description="Σ the chassis' rack units")
+    redundant: bool = Field(default=False, description="each circuit carries the whole rack alone")
+    load_w: int = Field(ge=0, description="Σ full-load draw of the rack's servers")
+    circuits: list[CircuitLoad] = Field(description="one per feed of the rack, in the site's order")
+
+
 class RunSummary(BaseModel):
     """One run of the bid as the workload states it."""
 
@@ -181,6 +222,7 @@ class RunSummary(BaseModel):
     micro_batch: int
     concurrent: int
     lora_rank: int | None = None
+    algorithm: str | None = Field(default=None, description="dpo, grpo or ppo (None: supervised)")
     stack: str | None = Field(default=None, description="training stack the speed estimate assumes")
     train_tokens: int | None = Field(default=None, description="tokens one copy trains on")
     deadline_hours: float | None = Field(default=None, description="hours each copy must finish within")
@@ -261,6 +303,9 @@ class Plan(BaseModel):
     tco: Tco | None = Field(default=None, description="purchase plus energy over the years")
     fabric: Fabric | None = Field(
         default=None, description="the network of multi-node copies; in total_price"
+    )
+    racks: list[RackUse] = Field(
+        default_factory=list, description="racks, units used and load per circuit, when the site has racks"
     )
     alternatives: list[Alternative] = Field(
         default_factory=list,

@@ -7,7 +7,7 @@ estimate command prints these records; the solver turns the ones that fit into p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from ftopt.model.activations import (
     logits_bytes,
@@ -28,6 +28,7 @@ from ftopt.model.memory import (
     nvme_bytes,
     states_per_gpu,
 )
+from ftopt.model.roles import RoleMemory
 from ftopt.model.stack import Stack
 from ftopt.model.topology import link_profile, reference_topology, topology_profile
 from ftopt.model.traffic import (
@@ -43,6 +44,7 @@ from ftopt.model.workload import (
     Method,
     Offload,
     Optimizer,
+    Placement,
     Recompute,
     Run,
     SizingOptions,
@@ -62,11 +64,17 @@ class RunProfile:
     arch: Architecture
     stack: Stack | None = None
     memory_margin: float = 0.0  # the stack and method's planning margin (margins.yaml)
+    reward_arch: Architecture | None = None  # an RL run's reward model, if it has one
 
     @cached_property
     def counts(self) -> ParamCounts:
         """Exact parameter counts of the run's model."""
         return count_params(self.arch)
+
+    @cached_property
+    def reward_counts(self) -> ParamCounts | None:
+        """Exact parameter counts of the reward model (None without one)."""
+        return None if self.reward_arch is None else count_params(self.reward_arch)
 
 
 #: Bytes per logit entry without a stack: the default stack's (hf-fsdp) figure.
@@ -86,12 +94,18 @@ def stack_margin(run: Run, catalogue: Catalogue) -> float:
 
 
 def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
-    """Resolve the run's model (a catalogue id or an inline architecture), its stack and margin."""
+    """Resolve the run's model and reward model (catalogue ids or inline architectures), its stack
+    and margin."""
     stack, margin = run_stack(run, catalogue), stack_margin(run, catalogue)
+    reward = run.reward_model
+    if isinstance(reward, str):
+        reward_arch: Architecture | None = catalogue.model(reward).architecture
+    else:
+        reward_arch = None if reward is None else reward.architecture
     if isinstance(run.model, str):
         model = catalogue.model(run.model)
-        return RunProfile(run, model.name, model.architecture, stack, margin)
-    return RunProfile(run, run.model.name, run.model.architecture, stack, margin)
+        return RunProfile(run, model.name, model.architecture, stack, margin, reward_arch)
+    return RunProfile(run, run.model.name, run.model.architecture, stack, margin, reward_arch)
 
 
 @dataclass(frozen=True)
@@ -116,22 +130,32 @@ class Sizing:
     compute_seconds: float
     transfer_seconds: float
     memory_margin: float = 0.0
+    # Preference and RL runs (ftopt.model.rl); a supervised run keeps the defaults.
+    train_gpus: int = 0  # GPUs that train the policy (the rest hold a separate engine); 0: all
+    roles_gb: float = 0.0  # reference, reward and critic per training GPU
+    rollout_gb: float = 0.0  # the rollout engine per GPU that holds it
+    placement: Placement | None = None  # where the rollout engine generates
+    rollout_fits: bool = True  # whether the engine's weights and one sequence fit its share
+    roles: tuple[RoleMemory, ...] = ()
 
     @property
     def total_gb(self) -> float:
-        """Memory per GPU: states, activations and overhead."""
-        return self.states_gb + self.activations_gb + self.overhead_gb
+        """Memory per training GPU: states, activations and overhead, plus the other roles of an RL
+        copy there (and a colocated engine's share)."""
+        engine = self.rollout_gb if self.placement == Placement.COLOCATED else 0.0
+        return self.states_gb + self.activations_gb + self.overhead_gb + self.roles_gb + engine
 
     @property
     def planned_gb(self) -> float:
         """Memory per GPU with the planning margin: what the card must hold so that the copy runs
-        even where the memory model errs low as it did on the calibration's sources."""
+        even where the memory model errs low as it did on the calibration's sources (an RL copy's
+        roles and colocated engine share included)."""
         return self.total_gb * (1 + self.memory_margin)
 
     @property
     def fits(self) -> bool:
-        """Whether the card holds it, margin included."""
-        return self.planned_gb <= self.card_gb
+        """Whether the card holds it, margin included (and the rollout engine its share)."""
+        return self.planned_gb <= self.card_gb and self.rollout_fits
 
     @property
     def headroom_gb(self) -> float:
@@ -187,6 +211,7 @@ def strategy_choices(gpus: int) -> tuple[Strategy, ...]:
     return (Strategy.SINGLE,) if gpus == 1 else (Strategy.DDP, Strategy.FSDP)
 
 
+@lru_cache(maxsize=1024)  # pure in its (frozen) card and count; RL layouts ask it hundreds of times
 def intended_link(gpu: Gpu, gpus: int) -> tuple[str | None, float | None]:
     """Link kind and bottleneck bandwidth of `gpus` cards placed as the rules place them.
 

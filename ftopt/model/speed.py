@@ -62,6 +62,8 @@ class Speed:
     mfu: float
     precision: str
     power_w: float | None = None  # the cards' power setting when capped (`at_power`); None: full power
+    # An RL step's other phases (ftopt.model.rl): generation, scoring, the critic, weight sync, switch.
+    rollout_seconds: float = 0.0
 
     @property
     def step_seconds(self) -> float:
@@ -73,6 +75,7 @@ class Speed:
             + self.offload_seconds
             + self.optimizer_seconds
             + self.overhead_seconds
+            + self.rollout_seconds
         )
 
     @property

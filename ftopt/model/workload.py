@@ -43,6 +43,59 @@ class Method(StrEnum):
     QLORA = "qlora"
 
 
+class Algorithm(StrEnum):
+    """What the run optimises: supervised next-token loss, or a preference / reinforcement objective.
+
+    A workload names the last three as `method` (`method: grpo` with `adapter: lora`); the run then
+    carries the adapter as its `Method`, so every memory and speed rule of the trained weights reads
+    the same field for supervised and RL runs.
+    """
+
+    SFT = "sft"
+    DPO = "dpo"
+    GRPO = "grpo"
+    PPO = "ppo"
+
+
+#: Algorithms that generate their own samples with a rollout engine.
+GENERATING = (Algorithm.GRPO, Algorithm.PPO)
+
+#: `adapter` values of an RL run and the `Method` the policy trains with.
+ADAPTERS = {"none": Method.FULL, "lora": Method.LORA, "qlora": Method.QLORA}
+
+
+class Placement(StrEnum):
+    """Where a run's rollout engine generates: on the training GPUs (a share of their memory, taking
+    turns with training) or on GPUs of its own; `auto` lets the solver choose."""
+
+    COLOCATED = "colocated"
+    SEPARATE = "separate"
+    AUTO = "auto"
+
+
+class Rollout(BaseModel):
+    """How a GRPO or PPO run generates: the engine's placement and memory, and one step's batch."""
+
+    model_config = _FROZEN
+    placement: Placement = Field(default=Placement.AUTO, description="colocated, separate or auto")
+    memory_fraction: float = Field(
+        default=0.4,
+        gt=0,
+        lt=1,
+        description="share of each training GPU's memory a colocated engine takes (weights and KV "
+        "cache); a separate engine uses its own GPUs' memory (vLLM's default 0.9)",
+    )
+    prompt_len: int = Field(default=512, gt=0, le=1_048_576, description="prompt tokens per sample")
+    response_len: int = Field(default=1024, gt=0, le=1_048_576, description="generated tokens per sample")
+    group_size: int = Field(default=8, gt=0, le=4096, description="responses generated per prompt")
+    prompts_per_step: int = Field(default=256, gt=0, le=1_000_000, description="prompts per step")
+
+    @property
+    def sequences(self) -> int:
+        """Samples generated, scored and trained on per step."""
+        return self.prompts_per_step * self.group_size
+
+
 class Optimizer(StrEnum):
     """AdamW with 32-bit or 8-bit (bitsandbytes) moments; paged 8-bit keeps its moments in host RAM."""
 
@@ -89,7 +142,10 @@ class Run(BaseModel):
     model_config = _FROZEN
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$", description="unique run name")
     model: str | InlineModel = Field(description="catalogue model id or an inline architecture")
-    method: Method = Field(description="full, lora or qlora")
+    method: Method = Field(
+        description="full, lora or qlora; or dpo, grpo, ppo with `adapter: none|lora|qlora` (the "
+        "adapter becomes the method, the algorithm its own field)"
+    )
     optimizer: Optimizer | Literal["auto"] = Field(default="auto", description="AdamW precision")
     offload: Offload | Literal["auto"] = Field(default=Offload.NONE, description="optimiser offload")
     lora_rank: int = Field(default=16, gt=0, le=4096, description="LoRA rank on all linear layers")
@@ -119,6 +175,17 @@ class Run(BaseModel):
     precision: Literal["bf16", "fp8"] = Field(
         default="bf16", description="matrix precision; fp8 needs a stack and card that offer it"
     )
+    algorithm: Algorithm = Field(
+        default=Algorithm.SFT, description="sft, or dpo, grpo, ppo (written as `method` in a workload)"
+    )
+    reference: Literal["model", "precomputed"] = Field(
+        default="model",
+        description="dpo: `precomputed` log-probabilities drop the frozen reference model from the GPUs",
+    )
+    reward_model: str | InlineModel | None = Field(
+        default=None, description="grpo, ppo: catalogue id or inline architecture of a reward model"
+    )
+    rollout: Rollout | None = Field(default=None, description="grpo, ppo: the generation engine and batch")
 
     @model_validator(mode="before")
     @classmethod
@@ -137,6 +204,41 @@ class Run(BaseModel):
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_TOKENS:
                 raise ValueError(f"@{name}: expected a positive number, got {value!r}")
         data["train_tokens"] = max(1, round(dataset * epochs))
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _algorithm_from_method(cls, data: Any) -> Any:
+        """`method: dpo|grpo|ppo` with `adapter` is how a workload names an RL run; the run keeps the
+        algorithm apart and the adapter as its method. Generating runs train on prompt plus response."""
+        if not isinstance(data, dict):
+            return data
+        method = data.get("method")
+        if not isinstance(method, str) or method not in {a.value for a in Algorithm} - {Algorithm.SFT.value}:
+            if "adapter" in data:
+                raise ValueError(
+                    "@adapter: applies to methods dpo, grpo and ppo; a supervised run "
+                    "names full, lora or qlora as its method"
+                )
+            return data
+        data = dict(data)
+        adapter = data.pop("adapter", "none")
+        if not isinstance(adapter, str) or adapter not in ADAPTERS:
+            raise ValueError(f"@adapter: expected none, lora or qlora, got {adapter!r}")
+        if "algorithm" in data:
+            raise ValueError("@algorithm: give the algorithm as method, not both")
+        data["algorithm"], data["method"] = method, ADAPTERS[adapter].value
+        if method in {a.value for a in GENERATING}:
+            if "seq_len" in data:
+                raise ValueError(f"@seq_len: {method} trains on rollout.prompt_len + response_len; set those")
+            rollout = data.get("rollout") if data.get("rollout") is not None else {}
+            if isinstance(rollout, dict):
+                data["rollout"] = rollout
+                try:
+                    shape = Rollout.model_validate(rollout)
+                except ValueError:
+                    return data  # the field's own validation names the bad key
+                data["seq_len"] = shape.prompt_len + shape.response_len
         return data
 
     @field_validator("gpus")
@@ -158,6 +260,26 @@ class Run(BaseModel):
                 "@optimizer: offload cpu runs DeepSpeed's 32-bit CPU Adam; use adamw-32bit or auto"
             )
         return self
+
+    @model_validator(mode="after")
+    def _roles_match_algorithm(self) -> Run:
+        """Each RL field belongs to the algorithms that have the role it describes."""
+        if self.rollout is not None and self.algorithm not in GENERATING:
+            raise ValueError(f"@rollout: applies to methods grpo and ppo, not {self.algorithm_label}")
+        if self.algorithm in GENERATING and self.rollout is None:
+            raise ValueError(
+                "@rollout: grpo and ppo need a rollout (placement, prompt_len, response_len, ...)"
+            )
+        if self.reward_model is not None and self.algorithm not in GENERATING:
+            raise ValueError(f"@reward_model: applies to methods grpo and ppo, not {self.algorithm_label}")
+        if self.reference != "model" and self.algorithm != Algorithm.DPO:
+            raise ValueError("@reference: precomputed applies to method dpo only")
+        return self
+
+    @property
+    def algorithm_label(self) -> str:
+        """The method as the workload names it: full, lora, qlora, or dpo, grpo, ppo."""
+        return self.method.value if self.algorithm == Algorithm.SFT else self.algorithm.value
 
     @property
     def model_id(self) -> str:
@@ -206,13 +328,78 @@ class Energy(BaseModel):
     )
 
 
+#: Rack units a rack may offer: 52U is about the tallest standard cabinet; 60 leaves room.
+MAX_RACK_UNITS = 60
+#: Circuits one rack may bring: a rack PDU pair per phase set rarely exceeds a handful.
+MAX_RACK_FEEDS = 16
+MAX_RACKS = 1000
+
+
+class Rack(BaseModel):
+    """A rack of the room: its height and the circuits that feed it.
+
+    Each server in the rack draws from one of `feeds` (a circuit of that feed type); the servers on
+    one circuit share its usable watts (the feed's derated figure, 80 % by default). A redundant
+    rack has A and B sides: every circuit must carry the whole rack alone when the other fails.
+    """
+
+    model_config = _FROZEN
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\-]+$", description="rack name")
+    units: int = Field(gt=0, le=MAX_RACK_UNITS, description="rack units free for GPU servers")
+    feeds: tuple[str, ...] = Field(
+        min_length=1, max_length=MAX_RACK_FEEDS, description="feed id of each circuit into the rack"
+    )
+    redundant: bool = Field(
+        default=False, description="A+B feeds: each circuit must carry the whole rack alone"
+    )
+
+    @model_validator(mode="after")
+    def _redundant_needs_two(self) -> Rack:
+        if self.redundant and len(self.feeds) < 2:
+            raise ValueError("@feeds: a redundant rack needs at least two circuits (an A and a B side)")
+        return self
+
+
 class Site(BaseModel):
-    """Where the servers will stand: the feed at each position and the room's warmest inlet."""
+    """Where the servers will stand: the feed at each position, or racks of circuits, and the inlet.
+
+    `feed` alone means one server per feed and no limit on rack space (ftopt's first site model);
+    `racks` replaces it with racks of limited height whose circuits several servers share.
+    """
 
     model_config = _FROZEN
     feed: str = Field(default="400v-3p-16a", description="feed id at each server position")
     inlet_c: float = Field(default=25.0, ge=-10, le=60, description="warmest inlet temperature, °C")
     max_servers: int | None = Field(default=None, gt=0, le=10_000, description="server positions")
+    racks: tuple[Rack, ...] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_RACKS,
+        description="racks with their units and circuits; instead of feed (one server per feed)",
+    )
+
+    @field_validator("racks")
+    @classmethod
+    def _unique_rack_names(cls, racks: tuple[Rack, ...] | None) -> tuple[Rack, ...] | None:
+        seen: set[str] = set()
+        for index, rack in enumerate(racks or ()):
+            if rack.name in seen:
+                raise ValueError(f"@[{index}].name: rack name {quoted(rack.name)} is used twice")
+            seen.add(rack.name)
+        return racks
+
+    @model_validator(mode="after")
+    def _racks_or_feed(self) -> Site:
+        if self.racks is not None and "feed" in self.model_fields_set:
+            raise ValueError("@feed: give feed (one server per feed) or racks, not both")
+        return self
+
+    @property
+    def feed_ids(self) -> tuple[str, ...]:
+        """Every feed id the site names: the one feed, or each rack's circuits (in order, once)."""
+        if self.racks is None:
+            return (self.feed,)
+        return tuple(dict.fromkeys(f for rack in self.racks for f in rack.feeds))
 
 
 class HardwareLimits(BaseModel):

@@ -12,7 +12,19 @@ from collections.abc import Callable, Iterable
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.workload import Workload
-from ftopt.verify import components, host, memory, multinode, nvlink, placement, prices, site, timing
+from ftopt.verify import (
+    components,
+    host,
+    memory,
+    multinode,
+    nvlink,
+    placement,
+    prices,
+    racks,
+    roles,
+    site,
+    timing,
+)
 from ftopt.verify.context import Context
 from ftopt.verify.violation import Violation
 
@@ -39,6 +51,9 @@ RULES: tuple[Rule, ...] = (
     memory.check_offload,
     memory.check_gpu_count,
     memory.check_gpu_memory,
+    roles.check_role_layout,
+    roles.check_role_memory,
+    roles.check_rollout_memory,
     memory.check_sizing_report,
     memory.check_margin_report,
     nvlink.check_bridges,
@@ -61,6 +76,10 @@ RULES: tuple[Rule, ...] = (
     site.check_power_feed,
     site.check_feed,
     site.check_inlet,
+    racks.check_rack_places,
+    racks.check_rack_units,
+    racks.check_circuit_load,
+    racks.check_rack_report,
     prices.check_bill_of_materials,
     prices.check_one_card_model,
     prices.check_server_price,

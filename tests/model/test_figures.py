@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import re
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -11,6 +13,8 @@ from pydantic import ValidationError
 from ftopt.model import findings
 from ftopt.model.figures import BY_KIND, RULES_BY_SUBJECT, StatementFigures, figures_type
 from ftopt.model.findings import _WORDING, FindingKind
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_each_kind_has_a_type_and_rules_go_by_subject() -> None:
@@ -48,3 +52,32 @@ def test_every_figure_a_sentence_reads_is_typed_for_its_kind() -> None:
         types = [*RULES_BY_SUBJECT.values(), StatementFigures] if kind == "rule" else [BY_KIND[kind]]
         typed = {name for t in types for name in t.model_fields}
         assert read <= typed, f"{kind}: {sorted(read - typed)} read but not typed"
+
+
+def _finding_calls() -> list[tuple[str, str, str | None, set[str]]]:
+    """(where, kind, subject when a literal, figure names) of every `finding(FindingKind.X, …)` call."""
+    calls = []
+    for path in sorted((ROOT / "ftopt").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "finding" and node.args):
+                continue
+            kind = node.args[0]
+            if not (isinstance(kind, ast.Attribute) and getattr(kind.value, "id", None) == "FindingKind"):
+                continue
+            subject = node.args[1] if len(node.args) > 1 else None
+            literal = subject.value if isinstance(subject, ast.Constant) else None
+            names = {k.arg for k in node.keywords if k.arg is not None}
+            calls.append((f"{path.relative_to(ROOT)}:{node.lineno}", kind.attr, literal, names))
+    return calls
+
+
+def test_every_finding_the_code_makes_names_only_typed_figures() -> None:
+    """Statically, so a producer on a path no test reaches cannot add an untyped figure."""
+    calls = _finding_calls()
+    assert len(calls) >= 15
+    for where, attr, subject, names in calls:
+        kind = FindingKind[attr].value
+        if kind == "rule":
+            assert subject is not None, f"{where}: a rule note's subject is a literal"
+        typed = set(figures_type(kind, subject or "").model_fields)
+        assert names <= typed, f"{where}: {sorted(names - typed)} are not figures of {kind}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
+from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import (
     MULTI_NODE_STRATEGIES,
     NETWORK,
@@ -18,15 +19,14 @@ from ftopt.model.fabric import (
     fabric_kits,
     fabric_nic,
     node_network,
-    size_multinode,
 )
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Gpu
 from ftopt.model.references import allowed_gpus
+from ftopt.model.rl import copy_sizings, multinode_any_sizing
 from ftopt.model.sizing import (
     RunProfile,
     Sizing,
-    all_sizings,
     gpu_count_choices,
     optimizer_choices,
     size_run,
@@ -55,13 +55,24 @@ def _relaxations(run: Run) -> list[str]:
 
 
 def _closest(run_sizings: list[Sizing]) -> Sizing:
-    return min(run_sizings, key=lambda s: (s.planned_gb - s.card_gb, s.gpus))
+    """The sizing nearest to fitting: an RL layout whose engine holds its weights before one whose
+    engine does not, then the least excess memory (margin included), then the fewest GPUs."""
+    return min(run_sizings, key=lambda s: (not s.rollout_fits, s.planned_gb - s.card_gb, s.gpus))
+
+
+def _setup(s: Sizing) -> str:
+    """How the closest sizing trains, with an RL copy's engine placement and whether it fits its share."""
+    text = f"{s.strategy}, {s.optimizer}"
+    if s.placement is not None:
+        text += f", {s.placement} engine"
+        text += "" if s.rollout_fits else " whose share cannot hold its weights and one sequence"
+    return text
 
 
 def _sizings(profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[Sizing]:
     """The run's sizings on the card; a multi-node GPU count (16-64), which `all_sizings` leaves to
     the server it runs on, is sized sharded over all its GPUs, the least memory it could take."""
-    found = all_sizings(profile, gpu, options)
+    found = copy_sizings(profile, gpu, options, load_rollout_constants())
     if found:
         return found
     run = profile.run
@@ -82,9 +93,10 @@ def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Findin
         need_gb=[round(s.planned_gb, 3) for s in closest],
         margin=max((s.memory_margin for s in closest), default=0.0),
         gpus=[s.gpus for s in closest],
-        setup=[f"{s.strategy}, {s.optimizer}" for s in closest],
+        setup=[_setup(s) for s in closest],
         card_gb=[gpu.memory_gb for gpu in gpus],
-        relax=_relaxations(profile.run),
+        relax=_relaxations(profile.run)
+        + (["a larger rollout memory_fraction"] if any(not s.rollout_fits for s in closest) else []),
     )
 
 
@@ -159,8 +171,9 @@ def _spanning_sizings(
             continue
         for strategy in MULTI_NODE_STRATEGIES:
             for optimizer in optimizer_choices(profile.run, profile.stack):
-                sizing = size_multinode(profile, build.gpu, gpus, strategy, optimizer, options, net)
-                if sizing.fits:
+                args = (profile, build.gpu, gpus, strategy, optimizer, options, net)
+                sizing = multinode_any_sizing(*args, load_rollout_constants())
+                if sizing is not None and sizing.fits:
                     yield servers, sizing
 
 
@@ -247,5 +260,13 @@ def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) 
     """An assumption core as a finding: which runs cannot run together under which limit."""
     names = [data.profiles[r].run.name for r in core_runs]
     copies = sum(data.copies[r] for r in core_runs)
-    limit = data.workload.site.max_servers if limit_in_core else None
+    site = data.workload.site
+    limit = site.max_servers if limit_in_core else None
+    if limit_in_core and site.racks is not None:  # the racks share the server limit's literal
+        units = sum(rack.units for rack in site.racks)
+        circuits = sum(len(rack.feeds) for rack in site.racks)
+        racks = f"{len(site.racks)} racks, {units} U, {circuits} circuits"
+        return finding(
+            FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit, racks=racks
+        )
     return finding(FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit)

@@ -22,13 +22,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
+from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.hardware import Catalogue, Gpu
-from ftopt.model.sizing import RunProfile, Sizing, all_sizings
-from ftopt.model.speed import Host, Speed, at_power, estimate_speed, hours_to_train, speed_link
+from ftopt.model.rl import copy_sizings, copy_speed
+from ftopt.model.sizing import RunProfile, Sizing
+from ftopt.model.speed import Host, Speed, at_power, hours_to_train, speed_link
 from ftopt.model.stack import LinkKind
 from ftopt.model.timing import copy_host
 from ftopt.model.topology import topology_of
-from ftopt.model.workload import Offload, Optimizer, SizingOptions, Strategy
+from ftopt.model.workload import Offload, Optimizer, Placement, SizingOptions, Strategy
 from ftopt.solver.problem.builds import Build
 
 
@@ -70,6 +72,7 @@ class Mode:
             + (sizing.offload == Offload.CPU)
             + (sizing.strategy == Strategy.FSDP)
             + 2 * (sizing.sharded and self.domain == 0)
+            + (sizing.placement == Placement.SEPARATE)  # at equal price, keep no GPU idle half the step
         )
 
     @property
@@ -95,10 +98,11 @@ def required_domain(gpu: Gpu, sizing: Sizing, largest: int | None = None) -> int
 def fitting_modes(
     run_index: int, profile: RunProfile, gpu: Gpu, sizing_options: SizingOptions, largest: int | None = None
 ) -> list[Mode]:
-    """Memory per GPU: only sizings whose states, activations and overhead fit the card."""
+    """Memory per GPU: only sizings whose states, activations and overhead fit the card (an RL run's
+    roles together, and its rollout engine in its share)."""
     return [
         Mode(run_index, s, required_domain(gpu, s, largest))
-        for s in all_sizings(profile, gpu, sizing_options)
+        for s in copy_sizings(profile, gpu, sizing_options, load_rollout_constants())
         if s.fits
     ]
 
@@ -159,9 +163,10 @@ def mode_speeds(
     if profile.stack is None or constants is None or host is None:
         return []
     watts = gpu.power_w if power_w is None else power_w
+    rollout = load_rollout_constants()
     return [
         at_power(
-            estimate_speed(profile, mode.sizing, gpu, profile.stack, constants, host, link=link),
+            copy_speed(profile, mode.sizing, gpu, profile.stack, constants, host, rollout, link),
             gpu,
             watts,
             constants,

@@ -22,17 +22,17 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import (
     MULTI_NODE_STRATEGIES,
     Network,
     fabric_kits,
     fabric_nic,
-    multinode_copy_speed,
     nics_per_server,
     node_network,
-    size_multinode,
 )
 from ftopt.model.hardware import Catalogue, Nic
+from ftopt.model.rl import multinode_any_sizing, multinode_any_speed
 from ftopt.model.sizing import RunProfile, Sizing, gpu_count_choices, optimizer_choices
 from ftopt.model.speed import Host, Speed, at_power, hours_to_train
 from ftopt.model.timing import copy_host
@@ -145,10 +145,9 @@ def _candidates(
             continue
         for strategy in MULTI_NODE_STRATEGIES:
             for optimizer in optimizer_choices(profile.run, profile.stack):
-                sizing = size_multinode(
-                    profile, build.gpu, gpus, strategy, optimizer, bid.workload.sizing, net
-                )
-                if not sizing.fits or late(profile, sizing, networked, net, catalogue):
+                args = (profile, build.gpu, gpus, strategy, optimizer, bid.workload.sizing, net)
+                sizing = multinode_any_sizing(*args, load_rollout_constants())
+                if sizing is None or not sizing.fits or late(profile, sizing, networked, net, catalogue):
                     continue
                 ram = cheapest_tier(build.ram_upgrades, sizing.host_ram_gb / nodes + reserve)
                 disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / nodes)
@@ -201,7 +200,7 @@ def speed_on_servers(
     host, constants = node_host(build, catalogue), catalogue.speed
     if host is None or constants is None:
         return None
-    speed = multinode_copy_speed(profile, sizing, build.gpu, host, net, constants)
+    speed = multinode_any_speed(profile, sizing, build.gpu, host, net, constants, load_rollout_constants())
     return at_power(speed, build.gpu, build.power_cap_w, constants) if speed is not None else None
 
 
