@@ -145,6 +145,21 @@ class Assignment(BaseModel):
         return len(self.nodes) > 1
 
 
+class ScheduledJob(BaseModel):
+    """When and where one job of a queue bid trains: its GPUs are its own from start to end."""
+
+    model_config = _PLAN
+    run: str
+    job: int = Field(
+        ge=1, description="job number within the run, from 1; the assignment with this copy number"
+    )
+    server: str = Field(description="the first node's server")
+    gpus: list[int] = Field(description="the first node's GPU indices")
+    start_hours: float = Field(ge=0, description="hours from the start of the horizon")
+    end_hours: float = Field(ge=0, description="start plus the speed model's hours for this placement")
+    nodes: list[Node] = Field(default_factory=list, description="every server and its GPUs, multi-node jobs")
+
+
 class SiteSummary(BaseModel):
     """The site the plan was made for."""
 
@@ -169,6 +184,8 @@ class RunSummary(BaseModel):
     stack: str | None = Field(default=None, description="training stack the speed estimate assumes")
     train_tokens: int | None = Field(default=None, description="tokens one copy trains on")
     deadline_hours: float | None = Field(default=None, description="hours each copy must finish within")
+    jobs: int | None = Field(default=None, description="queue mode: jobs of the run within the horizon")
+    release_hours: float | None = Field(default=None, description="queue mode: earliest start of its jobs")
 
 
 class Tco(BaseModel):
@@ -246,6 +263,13 @@ class Plan(BaseModel):
     tco: Tco | None = Field(default=None, description="purchase plus energy over the years")
     fabric: Fabric | None = Field(
         default=None, description="the network of multi-node copies; in total_price"
+    )
+    horizon_hours: float | None = Field(
+        default=None, description="queue mode: every job lies within this many hours; null otherwise"
+    )
+    schedule: list[ScheduledJob] = Field(
+        default_factory=list,
+        description="queue mode: each job's server, GPUs and hours; each assignment is then one job",
     )
     alternatives: list[Alternative] = Field(
         default_factory=list,

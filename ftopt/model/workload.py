@@ -11,6 +11,7 @@ is chosen.
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -33,6 +34,8 @@ MULTI_NODE_COUNTS = (16, 32, 64)
 #: accounting is the one ftopt used before stacks existed.
 DEFAULT_STACK = "hf-fsdp"
 MAX_TOKENS = 10**15
+#: Most jobs one run may have in queue mode (the model holds an interval per job and mode).
+MAX_JOBS = 100_000
 
 
 class Method(StrEnum):
@@ -119,6 +122,19 @@ class Run(BaseModel):
     precision: Literal["bf16", "fp8"] = Field(
         default="bf16", description="matrix precision; fp8 needs a stack and card that offer it"
     )
+    jobs: int | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_JOBS,
+        description="queue mode: how many times the run is trained within the horizon, each on its "
+        "train_tokens (default 1)",
+    )
+    release_hours: float | None = Field(
+        default=None,
+        ge=0,
+        le=1_000_000,
+        description="queue mode: hours from the start of the horizon before which its jobs may not start",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -158,6 +174,11 @@ class Run(BaseModel):
                 "@optimizer: offload cpu runs DeepSpeed's 32-bit CPU Adam; use adamw-32bit or auto"
             )
         return self
+
+    @property
+    def job_count(self) -> int:
+        """Jobs of the run in queue mode (1 when `jobs` is not given)."""
+        return self.jobs or 1
 
     @property
     def model_id(self) -> str:
@@ -214,6 +235,15 @@ class Site(BaseModel):
     max_servers: int | None = Field(default=None, gt=0, le=10_000, description="server positions")
 
 
+class Queue(BaseModel):
+    """Queue mode: every job must run some time within the horizon, not all at once."""
+
+    model_config = _FROZEN
+    horizon_hours: float = Field(
+        gt=0, le=1_000_000, description="hours from the start of the horizon by which every job ends"
+    )
+
+
 class HardwareLimits(BaseModel):
     """Optional restrictions of the catalogue: only these cards, only these chassis."""
 
@@ -265,6 +295,11 @@ class Workload(BaseModel):
         default="price", description="price: cheapest hardware; tco: hardware plus energy over the years"
     )
     energy: Energy = Field(default_factory=Energy, description="electricity price, PUE, utilisation")
+    queue: Queue | None = Field(
+        default=None,
+        description="queue mode: buy for every run's jobs within horizon_hours rather than for every "
+        "copy at once; deadline_hours then count from the start of the horizon",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -293,6 +328,35 @@ class Workload(BaseModel):
                 )
             seen.add(run.name)
         return runs
+
+    @model_validator(mode="after")
+    def _queue_fields(self) -> Workload:
+        """`jobs` and `release_hours` mean something only in queue mode, `concurrent` only outside it;
+        a job needs train_tokens (its duration) and a window the horizon holds."""
+        for index, run in enumerate(self.runs):
+            at = f"@runs[{index}]"
+            if self.queue is None:
+                for name in ("jobs", "release_hours"):
+                    if getattr(run, name) is not None:
+                        raise ValueError(
+                            f"{at}.{name}: applies in queue mode only; add queue: {{horizon_hours: H}}"
+                        )
+                continue
+            if "concurrent" in run.model_fields_set:
+                raise ValueError(
+                    f"{at}.concurrent: in queue mode give jobs (trained one after another), not concurrent"
+                )
+            if run.train_tokens is None:
+                raise ValueError(
+                    f"{at}.train_tokens: queue mode needs each run's train_tokens (a job's length)"
+                )
+            end = min(run.deadline_hours or math.inf, self.queue.horizon_hours)
+            if (run.release_hours or 0.0) >= end:
+                raise ValueError(
+                    f"{at}.release_hours: {run.release_hours:g} h leaves no time before "
+                    f"{'its deadline' if end == run.deadline_hours else 'the horizon'} ({end:g} h)"
+                )
+        return self
 
     @property
     def total_copies(self) -> int:

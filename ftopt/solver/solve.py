@@ -177,6 +177,10 @@ def solve(
     started = time.perf_counter()
     clock = _Clock(started, {})
     check_references(workload, catalogue)
+    if workload.queue is not None:  # every job within the horizon, not every copy at once
+        from ftopt.solver.queue import solve_queue  # queue.py runs this solve for the peak bid
+
+        return solve_queue(workload, catalogue, settings, workload_name)
     data = build_problem(workload, catalogue)
     mark = clock.lap("build", started)
     reasons = precheck(data)

@@ -12,14 +12,25 @@ from collections.abc import Callable, Iterable
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.workload import Workload
-from ftopt.verify import components, host, memory, multinode, nvlink, placement, prices, site, timing
+from ftopt.verify import (
+    components,
+    host,
+    memory,
+    multinode,
+    nvlink,
+    placement,
+    prices,
+    schedule,
+    site,
+    timing,
+)
 from ftopt.verify.context import Context
 from ftopt.verify.violation import Violation
 
 Rule = Callable[[Context], Iterable[Violation]]
 
 #: The rules in the order their violations are listed: parts, placement, memory, NVLink, multi-node
-#: and fabric, host, site, money, time.
+#: and fabric, host, site, money, time, the queue's schedule.
 RULES: tuple[Rule, ...] = (
     components.check_catalogue_ids,
     components.check_server_fields,
@@ -68,6 +79,9 @@ RULES: tuple[Rule, ...] = (
     prices.check_gap,
     timing.check_deadlines,
     timing.check_tco,
+    schedule.check_schedule_entries,
+    schedule.check_windows,
+    schedule.check_durations,
 )
 
 

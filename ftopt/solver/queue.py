@@ -1,0 +1,200 @@
+"""Queue mode: buy for every job within the horizon, not for every copy at once.
+
+1. The peak bid first: every job as a concurrent copy (`peak_workload`), its deadline shortened to its
+   window. Its plan is a queue plan too (each job at its release on its own GPUs), so the queue bid
+   is never dearer than the peak bid, and a plan is in hand before the queue model runs.
+2. A greedy plan (queue_greedy.py): jobs back to back on the fewest servers of one build.
+3. The queue model (queue_model.py), started from the greedy plan, chooses servers per build and
+   a schedule; `realise` gives its
+   jobs GPU indices. The cheaper of the two plans is returned, with the queue model's bound: a proof
+   when every option of every run is in the model (see `QueueProblem.complete`).
+
+Both plans are checked by the independent verifier against the queue workload before one is returned.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+
+from ortools.sat.python import cp_model
+
+from ftopt.errors import UnverifiedPlanError
+from ftopt.model.findings import FindingKind, finding
+from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Plan, Status
+from ftopt.model.result import PhaseTimings, Result
+from ftopt.model.workload import Run, Workload
+from ftopt.solver.layout import ServerLayout
+from ftopt.solver.plan_builder import build_plan
+from ftopt.solver.problem import build_problem
+from ftopt.solver.queue_greedy import greedy_queue, greedy_servers
+from ftopt.solver.queue_model import (
+    QueueProblem,
+    ScheduledOption,
+    add_hint,
+    build_queue_model,
+    decode,
+    queue_problem,
+)
+from ftopt.solver.queue_schedule import attach_schedule, lay_out, plan_order, realise, starts_by_copy
+from ftopt.solver.search import SolveSettings, make_solver
+
+#: Share of the time limit the peak bid may take; the queue model gets the rest.
+PEAK_SHARE = 0.3
+#: Prices are whole cents; CP-SAT's float bound is this close to one.
+BOUND_EPSILON = 1e-6
+
+
+def peak_workload(workload: Workload) -> Workload:
+    """Every job of every run as a concurrent copy that must finish within its window's length."""
+    queue = workload.queue
+    assert queue is not None
+    runs = []
+    for run in workload.runs:
+        release = run.release_hours or 0.0
+        end = min(run.deadline_hours or math.inf, queue.horizon_hours)
+        runs.append(
+            Run.model_validate(
+                {
+                    **run.model_dump(exclude={"jobs", "release_hours", "deadline_hours", "concurrent"}),
+                    "concurrent": run.job_count,
+                    "deadline_hours": end - release,
+                }
+            )
+        )
+    return workload.model_copy(update={"queue": None, "runs": tuple(runs)})
+
+
+def _objective(plan: Plan) -> float:
+    """What the solver minimised, in the plan's currency: the price or the TCO."""
+    return plan.tco.total if plan.tco is not None and plan.tco.objective == "tco" else plan.total_price
+
+
+def with_bound(plan: Plan, bound: float | None) -> Plan:
+    """The plan with the queue model's bound (on the objective), its gap and the status it proves."""
+    if bound is None:
+        return plan.model_copy(update={"status": Status.FEASIBLE, "bound": None, "gap": None})
+    objective = _objective(plan)
+    bound = min(bound, objective)
+    gap = (objective - bound) / objective if objective else 0.0
+    price_bound = plan.total_price - (objective - bound)
+    status = Status.OPTIMAL if objective - bound < 0.005 else Status.FEASIBLE
+    return plan.model_copy(
+        update={"status": status, "bound": round(max(price_bound, 0.0), 2), "gap": round(gap, 6)}
+    )
+
+
+def _peak_plan(
+    workload: Workload, catalogue: Catalogue, settings: SolveSettings, seconds: float
+) -> Plan | None:
+    """The peak bid's plan as a queue plan (each job at its release), or None when it has none."""
+    from ftopt.solver.solve import solve  # the peak bid is the ordinary solve
+
+    quick = replace(settings, time_limit=max(1.0, seconds), what_if=False, alternatives=0, verify=False)
+    result = solve(peak_workload(workload), catalogue, quick)
+    if result.plan is None:
+        return None
+    releases = {r.name: r.release_hours or 0.0 for r in workload.runs}
+    starts = {(a.run, a.copy_): releases[a.run] for a in result.plan.assignments}
+    return attach_schedule(result.plan, workload, starts)
+
+
+@dataclass
+class QueueOutcome:
+    """The queue plans found (greedy, model) and the model's bound on the objective (None: no proof)."""
+
+    plans: list[Plan]
+    bound: float | None
+    infeasible: bool = False  # the model proved that no plan in its options exists
+
+
+def _plan_of(
+    qp: QueueProblem, workload: Workload, laid: list[tuple[ServerLayout, list[ScheduledOption]]]
+) -> Plan:
+    """A queue plan from servers with their jobs."""
+    ordered = plan_order(laid)
+    plan = build_plan(qp.data, [layout for layout, _ in ordered], Status.FEASIBLE, 0.0, 0.0, workload.name)
+    return attach_schedule(plan, workload, starts_by_copy(plan, ordered))
+
+
+def _queue_plans(
+    qp: QueueProblem, workload: Workload, settings: SolveSettings, deadline: float, ceiling: float | None
+) -> QueueOutcome:
+    """The greedy plan, then the queue model's from its hint, realised on servers."""
+    if any(not options for options in qp.options):
+        return QueueOutcome([], None)
+    plans = []
+    greedy = greedy_queue(qp)
+    if greedy is not None:
+        plans.append(_plan_of(qp, workload, lay_out(qp.data, greedy.build, greedy_servers(greedy))))
+        cost = greedy.cost_cents(qp) / 100
+        ceiling = cost if ceiling is None else min(ceiling, cost)
+    built = build_queue_model(qp, round(ceiling * 100) if ceiling is not None else None)
+    if greedy is not None and greedy.cost_cents(qp) <= round(ceiling * 100 if ceiling is not None else 0):
+        add_hint(qp, built, {greedy.build: greedy.servers}, [job for job, _, _ in greedy.jobs])
+    solver = make_solver(settings, max(0.1, deadline - time.perf_counter()))
+    status = solver.solve(built.model)
+    bound = solver.best_objective_bound / 100 if qp.complete else None
+    if status == cp_model.INFEASIBLE:
+        # Nothing in the model's options costs at most the ceiling: the plan in hand is optimal.
+        return QueueOutcome(plans, ceiling if qp.complete else None, infeasible=ceiling is None)
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        counts, jobs = decode(qp, built, solver)
+        plans.append(_plan_of(qp, workload, realise(qp.data, counts, jobs)))
+    return QueueOutcome(plans, bound)
+
+
+def solve_queue(
+    workload: Workload, catalogue: Catalogue, settings: SolveSettings, workload_name: str | None = None
+) -> Result:
+    """The cheapest servers that train every job of every run inside its window and the horizon."""
+    started = time.perf_counter()
+    deadline = started + settings.time_limit
+    peak = _peak_plan(workload, catalogue, settings, PEAK_SHARE * settings.time_limit)
+    data = build_problem(peak_workload(workload), catalogue)
+    qp = queue_problem(data, workload)
+    ceiling = _objective(peak) if peak is not None else None
+    outcome = _queue_plans(qp, workload, settings, deadline, ceiling)
+    candidates = [*outcome.plans, *([peak] if peak is not None else [])]
+    if not candidates and outcome.infeasible and qp.complete:
+        reason = finding(FindingKind.CONFLICT, "runs")
+        return Result(status=Status.INFEASIBLE, reasons=(reason,), timings=_timings(started))
+    if not candidates:
+        reason = finding(FindingKind.NO_PLAN, "time-limit", seconds=settings.time_limit)
+        return Result(status=Status.NO_PLAN_IN_TIME, reasons=(reason,), timings=_timings(started))
+    best = min(candidates, key=lambda p: (_objective(p), p is peak))
+    bound = math.ceil(outcome.bound * 100 - BOUND_EPSILON) / 100 if outcome.bound is not None else None
+    plan = with_bound(best, bound).model_copy(
+        update={
+            "wall_seconds": round(time.perf_counter() - started, 3),
+            "workload": workload_name or workload.name,
+        }
+    )
+    if settings.verify:
+        _verify(plan, workload, catalogue)
+    return Result(
+        status=plan.status,
+        plan=plan,
+        price=plan.total_price,
+        bound=plan.bound,
+        gap=plan.gap,
+        verified=settings.verify,
+        timings=_timings(started),
+    )
+
+
+def _verify(plan: Plan, workload: Workload, catalogue: Catalogue) -> None:
+    """Re-check the plan against the queue workload with the independent verifier."""
+    from ftopt.verify import verify_plan  # as in solve.py: the verifier is optional at import time
+
+    violations = verify_plan(plan, workload, catalogue)
+    if violations:
+        lines = "; ".join(str(v) for v in violations)
+        raise UnverifiedPlanError(f"internal error: the queue plan fails verification: {lines}")
+
+
+def _timings(started: float) -> PhaseTimings:
+    elapsed = time.perf_counter() - started
+    return PhaseTimings(search=elapsed, total=elapsed)
