@@ -86,19 +86,21 @@ def with_bound(plan: Plan, bound: float | None) -> Plan:
     )
 
 
-def _peak_plan(
-    workload: Workload, catalogue: Catalogue, settings: SolveSettings, seconds: float
-) -> Plan | None:
-    """The peak bid's plan as a queue plan (each job at its release), or None when it has none."""
+#: Why the peak bid has no plan that holds for the queue too: about one run alone, not runs together.
+ALONE = frozenset({FindingKind.NO_FIT, FindingKind.NO_SERVER, FindingKind.NO_CARD, FindingKind.DEADLINE})
+
+
+def _peak(workload: Workload, catalogue: Catalogue, settings: SolveSettings, seconds: float) -> Result:
+    """The peak bid's result, its plan (if any) made a queue plan: each job at its release."""
     from ftopt.solver.solve import solve  # the peak bid is the ordinary solve
 
     quick = replace(settings, time_limit=max(1.0, seconds), what_if=False, alternatives=0, verify=False)
     result = solve(peak_workload(workload), catalogue, quick)
     if result.plan is None:
-        return None
+        return result
     releases = {r.name: r.release_hours or 0.0 for r in workload.runs}
     starts = {(a.run, a.copy_): releases[a.run] for a in result.plan.assignments}
-    return attach_schedule(result.plan, workload, starts)
+    return result.model_copy(update={"plan": attach_schedule(result.plan, workload, starts)})
 
 
 @dataclass
@@ -152,7 +154,11 @@ def solve_queue(
     """The cheapest servers that train every job of every run inside its window and the horizon."""
     started = time.perf_counter()
     deadline = started + settings.time_limit
-    peak = _peak_plan(workload, catalogue, settings, PEAK_SHARE * settings.time_limit)
+    peak_result = _peak(workload, catalogue, settings, PEAK_SHARE * settings.time_limit)
+    if peak_result.reasons and all(r.kind in ALONE for r in peak_result.reasons):
+        # A run that fits no card, or misses its window's length even alone, has no queue plan either.
+        return Result(status=Status.INFEASIBLE, reasons=peak_result.reasons, timings=_timings(started))
+    peak = peak_result.plan
     data = build_problem(peak_workload(workload), catalogue)
     qp = queue_problem(data, workload)
     ceiling = _objective(peak) if peak is not None else None
