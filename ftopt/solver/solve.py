@@ -29,15 +29,16 @@ from ftopt.model.plan import Alternative, Plan, Status
 from ftopt.model.references import unknown_references
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
-from ftopt.solver.alternatives import ServerKey, next_cheapest, server_set
-from ftopt.solver.explain import describe_core, precheck
-from ftopt.solver.formulation import build_formulation
-from ftopt.solver.greedy import greedy_plan
-from ftopt.solver.layout import ServerLayout, price_of
-from ftopt.solver.plan_builder import build_plan
-from ftopt.solver.problem import ProblemData, build_problem
-from ftopt.solver.search import Outcome, Progress, SolveSettings, make_solver, run_model
-from ftopt.solver.whatif import binding_rules, relaxations, savings
+from ftopt.solver.cpsat.formulation import build_formulation
+from ftopt.solver.decode.layout import ServerLayout, price_of
+from ftopt.solver.decode.plan_builder import build_plan
+from ftopt.solver.explain.reasons import describe_core, precheck
+from ftopt.solver.explain.whatif import binding_rules, relaxations, savings
+from ftopt.solver.problem.data import ProblemData, build_problem
+from ftopt.solver.search.alternatives import ServerKey, next_cheapest, server_set
+from ftopt.solver.search.greedy import greedy_plan
+from ftopt.solver.search.queue import solve_queue
+from ftopt.solver.search.run import Outcome, Progress, SolveSettings, make_solver, run_model
 
 __all__ = ["Progress", "SolveSettings", "solve"]
 
@@ -178,9 +179,7 @@ def solve(
     clock = _Clock(started, {})
     check_references(workload, catalogue)
     if workload.queue is not None:  # every job within the horizon, not every copy at once
-        from ftopt.solver.queue import solve_queue  # queue.py runs this solve for the peak bid
-
-        return solve_queue(workload, catalogue, settings, workload_name)
+        return solve_queue(workload, catalogue, settings, solve, workload_name)
     data = build_problem(workload, catalogue)
     mark = clock.lap("build", started)
     reasons = precheck(data)

@@ -5,7 +5,7 @@ In queue mode (`queue: {horizon_hours}` in the workload) each assignment is one 
 from 1 as its `copy`, and `schedule` says when it trains. The entry must name the same server and
 GPUs as its assignment; it starts no earlier than the run's `release_hours`, ends by its
 `deadline_hours` (counted from the start of the horizon) and by the horizon, and lasts what the
-speed model gives for the placement (`timing.copy_speed`, the verifier's own arithmetic). That no
+speed model gives for the placement (`timing.assignment_speed`, the verifier's own arithmetic). That no
 GPU holds two jobs at once is the gpu-shared rule (placement.py), which compares these hours.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from ftopt.model.plan import ScheduledJob
 from ftopt.model.speed import hours_to_train
 from ftopt.verify.context import Context, copy_subject
-from ftopt.verify.timing import RELATIVE, copy_speed
+from ftopt.verify.timing import RELATIVE, assignment_speed
 from ftopt.verify.violation import Violation, close, num
 
 #: Schedule hours are reported to 1e-6 h; a window is met within this much.
@@ -109,7 +109,7 @@ def check_durations(ctx: Context) -> Iterator[Violation]:
         a, run = assignments.get((job.run, job.job)), ctx.runs.get(job.run)
         if a is None or run is None or run.train_tokens is None:
             continue
-        speed = copy_speed(ctx, a)
+        speed = assignment_speed(ctx, a)
         if speed is None:
             continue
         hours = hours_to_train(run.train_tokens, speed)

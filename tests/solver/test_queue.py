@@ -8,10 +8,9 @@ from ftopt.model.findings import FindingKind
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
 from ftopt.model.workload import Workload
-from ftopt.solver.problem import build_problem
-from ftopt.solver.queue import peak_workload
-from ftopt.solver.queue_greedy import greedy_queue
-from ftopt.solver.queue_model import queue_problem
+from ftopt.solver.problem.data import build_problem
+from ftopt.solver.problem.queue import peak_workload, queue_problem
+from ftopt.solver.search.queue_greedy import greedy_queue
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
 from tests.solver.conftest import workload_from

@@ -1,4 +1,4 @@
-"""From the queue model's counts and starts to servers with GPU indices, and the schedule the plan shows.
+"""From the queue model's solution to servers with GPU indices, and the schedule the plan shows.
 
 `realise` deals each build's jobs, in start order, to aligned blocks of free cards (a card is free
 once its last job's reserved minutes are over). It prefers blocks beside cards already busy, so that
@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ortools.sat.python import cp_model
+
 from ftopt.model.plan import Node, Plan, RunSummary, ScheduledJob
 from ftopt.model.workload import Workload
-from ftopt.solver.layout import ServerLayout
-from ftopt.solver.problem import ProblemData
-from ftopt.solver.queue_model import MINUTES_PER_HOUR, ScheduledOption
+from ftopt.solver.cpsat.queue import QueueModel
+from ftopt.solver.decode.layout import ServerLayout
+from ftopt.solver.problem.data import ProblemData
+from ftopt.solver.problem.queue import MINUTES_PER_HOUR, QueueProblem, ScheduledOption
 
 
 @dataclass
@@ -175,3 +178,34 @@ def _summary(summary: RunSummary, workload: Workload) -> RunSummary:
             "deadline_hours": run.deadline_hours,
         }
     )
+
+
+def read_solution(
+    qp: QueueProblem, built: QueueModel, solver: cp_model.CpSolver
+) -> tuple[dict[int, int], list[ScheduledOption]]:
+    """Servers per build and every job's option and start from a solution."""
+    counts = {f: solver.value(v) for f, v in built.servers.items()}
+    jobs = []
+    for run, options in enumerate(qp.options):
+        for job, presences in enumerate(built.chosen[run]):
+            k = next(k for k, p in enumerate(presences) if solver.boolean_value(p))
+            jobs.append(ScheduledOption(run, job + 1, options[k], solver.value(built.starts[run][job])))
+    return counts, jobs
+
+
+def add_hint(
+    qp: QueueProblem, built: QueueModel, counts: dict[int, int], jobs: list[ScheduledOption]
+) -> None:
+    """Start the search from a plan in hand: its server counts, options and starts."""
+    for f, var in built.servers.items():
+        built.model.add_hint(var, counts.get(f, 0))
+    # Jobs of a run are ordered by start in the model: hint them in that order.
+    by_run: dict[int, list[ScheduledOption]] = {}
+    for job in jobs:
+        by_run.setdefault(job.run, []).append(job)
+    for run, placed in by_run.items():
+        placed.sort(key=lambda j: j.start)
+        for k, job in enumerate(placed):
+            built.model.add_hint(built.starts[run][k], job.start)
+            for option, present in zip(qp.options[run], built.chosen[run][k], strict=True):
+                built.model.add_hint(present, option == job.option)

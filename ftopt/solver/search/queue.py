@@ -1,21 +1,24 @@
 """Queue mode: buy for every job within the horizon, not for every copy at once.
 
-1. The peak bid first: every job as a concurrent copy (`peak_workload`), its deadline shortened to its
-   window. Its plan is a queue plan too (each job at its release on its own GPUs), so the queue bid
-   is never dearer than the peak bid, and a plan is in hand before the queue model runs.
-2. A greedy plan (queue_greedy.py): jobs back to back on the fewest servers of one build.
-3. The queue model (queue_model.py), started from the greedy plan, chooses servers per build and
-   a schedule; `realise` gives its
-   jobs GPU indices. The cheaper of the two plans is returned, with the queue model's bound: a proof
-   when every option of every run is in the model (see `QueueProblem.complete`).
+1. The peak bid first: every job as a concurrent copy (`peak_workload`), its deadline shortened to
+   its window. Its plan is a queue plan too (each job at its release on its own GPUs), so the queue
+   bid is never dearer than the peak bid, and a plan is in hand before the queue model runs.
+2. A greedy plan (`ftopt/solver/search/queue_greedy.py`): jobs back to back on the fewest servers
+   of one build; the model's hint and price ceiling.
+3. The queue model (`ftopt/solver/cpsat/queue.py`), started from the greedy plan, chooses servers
+   per build and a schedule; `realise` gives its jobs GPU indices.
 
-Both plans are checked by the independent verifier against the queue workload before one is returned.
+The cheapest plan is returned with the queue model's bound: a proof when every option of every run
+is in the model (`ftopt.solver.problem.queue.QueueProblem.complete`).
+
+The plan returned is checked by the independent verifier against the queue workload.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
@@ -25,46 +28,27 @@ from ftopt.model.findings import FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
 from ftopt.model.result import PhaseTimings, Result
-from ftopt.model.workload import Run, Workload
-from ftopt.solver.layout import ServerLayout
-from ftopt.solver.plan_builder import build_plan
-from ftopt.solver.problem import build_problem
-from ftopt.solver.queue_greedy import greedy_queue, greedy_servers
-from ftopt.solver.queue_model import (
-    QueueProblem,
-    ScheduledOption,
-    add_hint,
-    build_queue_model,
-    decode,
-    queue_problem,
+from ftopt.model.workload import Workload
+from ftopt.solver.cpsat.queue import add_hint, build_queue_model
+from ftopt.solver.decode.layout import ServerLayout
+from ftopt.solver.decode.plan_builder import build_plan
+from ftopt.solver.decode.queue import (
+    attach_schedule,
+    lay_out,
+    plan_order,
+    read_solution,
+    realise,
+    starts_by_copy,
 )
-from ftopt.solver.queue_schedule import attach_schedule, lay_out, plan_order, realise, starts_by_copy
-from ftopt.solver.search import SolveSettings, make_solver
+from ftopt.solver.problem.data import build_problem
+from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, peak_workload, queue_problem
+from ftopt.solver.search.queue_greedy import greedy_queue, greedy_servers
+from ftopt.solver.search.run import SolveSettings, make_solver
 
 #: Share of the time limit the peak bid may take; the queue model gets the rest.
 PEAK_SHARE = 0.3
 #: Prices are whole cents; CP-SAT's float bound is this close to one.
 BOUND_EPSILON = 1e-6
-
-
-def peak_workload(workload: Workload) -> Workload:
-    """Every job of every run as a concurrent copy that must finish within its window's length."""
-    queue = workload.queue
-    assert queue is not None
-    runs = []
-    for run in workload.runs:
-        release = run.release_hours or 0.0
-        end = min(run.deadline_hours or math.inf, queue.horizon_hours)
-        runs.append(
-            Run.model_validate(
-                {
-                    **run.model_dump(exclude={"jobs", "release_hours", "deadline_hours", "concurrent"}),
-                    "concurrent": run.job_count,
-                    "deadline_hours": end - release,
-                }
-            )
-        )
-    return workload.model_copy(update={"queue": None, "runs": tuple(runs)})
 
 
 def _objective(plan: Plan) -> float:
@@ -90,10 +74,14 @@ def with_bound(plan: Plan, bound: float | None) -> Plan:
 ALONE = frozenset({FindingKind.NO_FIT, FindingKind.NO_SERVER, FindingKind.NO_CARD, FindingKind.DEADLINE})
 
 
-def _peak(workload: Workload, catalogue: Catalogue, settings: SolveSettings, seconds: float) -> Result:
-    """The peak bid's result, its plan (if any) made a queue plan: each job at its release."""
-    from ftopt.solver.solve import solve  # the peak bid is the ordinary solve
+#: The ordinary solve, which the peak bid is (passed in: `ftopt.solver.solve` dispatches here).
+PeakSolve = Callable[[Workload, Catalogue, SolveSettings], Result]
 
+
+def _peak(
+    workload: Workload, catalogue: Catalogue, settings: SolveSettings, seconds: float, solve: PeakSolve
+) -> Result:
+    """The peak bid's result, its plan (if any) made a queue plan: each job at its release."""
     quick = replace(settings, time_limit=max(1.0, seconds), what_if=False, alternatives=0, verify=False)
     result = solve(peak_workload(workload), catalogue, quick)
     if result.plan is None:
@@ -143,18 +131,22 @@ def _queue_plans(
         # Nothing in the model's options costs at most the ceiling: the plan in hand is optimal.
         return QueueOutcome(plans, ceiling if qp.complete else None, infeasible=ceiling is None)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        counts, jobs = decode(qp, built, solver)
+        counts, jobs = read_solution(qp, built, solver)
         plans.append(_plan_of(qp, workload, realise(qp.data, counts, jobs)))
     return QueueOutcome(plans, bound)
 
 
 def solve_queue(
-    workload: Workload, catalogue: Catalogue, settings: SolveSettings, workload_name: str | None = None
+    workload: Workload,
+    catalogue: Catalogue,
+    settings: SolveSettings,
+    peak_solve: PeakSolve,
+    workload_name: str | None = None,
 ) -> Result:
     """The cheapest servers that train every job of every run inside its window and the horizon."""
     started = time.perf_counter()
     deadline = started + settings.time_limit
-    peak_result = _peak(workload, catalogue, settings, PEAK_SHARE * settings.time_limit)
+    peak_result = _peak(workload, catalogue, settings, PEAK_SHARE * settings.time_limit, peak_solve)
     if peak_result.reasons and all(r.kind in ALONE for r in peak_result.reasons):
         # A run that fits no card, or misses its window's length even alone, has no queue plan either.
         return Result(status=Status.INFEASIBLE, reasons=peak_result.reasons, timings=_timings(started))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ftopt.solver.queue_model import JobOption, QueueProblem, ScheduledOption, server_cost_cents
+from ftopt.solver.problem.queue import JobOption, QueueProblem, ScheduledOption, server_cost_cents
 
 
 @dataclass(frozen=True)

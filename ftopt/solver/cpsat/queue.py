@@ -1,0 +1,117 @@
+"""Queue mode's CP-SAT model: how many servers of each build, and when each job runs in which option.
+
+Why counts per build and not named servers: a job of g GPUs on a build of S GPUs (g and S powers of
+two, g ≤ S) needs an aligned block of g free cards for its whole length. At any one moment such
+blocks pack a population of identical servers exactly when Σ GPUs in use ≤ servers × S (sizes that
+divide each other pack first-fit without loss), so the model keeps one cumulative per build whose
+capacity is the count variable times S. Over time a job cannot move, so this is a relaxation: its
+optimum is a proven lower bound, and `ftopt.solver.decode.queue.realise` turns its schedule into
+GPU indices (adding a server only where fragmentation leaves no aligned block; the gap then shows it).
+
+Each job has one start variable and an optional fixed-size interval per option; jobs of one run are
+interchangeable, so their starts are ordered. An area cut (GPU-minutes ≤ count × S × span) per build
+gives the LP a bound, and a price ceiling (the cheapest plan in hand) caps each count.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ortools.sat.python import cp_model
+
+from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, server_cost_cents
+
+
+@dataclass
+class QueueModel:
+    """The CP-SAT model with its decision variables."""
+
+    model: cp_model.CpModel
+    servers: dict[int, cp_model.IntVar]  # per build
+    starts: list[list[cp_model.IntVar]]  # per run, per job
+    chosen: list[list[list[cp_model.IntVar]]]  # per run, per job, per option: presence
+    cost: dict[int, int] = field(default_factory=dict)  # cents per server of each build
+
+
+def _upper_bounds(qp: QueueProblem, ceiling_cents: int | None) -> dict[int, int]:
+    """Most servers of each build a plan could want: every job on it at once, and no more than the
+    cheapest plan in hand pays for."""
+    demand: dict[int, int] = {}
+    for run, options in enumerate(qp.options):
+        for f in {o.build for o in options}:
+            widest = max(o.gpus for o in options if o.build == f)
+            demand[f] = demand.get(f, 0) + widest * qp.jobs[run]
+    bounds = {}
+    for f, gpus in demand.items():
+        bound = math.ceil(gpus / qp.data.builds[f].gpu_count)
+        if ceiling_cents is not None:
+            bound = min(bound, ceiling_cents // max(1, server_cost_cents(qp.data, f)))
+        bounds[f] = bound
+    return bounds
+
+
+def build_queue_model(qp: QueueProblem, ceiling_cents: int | None = None) -> QueueModel:
+    """Counts per build, a start and optional intervals per job, one cumulative per build, and the
+    energy (GPU-minutes) each build's servers offer over the horizon as a linear cut for the bound."""
+    data = qp.data
+    model = cp_model.CpModel()
+    bounds = _upper_bounds(qp, ceiling_cents)
+    servers = {f: model.new_int_var(0, bounds.get(f, 0), f"n[{f}]") for f in qp.builds}
+    intervals: dict[int, list[tuple[cp_model.IntervalVar, int]]] = {f: [] for f in qp.builds}
+    area: dict[int, list[cp_model.LinearExprT]] = {f: [] for f in qp.builds}
+    starts: list[list[cp_model.IntVar]] = []
+    chosen: list[list[list[cp_model.IntVar]]] = []
+    for run, options in enumerate(qp.options):
+        early, late = qp.windows[run]
+        shortest = min((o.minutes for o in options), default=late - early)
+        run_starts: list[cp_model.IntVar] = []
+        run_chosen: list[list[cp_model.IntVar]] = []
+        for job in range(qp.jobs[run]):
+            start = model.new_int_var(early, max(early, late - shortest), f"s[{run},{job}]")
+            presences: list[cp_model.IntVar] = []
+            for k, option in enumerate(options):
+                present = model.new_bool_var(f"x[{run},{job},{k}]")
+                model.add(start + option.minutes <= late).only_enforce_if(present)
+                interval = model.new_optional_fixed_size_interval_var(
+                    start, option.minutes, present, f"i[{run},{job},{k}]"
+                )
+                intervals[option.build].append((interval, option.gpus))
+                area[option.build].append(present * (option.gpus * option.minutes))
+                presences.append(present)
+            model.add_exactly_one(presences)
+            if run_starts:
+                model.add(run_starts[-1] <= start)  # interchangeable jobs: no reordering
+            run_starts.append(start)
+            run_chosen.append(presences)
+        starts.append(run_starts)
+        chosen.append(run_chosen)
+    span = max((w[1] for w in qp.windows), default=0) - min((w[0] for w in qp.windows), default=0)
+    for f, items in intervals.items():
+        size = data.builds[f].gpu_count
+        model.add_cumulative([i for i, _ in items], [g for _, g in items], servers[f] * size)
+        model.add(sum(area[f]) <= servers[f] * size * span)
+    limit = data.workload.site.max_servers
+    if limit is not None:
+        model.add(sum(servers.values()) <= limit)
+    cost = {f: server_cost_cents(data, f) for f in qp.builds}
+    model.minimize(sum(servers[f] * cost[f] for f in qp.builds))
+    return QueueModel(model, servers, starts, chosen, cost)
+
+
+def add_hint(
+    qp: QueueProblem, built: QueueModel, counts: dict[int, int], jobs: list[ScheduledOption]
+) -> None:
+    """Start the search from a plan in hand: its server counts, options and starts."""
+    for f, var in built.servers.items():
+        built.model.add_hint(var, counts.get(f, 0))
+    # Jobs of a run are ordered by start in the model: hint them in that order.
+    by_run: dict[int, list[ScheduledOption]] = {}
+    for job in jobs:
+        by_run.setdefault(job.run, []).append(job)
+    for run, placed in by_run.items():
+        placed.sort(key=lambda j: j.start)
+        for k, job in enumerate(placed):
+            built.model.add_hint(built.starts[run][k], job.start)
+            for option, present in zip(qp.options[run], built.chosen[run][k], strict=True):
+                built.model.add_hint(present, option == job.option)
