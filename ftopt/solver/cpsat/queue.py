@@ -9,8 +9,9 @@ optimum is a proven lower bound, and `ftopt.solver.decode.queue.realise` turns i
 GPU indices (adding a server only where fragmentation leaves no aligned block; the gap then shows it).
 
 Each job has one start variable and an optional fixed-size interval per option; jobs of one run are
-interchangeable, so their starts are ordered. An area cut (GPU-minutes ≤ count × S × span) per build
-gives the LP a bound, and a price ceiling (the cheapest plan in hand) caps each count.
+interchangeable, so their starts are ordered. Area cuts (GPU-minutes of the jobs inside a span ≤
+count × S × span) per build give the LP a bound, and a price ceiling (the cheapest plan in hand)
+caps each count.
 """
 
 from __future__ import annotations
@@ -53,13 +54,13 @@ def _upper_bounds(qp: QueueProblem, ceiling_cents: int | None) -> dict[int, int]
 
 def build_queue_model(qp: QueueProblem, ceiling_cents: int | None = None) -> QueueModel:
     """Counts per build, a start and optional intervals per job, one cumulative per build, and the
-    energy (GPU-minutes) each build's servers offer over the horizon as a linear cut for the bound."""
+    GPU-minutes each build's servers offer over each span as linear cuts for the bound."""
     data = qp.data
     model = cp_model.CpModel()
     bounds = _upper_bounds(qp, ceiling_cents)
     servers = {f: model.new_int_var(0, bounds.get(f, 0), f"n[{f}]") for f in qp.builds}
     intervals: dict[int, list[tuple[cp_model.IntervalVar, int]]] = {f: [] for f in qp.builds}
-    area: dict[int, list[cp_model.LinearExprT]] = {f: [] for f in qp.builds}
+    area: dict[tuple[int, int], list[cp_model.LinearExprT]] = {}  # (build, run): GPU-minutes
     starts: list[list[cp_model.IntVar]] = []
     chosen: list[list[list[cp_model.IntVar]]] = []
     for run, options in enumerate(qp.options):
@@ -77,7 +78,7 @@ def build_queue_model(qp: QueueProblem, ceiling_cents: int | None = None) -> Que
                     start, option.minutes, present, f"i[{run},{job},{k}]"
                 )
                 intervals[option.build].append((interval, option.gpus))
-                area[option.build].append(present * (option.gpus * option.minutes))
+                area.setdefault((option.build, run), []).append(present * (option.gpus * option.minutes))
                 presences.append(present)
             model.add_exactly_one(presences)
             if run_starts:
@@ -86,17 +87,40 @@ def build_queue_model(qp: QueueProblem, ceiling_cents: int | None = None) -> Que
             run_chosen.append(presences)
         starts.append(run_starts)
         chosen.append(run_chosen)
-    span = max((w[1] for w in qp.windows), default=0) - min((w[0] for w in qp.windows), default=0)
     for f, items in intervals.items():
         size = data.builds[f].gpu_count
         model.add_cumulative([i for i, _ in items], [g for _, g in items], servers[f] * size)
-        model.add(sum(area[f]) <= servers[f] * size * span)
+    _add_window_cuts(qp, model, servers, area)
     limit = data.workload.site.max_servers
     if limit is not None:
         model.add(sum(servers.values()) <= limit)
     cost = {f: server_cost_cents(data, f) for f in qp.builds}
     model.minimize(sum(servers[f] * cost[f] for f in qp.builds))
     return QueueModel(model, servers, starts, chosen, cost)
+
+
+def _add_window_cuts(
+    qp: QueueProblem,
+    model: cp_model.CpModel,
+    servers: dict[int, cp_model.IntVar],
+    area: dict[tuple[int, int], list[cp_model.LinearExprT]],
+) -> None:
+    """For each span from one run's release to another's deadline, and each build: the GPU-minutes of
+    the jobs whose windows lie inside it fit in the build's servers over that span.
+
+    Valid for every schedule (a job lies inside its window); the LP sees nothing of the cumulative,
+    so without these the bound is only the cheapest servers, not the GPU-hours the jobs need."""
+    releases = sorted({w[0] for w in qp.windows})
+    deadlines = sorted({w[1] for w in qp.windows})
+    for early in releases:
+        for late in deadlines:
+            inside = [r for r, w in enumerate(qp.windows) if early <= w[0] and w[1] <= late]
+            if late <= early or not inside:
+                continue
+            for f, count in servers.items():
+                terms = [t for r in inside for t in area.get((f, r), [])]
+                if terms:
+                    model.add(sum(terms) <= count * qp.data.builds[f].gpu_count * (late - early))
 
 
 def add_hint(
@@ -115,3 +139,31 @@ def add_hint(
             built.model.add_hint(built.starts[run][k], job.start)
             for option, present in zip(qp.options[run], built.chosen[run][k], strict=True):
                 built.model.add_hint(present, option == job.option)
+
+
+def aggregate_bound(qp: QueueProblem, settings_seconds: float, workers: int) -> float | None:
+    """A lower bound on the objective (cents) from counts alone: jobs per (run, build) and servers per
+    build, under the same area cuts, with no schedule. A relaxation of the full model small enough to
+    solve in a fraction of a second at any number of jobs; None when it does not finish in time."""
+    model = cp_model.CpModel()
+    servers = {
+        f: model.new_int_var(0, max(1, bound), f"n[{f}]") for f, bound in _upper_bounds(qp, None).items()
+    }
+    area: dict[tuple[int, int], list[cp_model.LinearExprT]] = {}
+    for run, options in enumerate(qp.options):
+        counts = [model.new_int_var(0, qp.jobs[run], f"c[{run},{k}]") for k in range(len(options))]
+        model.add(sum(counts) == qp.jobs[run])
+        for option, count in zip(options, counts, strict=True):
+            area.setdefault((option.build, run), []).append(count * (option.gpus * option.minutes))
+    _add_window_cuts(qp, model, servers, area)
+    limit = qp.data.workload.site.max_servers
+    if limit is not None:
+        model.add(sum(servers.values()) <= limit)
+    model.minimize(sum(servers[f] * server_cost_cents(qp.data, f) for f in servers))
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = settings_seconds
+    solver.parameters.num_workers = max(1, workers)
+    status = solver.solve(model)
+    if status == cp_model.INFEASIBLE:
+        return math.inf
+    return solver.best_objective_bound if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None

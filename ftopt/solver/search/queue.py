@@ -29,7 +29,7 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
-from ftopt.solver.cpsat.queue import add_hint, build_queue_model
+from ftopt.solver.cpsat.queue import add_hint, aggregate_bound, build_queue_model
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.plan_builder import build_plan
 from ftopt.solver.decode.queue import (
@@ -49,6 +49,12 @@ from ftopt.solver.search.run import SolveSettings, make_solver
 PEAK_SHARE = 0.3
 #: Prices are whole cents; CP-SAT's float bound is this close to one.
 BOUND_EPSILON = 1e-6
+#: Longest solve of the counts-only relaxation (`aggregate_bound`), seconds.
+AGGREGATE_S = 2.0
+#: Time kept back from the queue model to build, realise and verify its plan: this share of the
+#: limit, and at least MARGIN_MIN_S (a 1,000-job plan took about 3 s to build and verify).
+MARGIN_SHARE = 0.08
+MARGIN_MIN_S = 0.5
 
 
 def _objective(plan: Plan) -> float:
@@ -121,12 +127,20 @@ def _queue_plans(
         plans.append(_plan_of(qp, workload, lay_out(qp.data, greedy.build, greedy_servers(greedy))))
         cost = greedy.cost_cents(qp) / 100
         ceiling = cost if ceiling is None else min(ceiling, cost)
+    left = deadline - time.perf_counter()
+    floor = aggregate_bound(qp, min(AGGREGATE_S, max(0.1, left / 4)), settings.workers)
+    if floor == math.inf:  # the jobs' GPU-minutes fit no servers the site allows
+        return QueueOutcome(plans, None, infeasible=qp.complete and not plans and ceiling is None)
+    if ceiling is not None and floor is not None and round(ceiling * 100) <= math.ceil(floor - BOUND_EPSILON):
+        return QueueOutcome(plans, floor / 100 if qp.complete else None)  # the plan in hand meets the bound
     built = build_queue_model(qp, round(ceiling * 100) if ceiling is not None else None)
     if greedy is not None and greedy.cost_cents(qp) <= round(ceiling * 100 if ceiling is not None else 0):
         add_hint(qp, built, {greedy.build: greedy.servers}, [job for job, _, _ in greedy.jobs])
-    solver = make_solver(settings, max(0.1, deadline - time.perf_counter()))
+    margin = max(MARGIN_MIN_S, MARGIN_SHARE * settings.time_limit)  # to build and verify the plan
+    solver = make_solver(settings, max(0.1, deadline - time.perf_counter() - margin))
     status = solver.solve(built.model)
-    bound = solver.best_objective_bound / 100 if qp.complete else None
+    found = solver.best_objective_bound if status != cp_model.UNKNOWN else 0.0
+    bound = max(found, floor or 0.0) / 100 if qp.complete else None
     if status == cp_model.INFEASIBLE:
         # Nothing in the model's options costs at most the ceiling: the plan in hand is optimal.
         return QueueOutcome(plans, ceiling if qp.complete else None, infeasible=ceiling is None)
