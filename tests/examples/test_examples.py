@@ -130,3 +130,12 @@ def test_multinode_70b_deadline_puts_it_on_two_servers_for_sixteen_gpus():
     alone = solve(relaxed, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
     (single,) = alone.assignments
     assert len(single.nodes) == 1 and single.hours is not None and single.hours > 48
+
+
+def test_monthly_queue_buys_one_server_for_jobs_run_one_after_another():
+    plan = solved("monthly-queue")
+    (server,) = plan.servers
+    assert (server.gpu, server.gpu_count) == ("h200-nvl", 4)
+    assert plan.horizon_hours == 720 and len(plan.schedule) == 28
+    late = [j for j in plan.schedule if j.run == "search-qlora-32b"]
+    assert len(late) == 8 and all(168 <= j.start_hours and j.end_hours <= 504 for j in late)
