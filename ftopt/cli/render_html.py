@@ -13,6 +13,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from ftopt.cli.render_frontier import three_bids_html
+from ftopt.cli.render_gantt import schedule_svg
 from ftopt.cli.render_page import CSS
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
 from ftopt.cli.render_table import fabric_heading, server_heading, summary_line
@@ -255,6 +256,17 @@ def _alternatives(plan: Plan) -> str:
     )
 
 
+def _schedule(plan: Plan) -> str:
+    """A queue plan's Gantt chart of GPUs over the horizon; nothing for a plan without a schedule."""
+    if not plan.schedule:
+        return ""
+    return (
+        '<section id="schedule" class="diagram"><h2>Schedule</h2>'
+        f"<p>{len(plan.schedule)} jobs within {plan.horizon_hours or 0:,g} h: one lane per GPU, one bar "
+        "per job in its run's colour and letter. Hover for the hours.</p>" + schedule_svg(plan) + "</section>"
+    )
+
+
 def render_html(plan: Plan, bids: Frontier | None = None) -> str:
     """The whole plan as one self-contained HTML5 document; with `bids`, the three-bids section."""
     title = f"Fine-tuning servers: {plan.workload}" if plan.workload else "Fine-tuning servers"
@@ -277,6 +289,7 @@ def render_html(plan: Plan, bids: Frontier | None = None) -> str:
         "Hover for details.</p>",
         placement_svg(plan),
         "</section>",
+        _schedule(plan),
         '<section id="servers"><h2>Servers and bill of materials</h2>',
         servers or "<p>No servers.</p>",
         _fabric(plan),

@@ -138,4 +138,4 @@ def test_monthly_queue_buys_one_server_for_jobs_run_one_after_another():
     assert (server.gpu, server.gpu_count) == ("h200-nvl", 4)
     assert plan.horizon_hours == 720 and len(plan.schedule) == 28
     late = [j for j in plan.schedule if j.run == "search-qlora-32b"]
-    assert len(late) == 8 and all(168 <= j.start_hours and j.end_hours <= 504 for j in late)
+    assert len(late) == 8 and all(j.start_hours >= 168 and j.end_hours <= 504 for j in late)
