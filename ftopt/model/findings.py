@@ -38,6 +38,7 @@ class FindingKind(StrEnum):
     NO_CARD = "no-card"  # the workload allows no card at all
     NO_PLAN = "no-plan"  # the time limit ran out before any plan was found
     DEADLINE = "deadline"  # a run fits but no way of training it finishes by its deadline
+    QUEUE_HEAVY = "queue-heavy"  # queue mode schedules light jobs only, and the peak bid has no plan
     # assumptions and defaults applied
     RULE = "rule"
 
@@ -210,6 +211,11 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
         f"no plan found within the time limit of {f['seconds']:g} s; raise --time-limit"
     ),
     FindingKind.DEADLINE: _deadline,
+    FindingKind.QUEUE_HEAVY: lambda s, f: (
+        f"run {s}: no light way to train it fits its window (queue mode schedules jobs whose host RAM "
+        "and NVMe fit their GPUs' share of a server), and every job at once has no plan either: "
+        "no plan found; widen the window or lift the server limit"
+    ),
     FindingKind.RULE: _rule,
 }
 

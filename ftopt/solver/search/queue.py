@@ -76,7 +76,8 @@ def with_bound(plan: Plan, bound: float | None) -> Plan:
     )
 
 
-#: Why the peak bid has no plan that holds for the queue too: about one run alone, not runs together.
+#: Why the peak bid has no plan that holds for the queue too: about one run alone, not runs together
+#: (the findings that come with them, such as an inlet that rules a card out, explain them).
 ALONE = frozenset({FindingKind.NO_FIT, FindingKind.NO_SERVER, FindingKind.NO_CARD, FindingKind.DEADLINE})
 
 
@@ -161,7 +162,7 @@ def solve_queue(
     started = time.perf_counter()
     deadline = started + settings.time_limit
     peak_result = _peak(workload, catalogue, settings, PEAK_SHARE * settings.time_limit, peak_solve)
-    if peak_result.reasons and all(r.kind in ALONE for r in peak_result.reasons):
+    if peak_result.status == Status.INFEASIBLE and any(r.kind in ALONE for r in peak_result.reasons):
         # A run that fits no card, or misses its window's length even alone, has no queue plan either.
         return Result(status=Status.INFEASIBLE, reasons=peak_result.reasons, timings=_timings(started))
     peak = peak_result.plan
@@ -173,6 +174,10 @@ def solve_queue(
     if not candidates and outcome.infeasible and qp.complete:
         reason = finding(FindingKind.CONFLICT, "runs")
         return Result(status=Status.INFEASIBLE, reasons=(reason,), timings=_timings(started))
+    unscheduled = [workload.runs[r].name for r, options in enumerate(qp.options) if not options]
+    if not candidates and unscheduled:
+        reasons = tuple(finding(FindingKind.QUEUE_HEAVY, name) for name in unscheduled)
+        return Result(status=Status.NO_PLAN_IN_TIME, reasons=reasons, timings=_timings(started))
     if not candidates:
         reason = finding(FindingKind.NO_PLAN, "time-limit", seconds=settings.time_limit)
         return Result(status=Status.NO_PLAN_IN_TIME, reasons=(reason,), timings=_timings(started))
