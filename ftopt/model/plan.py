@@ -160,6 +160,38 @@ class ScheduledJob(BaseModel):
     nodes: list[Node] = Field(default_factory=list, description="every server and its GPUs, multi-node jobs")
 
 
+class RentSource(BaseModel):
+    """One cloud rate a rent figure used: card, provider's offer, rate, and where it is published."""
+
+    model_config = _PLAN
+    card: str
+    kind: str = Field(description="on-demand or committed")
+    provider: str
+    offer: str
+    match: str = Field(description="exact: the same product; nearest: the closest one rented")
+    usd_per_gpu_hour: float
+    gpu_hours: float = Field(description="the plan's GPU-hours on this card")
+    url: str
+    read: str = Field(description="when the rate was read")
+
+
+class Rent(BaseModel):
+    """The plan's training hours rented instead: cost, GPU-hours, when buying pays off, sources."""
+
+    model_config = _PLAN
+    cost: float = Field(ge=0, description="GPU-hours × the cheapest on-demand rate per card")
+    committed_cost: float | None = Field(
+        default=None, description="at the cheapest committed rate per card; null where none is published"
+    )
+    gpu_hours: float = Field(ge=0, description="Σ hours × GPUs over the copies or jobs")
+    break_even_months: float | None = Field(
+        default=None,
+        description="queue plans: months of renting the horizon's jobs on demand that cost the purchase",
+    )
+    sources: list[RentSource] = Field(default_factory=list)
+    read_by_ftopt: str = Field(default="", description="when ftopt read the rate table")
+
+
 class SiteSummary(BaseModel):
     """The site the plan was made for."""
 
@@ -270,6 +302,9 @@ class Plan(BaseModel):
     schedule: list[ScheduledJob] = Field(
         default_factory=list,
         description="queue mode: each job's server, GPUs and hours; each assignment is then one job",
+    )
+    rent: Rent | None = Field(
+        default=None, description="the same training hours rented on public clouds (buy or rent)"
     )
     alternatives: list[Alternative] = Field(
         default_factory=list,

@@ -22,11 +22,13 @@ from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
 
+from ftopt.catalogue.cloud import load_cloud_prices
 from ftopt.errors import InputError, NoPlanInTimeError, UnverifiedPlanError, quoted
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Alternative, Plan, Status
 from ftopt.model.references import unknown_references
+from ftopt.model.rent import rent_for
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.formulation import build_formulation
@@ -179,7 +181,8 @@ def solve(
     clock = _Clock(started, {})
     check_references(workload, catalogue)
     if workload.queue is not None:  # every job within the horizon, not every copy at once
-        return solve_queue(workload, catalogue, settings, solve, workload_name)
+        result = solve_queue(workload, catalogue, settings, solve, workload_name)
+        return result.model_copy(update={"plan": with_rent(result.plan)}) if result.plan else result
     data = build_problem(workload, catalogue)
     mark = clock.lap("build", started)
     reasons = precheck(data)
@@ -208,6 +211,7 @@ def solve(
         wall_seconds=time.perf_counter() - started,
         workload_name=workload_name,
     )
+    plan = with_rent(plan)
     mark = clock.lap("search", mark)
     plan = _explain_optimum(data, plan, settings, proven, time.perf_counter() - started)
     mark = clock.lap("explain", mark)
@@ -226,6 +230,11 @@ def solve(
         verified=settings.verify,
         timings=clock.timings(),
     )
+
+
+def with_rent(plan: Plan) -> Plan:
+    """The plan with its training hours priced on public clouds (buy or rent), when it trains hours."""
+    return plan.model_copy(update={"rent": rent_for(plan, load_cloud_prices())})
 
 
 def _with_alternatives(

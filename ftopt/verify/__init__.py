@@ -5,7 +5,7 @@
 modules by concept: components (ids and server fields), placement (copies and GPUs), memory (how each
 copy trains), nvlink (bridges and domains), multinode (copies over several servers, NICs and the
 fabric), host (RAM, cores, NVMe), site (power, feed, inlet), prices (bills of materials, totals,
-status), timing (deadlines, TCO) and schedule (a queue bid's jobs over time).
+status), timing (deadlines, TCO) schedule (a queue bid's jobs over time) and rent (buy or rent).
 
 The verifier's power, host-RAM, NVMe and price arithmetic repeats the solver's on purpose: a
 second, independent derivation of each rule is what makes the check worth having, so these copies
@@ -24,6 +24,7 @@ Rule names, as violations print them:
 - money and status: bill-of-materials, one-card-model, server-price, total-price, currency, status, gap
 - time and energy: deadline, tco
 - queue schedule: schedule, window, duration
+- buy or rent: rent
 """
 
 from ftopt.verify.reading import load_plan, parse_plan

@@ -20,6 +20,7 @@ from ftopt.verify import (
     nvlink,
     placement,
     prices,
+    rent,
     schedule,
     site,
     timing,
@@ -30,7 +31,7 @@ from ftopt.verify.violation import Violation
 Rule = Callable[[Context], Iterable[Violation]]
 
 #: The rules in the order their violations are listed: parts, placement, memory, NVLink, multi-node
-#: and fabric, host, site, money, time, the queue's schedule.
+#: and fabric, host, site, money, time, the queue's schedule, buy or rent.
 RULES: tuple[Rule, ...] = (
     components.check_catalogue_ids,
     components.check_server_fields,
@@ -82,6 +83,7 @@ RULES: tuple[Rule, ...] = (
     schedule.check_schedule_entries,
     schedule.check_windows,
     schedule.check_durations,
+    rent.check_rent,
 )
 
 
