@@ -256,6 +256,49 @@ def _alternatives(plan: Plan) -> str:
     )
 
 
+def _rent(plan: Plan) -> str:
+    """Buy or rent: the plan's GPU-hours at the cheapest published cloud rates, with their sources."""
+    rent = plan.rent
+    if rent is None:
+        return ""
+    rows = [
+        [
+            escape(s.card),
+            escape(s.kind),
+            f'<a href="{escape(s.url)}">{escape(s.provider)}</a>: {escape(s.offer)}'
+            + (" (nearest product)" if s.match == "nearest" else ""),
+            _num(s.gpu_hours),
+            f"{s.usd_per_gpu_hour:,.3f}",
+            escape(money(s.gpu_hours * s.usd_per_gpu_hour, plan.currency)),
+            escape(s.read),
+        ]
+        for s in rent.sources
+    ]
+    table = _table(
+        [("card", False), ("kind", False), ("rate from", False), ("GPU-hours", True), ("per GPU-hour", True),
+         ("cost", True), ("read", False)],
+        rows,
+    )  # fmt: skip
+    committed = (
+        f"; at committed rates {escape(money(rent.committed_cost, plan.currency))}"
+        if rent.committed_cost is not None
+        else "; no committed rate is published for every card"
+    )
+    horizon = (
+        f" Renting the horizon's jobs every {plan.horizon_hours:,g} h costs as much as buying these servers "
+        f"after <strong>{rent.break_even_months:,.1f} months</strong> (energy not counted)."
+        if rent.break_even_months is not None and plan.horizon_hours
+        else ""
+    )
+    return (
+        '<section id="rent"><h2>Buy or rent</h2>'
+        f"<p>The same {_num(rent.gpu_hours)} GPU-hours rented on demand cost "
+        f"<strong>{escape(money(rent.cost, plan.currency))}</strong>{committed}, against "
+        f"{escape(money(plan.total_price, plan.currency))} to buy.{horizon} Cloud rates change often; "
+        f"ftopt read these on {escape(rent.read_by_ftopt)}.</p>" + table + "</section>"
+    )
+
+
 def _schedule(plan: Plan) -> str:
     """A queue plan's Gantt chart of GPUs over the horizon; nothing for a plan without a schedule."""
     if not plan.schedule:
@@ -290,6 +333,7 @@ def render_html(plan: Plan, bids: Frontier | None = None) -> str:
         placement_svg(plan),
         "</section>",
         _schedule(plan),
+        _rent(plan),
         '<section id="servers"><h2>Servers and bill of materials</h2>',
         servers or "<p>No servers.</p>",
         _fabric(plan),

@@ -40,3 +40,14 @@ def test_the_html_quote_has_a_schedule_section_only_for_queue_plans(plan: Plan) 
     peak = plan.model_copy(update={"schedule": [], "horizon_hours": None})
     assert schedule_svg(peak) == ""
     assert '<section id="schedule"' not in render_html(peak)
+
+
+def test_the_html_quote_compares_buying_with_renting(plan: Plan) -> None:
+    rent = plan.rent
+    assert rent is not None
+    html = render_html(plan)
+    section = html[html.index('<section id="rent"') :]
+    section = section[: section.index("</section>")]
+    assert f"{rent.cost:,.2f}" in section
+    assert all(source.url in section for source in rent.sources)
+    assert '<section id="rent"' not in render_html(plan.model_copy(update={"rent": None}))
