@@ -26,6 +26,8 @@ class FindingKind(StrEnum):
     NVME = "nvme"  # checkpoints sized a server's NVMe
     MULTI_GPU = "multi-gpu"  # memory puts each copy of a run on several cards
     SERVER_LIMIT = "server-limit"  # site.max_servers is reached
+    STOCK = "stock"  # every unit of a part in stock is used
+    LEAD_TIME = "lead-time"  # a part arrives after site.delivery_weeks and was left out
     INLET = "inlet"  # the room's inlet rules a card out of a chassis
     FEED = "feed"  # the feed cannot power a build even with capped cards
     CHASSIS = "chassis"  # a chassis cannot take the RAM or NVMe its cards need
@@ -195,6 +197,13 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.NVME: _nvme,
     FindingKind.MULTI_GPU: _multi_gpu,
     FindingKind.SERVER_LIMIT: lambda s, f: f"site.max_servers = {f['max_servers']} is reached",
+    FindingKind.STOCK: lambda s, f: (
+        f"all {f['stock']:,} units of {s} in stock are used: more would change the plan"
+    ),
+    FindingKind.LEAD_TIME: lambda s, f: (
+        f"{s} arrives in {f['lead_weeks']:g} weeks, after the {f['delivery_weeks']:g} the site allows: "
+        "left out"
+    ),
     FindingKind.INLET: _inlet,
     FindingKind.FEED: _feed,
     FindingKind.CHASSIS: lambda s, f: (

@@ -233,6 +233,13 @@ class Site(BaseModel):
     feed: str = Field(default="400v-3p-16a", description="feed id at each server position")
     inlet_c: float = Field(default=25.0, ge=-10, le=60, description="warmest inlet temperature, °C")
     max_servers: int | None = Field(default=None, gt=0, le=10_000, description="server positions")
+    delivery_weeks: float | None = Field(
+        default=None,
+        ge=0,
+        le=520,
+        description="weeks until the servers must be delivered: parts whose price entry gives a longer "
+        "lead_weeks are left out",
+    )
 
 
 class Queue(BaseModel):

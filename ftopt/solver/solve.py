@@ -35,7 +35,9 @@ from ftopt.solver.cpsat.formulation import build_formulation
 from ftopt.solver.decode.layout import ServerLayout, price_of
 from ftopt.solver.decode.plan_builder import build_plan
 from ftopt.solver.explain.reasons import describe_core, precheck
+from ftopt.solver.explain.supply import supply_findings
 from ftopt.solver.explain.whatif import binding_rules, relaxations, savings
+from ftopt.solver.problem.builds import within_stock
 from ftopt.solver.problem.data import ProblemData, build_problem
 from ftopt.solver.search.alternatives import ServerKey, next_cheapest, server_set
 from ftopt.solver.search.greedy import greedy_plan
@@ -105,6 +107,8 @@ def _greedy(data: ProblemData, servers: list[ServerLayout] | None) -> Outcome | 
     limit = data.workload.site.max_servers
     if servers is None or (limit is not None and len(servers) > limit):
         return None
+    if not within_stock(data.catalogue, [s.build.units() for s in servers]):
+        return None  # first-fit ignores stock; the model keeps it
     return Outcome(servers, False, round(price_of(servers) * 100), 0.0)
 
 
@@ -182,8 +186,15 @@ def solve(
     check_references(workload, catalogue)
     if workload.queue is not None:  # every job within the horizon, not every copy at once
         result = solve_queue(workload, catalogue, settings, solve, workload_name)
-        return result.model_copy(update={"plan": with_rent(result.plan)}) if result.plan else result
-    data = build_problem(workload, catalogue)
+        if result.plan is None:
+            return result
+        supplied = [*result.plan.binding, *supply_findings(result.plan, workload, catalogue)]
+        plan = with_rent(result.plan).model_copy(update={"binding": supplied})
+        if settings.verify:
+            _verify(plan, workload, catalogue)  # again: the rent figures are new
+        return result.model_copy(update={"plan": plan})
+    # Parts that arrive after site.delivery_weeks are left out; the plan is verified against all.
+    data = build_problem(workload, catalogue.arriving_within(workload.site.delivery_weeks))
     mark = clock.lap("build", started)
     reasons = precheck(data)
     if reasons:
@@ -214,6 +225,7 @@ def solve(
     plan = with_rent(plan)
     mark = clock.lap("search", mark)
     plan = _explain_optimum(data, plan, settings, proven, time.perf_counter() - started)
+    plan = plan.model_copy(update={"binding": [*plan.binding, *supply_findings(plan, workload, catalogue)]})
     mark = clock.lap("explain", mark)
     if settings.verify:
         _verify(plan, workload, catalogue)

@@ -23,6 +23,7 @@ from ftopt.verify import (
     rent,
     schedule,
     site,
+    supply,
     timing,
 )
 from ftopt.verify.context import Context
@@ -75,6 +76,8 @@ RULES: tuple[Rule, ...] = (
     prices.check_one_card_model,
     prices.check_server_price,
     prices.check_total_price,
+    supply.check_stock,
+    supply.check_lead_time,
     prices.check_currency,
     prices.check_status,
     prices.check_gap,

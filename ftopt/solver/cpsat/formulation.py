@@ -41,6 +41,7 @@ def build_formulation(data: ProblemData) -> Formulation:
     constraints.add_heavy_classes_filled(model, data, v)
     constraints.add_gpu_blocks(model, data, v)
     constraints.add_server_limit(model, data, v, server_limit)
+    constraints.add_stock(model, data, v)
     v.fabric_cents = add_fabric(model, data, v)
     price = price_expression(data, v)
     model.minimize(price)

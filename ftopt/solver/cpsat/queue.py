@@ -94,9 +94,21 @@ def build_queue_model(qp: QueueProblem, ceiling_cents: int | None = None) -> Que
     limit = data.workload.site.max_servers
     if limit is not None:
         model.add(sum(servers.values()) <= limit)
+    _add_stock(qp, model, servers)
     cost = {f: server_cost_cents(data, f) for f in qp.builds}
     model.minimize(sum(servers[f] * cost[f] for f in qp.builds))
     return QueueModel(model, servers, starts, chosen, cost)
+
+
+def _add_stock(qp: QueueProblem, model: cp_model.CpModel, servers: dict[int, cp_model.IntVar]) -> None:
+    """Units of each stocked part over the servers bought, at most its stock."""
+    terms: dict[str, list[cp_model.LinearExprT]] = {}
+    for f, count in servers.items():
+        for item, units in qp.data.builds[f].units().items():
+            if qp.data.catalogue.stock(item) is not None:
+                terms.setdefault(item, []).append(units * count)
+    for item, parts in terms.items():
+        model.add(sum(parts) <= (qp.data.catalogue.stock(item) or 0))
 
 
 def _add_window_cuts(

@@ -13,6 +13,7 @@ builds out entirely, and each filter records why, for the explanation of an infe
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TypeVar
@@ -104,6 +105,17 @@ class Build:
     def max_inlet_c(self) -> float:
         """Warmest inlet this build accepts: the card's and the chassis' limit."""
         return min(self.gpu.max_inlet_c, self.chassis.max_inlet_c)
+
+    def units(self) -> dict[str, int]:
+        """Units of each part the build fixes, by catalogue id (what stock counts): chassis, cards,
+        bridges, CPUs, boot drive and fabric NICs; memory and data drives come with the tiers."""
+        units = {self.chassis.id: 1, self.gpu.id: self.gpu_count, self.cpu.id: self.chassis.sockets}
+        units[self.boot.id] = units.get(self.boot.id, 0) + 1
+        if self.bridge:
+            units[self.bridge.id] = self.bridge_count
+        if self.nic:
+            units[self.nic.id] = self.nic_count
+        return units
 
     @property
     def key(self) -> str:
@@ -303,3 +315,11 @@ def _builds_for(
             )
         )
     return builds
+
+
+def within_stock(catalogue: Catalogue, servers: list[dict[str, int]]) -> bool:
+    """Whether servers with these fixed parts (`Build.units`) use no part beyond its stock."""
+    used: Counter[str] = Counter()
+    for units in servers:
+        used.update(units)
+    return all((stock := catalogue.stock(item)) is None or count <= stock for item, count in used.items())

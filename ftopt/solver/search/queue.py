@@ -40,6 +40,7 @@ from ftopt.solver.decode.queue import (
     realise,
     starts_by_copy,
 )
+from ftopt.solver.problem.builds import within_stock
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, peak_workload, queue_problem
 from ftopt.solver.search.queue_greedy import greedy_queue, greedy_servers
@@ -124,6 +125,10 @@ def _queue_plans(
         return QueueOutcome([], None)
     plans = []
     greedy = greedy_queue(qp)
+    if greedy is not None and not within_stock(
+        qp.data.catalogue, [qp.data.builds[greedy.build].units()] * greedy.servers
+    ):
+        greedy = None  # one build only: beyond a part's stock, the model looks for a mix
     if greedy is not None:
         plans.append(_plan_of(qp, workload, lay_out(qp.data, greedy.build, greedy_servers(greedy))))
         cost = greedy.cost_cents(qp) / 100
@@ -147,7 +152,9 @@ def _queue_plans(
         return QueueOutcome(plans, ceiling if qp.complete else None, infeasible=ceiling is None)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         counts, jobs = read_solution(qp, built, solver)
-        plans.append(_plan_of(qp, workload, realise(qp.data, counts, jobs)))
+        laid = realise(qp.data, counts, jobs)
+        if within_stock(qp.data.catalogue, [layout.build.units() for layout, _ in laid]):
+            plans.append(_plan_of(qp, workload, laid))  # a server added for fragmentation may break it
     return QueueOutcome(plans, bound)
 
 
@@ -166,7 +173,7 @@ def solve_queue(
         # A run that fits no card, or misses its window's length even alone, has no queue plan either.
         return Result(status=Status.INFEASIBLE, reasons=peak_result.reasons, timings=_timings(started))
     peak = peak_result.plan
-    data = build_problem(peak_workload(workload), catalogue)
+    data = build_problem(peak_workload(workload), catalogue.arriving_within(workload.site.delivery_weeks))
     qp = queue_problem(data, workload)
     ceiling = _objective(peak) if peak is not None else None
     outcome = _queue_plans(qp, workload, settings, deadline, ceiling)
