@@ -139,3 +139,14 @@ def test_monthly_queue_buys_one_server_for_jobs_run_one_after_another():
     assert plan.horizon_hours == 720 and len(plan.schedule) == 28
     late = [j for j in plan.schedule if j.run == "search-qlora-32b"]
     assert len(late) == 8 and all(j.start_hours >= 168 and j.end_hours <= 504 for j in late)
+
+
+def test_stock_limited_buys_around_the_shortage_and_says_why():
+    catalogue = load_catalogue(prices=EXAMPLES / "stock-limited-prices.yaml")
+    workload = load_workload(EXAMPLES / "stock-limited.yaml", catalogue)
+    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    assert plan.status == "optimal" and verify_plan(plan, workload, catalogue) == []
+    cards = sorted((s.gpu, s.gpu_count) for s in plan.servers)
+    assert cards == [("l40s", 2), ("rtx-pro-6000-se", 2)]  # the first project's 4 RTX, only 2 in stock
+    kinds = {(b.kind, b.subject) for b in plan.binding}
+    assert {("stock", "rtx-pro-6000-se"), ("lead-time", "h100-nvl")} <= kinds
