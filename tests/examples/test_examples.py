@@ -142,7 +142,7 @@ def test_monthly_queue_buys_one_server_for_jobs_run_one_after_another():
 
 
 def test_stock_limited_buys_around_the_shortage_and_says_why():
-    catalogue = load_catalogue(prices=EXAMPLES / "stock-limited-prices.yaml")
+    catalogue = load_catalogue(prices=EXAMPLES / "price-lists" / "stock-limited.yaml")
     workload = load_workload(EXAMPLES / "stock-limited.yaml", catalogue)
     plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
     assert plan.status == "optimal" and verify_plan(plan, workload, catalogue) == []

@@ -14,7 +14,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 def test_the_unlimited_plan_breaks_stock_and_lead_time_when_they_apply() -> None:
     full = load_catalogue()
-    limited = load_catalogue(prices=EXAMPLES / "stock-limited-prices.yaml")
+    limited = load_catalogue(prices=EXAMPLES / "price-lists" / "stock-limited.yaml")
     workload = load_workload(EXAMPLES / "stock-limited.yaml", full)
     plan = solve(workload, full, SolveSettings(time_limit=20, workers=2)).plan_or_raise()  # 4 RTX PRO 6000
     assert verify_plan(plan, workload, full) == []
