@@ -10,7 +10,7 @@ from ftopt.model.plan import Plan, Status
 from ftopt.model.workload import Workload
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.problem.queue import peak_workload, queue_problem
-from ftopt.solver.search.queue_greedy import greedy_queue
+from ftopt.solver.search.queue_greedy import greedy_queue, repair_fleet
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
 from tests.solver.conftest import workload_from
@@ -63,20 +63,23 @@ def test_the_peak_workload_runs_every_job_at_once() -> None:
     assert [(r.concurrent, r.deadline_hours, r.jobs) for r in peak.runs] == [(12, 720, None), (4, 336, None)]
 
 
-def test_greedy_schedule_keeps_windows_and_gpus_apart(catalogue: Catalogue) -> None:
+@pytest.mark.parametrize("fleet", ["one build", "two builds from one server each"])
+def test_greedy_schedule_keeps_windows_and_gpus_apart(catalogue: Catalogue, fleet: str) -> None:
     workload = workload_from(MONTH)
     qp = queue_problem(build_problem(peak_workload(workload), catalogue), workload)
-    plan = greedy_queue(qp)
+    plan = greedy_queue(qp) if fleet == "one build" else repair_fleet(qp, {qp.builds[0]: 1, qp.builds[-1]: 1})
     assert plan is not None
-    held: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    assert sum(qp.jobs) == len(plan.jobs)
+    held: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
     for job, server, first in plan.jobs:
         early, late = qp.windows[job.run]
         end = job.start + job.option.minutes
         assert early <= job.start and end <= late
+        assert server < plan.fleet[job.option.build]
         for card in range(first, first + job.option.gpus):
-            for a, b in held.get((server, card), []):
+            for a, b in held.get((job.option.build, server, card), []):
                 assert end <= a or b <= job.start, "two jobs on one card at once"
-            held.setdefault((server, card), []).append((job.start, end))
+            held.setdefault((job.option.build, server, card), []).append((job.start, end))
 
 
 def test_a_window_shorter_than_any_job_is_infeasible(catalogue: Catalogue) -> None:

@@ -153,10 +153,13 @@ def add_hint(
                 built.model.add_hint(present, option == job.option)
 
 
-def aggregate_bound(qp: QueueProblem, settings_seconds: float, workers: int) -> float | None:
+def aggregate_bound(
+    qp: QueueProblem, settings_seconds: float, workers: int
+) -> tuple[float | None, dict[int, int] | None]:
     """A lower bound on the objective (cents) from counts alone: jobs per (run, build) and servers per
     build, under the same area cuts, with no schedule. A relaxation of the full model small enough to
-    solve in a fraction of a second at any number of jobs; None when it does not finish in time."""
+    solve in a fraction of a second at any number of jobs; None when it does not finish in time.
+    Also its servers per build (the fleet `repair_fleet` starts from), when it found one."""
     model = cp_model.CpModel()
     servers = {
         f: model.new_int_var(0, max(1, bound), f"n[{f}]") for f, bound in _upper_bounds(qp, None).items()
@@ -177,5 +180,8 @@ def aggregate_bound(qp: QueueProblem, settings_seconds: float, workers: int) -> 
     solver.parameters.num_workers = max(1, workers)
     status = solver.solve(model)
     if status == cp_model.INFEASIBLE:
-        return math.inf
-    return solver.best_objective_bound if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+        return math.inf, None
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None, None
+    fleet = {f: solver.value(n) for f, n in servers.items() if solver.value(n)}
+    return solver.best_objective_bound, fleet

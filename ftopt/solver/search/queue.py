@@ -43,7 +43,7 @@ from ftopt.solver.decode.queue import (
 from ftopt.solver.problem.builds import within_stock
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, peak_workload, queue_problem
-from ftopt.solver.search.queue_greedy import greedy_queue, greedy_servers
+from ftopt.solver.search.queue_greedy import GreedyPlan, greedy_queue, greedy_servers, repair_fleet
 from ftopt.solver.search.run import SolveSettings, make_solver
 
 #: Share of the time limit the peak bid may take; the queue model gets the rest.
@@ -117,31 +117,45 @@ def _plan_of(
     return attach_schedule(plan, workload, starts_by_copy(plan, ordered))
 
 
+def _cheapest(qp: QueueProblem, plans: list[GreedyPlan | None]) -> GreedyPlan | None:
+    """The cheapest greedy plan within every part's stock."""
+    fits = [
+        p
+        for p in plans
+        if p is not None
+        and within_stock(
+            qp.data.catalogue, [qp.data.builds[f].units() for f, n in p.fleet.items() for _ in range(n)]
+        )
+    ]
+    return min(fits, key=lambda p: p.cost_cents(qp), default=None)
+
+
+def _laid(qp: QueueProblem, plan: GreedyPlan) -> list[tuple[ServerLayout, list[ScheduledOption]]]:
+    """The greedy plan's servers as layouts with their jobs."""
+    return [pair for f, servers in greedy_servers(plan).items() for pair in lay_out(qp.data, f, servers)]
+
+
 def _queue_plans(
     qp: QueueProblem, workload: Workload, settings: SolveSettings, deadline: float, ceiling: float | None
 ) -> QueueOutcome:
     """The greedy plan, then the queue model's from its hint, realised on servers."""
     if any(not options for options in qp.options):
         return QueueOutcome([], None)
-    plans = []
-    greedy = greedy_queue(qp)
-    if greedy is not None and not within_stock(
-        qp.data.catalogue, [qp.data.builds[greedy.build].units()] * greedy.servers
-    ):
-        greedy = None  # one build only: beyond a part's stock, the model looks for a mix
+    plans: list[Plan] = []
+    left = deadline - time.perf_counter()
+    floor, fleet = aggregate_bound(qp, min(AGGREGATE_S, max(0.1, left / 4)), settings.workers)
+    if floor == math.inf:  # the jobs' GPU-minutes fit no servers the site allows
+        return QueueOutcome(plans, None, infeasible=qp.complete and ceiling is None)
+    greedy = _cheapest(qp, [greedy_queue(qp), repair_fleet(qp, fleet) if fleet else None])
     if greedy is not None:
-        plans.append(_plan_of(qp, workload, lay_out(qp.data, greedy.build, greedy_servers(greedy))))
+        plans.append(_plan_of(qp, workload, _laid(qp, greedy)))
         cost = greedy.cost_cents(qp) / 100
         ceiling = cost if ceiling is None else min(ceiling, cost)
-    left = deadline - time.perf_counter()
-    floor = aggregate_bound(qp, min(AGGREGATE_S, max(0.1, left / 4)), settings.workers)
-    if floor == math.inf:  # the jobs' GPU-minutes fit no servers the site allows
-        return QueueOutcome(plans, None, infeasible=qp.complete and not plans and ceiling is None)
     if ceiling is not None and floor is not None and round(ceiling * 100) <= math.ceil(floor - BOUND_EPSILON):
         return QueueOutcome(plans, floor / 100 if qp.complete else None)  # the plan in hand meets the bound
     built = build_queue_model(qp, round(ceiling * 100) if ceiling is not None else None)
     if greedy is not None and greedy.cost_cents(qp) <= round(ceiling * 100 if ceiling is not None else 0):
-        add_hint(qp, built, {greedy.build: greedy.servers}, [job for job, _, _ in greedy.jobs])
+        add_hint(qp, built, greedy.fleet, [job for job, _, _ in greedy.jobs])
     margin = max(MARGIN_MIN_S, MARGIN_SHARE * settings.time_limit)  # to build and verify the plan
     solver = make_solver(settings, max(0.1, deadline - time.perf_counter() - margin))
     status = solver.solve(built.model)

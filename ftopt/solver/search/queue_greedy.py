@@ -15,18 +15,26 @@ from dataclasses import dataclass
 
 from ftopt.solver.problem.queue import JobOption, QueueProblem, ScheduledOption, server_cost_cents
 
+#: Servers `repair_fleet` may add to the relaxation's fleet before it gives up.
+REPAIR_ROUNDS = 4
+
 
 @dataclass(frozen=True)
 class GreedyPlan:
-    """Servers of one build with every job's option, start minute, server number and first card."""
+    """Servers per build with every job's option, start minute, server number (within its build's
+    servers) and first card."""
 
-    build: int
-    servers: int
+    fleet: dict[int, int]  # build → servers
     jobs: list[tuple[ScheduledOption, int, int]]  # (job, server index, first card)
 
     def cost_cents(self, qp: QueueProblem) -> int:
         """What the servers add to the objective."""
-        return self.servers * server_cost_cents(qp.data, self.build)
+        return fleet_cost(qp, self.fleet)
+
+
+def fleet_cost(qp: QueueProblem, fleet: dict[int, int]) -> int:
+    """Cents the servers of a fleet add to the objective."""
+    return sum(n * server_cost_cents(qp.data, f) for f, n in fleet.items())
 
 
 class _Cards:
@@ -58,14 +66,19 @@ class _Cards:
                 blocks[server * per + k] = max(cards[k * g : (k + 1) * g])
 
 
-def schedule_on(qp: QueueProblem, build: int, servers: int) -> GreedyPlan | None:
-    """Every job on `servers` servers of one build, or None when some job misses its window.
+def schedule_on(qp: QueueProblem, fleet: dict[int, int]) -> GreedyPlan | None:
+    """Every job on the fleet's servers, or None when some job misses its window.
 
     List scheduling: of the runs with jobs left, the next job is the one that can start first (the
     earlier deadline on ties), in its option and block that start first (then end first)."""
-    size = qp.data.builds[build].gpu_count
-    options = [[o for o in opts if o.build == build] for opts in qp.options]
-    cards = _Cards(servers, size, {o.gpus for opts in options for o in opts})
+    cards = {
+        f: _Cards(
+            n, qp.data.builds[f].gpu_count, {o.gpus for opts in qp.options for o in opts if o.build == f}
+        )
+        for f, n in fleet.items()
+        if n > 0
+    }
+    options = [[o for o in opts if o.build in cards] for opts in qp.options]
     left = list(qp.jobs)
     placed = []
     for _ in range(sum(qp.jobs)):
@@ -75,7 +88,7 @@ def schedule_on(qp: QueueProblem, build: int, servers: int) -> GreedyPlan | None
                 continue
             early, late = qp.windows[run]
             for option in options[run]:
-                start, n, first = cards.earliest(option.gpus, early)
+                start, n, first = cards[option.build].earliest(option.gpus, early)
                 key = (start, late, start + option.minutes)
                 if best is None or key < best[0]:
                     best = (key, run, option, n, first)
@@ -84,10 +97,10 @@ def schedule_on(qp: QueueProblem, build: int, servers: int) -> GreedyPlan | None
         (start, late, end), run, option, n, first = best
         if end > late:
             return None
-        cards.take(n, first, option.gpus, end)
+        cards[option.build].take(n, first, option.gpus, end)
         left[run] -= 1
         placed.append((ScheduledOption(run, qp.jobs[run] - left[run], option, start), n, first))
-    return GreedyPlan(build, servers, placed)
+    return GreedyPlan({f: n for f, n in fleet.items() if n > 0}, placed)
 
 
 def _fewest_servers(qp: QueueProblem, build: int) -> GreedyPlan | None:
@@ -98,15 +111,15 @@ def _fewest_servers(qp: QueueProblem, build: int) -> GreedyPlan | None:
         return None
     size, low = qp.data.builds[build].gpu_count, least
     most = max(low, math.ceil(sum(qp.jobs) * max(o.gpus for opts in qp.options for o in opts) / size))
-    high, best = low, schedule_on(qp, build, low)
+    high, best = low, schedule_on(qp, {build: low})
     while best is None and high < most:  # gallop up from the area bound, then bisect down
         low, high = high + 1, min(most, high * 2)
-        best = schedule_on(qp, build, high)
+        best = schedule_on(qp, {build: high})
     if best is None:
         return None
     while low < high:
         middle = (low + high) // 2
-        plan = schedule_on(qp, build, middle)
+        plan = schedule_on(qp, {build: middle})
         if plan is None:
             low = middle + 1
         else:
@@ -138,16 +151,40 @@ def greedy_queue(qp: QueueProblem) -> GreedyPlan | None:
         if best is not None and floor >= best.cost_cents(qp):
             break
         plan = _fewest_servers(qp, f)
-        if plan is None or (limit is not None and plan.servers > limit):
+        if plan is None or (limit is not None and plan.fleet[f] > limit):
             continue
         if best is None or plan.cost_cents(qp) < best.cost_cents(qp):
             best = plan
     return best
 
 
-def greedy_servers(plan: GreedyPlan) -> list[list[tuple[ScheduledOption, list[int]]]]:
-    """The greedy plan's jobs per server with their cards, for `queue_schedule.lay_out`."""
-    servers: list[list[tuple[ScheduledOption, list[int]]]] = [[] for _ in range(plan.servers)]
+def greedy_servers(plan: GreedyPlan) -> dict[int, list[list[tuple[ScheduledOption, list[int]]]]]:
+    """The greedy plan's jobs per build and server with their cards, for `decode.queue.lay_out`."""
+    servers: dict[int, list[list[tuple[ScheduledOption, list[int]]]]] = {
+        f: [[] for _ in range(n)] for f, n in plan.fleet.items()
+    }
     for job, n, first in plan.jobs:
-        servers[n].append((job, list(range(first, first + job.option.gpus))))
+        servers[job.option.build][n].append((job, list(range(first, first + job.option.gpus))))
     return servers
+
+
+def repair_fleet(qp: QueueProblem, fleet: dict[int, int], rounds: int = REPAIR_ROUNDS) -> GreedyPlan | None:
+    """A plan on `fleet` (the counts-only relaxation's servers), or on the cheapest fleet one server
+    larger, and so on for `rounds` servers: the relaxation sees GPU-minutes, not how jobs pack."""
+    current = dict(fleet)
+    limit = qp.data.workload.site.max_servers
+    for _ in range(rounds + 1):
+        plan = schedule_on(qp, current)
+        if plan is not None:
+            return plan
+        grown = [{**current, f: current.get(f, 0) + 1} for f in qp.builds]
+        grown = [g for g in grown if limit is None or sum(g.values()) <= limit]
+        if not grown:
+            return None
+        tried = sorted((fleet_cost(qp, g), i, g) for i, g in enumerate(grown))
+        for _, _, g in tried:  # cheapest first: the first that holds every job is the answer
+            plan = schedule_on(qp, g)
+            if plan is not None:
+                return plan
+        current = tried[0][2]
+    return None
