@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from html import escape
 
-from ftopt.cli.render_svg import FONT, run_styles, text_colour
+from ftopt.cli.render_page import FONT
+from ftopt.cli.render_svg import run_styles, text_colour
 from ftopt.model.plan import Plan
 
 LANE_H = 14

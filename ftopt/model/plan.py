@@ -107,6 +107,15 @@ class Assignment(BaseModel):
     link: str | None = Field(default=None, description="nvlink or pcie between its GPUs")
     memory_per_gpu_gb: MemoryPerGpu
     free_gb: float
+    memory_margin: float | None = Field(
+        default=None,
+        ge=0,
+        description="planning margin on memory per GPU: the copy must fit with total × (1 + margin); "
+        "the stack and method's (margins.yaml) unless the workload's sizing.memory_margin sets it",
+    )
+    headroom_gb: float | None = Field(
+        default=None, description="card memory left per GPU after the margin: card − total × (1 + margin)"
+    )
     host_ram_gb: float
     nvme_gb: float
     traffic_gb_per_step: float
@@ -116,7 +125,9 @@ class Assignment(BaseModel):
     )
     hours: float | None = Field(default=None, description="hours to train its run's train_tokens")
     energy_kwh: float | None = Field(
-        default=None, description="grid energy of those hours: GPUs at the cap and host, × utilisation × PUE"
+        default=None,
+        description="grid energy of those hours: hours × (GPUs at their power setting + host W per GPU) "
+        "× PUE",
     )
     nodes: list[Node] = Field(
         default_factory=list,

@@ -22,6 +22,7 @@ from ftopt.model.memory import (
     BF16,
     GB,
     checkpoint_bytes,
+    dequant_buffer_bytes,
     frozen_base_bytes,
     model_states,
     nvme_bytes,
@@ -60,6 +61,7 @@ class RunProfile:
     model_name: str
     arch: Architecture
     stack: Stack | None = None
+    memory_margin: float = 0.0  # the stack and method's planning margin (margins.yaml)
 
     @cached_property
     def counts(self) -> ParamCounts:
@@ -68,7 +70,7 @@ class RunProfile:
 
 
 #: Bytes per logit entry without a stack: the default stack's (hf-fsdp) figure.
-LEGACY_LOGIT_BYTES = 10.0
+LEGACY_LOGIT_BYTES = 12.0
 
 
 def run_stack(run: Run, catalogue: Catalogue) -> Stack | None:
@@ -77,13 +79,19 @@ def run_stack(run: Run, catalogue: Catalogue) -> Stack | None:
     return catalogue.stack(stack_id) if catalogue.has("stacks", stack_id) else None
 
 
+def stack_margin(run: Run, catalogue: Catalogue) -> float:
+    """The planning memory margin of the run's stack and method, 0 without a margins file."""
+    margins = catalogue.margins
+    return margins.of(run.stack or DEFAULT_STACK, str(run.method)) if margins else 0.0
+
+
 def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
-    """Resolve the run's model (a catalogue id or an inline architecture) and its stack."""
-    stack = run_stack(run, catalogue)
+    """Resolve the run's model (a catalogue id or an inline architecture), its stack and margin."""
+    stack, margin = run_stack(run, catalogue), stack_margin(run, catalogue)
     if isinstance(run.model, str):
         model = catalogue.model(run.model)
-        return RunProfile(run, model.name, model.architecture, stack)
-    return RunProfile(run, run.model.name, run.model.architecture, stack)
+        return RunProfile(run, model.name, model.architecture, stack, margin)
+    return RunProfile(run, run.model.name, run.model.architecture, stack, margin)
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,7 @@ class Sizing:
     link: str | None
     compute_seconds: float
     transfer_seconds: float
+    memory_margin: float = 0.0
 
     @property
     def total_gb(self) -> float:
@@ -114,9 +123,20 @@ class Sizing:
         return self.states_gb + self.activations_gb + self.overhead_gb
 
     @property
+    def planned_gb(self) -> float:
+        """Memory per GPU with the planning margin: what the card must hold so that the copy runs
+        even where the memory model errs low as it did on the calibration's sources."""
+        return self.total_gb * (1 + self.memory_margin)
+
+    @property
     def fits(self) -> bool:
-        """Whether the card holds it."""
-        return self.total_gb <= self.card_gb
+        """Whether the card holds it, margin included."""
+        return self.planned_gb <= self.card_gb
+
+    @property
+    def headroom_gb(self) -> float:
+        """Card memory left after the margin (negative when it does not fit)."""
+        return self.card_gb - self.planned_gb
 
     @property
     def free_gb(self) -> float:
@@ -182,6 +202,11 @@ def intended_link(gpu: Gpu, gpus: int) -> tuple[str | None, float | None]:
     return link_profile(max(8, gpus), gpu.pcie_gbps, bridge, nvlink, tuple(range(gpus)))
 
 
+def planning_margin(profile: RunProfile, options: SizingOptions) -> float:
+    """The workload's `sizing.memory_margin` when given, else the stack and method's."""
+    return profile.memory_margin if options.memory_margin is None else options.memory_margin
+
+
 def size_run(
     profile: RunProfile,
     gpu: Gpu,
@@ -221,8 +246,9 @@ def size_run(
         loss = logits_bytes(arch, seq, batch, logit_bytes)
         activations = resident + (max(working, loss) if peak_allocated else working + loss)
         gather = 2 * counts.largest_layer * BF16 if strategy == Strategy.FSDP else 0.0
+        buffers = gather + dequant_buffer_bytes(arch, run.method)
         overhead = overhead_bytes(
-            per_gpu_states, activations, options.cuda_context_gb, options.allocator_reserve, gather
+            per_gpu_states, activations, options.cuda_context_gb, options.allocator_reserve, buffers
         )
     weights = counts.total * BF16 if run.method == Method.FULL else frozen_base_bytes(counts, run.method)
     traffic = traffic_bytes_per_step(strategy, gpus, run.method, states.trainable, weights)
@@ -247,6 +273,7 @@ def size_run(
         link=link,
         compute_seconds=compute_seconds(flops, gpu.bf16_dense_tflops, options.mfu),
         transfer_seconds=transfer_seconds(traffic, gbps) if gbps else 0.0,
+        memory_margin=planning_margin(profile, options),
     )
 
 

@@ -14,14 +14,15 @@ both directions, so this module estimates a step from its parts, each with data 
   (speed.yaml), of which a share hides behind compute;
 - ZeRO-Offload: gradients down and weights up over PCIe, and a CPU Adam step bounded by host memory
   bandwidth and by cores;
-- the optimiser step on the card (it streams the states once) and a fixed per-step overhead.
+- the optimiser step on the card (it streams the states once) and a fixed per-step overhead;
+- a power cap: compute slows by a published power–performance relation per card class (`at_power`).
 
 Pure functions; no solver, no CLI. The solver can call `estimate_speed` per placement option.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ftopt.model.architecture import Architecture, ParamCounts, full_attention_layers
@@ -60,6 +61,7 @@ class Speed:
     link: LinkKind | None
     mfu: float
     precision: str
+    power_w: float | None = None  # the cards' power setting when capped (`at_power`); None: full power
 
     @property
     def step_seconds(self) -> float:
@@ -278,13 +280,37 @@ def estimate_speed(
     )
 
 
+def power_factor(gpu: Gpu, power_w: float, constants: SpeedConstants) -> float:
+    """The share of full-power compute speed a card keeps at `power_w`: (power_w / full) ** exponent
+    of its card class (speed.yaml, `power_exponent`); 1 at full power or above, and for a class
+    without a published relation."""
+    exponent = constants.power_exponent.get(gpu.card_class)
+    if exponent is None or power_w >= gpu.power_w:
+        return 1.0
+    return float((power_w / gpu.power_w) ** exponent)
+
+
+def at_power(speed: Speed, gpu: Gpu, power_w: float, constants: SpeedConstants) -> Speed:
+    """The copy's speed with its cards at `power_w`: a power cap lowers the clock, so the compute part
+    of a step stretches by 1 / `power_factor`; memory-bound parts, communication and the host keep
+    their time, and less communication hides behind the longer compute."""
+    factor = power_factor(gpu, power_w, constants)
+    if factor == 1.0:
+        return speed
+    compute = speed.compute_seconds / factor
+    comm = speed.comm_seconds
+    exposed = max(comm * (1 - constants.overlap), comm - compute)
+    return replace(speed, compute_seconds=compute, exposed_comm_seconds=exposed, power_w=power_w)
+
+
 def hours_to_train(train_tokens: int, speed: Speed) -> float:
     """Wall-clock hours for one copy to train on `train_tokens` tokens at its estimated speed."""
     return train_tokens / speed.tokens_per_s / 3600
 
 
 def energy_kwh(gpu_power_w: float, gpus: int, hours: float, energy: Energy, host_w_per_gpu: float) -> float:
-    """Energy drawn from the grid: the GPUs at their power setting plus the host's share per GPU,
-    for the hours, times the share of hours they train (utilisation) and the room's PUE."""
+    """Energy a run's training draws from the grid: its hours × (the GPUs at their power setting + the
+    host's share per GPU) × the room's PUE. The hours are training time already, so no utilisation
+    factor: that share belongs to a server's years (`ftopt.model.timing.server_energy_kwh`)."""
     it_kw = gpus * (gpu_power_w + host_w_per_gpu) / 1000
-    return it_kw * hours * energy.utilisation * energy.pue
+    return it_kw * hours * energy.pue

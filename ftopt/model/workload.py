@@ -192,7 +192,7 @@ class Run(BaseModel):
 
 
 class Energy(BaseModel):
-    """What a kWh costs and how much of it a GPU-hour draws, for the `tco` objective and `energy_kwh`."""
+    """What a kWh costs, the room's PUE, and the share of a server's years spent training (the TCO)."""
 
     model_config = _FROZEN
     price_per_kwh: float = Field(
@@ -214,8 +214,9 @@ class Energy(BaseModel):
         default=0.8,
         gt=0,
         le=1,
-        description="share of the hours the GPUs draw training power; default 0.8, an assumption for "
-        "checkpoints, evaluation and restarts",
+        description="share of a server's years its GPUs draw training power (the TCO only; a run's "
+        "energy counts its training hours); default 0.8, an assumption for checkpoints, evaluation, "
+        "restarts and idle time",
     )
     years: float = Field(
         default=4.0,
@@ -281,6 +282,13 @@ class SizingOptions(BaseModel):
     )
     allocator_reserve: float = Field(
         default=0.05, ge=0, le=1, description="caching-allocator fragmentation, share of the rest"
+    )
+    memory_margin: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="planning margin on memory per GPU (0.1 = a copy must fit with 10 % to spare); "
+        "default: the stack and method's margin derived from the calibration (margins.yaml)",
     )
 
 

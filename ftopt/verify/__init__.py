@@ -5,8 +5,8 @@
 modules by concept: components (ids and server fields), placement (copies and GPUs), memory (how each
 copy trains), nvlink (bridges and domains), multinode (copies over several servers, NICs and the
 fabric), host (RAM, cores, NVMe), supply (stock and lead times), site (power, feed, inlet), prices
-(bills of materials, totals, status), timing (deadlines, TCO), schedule (a queue bid's jobs over
-time) and rent (buy or rent).
+(bills of materials, totals, status), timing (deadlines, run energy, TCO), schedule (a queue bid's
+jobs over time) and rent (buy or rent).
 
 The verifier's power, host-RAM, NVMe and price arithmetic repeats the solver's on purpose: a
 second, independent derivation of each rule is what makes the check worth having, so these copies
@@ -17,14 +17,14 @@ Rule names, as violations print them:
 
 - parts: catalogue-id, server-fields, gpu-slots, dimm-channels, drive-bays, hardware-limits
 - placement: server-id, unknown-run, copies, gpu-index, gpu-shared, max-servers
-- training: strategy, optimizer, offload, gpu-count, gpu-memory, sizing-report
+- training: strategy, optimizer, offload, gpu-count, gpu-memory, memory-margin, sizing-report
 - NVLink: bridge, nvlink-domains, sharded-domain, link-report
 - multi-node: multinode-nodes, multinode-servers, multinode-strategy, nic, fabric-ports, fabric-price
 - host: host-ram, cores, sockets, cpu-tdp, nvme
 - site: power-cap, power-estimate, power-feed, feed, inlet
 - money and status: bill-of-materials, one-card-model, server-price, total-price, currency, status, gap
 - supply: stock, lead-time
-- time and energy: deadline, tco
+- time and energy: deadline, energy, tco
 - queue schedule: schedule, window, duration
 - buy or rent: rent
 """
