@@ -36,7 +36,7 @@ class CloudRate(BaseModel):
 
 
 class CloudPrices(BaseModel):
-    """The dated table of cloud rates (ftopt/catalogue/data/cloud_prices.yaml)."""
+    """The dated table of cloud rates (ftopt/catalogue/data/cloud/rates.yaml)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     currency: str

@@ -1,5 +1,5 @@
 """The plan's buy-or-rent figures: its GPU-hours re-derived from the speed model, each priced at the
-cheapest published rate for its card (`ftopt/catalogue/data/cloud_prices.yaml`), and the break-even.
+cheapest published rate for its card (`ftopt/catalogue/data/cloud/rates.yaml`), and the break-even.
 
 The GPU-hours are each copy's (or job's) hours for its placement (`timing.assignment_speed`, the
 verifier's own speed arithmetic) times its GPUs, summed per card of the server it trains on.

@@ -86,7 +86,8 @@ def test_a_window_shorter_than_any_job_is_infeasible(catalogue: Catalogue) -> No
     workload = workload_from(MONTH.replace("deadline_hours: 504", "deadline_hours: 170"))
     result = solve(workload, catalogue, SolveSettings(time_limit=10, workers=2))
     assert result.status == Status.INFEASIBLE
-    assert [(r.kind, r.subject) for r in result.reasons] == [(FindingKind.DEADLINE, "late")]
+    deadlines = [r.subject for r in result.reasons if r.kind == FindingKind.DEADLINE]
+    assert deadlines == ["late"]  # inlet findings may come with it, as context
 
 
 @pytest.mark.parametrize(
