@@ -28,6 +28,7 @@ class FindingKind(StrEnum):
     SERVER_LIMIT = "server-limit"  # site.max_servers is reached
     STOCK = "stock"  # every unit of a part in stock is used
     LEAD_TIME = "lead-time"  # a part arrives after site.delivery_weeks and was left out
+    OWNED = "owned"  # an owned server that cannot stand at this site or meet the rules
     INLET = "inlet"  # the room's inlet rules a card out of a chassis
     FEED = "feed"  # the feed cannot power a build even with capped cards
     CHASSIS = "chassis"  # a chassis cannot take the RAM or NVMe its cards need
@@ -220,6 +221,10 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.NVME: _nvme,
     FindingKind.MULTI_GPU: _multi_gpu,
     FindingKind.SERVER_LIMIT: lambda s, f: f"site.max_servers = {f['max_servers']} is reached",
+    FindingKind.OWNED: lambda s, f: (
+        f"{s}: the {f['count']} owned {f['chassis']} with {f['gpu']} cannot be used here: no build of "
+        "this site matches its parts within the rules (feed, inlet, RAM and disk tiers)"
+    ),
     FindingKind.STOCK: lambda s, f: (
         f"all {f['stock']:,} units of {s} in stock are used: more would change the plan"
     ),

@@ -73,6 +73,7 @@ class Server(BaseModel):
     bill_of_materials: list[LineItem] = Field(default_factory=list)
     nic: str | None = Field(default=None, description="fabric NIC id, on servers of multi-node copies")
     nic_count: int = Field(default=0, ge=0, description="fabric NICs (one per GPU on HGX systems)")
+    owned: bool = Field(default=False, description="one of the customer's servers: nothing to buy")
     rack: str | None = Field(default=None, description="rack name, when the site is given as racks")
     circuit: int | None = Field(
         default=None, ge=0, description="index into its rack's feeds: the circuit the server draws from"

@@ -309,6 +309,29 @@ class Site(BaseModel):
         return tuple(dict.fromkeys(f for rack in self.racks for f in rack.feeds))
 
 
+class OwnedServer(BaseModel):
+    """Servers the customer owns, described as a plan's server is (so one can be pasted from a plan)."""
+
+    model_config = _FROZEN
+    count: int = Field(default=1, gt=0, le=10_000, description="how many such servers are owned")
+    chassis: str = Field(description="chassis id")
+    gpu: str = Field(description="card id")
+    gpu_count: int = Field(gt=0, le=64)
+    cpu: str = Field(description="CPU id")
+    cpu_count: int = Field(gt=0, le=8)
+    dimm: str = Field(description="DIMM id")
+    dimm_count: int = Field(gt=0, le=256)
+    data_drive: str = Field(description="data drive id")
+    data_drive_count: int = Field(ge=0, le=64)
+    boot_drive: str = Field(description="boot drive id")
+    bridge: str | None = Field(default=None, description="NVLink bridge id, if bridged")
+    bridge_count: int = Field(default=0, ge=0, le=64)
+    nic: str | None = Field(
+        default=None, description="fabric NIC id (owned servers are used without a fabric)"
+    )
+    nic_count: int = Field(default=0, ge=0, le=64)
+
+
 class Queue(BaseModel):
     """Queue mode: every job must run some time within the horizon, not all at once."""
 
@@ -376,6 +399,11 @@ class Workload(BaseModel):
         default="price", description="price: cheapest hardware; tco: hardware plus energy over the years"
     )
     energy: Energy = Field(default_factory=Energy, description="electricity price, PUE, utilisation")
+    inventory: tuple[OwnedServer, ...] = Field(
+        default=(),
+        max_length=1000,
+        description="servers the customer owns: free to use, checked like bought ones, marked owned",
+    )
     queue: Queue | None = Field(
         default=None,
         description="queue mode: buy for every run's jobs within horizon_hours rather than for every "
@@ -414,6 +442,10 @@ class Workload(BaseModel):
     def _queue_fields(self) -> Workload:
         """`jobs` and `release_hours` mean something only in queue mode, `concurrent` only outside it;
         a job needs train_tokens (its duration) and a window the horizon holds."""
+        if self.queue is not None and self.inventory:
+            raise ValueError(
+                "@inventory: queue mode does not use owned servers yet; remove queue or inventory"
+            )
         if self.queue is not None and self.site.racks is not None:
             raise ValueError("@site.racks: queue mode does not lay servers out in racks yet; give site.feed")
         for index, run in enumerate(self.runs):

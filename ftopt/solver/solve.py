@@ -108,7 +108,7 @@ def _greedy(data: ProblemData, servers: list[ServerLayout] | None) -> Outcome | 
     limit = data.workload.site.max_servers
     if servers is None or (limit is not None and len(servers) > limit):
         return None
-    if not within_stock(data.catalogue, [s.build.units() for s in servers]):
+    if not within_stock(data.limit, [s.build.units() for s in servers]):
         return None  # first-fit ignores stock; the model keeps it
     if data.workload.site.racks is not None and place_in_racks(data, servers) is None:
         return None

@@ -4,9 +4,9 @@
 `load_plan(path)` reads a plan JSON file with errors that name the file and field. The rules live in
 modules by concept: components (ids and server fields), placement (copies and GPUs), memory (how each
 copy trains), nvlink (bridges and domains), multinode (copies over several servers, NICs and the
-fabric), host (RAM, cores, NVMe), supply (stock and lead times), site (power, feed, inlet), racks
-(rack, circuit, units, load), prices (bills of materials, totals, status), timing (deadlines, run
-energy, TCO), schedule (a queue bid's jobs over time) and rent (buy or rent).
+fabric), host (RAM, cores, NVMe), supply (stock and lead times), inventory (owned servers), site
+(power, feed, inlet), racks (rack, circuit, units, load), prices (bills of materials, totals,
+status), timing (deadlines, run energy, TCO), schedule (a queue bid's jobs over time) and rent.
 
 The verifier's power, host-RAM, NVMe and price arithmetic repeats the solver's on purpose: a
 second, independent derivation of each rule is what makes the check worth having, so these copies
@@ -24,7 +24,7 @@ Rule names, as violations print them:
 - site: power-cap, power-estimate, power-feed, feed, inlet
 - racks: rack, rack-units, circuit-load, rack-report
 - money and status: bill-of-materials, one-card-model, server-price, total-price, currency, status, gap
-- supply: stock, lead-time
+- supply: stock, lead-time, owned
 - time and energy: deadline, energy, tco
 - queue schedule: schedule, window, duration
 - buy or rent: rent

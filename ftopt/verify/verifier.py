@@ -15,6 +15,7 @@ from ftopt.model.workload import Workload
 from ftopt.verify import (
     components,
     host,
+    inventory,
     memory,
     multinode,
     nvlink,
@@ -82,6 +83,7 @@ RULES: tuple[Rule, ...] = (
     prices.check_one_card_model,
     prices.check_server_price,
     prices.check_total_price,
+    inventory.check_owned,
     supply.check_stock,
     supply.check_lead_time,
     prices.check_currency,

@@ -150,3 +150,12 @@ def test_stock_limited_buys_around_the_shortage_and_says_why():
     assert cards == [("l40s", 2), ("rtx-pro-6000-se", 2)]  # the first project's 4 RTX, only 2 in stock
     kinds = {(b.kind, b.subject) for b in plan.binding}
     assert {("stock", "rtx-pro-6000-se"), ("lead-time", "h100-nvl")} <= kinds
+
+
+def test_owned_servers_leave_only_the_new_team_to_buy_for():
+    plan = solved("owned-servers")
+    owned = [s for s in plan.servers if s.owned]
+    bought = [s for s in plan.servers if not s.owned]
+    assert [(s.gpu, s.gpu_count, s.price) for s in owned] == [("rtx-pro-6000-se", 4, 0.0)]
+    assert [(s.gpu, s.gpu_count) for s in bought] == [("rtx-pro-6000-se", 2)]
+    assert plan.total_price == sum(s.price for s in bought)

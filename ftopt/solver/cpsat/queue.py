@@ -105,10 +105,10 @@ def _add_stock(qp: QueueProblem, model: cp_model.CpModel, servers: dict[int, cp_
     terms: dict[str, list[cp_model.LinearExprT]] = {}
     for f, count in servers.items():
         for item, units in qp.data.builds[f].units().items():
-            if qp.data.catalogue.stock(item) is not None:
+            if qp.data.limit(item) is not None:
                 terms.setdefault(item, []).append(units * count)
     for item, parts in terms.items():
-        model.add(sum(parts) <= (qp.data.catalogue.stock(item) or 0))
+        model.add(sum(parts) <= (qp.data.limit(item) or 0))
 
 
 def _add_window_cuts(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TypeVar
@@ -75,6 +76,7 @@ class Build:
     # Multi-node servers (ftopt/solver/problem/multinode.py): their fabric NICs, in fixed_price and power_w.
     nic: Nic | None = None
     nic_count: int = 0
+    owned: int | None = None  # index of the workload's inventory entry: a server the customer owns
 
     @cached_property
     def topology(self) -> Topology:
@@ -115,6 +117,8 @@ class Build:
             units[self.bridge.id] = self.bridge_count
         if self.nic:
             units[self.nic.id] = self.nic_count
+        if self.owned is not None:
+            units[owned_item(self.owned)] = 1
         return units
 
     @property
@@ -125,7 +129,8 @@ class Build:
             bridges = "nvswitch"
         nics = f"/{self.nic_count}x{self.nic.id}" if self.nic else ""
         cards = f"{self.gpu_count}x{self.gpu.id}"
-        return f"{self.chassis.id}/{cards}/{bridges}/{self.power_cap_w}W/{self.cpu.id}{nics}"
+        owned = f"/owned{self.owned}" if self.owned is not None else ""
+        return f"{self.chassis.id}/{cards}/{bridges}/{self.power_cap_w}W/{self.cpu.id}{nics}{owned}"
 
 
 def server_power_w(gpu_w: int, gpu_count: int, cpu: Cpu, sockets: int, overhead: float) -> int:
@@ -335,9 +340,15 @@ def _builds_for(
     return builds
 
 
-def within_stock(catalogue: Catalogue, servers: list[dict[str, int]]) -> bool:
-    """Whether servers with these fixed parts (`Build.units`) use no part beyond its stock."""
+def owned_item(entry: int) -> str:
+    """The pseudo part one owned server of inventory entry `entry` uses: its count is the limit."""
+    return f"owned:{entry}"
+
+
+def within_stock(limit: Callable[[str], int | None], servers: list[dict[str, int]]) -> bool:
+    """Whether servers with these fixed parts (`Build.units`) use no part beyond its limit (a part's
+    stock, or how many servers of an inventory entry are owned)."""
     used: Counter[str] = Counter()
     for units in servers:
         used.update(units)
-    return all((stock := catalogue.stock(item)) is None or count <= stock for item, count in used.items())
+    return all((most := limit(item)) is None or count <= most for item, count in used.items())

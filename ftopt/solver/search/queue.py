@@ -124,7 +124,7 @@ def _cheapest(qp: QueueProblem, plans: list[GreedyPlan | None]) -> GreedyPlan | 
         for p in plans
         if p is not None
         and within_stock(
-            qp.data.catalogue, [qp.data.builds[f].units() for f, n in p.fleet.items() for _ in range(n)]
+            qp.data.limit, [qp.data.builds[f].units() for f, n in p.fleet.items() for _ in range(n)]
         )
     ]
     return min(fits, key=lambda p: p.cost_cents(qp), default=None)
@@ -167,7 +167,7 @@ def _queue_plans(
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         counts, jobs = read_solution(qp, built, solver)
         laid = realise(qp.data, counts, jobs)
-        if within_stock(qp.data.catalogue, [layout.build.units() for layout, _ in laid]):
+        if within_stock(qp.data.limit, [layout.build.units() for layout, _ in laid]):
             plans.append(_plan_of(qp, workload, laid))  # a server added for fragmentation may break it
     return QueueOutcome(plans, bound)
 
