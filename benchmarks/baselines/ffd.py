@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from benchmarks.baselines.hardware import Layout, Mode, Part, cheapest, holds, layouts, modes
 from ftopt.model.hardware import Catalogue, Dimm, Drive
 from ftopt.model.memory import GB
+from ftopt.model.parallelism import config_record
 from ftopt.model.plan import Assignment, LineItem, MemoryPerGpu, Plan, Server, Status
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
@@ -256,4 +257,5 @@ def to_assignment(
         nvme_gb=s.nvme_gb,
         traffic_gb_per_step=s.traffic_gb_per_step,
         step_seconds=max(s.compute_seconds, transfer),
+        **(config_record(s.config) if s.config else {}),
     )

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 from ftopt.model.hardware import Cable, Catalogue, Chassis, Gpu, Nic, Switch
 from ftopt.model.memory import BF16, GB
+from ftopt.model.parallelism import Degrees, TrainingConfig, default_config
 from ftopt.model.sizing import RunProfile, Sizing, size_run
 from ftopt.model.speed import Host, Speed, bus_bandwidth_gbps, comm_bytes, estimate_speed, link_kind
 from ftopt.model.stack import SpeedConstants, Stack
@@ -112,12 +113,16 @@ def size_multinode(
     optimizer: Optimizer,
     options: SizingOptions,
     net: Network,
+    config: TrainingConfig | None = None,
 ) -> Sizing:
     """One copy over `gpus` GPUs on servers of `net.node_gpus`: memory per GPU at its shard count,
     host RAM and NVMe of the whole copy (its servers share them), traffic and step time over the
-    network. No CPU offload: ZeRO-Offload across servers is not modelled."""
+    network. No CPU offload: ZeRO-Offload across servers is not modelled. `config` (pure data
+    parallelism over all `gpus`) gives the micro-batch and recomputation; by default the run's own."""
     shard = shard_count(strategy, gpus, net.node_gpus)
-    base = size_run(profile, gpu, shard, Strategy.FSDP, optimizer, Offload.NONE, options)
+    whole = config or default_config(profile.run, gpus)
+    local = replace(whole, degrees=Degrees(dp=shard))
+    base = size_run(profile, gpu, shard, Strategy.FSDP, optimizer, Offload.NONE, options, config=local)
     data, seconds = multinode_comm(profile, strategy, gpus, net)
     return replace(
         base,
@@ -126,6 +131,7 @@ def size_multinode(
         traffic_gb_per_step=data / GB,
         link=NETWORK,
         transfer_seconds=seconds,
+        config=whole,
     )
 
 
@@ -142,7 +148,10 @@ def multinode_speed(
     GPU's shard (`estimate_speed`), with the communication of `multinode_comm` in place of one
     server's, a share of it hidden behind compute as the speed model hides it."""
     shard = shard_count(sizing.strategy, sizing.gpus, net.node_gpus)
-    local = replace(sizing, gpus=shard, strategy=Strategy.FSDP)
+    whole = sizing.config or default_config(profile.run, sizing.gpus)
+    local = replace(
+        sizing, gpus=shard, strategy=Strategy.FSDP, config=replace(whole, degrees=Degrees(dp=shard))
+    )
     one = estimate_speed(profile, local, gpu, stack, constants, host, link=link_kind(gpu, net.node_gpus))
     _, comm = multinode_comm(profile, sizing.strategy, sizing.gpus, net)
     exposed = max(comm * (1 - constants.overlap), comm - one.compute_seconds)

@@ -38,7 +38,7 @@ def _relaxations(run: Run) -> list[str]:
         hints.append("gpus auto")
     if run.gradient_checkpointing is False:
         hints.append("gradient_checkpointing true")
-    if run.micro_batch > 1:
+    if run.micro_batch != "auto" and run.micro_batch > 1:
         hints.append("a smaller micro_batch")
     return hints
 

@@ -21,8 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from ftopt.model.hardware import Catalogue, Gpu
-from ftopt.model.sizing import RunProfile, Sizing, all_sizings
-from ftopt.model.speed import Host, Speed, estimate_speed, hours_to_train, speed_link
+from ftopt.model.sizing import Ranker, RunProfile, Sizing, all_sizings
+from ftopt.model.speed import Host, Speed, estimate_speed, hours_to_train, speed_link, speed_ranker
 from ftopt.model.stack import LinkKind
 from ftopt.model.timing import copy_host
 from ftopt.model.topology import topology_of
@@ -84,18 +84,27 @@ def required_domain(gpu: Gpu, sizing: Sizing, largest: int | None = None) -> int
     """
     if largest is None:
         largest = max(gpu.nvlink.bridge_sizes, default=0) if gpu.nvlink else 0
-    if sizing.strategy != Strategy.FSDP or gpu.nvlink is None or largest == 0:
+    tp = sizing.config.degrees.tp if sizing.config else 1
+    if gpu.nvlink is None or largest == 0 or (sizing.strategy != Strategy.FSDP and tp < 2):
         return 0
-    return min(sizing.gpus, largest)
+    return min(sizing.gpus, largest) if sizing.strategy == Strategy.FSDP else tp
 
 
 def fitting_modes(
-    run_index: int, profile: RunProfile, gpu: Gpu, sizing_options: SizingOptions, largest: int | None = None
+    run_index: int,
+    profile: RunProfile,
+    gpu: Gpu,
+    sizing_options: SizingOptions,
+    largest: int | None = None,
+    rank: Ranker | None = None,
 ) -> list[Mode]:
-    """Memory per GPU: only sizings whose states, activations and overhead fit the card."""
+    """Memory per GPU: only sizings whose states, activations and overhead fit the card, each with the
+    undominated training configurations `all_sizings` keeps (ranked by `rank`, the speed model's
+    seconds per token where the caller has it); tensor parallelism only inside the `largest` domain."""
+    domain = None if largest is None else max(largest, 1)
     return [
         Mode(run_index, s, required_domain(gpu, s, largest))
-        for s in all_sizings(profile, gpu, sizing_options)
+        for s in all_sizings(profile, gpu, sizing_options, rank, domain)
         if s.fits
     ]
 
@@ -228,7 +237,14 @@ def run_modes(
     found = [
         o
         for gpu in gpus
-        for o in fitting_modes(run_index, profile, gpu, sizing_options, (domains or {}).get(gpu.id))
+        for o in fitting_modes(
+            run_index,
+            profile,
+            gpu,
+            sizing_options,
+            (domains or {}).get(gpu.id),
+            speed_ranker(profile, gpu, catalogue) if catalogue is not None else None,
+        )
     ]
     if catalogue is not None:
         found = deadline_modes(profile, found, gpus, catalogue)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ftopt.model.fabric import node_network
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
+from ftopt.model.parallelism import config_record
 from ftopt.model.plan import (
     Assignment,
     LineItem,
@@ -160,6 +161,7 @@ def _assignment(
         nvme_gb=round(s.nvme_gb, 2),
         traffic_gb_per_step=round(s.traffic_gb_per_step, 3),
         step_seconds=round(max(s.compute_seconds, transfer), 4),
+        **(config_record(s.config) if s.config else {}),
         **(timing or {}),
     )
 

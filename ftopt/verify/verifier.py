@@ -12,7 +12,18 @@ from collections.abc import Callable, Iterable
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.workload import Workload
-from ftopt.verify import components, host, memory, multinode, nvlink, placement, prices, site, timing
+from ftopt.verify import (
+    components,
+    host,
+    memory,
+    multinode,
+    nvlink,
+    parallelism,
+    placement,
+    prices,
+    site,
+    timing,
+)
 from ftopt.verify.context import Context
 from ftopt.verify.violation import Violation
 
@@ -37,12 +48,15 @@ RULES: tuple[Rule, ...] = (
     memory.check_optimizer,
     memory.check_offload,
     memory.check_gpu_count,
+    parallelism.check_parallelism_product,
+    parallelism.check_configuration,
     memory.check_gpu_memory,
     memory.check_sizing_report,
     nvlink.check_bridges,
     nvlink.check_nvlink_domains,
     nvlink.check_sharded_domains,
     nvlink.check_link_report,
+    parallelism.check_tensor_parallel_domain,
     multinode.check_multinode_nodes,
     multinode.check_whole_servers,
     multinode.check_multinode_strategy,

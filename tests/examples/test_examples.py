@@ -86,12 +86,16 @@ def test_hgx_full_70b_falls_back_to_pcie_cards_on_a_16_amp_feed():
     assert (server.gpu, server.gpu_count, server.bridge_count) == ("h200-nvl", 8, 2)
 
 
-def test_deadline_moves_the_70b_lora_onto_four_nvlinked_h200():
+def test_deadline_moves_the_70b_lora_onto_eight_rtx_cards_at_a_larger_micro_batch():
     # Without the deadline: two RTX PRO 6000 over PCIe, about 136 h; a 36 h deadline rules that out.
+    # At micro-batch 1 eight RTX cards over PCIe needed 40 h and four NVLinked H200 NVL were bought;
+    # the micro-batch ftopt chooses makes the eight cheaper cards fast enough.
     plan = solved("deadline")
     lora = next(a for a in plan.assignments if a.run == "llama70b-lora")
     server = next(s for s in plan.servers if s.id == lora.server)
-    assert (server.gpu, len(lora.gpus), lora.link) == ("h200-nvl", 4, "nvlink")
+    assert (server.gpu, len(lora.gpus), lora.link) == ("rtx-pro-6000-se", 8, "pcie")
+    assert lora.micro_batch is not None and lora.micro_batch > 1
+    assert plan.total_price < 208_864  # the four-H200 plan micro-batch 1 left
     assert lora.hours is not None and lora.hours <= 36
     assert plan.makespan_hours is not None and plan.makespan_hours <= 36
 
