@@ -29,6 +29,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+import ftopt
 from benchmarks.baselines.ffd import first_fit_decreasing
 from benchmarks.baselines.naive import naive
 from benchmarks.generate import KNOWN_OPTIMA, TIER_NAMES
@@ -204,7 +205,7 @@ def machine() -> dict[str, str]:
         "os": f"{platform.system()} {platform.release()}",
         "python": platform.python_version(),
         "ortools": version("ortools"),
-        "ftopt": version("ftopt"),
+        "ftopt": ftopt.__version__,
         "load_start": load_average(),
     }
 

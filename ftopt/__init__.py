@@ -28,14 +28,14 @@ if TYPE_CHECKING:
         NoPlanInTimeError,
         UnverifiedPlanError,
     )
-    from ftopt.loading import load_workload
     from ftopt.model.findings import Finding, FindingKind
     from ftopt.model.hardware import Catalogue
     from ftopt.model.plan import Plan, Status
     from ftopt.model.result import PhaseTimings, Result
     from ftopt.model.workload import Workload
+    from ftopt.reading.workload_file import load_workload
     from ftopt.solver.frontier import Frontier, FrontierPoint, frontier
-    from ftopt.solver.search import Progress, SolveSettings
+    from ftopt.solver.search.run import Progress, SolveSettings
     from ftopt.solver.solve import solve
     from ftopt.verify import Violation, verify_plan
 
@@ -56,16 +56,16 @@ _EXPORTS = {
     "NoPlanInTimeError": "ftopt.errors",
     "PhaseTimings": "ftopt.model.result",
     "Plan": "ftopt.model.plan",
-    "Progress": "ftopt.solver.search",
+    "Progress": "ftopt.solver.search.run",
     "Result": "ftopt.model.result",
-    "SolveSettings": "ftopt.solver.search",
+    "SolveSettings": "ftopt.solver.search.run",
     "Status": "ftopt.model.plan",
     "UnverifiedPlanError": "ftopt.errors",
     "Violation": "ftopt.verify",
     "Workload": "ftopt.model.workload",
     "frontier": "ftopt.solver.frontier",
     "load_catalogue": "ftopt.catalogue.loader",
-    "load_workload": "ftopt.loading",
+    "load_workload": "ftopt.reading.workload_file",
     "solve": "ftopt.solver.solve",
     "verify_plan": "ftopt.verify",
 }

@@ -33,7 +33,7 @@ from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.sizing import Sizing, all_sizings, profile_run
 from ftopt.model.topology import largest_domain
 from ftopt.model.workload import Strategy, Workload
-from ftopt.solver.builds import Build, DiskTier, RamTier, enumerate_builds
+from ftopt.solver.problem.builds import Build, DiskTier, RamTier, enumerate_builds
 
 
 @dataclass(frozen=True)

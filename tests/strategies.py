@@ -27,10 +27,10 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from ftopt.catalogue import load_catalogue
-from ftopt.loading import MAX_INPUT_BYTES
 from ftopt.model.architecture import Architecture, LinearAttention, VisionTower
 from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import GPU_COUNTS, Workload
+from ftopt.reading.safe_yaml import MAX_INPUT_BYTES
 
 CATALOGUE: Catalogue = load_catalogue()
 

@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DESIGN = ROOT / "docs" / "design.md"
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 
-#: A dotted path in backticks: `ftopt.solver.constraints.add_gpu_blocks`.
+#: A dotted path in backticks: `ftopt.solver.cpsat.constraints.add_gpu_blocks`.
 DOTTED = re.compile(r"`(ftopt(?:\.[A-Za-z_][A-Za-z0-9_]*)+)`")
-#: A repository path: a file with a known ending (`ftopt/solver/layout.py`, `rules.yaml`,
+#: A repository path: a file with a known ending (`ftopt/solver/decode/layout.py`, `rules.yaml`,
 #: `render_*.py`), or a folder under a top-level one (`ftopt/verify/`).
 FILE = re.compile(
     r"(?<![\w./-])([\w*-]+(?:/[\w.*-]+)*\.(?:py|md|yaml|json|toml)"

@@ -10,9 +10,10 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from ftopt.catalogue.prices import apply_price_list
 from ftopt.errors import InputError
-from ftopt.loading import apply_price_list, read_yaml, validate
 from ftopt.model.hardware import ITEM_KINDS, Catalogue
+from ftopt.reading.safe_yaml import read_yaml, validate
 
 KINDS = (*ITEM_KINDS, "prices")
 #: Kinds a catalogue directory may leave out: the speed data (stacks, speed constants) and the
@@ -28,15 +29,12 @@ def data_dir() -> Path:
 @lru_cache(maxsize=4)
 def _load(directory: Path) -> Catalogue:
     parts: dict[str, object] = {}
-    for kind in (*KINDS, "rules"):
+    for kind in dict.fromkeys((*KINDS, "rules", *OPTIONAL)):  # each file once, in a stable order
         path = directory / f"{kind}.yaml"
         if kind in OPTIONAL and not path.exists():
             continue
         data, _ = read_yaml(path)
         parts[kind] = data
-    for kind in OPTIONAL:
-        if (directory / f"{kind}.yaml").exists():
-            parts[kind], _ = read_yaml(directory / f"{kind}.yaml")
     file = str(directory)
     try:
         return validate(Catalogue, parts, None, file)

@@ -17,13 +17,13 @@ from rich.table import Table
 
 from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console, table_or_json_option
 from ftopt.cli.errors import handle_errors
-from ftopt.loading import load_workload
 from ftopt.model.hardware import Catalogue
 from ftopt.model.memory import trainable_params
 from ftopt.model.references import allowed_gpus
 from ftopt.model.sizing import RunProfile, Sizing, all_sizings, profile_run
 from ftopt.model.speed import Speed, estimate_speed, hours_to_train, planning_host
 from ftopt.model.workload import Workload
+from ftopt.reading.workload_file import load_workload
 
 
 def gb(value: float) -> float:

@@ -18,7 +18,7 @@ from ftopt.cli import open_catalogue, output_option, prices_option, stdout_conso
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_frontier import frontier_records, render_frontier_html, render_frontier_table
 from ftopt.errors import InfeasibleError, NoPlanInTimeError
-from ftopt.loading import load_workload
+from ftopt.reading.workload_file import load_workload
 
 
 class NoTrainTokensError(CommandInputError):
@@ -56,7 +56,7 @@ def frontier_command(
 ) -> None:
     """Price (or TCO) against makespan: re-solve with ever tighter deadlines, each point proven optimal."""
     from ftopt.solver.frontier import frontier, has_train_tokens
-    from ftopt.solver.search import SolveSettings
+    from ftopt.solver.search.run import SolveSettings
 
     catalogue = open_catalogue(prices)
     parsed = load_workload(workload, catalogue)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
+from ftopt.cli.render_page import CSS
 from ftopt.cli.render_svg import FONT
 from ftopt.model.findings import money
 
@@ -187,8 +188,6 @@ def three_bids_html(frontier: Frontier) -> str:
 
 def render_frontier_html(frontier: Frontier, title: str) -> str:
     """A self-contained page: the chart and a table of every point."""
-    from ftopt.cli.render_html import CSS
-
     currency = frontier.points[0].plan.currency if frontier.points else ""
     rows = "".join(
         f"<tr><td class=num>{i}</td><td class=num>{p.makespan_hours:,.2f}</td>"

@@ -25,15 +25,15 @@ from ftopt.cli.render_html import render_html
 from ftopt.cli.render_markdown import render_markdown
 from ftopt.cli.render_table import render_table
 from ftopt.cli.render_xlsx import write_xlsx
-from ftopt.loading import load_workload
 from ftopt.model.findings import money
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.workload import Workload
+from ftopt.reading.workload_file import load_workload
 
 if TYPE_CHECKING:
     from ftopt.solver.frontier import Frontier
-    from ftopt.solver.search import Progress, SolveSettings
+    from ftopt.solver.search.run import Progress, SolveSettings
 
 #: The quote's three bids: at most this many frontier points, seconds per point and in all.
 BIDS_POINTS = 8

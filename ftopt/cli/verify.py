@@ -16,8 +16,8 @@ import click
 from ftopt.cli import open_catalogue, prices_option
 from ftopt.cli.errors import fail, handle_errors
 from ftopt.errors import FtoptError
-from ftopt.loading import load_workload
 from ftopt.model.plan import Plan
+from ftopt.reading.workload_file import load_workload
 from ftopt.verify import Violation, load_plan, verify_plan
 from ftopt.verify.violation import plural
 

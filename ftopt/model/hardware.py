@@ -321,7 +321,7 @@ class Catalogue(BaseModel):
     rules: Rules
     stacks: tuple[Stack, ...] = ()
     speed: SpeedConstants | None = None
-    # The fabric for multi-node plans (issue 14): ftopt/model/fabric.py, ftopt/solver/multinode.py.
+    # The fabric for multi-node plans (issue 14): ftopt/model/fabric.py, ftopt/solver/problem/multinode.py.
     nics: tuple[Nic, ...] = ()
     switches: tuple[Switch, ...] = ()
     cables: tuple[Cable, ...] = ()

@@ -22,7 +22,7 @@ from ftopt.model.architecture import Architecture
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 #: GPUs a copy may take, and so the GPU block sizes the solver counts: powers of two up to the
-#: largest server, each dividing the next (the buddy property ftopt/solver/constraints.py relies on).
+#: largest server, each dividing the next (the buddy property ftopt/solver/cpsat/constraints.py relies on).
 GPU_COUNTS = (1, 2, 4, 8)
 
 #: GPUs a multi-node copy may take (issue 14): whole servers of one build, joined by the fabric.

@@ -1,4 +1,5 @@
-"""The solver: server builds, training modes, the CP-SAT model and the plan it decodes to.
+"""The solver, by phase: problem/ (data), cpsat/ (formulation), search/, decode/ (to a plan) and
+explain/. `ftopt.solver.solve.solve` and `ftopt.solver.frontier.frontier` are the entry points.
 
-Knows nothing of click or rendering; `ftopt.solver.solve.solve` is the library entry point.
+Knows nothing of click or rendering.
 """

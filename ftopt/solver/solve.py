@@ -29,15 +29,15 @@ from ftopt.model.plan import Alternative, Plan, Status
 from ftopt.model.references import unknown_references
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
-from ftopt.solver.alternatives import ServerKey, next_cheapest, server_set
-from ftopt.solver.explain import describe_core, precheck
-from ftopt.solver.formulation import build_formulation
-from ftopt.solver.greedy import greedy_plan
-from ftopt.solver.layout import ServerLayout, price_of
-from ftopt.solver.plan_builder import build_plan
-from ftopt.solver.problem import ProblemData, build_problem
-from ftopt.solver.search import Outcome, Progress, SolveSettings, make_solver, run_model
-from ftopt.solver.whatif import binding_rules, relaxations, savings
+from ftopt.solver.cpsat.formulation import build_formulation
+from ftopt.solver.decode.layout import ServerLayout, price_of
+from ftopt.solver.decode.plan_builder import build_plan
+from ftopt.solver.explain.reasons import describe_core, precheck
+from ftopt.solver.explain.whatif import binding_rules, relaxations, savings
+from ftopt.solver.problem.data import ProblemData, build_problem
+from ftopt.solver.search.alternatives import ServerKey, next_cheapest, server_set
+from ftopt.solver.search.greedy import greedy_plan
+from ftopt.solver.search.run import Outcome, Progress, SolveSettings, make_solver, run_model
 
 __all__ = ["Progress", "SolveSettings", "solve"]
 

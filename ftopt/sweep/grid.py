@@ -31,8 +31,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from ftopt.errors import InputError
-from ftopt.loading import read_yaml, validate
 from ftopt.model.workload import HardwareLimits, Run, Site, SizingOptions, Workload
+from ftopt.reading.safe_yaml import read_yaml, validate
 
 #: Sweep-only knobs: a price list overlaid on the catalogue, and a factor on every run's copies.
 PRICES = "prices"

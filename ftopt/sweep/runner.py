@@ -16,8 +16,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ftopt.catalogue.loader import load_catalogue
+from ftopt.catalogue.prices import apply_price_list
 from ftopt.errors import InputError
-from ftopt.loading import apply_price_list, load_workload
+from ftopt.reading.workload_file import load_workload
 from ftopt.sweep.backends import Backend
 from ftopt.sweep.grid import Grid, load_grid, scenario_key
 from ftopt.sweep.scenario import FAILED, CrashHook, Scenario, SweepContext

@@ -27,10 +27,11 @@ import yaml
 from pydantic import ValidationError
 
 from ftopt.errors import FtoptError, InputError
-from ftopt.loading import reference_message, validate
 from ftopt.model.hardware import Catalogue
 from ftopt.model.references import unknown_references
 from ftopt.model.workload import Workload
+from ftopt.reading.safe_yaml import validate
+from ftopt.reading.workload_file import reference_message
 from ftopt.sweep.grid import PRICES, SCALE
 
 #: Statuses beyond a solve's own (optimal, feasible, infeasible, no-plan-in-time).

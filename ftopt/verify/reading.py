@@ -17,8 +17,8 @@ import yaml
 from pydantic import ValidationError
 
 from ftopt.errors import InputError, clipped, quoted
-from ftopt.loading import read_user_file, validate
 from ftopt.model.plan import Plan
+from ftopt.reading.safe_yaml import read_user_file, validate
 
 #: Plans grow with copies (about 600 bytes each); this admits some hundred thousand.
 MAX_PLAN_BYTES = 64 * 1024 * 1024

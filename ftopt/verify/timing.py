@@ -46,7 +46,7 @@ def _link(ctx: Context, assignment: Assignment) -> LinkKind | None:
     return "pcie-socket" if len(sockets) == 1 else "pcie-cross-socket"
 
 
-def copy_speed(ctx: Context, assignment: Assignment) -> Speed | None:
+def assignment_speed(ctx: Context, assignment: Assignment) -> Speed | None:
     """The speed model's estimate for the copy as placed; None where it cannot be re-derived."""
     run = ctx.runs.get(assignment.run)
     parts = ctx.parts.get(assignment.server)
@@ -94,7 +94,7 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
     longest: float | None = None
     for assignment in ctx.plan.assignments:
         run = ctx.runs.get(assignment.run)
-        speed = copy_speed(ctx, assignment)
+        speed = assignment_speed(ctx, assignment)
         if run is None or speed is None:
             continue
         subject = copy_subject(assignment)

@@ -20,8 +20,8 @@ import pytest
 
 from ftopt.catalogue import load_catalogue
 from ftopt.cli.render_html import render_html
-from ftopt.loading import load_workload
 from ftopt.model.plan import Plan
+from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from tests.cli.plans import sixteen_servers
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from ftopt.catalogue import load_catalogue
-from ftopt.loading import load_workload
 from ftopt.model.plan import Plan
+from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
 

@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner, Result
 from hypothesis import event, given, note, settings
 
-from ftopt import loading
 from ftopt.cli.main import cli
-from ftopt.loading import MAX_INPUT_BYTES
+from ftopt.reading import safe_yaml
+from ftopt.reading.safe_yaml import MAX_INPUT_BYTES
 from tests.strategies import Malformed, malformed_workloads
 
 FILE_NAME = "workload.yaml"
@@ -94,7 +94,7 @@ def test_file_beyond_the_size_limit_is_refused() -> None:
 
 def test_file_at_the_size_limit_is_read_and_one_byte_more_is_not(monkeypatch: pytest.MonkeyPatch) -> None:
     """The boundary, with the limit lowered so that the file at it stays quick to parse."""
-    monkeypatch.setattr(loading, "MAX_INPUT_BYTES", 1000)
+    monkeypatch.setattr(safe_yaml, "MAX_INPUT_BYTES", 1000)
     valid = b"runs: [{name: a, model: llama-3.1-8b, method: lora}]\n"
     at_limit = valid + b"#" * (1000 - len(valid))
     _, result = estimate(at_limit)

@@ -20,7 +20,7 @@ def catalogue() -> Catalogue:
 
 
 def workload_from(text: str) -> Workload:
-    """A workload from inline YAML (tests only; files go through ftopt.loading)."""
+    """A workload from inline YAML (tests only; files go through ftopt.reading.workload_file)."""
     return Workload.model_validate(yaml.safe_load(text))
 
 

@@ -7,9 +7,9 @@ from collections import Counter
 import pytest
 
 from ftopt.catalogue import load_catalogue
-from ftopt.loading import load_workload
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
+from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
 from tests.cli.test_solve import run

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ftopt.solver.problem import build_problem
+from ftopt.solver.problem.data import build_problem
 from tests.solver.conftest import workload_from
 
 OFFLOAD_RUN = """

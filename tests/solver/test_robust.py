@@ -9,17 +9,18 @@ import pytest
 import yaml
 
 from benchmarks.baselines.ffd import first_fit_decreasing
-from ftopt.loading import load_workload
 from ftopt.model.findings import FindingKind
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Status
 from ftopt.model.workload import Workload
-from ftopt.solver import search
-from ftopt.solver.greedy import greedy_plan, hint
-from ftopt.solver.layout import price_of
-from ftopt.solver.lp import lp_bound
-from ftopt.solver.plan_builder import build_plan
-from ftopt.solver.problem import build_problem
+from ftopt.reading.workload_file import load_workload
+from ftopt.solver.decode.layout import price_of
+from ftopt.solver.decode.plan_builder import build_plan
+from ftopt.solver.problem.data import build_problem
+from ftopt.solver.search import run as search
+from ftopt.solver.search.greedy import greedy_plan
+from ftopt.solver.search.hint import hint
+from ftopt.solver.search.lp import lp_bound
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
 

@@ -10,8 +10,8 @@ import math
 import pytest
 
 from ftopt.errors import InfeasibleError
-from ftopt.loading import load_workload
 from ftopt.model.plan import Plan, Status
+from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from tests.examples.test_examples import EXAMPLES
 

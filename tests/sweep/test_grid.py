@@ -8,7 +8,7 @@ import pytest
 
 from ftopt.catalogue import load_catalogue
 from ftopt.errors import InputError
-from ftopt.loading import load_workload
+from ftopt.reading.workload_file import load_workload
 from ftopt.sweep.grid import load_grid, scenario_key
 from tests.sweep.support import WORKLOAD, write
 

@@ -75,7 +75,7 @@ def test_the_sources_checked_are_the_verifier() -> None:
     "line",
     [
         "from ftopt.solver.solve import solve",
-        "import ftopt.solver.builds",
+        "import ftopt.solver.problem.builds",
         "from ftopt import solver",
         "from ..solver import layout",
         "from ..solver.options import Mode",

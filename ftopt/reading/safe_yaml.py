@@ -1,4 +1,4 @@
-"""Reading the user's YAML files into validated models, with errors a person can act on.
+"""Hardened YAML reading: the user's files into validated models, with errors a person can act on.
 
 Every failure becomes one `InputError` naming the file, the field path (`runs[2].seq_len`), the line
 where the parser knows it, and what was expected. YAML is read with the safe loader only (no
@@ -15,13 +15,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError, field_validator
+from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from ftopt.errors import InputError, clipped, quoted
-from ftopt.model.hardware import Catalogue, Price
-from ftopt.model.references import UnknownReference, unknown_references
-from ftopt.model.workload import Workload
 
 MAX_INPUT_BYTES = 4 * 1024 * 1024
 #: YAML aliases can make a small file describe an enormous tree ("billion laughs"); count the tree
@@ -312,7 +309,7 @@ def _child(node: yaml.Node | None, part: str | int) -> yaml.Node | None:
     return None
 
 
-def _locate(node: yaml.Node | None, loc: tuple[str | int, ...], missing: bool) -> tuple[str, int | None]:
+def locate(node: yaml.Node | None, loc: tuple[str | int, ...], missing: bool) -> tuple[str, int | None]:
     """The field path as written in the file and the line of its deepest node found.
 
     Pydantic adds union member tags (`str`, `InlineModel`) to locations; parts that do not walk the
@@ -346,7 +343,7 @@ def _split_relative(message: str) -> tuple[tuple[str | int, ...], str]:
     return tuple(parts), message[match.end() :]
 
 
-def _expected(error: ErrorDetails) -> str:
+def expected_text(error: ErrorDetails) -> str:
     kind = error["type"]
     if kind == "missing":
         return "required field is missing"
@@ -374,109 +371,10 @@ def validate(model: type[Model], data: Any, node: yaml.Node | None, file: str) -
         error = _most_specific(exc.errors())
         extra, _ = _split_relative(str(error["msg"]).removeprefix("Value error, "))
         loc = tuple(error["loc"]) + extra
-        path, line = _locate(node, loc, error["type"] == "missing")
-        raise InputError(file, path, _expected(error), line) from None
+        path, line = locate(node, loc, error["type"] == "missing")
+        raise InputError(file, path, expected_text(error), line) from None
 
 
-def _require_mapping(data: Any, file: str, what: str) -> None:
+def require_mapping(data: Any, file: str, what: str) -> None:
     if not isinstance(data, dict):
         raise InputError(file, "", f"expected a mapping with {what} at the top level")
-
-
-def check_references(workload: Workload, catalogue: Catalogue, node: yaml.Node | None, file: str) -> None:
-    """Every model, feed, card and chassis id the workload names exists in the catalogue."""
-    for ref in unknown_references(workload, catalogue)[:1]:
-        path, line = _locate(node, ref.loc, False)
-        raise InputError(file, path, reference_message(ref), line)
-    check_stacks(workload, catalogue, node, file)
-
-
-def reference_message(ref: UnknownReference) -> str:
-    """`unknown model 'x'; expected one of: …` for an id the catalogue lacks."""
-    return f"unknown {ref.what} {quoted(ref.value)}; expected one of: {', '.join(ref.known)}"
-
-
-def check_stacks(workload: Workload, catalogue: Catalogue, node: yaml.Node | None, file: str) -> None:
-    """Each run's stack offers the optimiser and precision the run asks for."""
-    for i, run in enumerate(workload.runs):
-        stack_id = run.stack or workload.stack
-        if not catalogue.has("stacks", stack_id):
-            continue  # an unknown id is reported by check_references
-        stack = catalogue.stack(stack_id)
-        if run.optimizer != "auto" and run.optimizer not in stack.optimizers:
-            path, line = _locate(node, ("runs", i, "optimizer"), False)
-            offered = ", ".join(stack.optimizers)
-            raise InputError(file, path, f"stack {stack_id} offers {offered}; not {run.optimizer}", line)
-        if run.precision == "fp8" and stack.fp8 is None:
-            path, line = _locate(node, ("runs", i, "precision"), False)
-            raise InputError(file, path, f"stack {stack_id} does not train in fp8; use bf16", line)
-
-
-def load_workload(path: str | Path, catalogue: Catalogue) -> Workload:
-    """Read, validate and cross-check a workload file."""
-    path = Path(path)
-    data, node = read_yaml(path)
-    _require_mapping(data, str(path), "runs and site")
-    workload = validate(Workload, data, node, str(path))
-    check_references(workload, catalogue, node, str(path))
-    return workload
-
-
-#: Dearest unit price a price list may give. Prices enter the solver as integer cents summed over up
-#: to 10,000 servers; beyond about 1e300 a float sum is infinite and the cents cannot be counted.
-#: No server part costs a billion, and totals stay well inside CP-SAT's 64-bit integers.
-MAX_PRICE = 1e9
-
-
-class _PriceList(BaseModel):
-    model_config = {"frozen": True, "extra": "forbid"}
-    prices: tuple[Price, ...]
-
-    @field_validator("prices")
-    @classmethod
-    def _not_astronomical(cls, prices: tuple[Price, ...]) -> tuple[Price, ...]:
-        for index, price in enumerate(prices):
-            if price.amount > MAX_PRICE:
-                raise ValueError(f"@[{index}].amount: expected at most {MAX_PRICE:,.0f} per unit")
-        return prices
-
-
-def _check_overlay(
-    catalogue: Catalogue, overlay: tuple[Price, ...], node: yaml.Node | None, file: str
-) -> None:
-    """Each entry prices a catalogue item, in the currency the merged list will have."""
-    priced = {p.item for p in catalogue.prices}
-    covers_all = priced <= {p.item for p in overlay}
-    currency = overlay[0].currency if covers_all and overlay else catalogue.currency
-    for index, price in enumerate(overlay):
-        if price.item not in priced:
-            path, line = _locate(node, ("prices", index, "item"), False)
-            expected = f"unknown item {quoted(price.item)}; expected a priced catalogue id"
-            raise InputError(file, path, expected, line)
-        if price.currency != currency:
-            path, line = _locate(node, ("prices", index, "currency"), False)
-            raise InputError(
-                file,
-                path,
-                f"expected {currency} like the other prices (or price every item in one currency)",
-                line,
-            )
-
-
-def load_price_list(path: Path, catalogue: Catalogue | None = None) -> tuple[Price, ...]:
-    """A user's price list: a mapping with `prices:`, a list of entries like the catalogue's."""
-    data, node = read_yaml(path)
-    _require_mapping(data, str(path), "a prices list")
-    overlay = validate(_PriceList, data, node, str(path)).prices
-    if catalogue is not None:
-        _check_overlay(catalogue, overlay, node, str(path))
-    return overlay
-
-
-def apply_price_list(catalogue: Catalogue, path: Path) -> Catalogue:
-    """The catalogue with a user's price list laid over it; bad references name the price file."""
-    overlay = load_price_list(path, catalogue)
-    try:
-        return catalogue.with_prices(overlay)
-    except ValidationError as exc:
-        raise InputError(str(path), "prices", _expected(exc.errors()[0])) from None

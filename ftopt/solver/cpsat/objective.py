@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from ftopt.solver import multinode
-from ftopt.solver.problem import ProblemData
-from ftopt.solver.variables import Variables
+from ftopt.solver.cpsat.variables import Variables
+from ftopt.solver.problem.data import ProblemData
 
 
 def cents(amount: float) -> int:
@@ -36,8 +35,16 @@ def price_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
         server_cost(data.configs[c].price, builds[data.configs[c].build].energy_cost) * n
         for c, n in v.config_servers.items()
     ]
-    terms: list[cp_model.LinearExprT] = [*plain, *heavy, *multinode.price_terms(data, v), v.fabric_cents]
+    terms: list[cp_model.LinearExprT] = [*plain, *heavy, *_multinode_terms(data, v), v.fabric_cents]
     return cp_model.LinearExpr.sum(terms)
+
+
+def _multinode_terms(data: ProblemData, v: Variables) -> list[cp_model.LinearExprT]:
+    """Cents of every multi-node option's servers, by copies (the fabric is `v.fabric_cents`)."""
+    return [
+        (cents(o.price) + o.nodes * cents(o.build.energy_cost)) * v.multinode_copies[o.mode]
+        for o in data.multinode
+    ]
 
 
 def _used_percent(data: ProblemData, mode: int) -> int:
@@ -47,7 +54,7 @@ def _used_percent(data: ProblemData, mode: int) -> int:
 
 def tie_break_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
     """Fewer servers first, then preferred modes, then fuller cards last (less used memory)."""
-    per_option = v.copies_by_option()
+    per_option = v.copies_by_mode()
     most_memory = 800 * sum(data.copies) + 1  # 100 % on up to 8 GPUs per copy
     most_preference = (5 * sum(data.copies) + 1) * most_memory
     memory = sum(_used_percent(data, o) * data.modes[o].gpus * x for o, x in per_option)

@@ -17,7 +17,7 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Assignment, Plan
 from ftopt.model.result import Result
 from ftopt.model.workload import Method, Optimizer, Workload
-from ftopt.solver.problem import ProblemData
+from ftopt.solver.problem.data import ProblemData
 
 
 def _power_lines(data: ProblemData, plan: Plan) -> list[Finding]:

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from ftopt.solver import constraints, multinode
-from ftopt.solver.objective import price_expression
-from ftopt.solver.problem import ProblemData
-from ftopt.solver.variables import Variables, make_variables
+from ftopt.solver.cpsat import constraints
+from ftopt.solver.cpsat.fabric import add_fabric
+from ftopt.solver.cpsat.objective import price_expression
+from ftopt.solver.cpsat.variables import Variables, add_multinode_variables, make_variables
+from ftopt.solver.problem.data import ProblemData
 
 
 @dataclass
@@ -33,14 +34,14 @@ def build_formulation(data: ProblemData) -> Formulation:
     """Variables, then every constraint family, then the price objective."""
     model = cp_model.CpModel()
     v = make_variables(model, data)
-    multinode.add_variables(model, data, v)
+    add_multinode_variables(model, data, v)
     place_run = {r: model.new_bool_var(f"place[{r}]") for r in range(len(data.profiles))}
     server_limit = model.new_bool_var("server_limit")
     constraints.add_every_copy_placed(model, data, v, place_run)
     constraints.add_heavy_classes_filled(model, data, v)
     constraints.add_gpu_blocks(model, data, v)
     constraints.add_server_limit(model, data, v, server_limit)
-    v.fabric_cents = multinode.add_fabric(model, data, v)
+    v.fabric_cents = add_fabric(model, data, v)
     price = price_expression(data, v)
     model.minimize(price)
     return Formulation(data, model, v, price, place_run, server_limit)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from ftopt.model.workload import GPU_COUNTS
-from ftopt.solver.configs import HeavyConfig
-from ftopt.solver.problem import ProblemData
-from ftopt.solver.variables import Variables
+from ftopt.solver.cpsat.variables import Variables
+from ftopt.solver.problem.configs import HeavyConfig
+from ftopt.solver.problem.data import ProblemData
 
 
 def add_every_copy_placed(
@@ -21,7 +21,7 @@ def add_every_copy_placed(
 ) -> None:
     """Every copy of every run is placed once (switched by a literal, for infeasibility cores)."""
     placed: dict[int, list[cp_model.IntVar]] = {r: [] for r in range(len(data.profiles))}
-    for o, copies in v.copies_by_option():
+    for o, copies in v.copies_by_mode():
         placed[data.modes[o].run].append(copies)
     for run, terms in placed.items():
         model.add(sum(terms) == data.copies[run]).only_enforce_if(enforce[run])

@@ -15,7 +15,6 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.parallelism import config_record
 from ftopt.model.plan import (
     Assignment,
-    LineItem,
     MemoryPerGpu,
     Node,
     Plan,
@@ -30,40 +29,17 @@ from ftopt.model.timing import copy_host, server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import Method
-from ftopt.solver.builds import Build
-from ftopt.solver.layout import ServerLayout
-from ftopt.solver.modes import Mode
-from ftopt.solver.multinode import build_fabric
-from ftopt.solver.multinode import copy_speed as multinode_speed_on
-from ftopt.solver.problem import ProblemData
+from ftopt.solver.decode.bills import bill_of_materials, build_fabric
+from ftopt.solver.decode.layout import ServerLayout
+from ftopt.solver.problem.builds import Build
+from ftopt.solver.problem.data import ProblemData
+from ftopt.solver.problem.modes import Mode
+from ftopt.solver.problem.multinode import speed_on_servers
 
 
 def build_link(build: Build, gpus: list[int]) -> tuple[str | None, float | None]:
     """Link kind and bottleneck bandwidth of `gpus` on a server of this build."""
     return topology_profile(build.topology, tuple(gpus))
-
-
-def _line(catalogue: Catalogue, item: str, name: str, quantity: int) -> LineItem:
-    unit = catalogue.price(item).amount
-    return LineItem(item=item, name=name, quantity=quantity, unit_price=unit, price=round(unit * quantity, 2))
-
-
-def bill_of_materials(catalogue: Catalogue, layout: ServerLayout) -> list[LineItem]:
-    """Chassis, cards, bridges, CPUs, DIMMs, data drives and boot drive, with line prices."""
-    f = layout.build
-    lines = [
-        _line(catalogue, f.chassis.id, f.chassis.name, 1),
-        _line(catalogue, f.gpu.id, f.gpu.name, f.gpu_count),
-        _line(catalogue, f.cpu.id, f.cpu.name, f.chassis.sockets),
-        _line(catalogue, layout.ram.dimm.id, layout.ram.dimm.name, layout.ram.count),
-        _line(catalogue, layout.disk.drive.id, layout.disk.drive.name, layout.disk.count),
-        _line(catalogue, f.boot.id, f.boot.name, 1),
-    ]
-    if f.bridge:
-        lines.insert(2, _line(catalogue, f.bridge.id, f.bridge.name, f.bridge_count))
-    if f.nic:
-        lines.append(_line(catalogue, f.nic.id, f.nic.name, f.nic_count))
-    return lines
 
 
 def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
@@ -100,7 +76,7 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
     )
 
 
-def copy_speed(data: ProblemData, mode: Mode, build: Build, start: int) -> Speed | None:
+def placed_speed(data: ProblemData, mode: Mode, build: Build, start: int) -> Speed | None:
     """The speed model's estimate for a copy of `mode` on GPUs start… of a server of `build`: the
     link kind those GPUs get there and the host that server's CPU gives them (None without speed data)."""
     profile, constants = data.profiles[mode.run], data.catalogue.speed
@@ -184,7 +160,7 @@ class _Assignments:
         key = (mode, link, gbps, build.key, gpus[0] if len(gpus) > 1 else 0)
         template = self._templates.get(key)
         if template is None:
-            timing = _timing(self._data, mode, build, copy_speed(self._data, mode, build, gpus[0]))
+            timing = _timing(self._data, mode, build, placed_speed(self._data, mode, build, gpus[0]))
             template = self._templates[key] = _assignment(self._data, mode, link, gbps, timing)
         self._copies[mode.run] += 1
         return template.model_copy(
@@ -204,7 +180,7 @@ class _Assignments:
         if build.nic is None:
             return _timing(data, mode, build, None)
         net = node_network(build.gpu, build.gpu_count, build.nic, build.nic_count, data.catalogue.speed)
-        speed = multinode_speed_on(data.profiles[mode.run], mode.sizing, build, net, data.catalogue)
+        speed = speed_on_servers(data.profiles[mode.run], mode.sizing, build, net, data.catalogue)
         return _timing(data, mode, build, speed)
 
     def place_nodes(self, mode: Mode, nodes: list[Node]) -> Assignment:

@@ -22,10 +22,9 @@ from ftopt.model.sizing import (
     size_run,
 )
 from ftopt.model.workload import Method, Offload, Run, SizingOptions, Strategy
-from ftopt.solver.builds import Build, enumerate_builds
-from ftopt.solver.modes import Mode, fitting_modes, mode_hours, mode_speeds, nvlink_domain
-from ftopt.solver.multinode import has_multinode
-from ftopt.solver.problem import ProblemData, compatible
+from ftopt.solver.problem.builds import Build, enumerate_builds
+from ftopt.solver.problem.data import ProblemData
+from ftopt.solver.problem.modes import Mode, compatible, fitting_modes, mode_hours, mode_speeds, nvlink_domain
 
 
 def _relaxations(run: Run) -> list[str]:
@@ -148,7 +147,7 @@ def precheck(data: ProblemData) -> list[Finding]:
         elif (
             modes
             and not any(compatible(data.modes[o], f) for o in modes for f in data.builds)
-            and not has_multinode(data, run_index)
+            and not data.has_multinode(run_index)
         ):
             late = _deadline_reason(data, run_index, buildable)
             reasons.append(late if late is not None else _no_server_reason(data, run_index))

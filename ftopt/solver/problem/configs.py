@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ftopt.solver.builds import Build, DiskTier, RamTier, Tier
+from ftopt.solver.problem.builds import Build, DiskTier, RamTier, Tier
 
 
 @dataclass(frozen=True)

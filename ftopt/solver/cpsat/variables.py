@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from ftopt.solver.problem import ProblemData
+from ftopt.solver.problem.data import ProblemData
 
 
 @dataclass
@@ -22,7 +22,7 @@ class Variables:
     light_copies: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # mode, build
     config_servers: dict[int, cp_model.IntVar] = field(default_factory=dict)  # heavy configuration
     heavy_copies: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # mode, class
-    # Multi-node copies (solver/multinode.py): per mode (one build each), and the servers they take.
+    # Multi-node copies (solver/problem/multinode.py): per mode (one build each), and the servers they take.
     multinode_copies: dict[int, cp_model.IntVar] = field(default_factory=dict)
     multinode_servers: dict[int, cp_model.IntVar] = field(default_factory=dict)
     fabric_cents: cp_model.LinearExprT = 0
@@ -38,8 +38,8 @@ class Variables:
             *self.multinode_servers.values(),
         ]
 
-    def copies_by_option(self) -> list[tuple[int, cp_model.IntVar]]:
-        """(mode, count) for every placement variable, light and heavy."""
+    def copies_by_mode(self) -> list[tuple[int, cp_model.IntVar]]:
+        """(mode, count) for every placement variable: light, heavy and multi-node."""
         pairs = [(o, x) for (o, _), x in [*self.light_copies.items(), *self.heavy_copies.items()]]
         return pairs + list(self.multinode_copies.items())
 
@@ -63,3 +63,14 @@ def make_variables(model: cp_model.CpModel, data: ProblemData) -> Variables:
             run = data.modes[o].run
             v.heavy_copies[o, k] = model.new_int_var(0, data.copies[run], f"heavy[{o},{k}]")
     return v
+
+
+def add_multinode_variables(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
+    """Copies per multi-node option, and the servers they take (k per copy)."""
+    for i, option in enumerate(data.multinode):
+        run = data.modes[option.mode].run
+        copies = model.new_int_var(0, data.copies[run], f"multinode[{i}]")
+        servers = model.new_int_var(0, data.copies[run] * option.nodes, f"multinode_servers[{i}]")
+        model.add(servers == option.nodes * copies)
+        v.multinode_copies[option.mode] = copies
+        v.multinode_servers[option.mode] = servers

@@ -71,7 +71,7 @@ class Build:
     ram_upgrades: tuple[RamTier, ...] = field(default=())
     disk_upgrades: tuple[DiskTier, ...] = field(default=())
     energy_cost: float = 0.0  # `objective: tco`: the server's energy over the years, to the cent
-    # Multi-node servers (ftopt/solver/multinode.py): their fabric NICs, in fixed_price and power_w.
+    # Multi-node servers (ftopt/solver/problem/multinode.py): their fabric NICs, in fixed_price and power_w.
     nic: Nic | None = None
     nic_count: int = 0
 

@@ -19,17 +19,10 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.references import allowed_gpus
 from ftopt.model.sizing import RunProfile, profile_run
 from ftopt.model.workload import Workload
-from ftopt.solver.builds import Build, enumerate_builds
-from ftopt.solver.configs import HeavyClass, HeavyConfig, HeavyShape, LightBudget, enumerate_configs
-from ftopt.solver.modes import Mode, largest_domains, run_modes
-from ftopt.solver.multinode import MultiNodeOption, add_multinode
-
-
-def compatible(mode: Mode, build: Build) -> bool:
-    """Same card, the copy's GPUs fit the server, and its shards find an NVLink domain large enough."""
-    if mode.gpu != build.gpu.id or mode.gpus > build.gpu_count:
-        return False
-    return mode.domain == 0 or build.domain_size >= mode.domain
+from ftopt.solver.problem.builds import Build, enumerate_builds
+from ftopt.solver.problem.configs import HeavyClass, HeavyConfig, HeavyShape, LightBudget, enumerate_configs
+from ftopt.solver.problem.modes import Mode, compatible, largest_domains, run_modes
+from ftopt.solver.problem.multinode import MultiNodeOption, multinode_options
 
 
 def light(mode: Mode, build: Build, reserve_gb: float) -> bool:
@@ -81,6 +74,10 @@ class ProblemData:
         """Copies of each run (computed once: callers index it per mode, so thousands of runs made
         every call a pass over all runs, quadratic in all)."""
         return self._copies
+
+    def has_multinode(self, run: int) -> bool:
+        """Whether a run has a multi-node option."""
+        return any(self.modes[o.mode].run == run for o in self.multinode)
 
     def modes_of(self, run: int) -> list[int]:
         """Indices of the modes of one run."""
@@ -213,6 +210,15 @@ def undominated_builds(builds: list[Build], modes: list[Mode]) -> list[Build]:
     return [build for b, build in enumerate(builds) if not dominated(b)]
 
 
+def _add_multinode(data: ProblemData) -> None:
+    """Append the multi-node modes to `data.modes` and their options to `data.multinode`; after the
+    light pool and heavy classes are made, which multi-node modes never join."""
+    singles = list(data.modes)
+    for mode, option in multinode_options(data.workload, data.catalogue, data.profiles, data.builds, singles):
+        data.modes.append(mode)
+        data.multinode.append(replace(option, mode=len(data.modes) - 1))
+
+
 def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
     """Builds, modes, the light pool and the heavy configurations for a workload."""
     build_set = enumerate_builds(catalogue, workload)
@@ -225,6 +231,6 @@ def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
     builds = undominated_builds(build_set.builds, modes)
     data = ProblemData(workload, catalogue, profiles, builds, modes, build_set.excluded)
     _classify(data)
-    add_multinode(data)
+    _add_multinode(data)
     data.index_modes()
     return data

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from ortools.linear_solver import pywraplp
 
 from ftopt.model.workload import GPU_COUNTS as BLOCK_SIZES
-from ftopt.solver.objective import cents
-from ftopt.solver.problem import ProblemData
+from ftopt.solver.cpsat.objective import cents
+from ftopt.solver.problem.data import ProblemData
 
 #: Cents of slack on every comparison with the price in hand, for the rounding of float sums.
 MARGIN_CENTS = 1.0

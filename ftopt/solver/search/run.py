@@ -1,4 +1,4 @@
-"""Running one CP-SAT model: parameters, the price stage, the tie-break stage, and decoding.
+"""Running one CP-SAT model: parameters, the price stage and the tie-break stage.
 
 `run_model` builds the model for a `ProblemData`, minimises the price, and (when the price is
 proven) re-solves with the price held to apply the tie-breaks. It returns the servers its counts
@@ -15,14 +15,14 @@ from dataclasses import dataclass, field, replace
 
 from ortools.sat.python import cp_model
 
-from ftopt.solver import multinode
-from ftopt.solver.formulation import Formulation, build_formulation
-from ftopt.solver.greedy import Hint, hint
-from ftopt.solver.layout import HeavyServer, ServerLayout, lay_out_build, price_of, right_size
-from ftopt.solver.lp import MARGIN_CENTS, lp_bound
-from ftopt.solver.modes import Mode
-from ftopt.solver.objective import tie_break_expression
-from ftopt.solver.problem import ProblemData
+from ftopt.solver.cpsat.formulation import Formulation, build_formulation
+from ftopt.solver.cpsat.objective import tie_break_expression
+from ftopt.solver.decode.bills import fabric_price
+from ftopt.solver.decode.counts import decode
+from ftopt.solver.decode.layout import ServerLayout, price_of
+from ftopt.solver.problem.data import ProblemData
+from ftopt.solver.search.hint import Hint, add_hint, hint
+from ftopt.solver.search.lp import MARGIN_CENTS, lp_bound
 
 
 @dataclass(frozen=True)
@@ -117,44 +117,6 @@ class Outcome:
         return round((price_of(self.servers) + self.fabric) * 100)
 
 
-def _take_heavy(queues: dict[int, list[Mode]], counts: tuple[tuple[int, int], ...]) -> list[Mode]:
-    """The next heavy copies of each class in a configuration (the model makes the counts match)."""
-    taken = []
-    for k, count in counts:
-        taken += queues[k][:count]
-        del queues[k][:count]
-    return taken
-
-
-def decode(data: ProblemData, built: Formulation, solver: cp_model.CpSolver) -> list[ServerLayout] | None:
-    """Concrete servers from the solution's counts, build by build, each right-sized."""
-    v = built.variables
-    queues = {
-        k: [data.modes[o] for o in c.modes for _ in range(solver.value(v.heavy_copies[o, k]))]
-        for k, c in enumerate(data.heavy_classes)
-    }
-    heavy_on: dict[int, list[HeavyServer]] = {}
-    for c, config in enumerate(data.configs):
-        for _ in range(solver.value(v.config_servers[c])):
-            server = HeavyServer(
-                config.ram, config.disk, _take_heavy(queues, config.heavy), bool(config.free_blocks)
-            )
-            heavy_on.setdefault(config.build, []).append(server)
-    light_on: dict[int, list[Mode]] = {}
-    for (o, f), x in sorted(v.light_copies.items()):
-        light_on.setdefault(f, []).extend([data.modes[o]] * solver.value(x))
-    servers: list[ServerLayout] = []
-    for f, build in enumerate(data.builds):
-        heavy, light = heavy_on.get(f, []), light_on.get(f, [])
-        plain = solver.value(v.plain_servers[f]) if f in v.plain_servers else 0
-        servers += lay_out_build(build, heavy, plain, light)
-    reserve = data.catalogue.rules.host_ram_reserve_gb
-    sized = [right_size(server, reserve) for server in servers]
-    if any(s is None for s in sized):
-        return None
-    return [s for s in sized if s is not None] + multinode.decode(data, v, solver)
-
-
 def _tie_break(
     built: Formulation, first: cp_model.CpSolver, settings: SolveSettings, seconds: float
 ) -> cp_model.CpSolver:
@@ -168,19 +130,6 @@ def _tie_break(
     solver = make_solver(settings, seconds)
     status = solver.solve(model)
     return solver if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else first
-
-
-def add_hint(built: Formulation, hint: Hint) -> None:
-    """The greedy plan as CP-SAT's first guess; every variable it does not mention is hinted 0."""
-    v, model = built.variables, built.model
-    for f, var in v.plain_servers.items():
-        model.add_hint(var, hint.plain.get(f, 0))
-    for key, var in v.light_copies.items():
-        model.add_hint(var, hint.light.get(key, 0))
-    for c, var in v.config_servers.items():
-        model.add_hint(var, hint.config.get(c, 0))
-    for key, var in v.heavy_copies.items():
-        model.add_hint(var, hint.heavy.get(key, 0))
 
 
 def _run(
@@ -212,7 +161,7 @@ def _run(
         seconds = max(0.2, min(deadline - time.perf_counter(), settings.time_limit / 20, TIE_BREAK_CAP_S))
         solver = _tie_break(built, solver, settings, seconds)
     servers = decode(data, built, solver)
-    fabric = multinode.fabric_price(data.catalogue, servers) if servers else 0.0
+    fabric = fabric_price(data.catalogue, servers) if servers else 0.0
     return Outcome(servers, proven, objective, bound, fabric)
 
 

@@ -27,7 +27,7 @@ from ftopt.model.stack import LinkKind
 from ftopt.model.timing import copy_host
 from ftopt.model.topology import topology_of
 from ftopt.model.workload import Offload, Optimizer, SizingOptions, Strategy
-from ftopt.solver.builds import Build
+from ftopt.solver.problem.builds import Build
 
 
 @dataclass(frozen=True)
@@ -257,3 +257,10 @@ def largest_domains(builds: Iterable[Build]) -> dict[str, int]:
     for build in builds:
         largest[build.gpu.id] = max(largest.get(build.gpu.id, 0), build.largest_domain)
     return largest
+
+
+def compatible(mode: Mode, build: Build) -> bool:
+    """Same card, the copy's GPUs fit the server, and its shards find an NVLink domain large enough."""
+    if mode.gpu != build.gpu.id or mode.gpus > build.gpu_count:
+        return False
+    return mode.domain == 0 or build.domain_size >= mode.domain

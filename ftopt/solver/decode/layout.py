@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ftopt.solver.builds import Build, DiskTier, RamTier
-from ftopt.solver.configs import cheapest_tier, free_blocks
-from ftopt.solver.modes import Mode
+from ftopt.solver.problem.builds import Build, DiskTier, RamTier
+from ftopt.solver.problem.configs import cheapest_tier, free_blocks
+from ftopt.solver.problem.modes import Mode
 
 
 @dataclass
@@ -27,7 +27,7 @@ class ServerLayout:
     ram: RamTier
     disk: DiskTier
     copies: list[tuple[Mode, list[int]]] = field(default_factory=list)
-    group: int | None = None  # the multi-node copy this server is one node of (solver/multinode.py)
+    group: int | None = None  # the multi-node copy this server is one node of (solver/problem/multinode.py)
 
 
 @dataclass

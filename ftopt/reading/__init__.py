@@ -1,0 +1,1 @@
+"""Reading the user's files: hardened YAML and the workload file."""

@@ -1,0 +1,88 @@
+"""Bills of materials: a server's line items, and the fabric's switches and cables.
+
+One `line_item` prices every line, so a server's bill and the fabric's bill round the same way.
+"""
+
+from __future__ import annotations
+
+from ftopt.model.fabric import cheapest_fabric
+from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Fabric, FabricLinks, FabricSwitch, LineItem, Server
+from ftopt.solver.decode.layout import ServerLayout
+
+
+def line_item(catalogue: Catalogue, item: str, name: str, quantity: int) -> LineItem:
+    """One line of a bill: `quantity` units of catalogue `item` at its listed price."""
+    unit = catalogue.price(item).amount
+    return LineItem(item=item, name=name, quantity=quantity, unit_price=unit, price=round(unit * quantity, 2))
+
+
+def bill_of_materials(catalogue: Catalogue, layout: ServerLayout) -> list[LineItem]:
+    """Chassis, cards, bridges, CPUs, DIMMs, data drives, boot drive and NICs, with line prices."""
+    f = layout.build
+    lines = [
+        line_item(catalogue, f.chassis.id, f.chassis.name, 1),
+        line_item(catalogue, f.gpu.id, f.gpu.name, f.gpu_count),
+        line_item(catalogue, f.cpu.id, f.cpu.name, f.chassis.sockets),
+        line_item(catalogue, layout.ram.dimm.id, layout.ram.dimm.name, layout.ram.count),
+        line_item(catalogue, layout.disk.drive.id, layout.disk.drive.name, layout.disk.count),
+        line_item(catalogue, f.boot.id, f.boot.name, 1),
+    ]
+    if f.bridge:
+        lines.insert(2, line_item(catalogue, f.bridge.id, f.bridge.name, f.bridge_count))
+    if f.nic:
+        lines.append(line_item(catalogue, f.nic.id, f.nic.name, f.nic_count))
+    return lines
+
+
+def nic_ports(servers: list[ServerLayout]) -> int:
+    """NIC ports of all networked servers."""
+    return sum(s.build.nic_count * s.build.nic.ports for s in servers if s.build.nic)
+
+
+def fabric_price(catalogue: Catalogue, servers: list[ServerLayout]) -> float:
+    """What the least-priced fabric for the servers' NIC ports costs (0 without any)."""
+    fabric = cheapest_fabric(catalogue, nic_ports(servers))
+    return fabric.price(catalogue) if fabric else 0.0
+
+
+def build_fabric(catalogue: Catalogue, servers: list[Server]) -> Fabric | None:
+    """The fabric section for the plan's networked servers: the least-priced switches and cables for
+    their NIC ports (what the model's fabric counts come to), with its own bill of materials."""
+    networked = [s for s in servers if s.nic and s.nic_count]
+    if not networked:
+        return None
+    nic = catalogue.nic(networked[0].nic or "")
+    ports = sum(s.nic_count * catalogue.nic(s.nic or "").ports for s in networked)
+    size = cheapest_fabric(catalogue, ports)
+    if size is None:
+        raise RuntimeError(f"internal error: no fabric for {ports} NIC ports")
+    switch = size.kit.switch
+    switches = [FabricSwitch(id=switch.id, role="leaf", count=size.leaves, ports_used=ports + size.uplinks)]
+    if size.spines:
+        switches.append(FabricSwitch(id=switch.id, role="spine", count=size.spines, ports_used=size.uplinks))
+    links = [
+        FabricLinks(joins="switch-nic", links=ports, cable=size.kit.nic_cable.id, cables=size.nic_cables)
+    ]
+    if size.uplinks:
+        links.append(
+            FabricLinks(
+                joins="switch-switch",
+                links=size.uplinks,
+                cable=size.kit.link_cable.id,
+                cables=size.link_cables,
+            )
+        )
+    lines = [line_item(catalogue, switch.id, switch.name, size.leaves + size.spines)]
+    lines.append(line_item(catalogue, size.kit.nic_cable.id, size.kit.nic_cable.name, size.nic_cables))
+    if size.link_cables:
+        lines.append(line_item(catalogue, size.kit.link_cable.id, size.kit.link_cable.name, size.link_cables))
+    return Fabric(
+        nic=nic.id,
+        nics_per_server={s.id: s.nic_count for s in networked},
+        nic_ports=ports,
+        switches=switches,
+        links=links,
+        price=round(sum(line.price for line in lines), 2),
+        bill_of_materials=lines,
+    )

@@ -1,0 +1,72 @@
+"""From the model's counts to concrete servers: which copies each bought server holds.
+
+The model counts servers per build and configuration and copies per (mode, build) or heavy class;
+decoding deals the copies onto servers build by build (buddy blocks first fit), right-sizes each
+server's RAM and disk, and gives each multi-node copy its k whole servers.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from ortools.sat.python import cp_model
+
+from ftopt.solver.cpsat.formulation import Formulation
+from ftopt.solver.cpsat.variables import Variables
+from ftopt.solver.decode.layout import HeavyServer, ServerLayout, lay_out_build, right_size
+from ftopt.solver.problem.data import ProblemData
+from ftopt.solver.problem.modes import Mode
+
+
+def _take_heavy(queues: dict[int, list[Mode]], counts: tuple[tuple[int, int], ...]) -> list[Mode]:
+    """The next heavy copies of each class in a configuration (the model makes the counts match)."""
+    taken = []
+    for k, count in counts:
+        taken += queues[k][:count]
+        del queues[k][:count]
+    return taken
+
+
+def decode(data: ProblemData, built: Formulation, solver: cp_model.CpSolver) -> list[ServerLayout] | None:
+    """Concrete servers from the solution's counts, build by build, each right-sized."""
+    v = built.variables
+    queues = {
+        k: [data.modes[o] for o in c.modes for _ in range(solver.value(v.heavy_copies[o, k]))]
+        for k, c in enumerate(data.heavy_classes)
+    }
+    heavy_on: dict[int, list[HeavyServer]] = {}
+    for c, config in enumerate(data.configs):
+        for _ in range(solver.value(v.config_servers[c])):
+            server = HeavyServer(
+                config.ram, config.disk, _take_heavy(queues, config.heavy), bool(config.free_blocks)
+            )
+            heavy_on.setdefault(config.build, []).append(server)
+    light_on: dict[int, list[Mode]] = {}
+    for (o, f), x in sorted(v.light_copies.items()):
+        light_on.setdefault(f, []).extend([data.modes[o]] * solver.value(x))
+    servers: list[ServerLayout] = []
+    for f, build in enumerate(data.builds):
+        heavy, light = heavy_on.get(f, []), light_on.get(f, [])
+        plain = solver.value(v.plain_servers[f]) if f in v.plain_servers else 0
+        servers += lay_out_build(build, heavy, plain, light)
+    reserve = data.catalogue.rules.host_ram_reserve_gb
+    sized = [right_size(server, reserve) for server in servers]
+    if any(s is None for s in sized):
+        return None
+    return [s for s in sized if s is not None] + _multinode_servers(data, v, solver)
+
+
+def _multinode_servers(data: ProblemData, v: Variables, solver: cp_model.CpSolver) -> list[ServerLayout]:
+    """k servers per multi-node copy, each holding all its GPUs; a copy's servers share a group id."""
+    servers = []
+    groups = itertools.count()
+    for option in data.multinode:
+        mode = data.modes[option.mode]
+        for _ in range(solver.value(v.multinode_copies[option.mode])):
+            group = next(groups)
+            gpus = list(range(option.build.gpu_count))
+            servers += [
+                ServerLayout(option.build, option.ram, option.disk, [(mode, gpus)], group=group)
+                for _ in range(option.nodes)
+            ]
+    return servers

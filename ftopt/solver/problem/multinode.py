@@ -1,0 +1,236 @@
+"""Multi-node copies in the count model: their modes, their options, their counts and the fabric.
+
+A multi-node copy (16, 32 or 64 GPUs, `ftopt.model.fabric`) takes k whole servers of one build and
+nothing else goes on them, so it needs no buddy blocks: per (mode, build) the model counts copies,
+each worth k servers at a fixed price. Those servers carry the fabric NICs (a *networked* build:
+the build with its NICs in its price and power), with the cheapest RAM and disk tiers holding each
+server's share of the copy's host RAM and checkpoints.
+
+The fabric's switches and cables are counted in the model too (`ftopt.solver.cpsat.fabric`), so
+the price stays proven optimal.
+
+Pruning, each exact: of a run's multi-node options on one build, one that costs no less, needs no
+fewer ports and is no more preferred than another is dropped; and an option is dropped when a
+single-server mode of the same run and card is no less preferred and a server of some build holding
+that copy alone costs no more than the option's k servers (one server replaces k, their ports leave
+the fabric, and fabric cost never falls as ports are removed).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from ftopt.model.fabric import (
+    MULTI_NODE_STRATEGIES,
+    Network,
+    fabric_kits,
+    fabric_nic,
+    multinode_copy_speed,
+    nics_per_server,
+    node_network,
+    size_multinode,
+)
+from ftopt.model.hardware import Catalogue, Nic
+from ftopt.model.sizing import RunProfile, Sizing, gpu_count_choices, optimizer_choices
+from ftopt.model.speed import Host, Speed, hours_to_train
+from ftopt.model.timing import copy_host
+from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, Optimizer, Strategy, Workload
+from ftopt.solver.problem.builds import Build, DiskTier, RamTier
+from ftopt.solver.problem.configs import cheapest_tier
+from ftopt.solver.problem.modes import Mode, compatible
+
+
+@dataclass(frozen=True)
+class MultiNodeMode(Mode):
+    """A mode whose copy spans `gpus // node_gpus` whole servers of build `build`."""
+
+    node_gpus: int
+    build: int  # index into ProblemData.builds
+
+    @property
+    def nodes(self) -> int:
+        """Servers one copy takes."""
+        return self.gpus // self.node_gpus
+
+    @property
+    def preference(self) -> int:
+        """8-bit Adam and sharding count against it, and full sharding over the network twice more:
+        hybrid sharding keeps the gathers on NVLink."""
+        sizing = self.sizing
+        return (sizing.optimizer == Optimizer.ADAMW_8BIT) + 1 + 2 * (sizing.strategy == Strategy.FSDP)
+
+
+@dataclass(frozen=True)
+class MultiNodeOption:
+    """A multi-node mode on its networked build, with each server's RAM and disk tiers."""
+
+    mode: int  # index into ProblemData.modes
+    build: Build  # the networked build: NICs in its fixed price and power
+    nodes: int
+    ram: RamTier
+    disk: DiskTier
+
+    @property
+    def server_price(self) -> float:
+        """One of its servers, NICs included."""
+        return self.build.fixed_price + self.ram.price + self.disk.price
+
+    @property
+    def price(self) -> float:
+        """All k servers of one copy (the fabric is priced apart)."""
+        return self.nodes * self.server_price
+
+    @property
+    def ports(self) -> int:
+        """NIC ports one copy brings to the fabric."""
+        nic = self.build.nic
+        return self.nodes * self.build.nic_count * (nic.ports if nic else 0)
+
+
+def networked_build(catalogue: Catalogue, build: Build, nic: Nic) -> Build | None:
+    """The build with one NIC per GPU (or per NIC slot), priced and powered; None when its chassis
+    has no NIC slots or the feed cannot carry the NICs too."""
+    nics = nics_per_server(build.chassis, build.gpu_count)
+    if nics == 0:
+        return None
+    power = build.power_w + math.ceil(nics * nic.power_w)
+    if power > build.feed.usable_w:
+        return None
+    price = build.fixed_price + catalogue.price(nic.id).amount * nics
+    energy = build.energy_cost * power / build.power_w if build.power_w else 0.0  # linear in the draw
+    return replace(build, nic=nic, nic_count=nics, fixed_price=price, power_w=power, energy_cost=energy)
+
+
+def _single_server_price(catalogue: Catalogue, builds: Sequence[Build], mode: Mode) -> float | None:
+    """The cheapest server of any build holding one copy of a single-server mode alone."""
+    reserve = catalogue.rules.host_ram_reserve_gb
+    prices = []
+    for build in builds:
+        if not compatible(mode, build):
+            continue
+        ram = cheapest_tier(build.ram_upgrades, mode.host_ram_gb + reserve)
+        disk = cheapest_tier(build.disk_upgrades, mode.nvme_gb)
+        if ram is not None and disk is not None:
+            prices.append(build.fixed_price + ram.price + disk.price)
+    return min(prices, default=None)
+
+
+@dataclass(frozen=True)
+class _Bid:
+    """What the multi-node options of one bid are chosen from."""
+
+    workload: Workload
+    catalogue: Catalogue
+    profiles: Sequence[RunProfile]
+    builds: Sequence[Build]
+    singles: Sequence[Mode]  # every run's single-server modes
+
+
+def _candidates(
+    bid: _Bid, run: int, f: int, networked: Build, nic: Nic
+) -> list[tuple[MultiNodeMode, MultiNodeOption]]:
+    """Every fitting, timely multi-node sizing of one run on one build, with its RAM and disk tiers."""
+    catalogue, profile, build = bid.catalogue, bid.profiles[run], bid.builds[f]
+    n = build.gpu_count
+    net = node_network(build.gpu, n, nic, networked.nic_count, catalogue.speed)
+    reserve = catalogue.rules.host_ram_reserve_gb
+    limit = bid.workload.site.max_servers
+    found: list[tuple[MultiNodeMode, MultiNodeOption]] = []
+    for gpus in gpu_count_choices(profile.run):
+        nodes = gpus // n
+        if gpus not in MULTI_NODE_COUNTS or gpus % n or nodes < 2 or (limit is not None and nodes > limit):
+            continue
+        for strategy in MULTI_NODE_STRATEGIES:
+            for optimizer in optimizer_choices(profile.run, profile.stack):
+                sizing = size_multinode(
+                    profile, build.gpu, gpus, strategy, optimizer, bid.workload.sizing, net
+                )
+                if not sizing.fits or late(profile, sizing, networked, net, catalogue):
+                    continue
+                ram = cheapest_tier(build.ram_upgrades, sizing.host_ram_gb / nodes + reserve)
+                disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / nodes)
+                if ram is None or disk is None:
+                    continue
+                mode = MultiNodeMode(run, sizing, 0, n, f)
+                found.append((mode, MultiNodeOption(-1, networked, nodes, ram, disk)))
+    return found
+
+
+def _options_on(bid: _Bid, run: int, f: int, nic: Nic) -> list[tuple[MultiNodeMode, MultiNodeOption]]:
+    """The undominated multi-node options of one run on one build (mode indices still unset)."""
+    build = bid.builds[f]
+    networked = networked_build(bid.catalogue, build, nic)
+    if networked is None or bid.profiles[run].run.offload == Offload.CPU:
+        return []
+    found = _candidates(bid, run, f, networked, nic)
+    kept: list[tuple[MultiNodeMode, MultiNodeOption]] = []
+    for mode, option in sorted(found, key=lambda p: (p[1].price, p[1].ports, p[0].preference, p[0].gpus)):
+        if not any(
+            k.price <= option.price and k.ports <= option.ports and km.preference <= mode.preference
+            for km, k in kept
+        ):
+            kept.append((mode, option))
+    singles = [m for m in bid.singles if m.run == run and m.gpu == build.gpu.id]
+    single_prices = [(m, _single_server_price(bid.catalogue, bid.builds, m)) for m in singles]
+    return [
+        (mode, option)
+        for mode, option in kept
+        if not any(
+            p is not None and p <= option.price and m.preference <= mode.preference for m, p in single_prices
+        )
+    ]
+
+
+def node_host(build: Build, catalogue: Catalogue) -> Host | None:
+    """What one server of a multi-node copy's host gives it: all its cores and one socket's DRAM."""
+    constants = catalogue.speed
+    if constants is None:
+        return None
+    cores = build.cpu.cores * build.chassis.sockets
+    return copy_host(build.cpu.memory_channels, cores, build.gpu_count, build.gpu_count, constants)
+
+
+def speed_on_servers(
+    profile: RunProfile, sizing: Sizing, build: Build, net: Network, catalogue: Catalogue
+) -> Speed | None:
+    """The speed model's estimate of a multi-node copy on servers of `build` (None without speed data)."""
+    host, constants = node_host(build, catalogue), catalogue.speed
+    if host is None or constants is None:
+        return None
+    return multinode_copy_speed(profile, sizing, build.gpu, host, net, constants)
+
+
+def late(profile: RunProfile, sizing: Sizing, build: Build, net: Network, catalogue: Catalogue) -> bool:
+    """Whether a multi-node copy so sized would miss its run's deadline (never without one)."""
+    run = profile.run
+    if run.deadline_hours is None or run.train_tokens is None:
+        return False
+    speed = speed_on_servers(profile, sizing, build, net, catalogue)
+    return speed is not None and hours_to_train(run.train_tokens, speed) > run.deadline_hours
+
+
+def multinode_options(
+    workload: Workload,
+    catalogue: Catalogue,
+    profiles: Sequence[RunProfile],
+    builds: Sequence[Build],
+    singles: Sequence[Mode],
+) -> list[tuple[MultiNodeMode, MultiNodeOption]]:
+    """Every run's undominated multi-node options, build by build, each with its new mode (the
+    option's `mode` index is set when the caller appends the mode to the problem's modes).
+
+    A multi-node mode is compatible with no build as a light or heavy copy (its GPUs exceed any
+    server's), so its copies are only ever counted through these options.
+    """
+    nic = fabric_nic(catalogue)
+    if nic is None or not fabric_kits(catalogue):
+        return []
+    bid = _Bid(workload, catalogue, profiles, builds, singles)
+    return [
+        pair
+        for f in range(len(builds))
+        for run in range(len(profiles))
+        for pair in _options_on(bid, run, f, nic)
+    ]
