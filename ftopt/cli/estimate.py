@@ -19,9 +19,10 @@ from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console, 
 from ftopt.cli.errors import handle_errors
 from ftopt.model.hardware import Catalogue
 from ftopt.model.memory import trainable_params
+from ftopt.model.parallelism import config_label, config_record
 from ftopt.model.references import allowed_gpus
 from ftopt.model.sizing import RunProfile, Sizing, all_sizings, profile_run
-from ftopt.model.speed import Speed, estimate_speed, hours_to_train, planning_host
+from ftopt.model.speed import Speed, estimate_speed, hours_to_train, planning_host, speed_ranker
 from ftopt.model.workload import Workload
 from ftopt.reading.workload_file import load_workload
 
@@ -44,7 +45,7 @@ def run_sizings(workload: Workload, catalogue: Catalogue) -> list[tuple[RunProfi
         sizings = [
             sizing
             for gpu in allowed_gpus(catalogue, workload)
-            for sizing in all_sizings(profile, gpu, workload.sizing)
+            for sizing in all_sizings(profile, gpu, workload.sizing, speed_ranker(profile, gpu, catalogue))
         ]
         result.append((profile, sizings))
     return result
@@ -103,6 +104,7 @@ def option_record(sizing: Sizing, speed: dict[str, Any] | None = None) -> dict[s
         "checkpoint_gb": gb(sizing.checkpoint_gb),
         "traffic_gb_per_step": gb(sizing.traffic_gb_per_step),
         "step_seconds": seconds(sizing.step_seconds),
+        **(config_record(sizing.config) if sizing.config else {}),
         **(speed or {}),
     }
 
@@ -141,10 +143,13 @@ def run_table(
     trainable = trainable_params(profile.counts, run.method, run.lora_rank)
     title = (
         f"{run.name}: {profile.model_name}, {run.method.value}, seq_len {run.seq_len:,}, "
-        f"micro_batch {run.micro_batch}, {_count(profile.counts.total)} params, "
+        f"{_count(profile.counts.total)} params, "
         f"{_count(trainable)} trainable"
     )
-    caption = "GB per GPU (1 GB = 1e9 bytes); step s is a lower bound (compute and transfer overlap)"
+    caption = (
+        "GB per GPU (1 GB = 1e9 bytes); step s is a lower bound (compute and transfer overlap); "
+        "configuration: micro-batch × accumulation, recomputation, parallel degrees (chosen by ftopt)"
+    )
     stack = profile.stack.id if profile.stack else None
     if stack:
         title += f", stack {stack}"
@@ -156,6 +161,7 @@ def run_table(
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
     for header in ("card", "GPUs", "strategy", "optimizer", "offload"):
         table.add_column(header, no_wrap=True)
+    table.add_column("configuration", ratio=1)  # wraps, so the figures keep their width
     for header in (
         "states",
         "activ.",
@@ -187,6 +193,7 @@ def run_table(
             s.strategy.value,
             s.optimizer.value,
             s.offload.value,
+            config_label(s.config) if s.config else "",
             f"{gb(s.states_gb):,.1f}",
             f"{gb(s.activations_gb):,.1f}",
             f"{gb(s.overhead_gb):,.1f}",

@@ -241,9 +241,11 @@ def config_record(config: TrainingConfig) -> dict[str, object]:
 
 
 def config_label(config: TrainingConfig) -> str:
-    """A short line for tables: `mb 2 × 4, full, tp 4 pp 1 cp 2 dp 1`."""
+    """A short cell for tables: `mb 2, full`, `mb 1×12, selective, tp 2 pp 4` (accumulation and
+    degrees only where they are not 1; dp is the GPUs the others leave)."""
     d = config.degrees
-    return (
-        f"mb {config.micro_batch} × {config.accumulation}, {config.recompute.value}, "
-        f"dp {d.dp} tp {d.tp} pp {d.pp} cp {d.cp}"
+    batch = f"mb {config.micro_batch}" + (f"×{config.accumulation}" if config.accumulation > 1 else "")
+    split = " ".join(
+        f"{name} {value}" for name, value in (("tp", d.tp), ("pp", d.pp), ("cp", d.cp)) if value > 1
     )
+    return ", ".join(part for part in (batch, config.recompute.value, split) if part)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from ftopt.model.activations import (
     logits_bytes,
@@ -178,6 +178,7 @@ def strategy_choices(gpus: int) -> tuple[Strategy, ...]:
     return (Strategy.SINGLE,) if gpus == 1 else (Strategy.DDP, Strategy.FSDP)
 
 
+@lru_cache(maxsize=256)
 def intended_link(gpu: Gpu, gpus: int) -> tuple[str | None, float | None]:
     """Link kind and bottleneck bandwidth of `gpus` cards placed as the rules place them.
 
@@ -319,6 +320,8 @@ def _undominated(sizings: list[Sizing], rank: Ranker) -> list[Sizing]:
     fitting = [s for s in sizings if s.fits]
     if not fitting:
         return [min(sizings, key=lambda s: s.total_gb)]
+    if len(fitting) == 1:
+        return fitting
     keyed = sorted(
         (
             (s.config is not None and s.config.degrees.tp > 1, s.host_ram_gb, rank(s), i)
@@ -330,6 +333,34 @@ def _undominated(sizings: list[Sizing], rank: Ranker) -> list[Sizing]:
         if not any(k[0] <= key[0] and k[1] <= key[1] and k[2] <= key[2] for k in kept):
             kept.append(key)
     return [fitting[k[3]] for k in kept]
+
+
+def _family_candidates(
+    size: Callable[[TrainingConfig], Sizing], family: list[TrainingConfig]
+) -> list[Sizing]:
+    """Of one family of configurations (same degrees, recomputation and accumulation; micro-batch
+    ascending), the sizings that can be undominated: a larger micro-batch is never slower per token
+    (each step's exchanges, optimiser step and overhead are shared by more tokens) and never needs
+    less memory, so only the largest that fits (found by bisection), and the smallest where it needs
+    less host RAM (offloaded activations grow with it); with none fitting, the smallest (what a
+    refusal quotes)."""
+    smallest = size(family[0])
+    if not smallest.fits or len(family) == 1:
+        return [smallest]
+    low, high, largest = 0, len(family) - 1, smallest
+    top = size(family[high])  # most often the largest fits too: two sizings, no bisection
+    if top.fits:
+        low, largest = high, top
+    else:
+        high -= 1
+    while low < high:  # invariant: family[low] fits (as `largest`), family[high + 1:] do not
+        middle = (low + high + 1) // 2
+        sized = size(family[middle])
+        if sized.fits:
+            low, largest = middle, sized
+        else:
+            high = middle - 1
+    return [largest] if smallest.host_ram_gb >= largest.host_ram_gb else [smallest, largest]
 
 
 def chosen_sizings(
@@ -349,10 +380,14 @@ def chosen_sizings(
     configs = config_choices(
         profile.run, profile.arch, profile.stack, gpus, card_domain(gpu) if domain is None else domain
     )
-    sized = [
-        size_run(profile, gpu, gpus, strategy, optimizer, offload, options, config=config)
-        for config in configs
-    ]
+    families: dict[tuple[object, ...], list[TrainingConfig]] = {}
+    for config in configs:
+        families.setdefault((config.degrees, config.recompute, config.accumulation), []).append(config)
+
+    def size(config: TrainingConfig) -> Sizing:
+        return size_run(profile, gpu, gpus, strategy, optimizer, offload, options, config=config)
+
+    sized = [s for family in families.values() for s in _family_candidates(size, family)]
     return _undominated(sized, rank or bound_seconds_per_token) if sized else []
 
 

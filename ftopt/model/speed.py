@@ -138,6 +138,7 @@ def speed_link(topology: Topology, gpus: tuple[int, ...]) -> LinkKind | None:
     return "pcie-socket" if len(sockets) == 1 else "pcie-cross-socket"
 
 
+@lru_cache(maxsize=256)
 def link_kind(gpu: Gpu, gpus: int) -> LinkKind | None:
     """The link kind `gpus` cards of this model talk over, placed as the reference server places
     them: an SXM module's NVSwitch board, the card's largest bridge when it holds the set, else PCIe

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from ftopt.catalogue.loader import load_catalogue
+from ftopt.model.parallelism import Degrees, TrainingConfig
 from ftopt.model.sizing import profile_run, size_run
-from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
+from ftopt.model.workload import Offload, Optimizer, Recompute, Run, SizingOptions, Strategy
 from tests.commands import invoke, write
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,6 +31,10 @@ OPTION_KEYS = {
     "checkpoint_gb",
     "traffic_gb_per_step",
     "step_seconds",
+    "micro_batch",
+    "accumulation",
+    "recompute",
+    "parallelism",
     "tokens_per_s",
     "hours",
     "speed",
@@ -178,6 +183,12 @@ def test_figures_match_the_sizing_layer(seventy_b: Path) -> None:
     data = estimate_json(seventy_b)
     catalogue = load_catalogue()
     run = Run(name="big-lora", model="llama-3.3-70b", method="lora", seq_len=4096)
+    got = option(data, "big-lora", "rtx-pro-6000-se", 4, "fsdp")
+    degrees = got["parallelism"]
+    assert degrees["dp"] * degrees["tp"] * degrees["pp"] * degrees["cp"] == 4
+    config = TrainingConfig(
+        got["micro_batch"], got["accumulation"], Recompute(got["recompute"]), Degrees(**degrees)
+    )
     expected = size_run(
         profile_run(run, catalogue),
         catalogue.gpu("rtx-pro-6000-se"),
@@ -186,8 +197,8 @@ def test_figures_match_the_sizing_layer(seventy_b: Path) -> None:
         Optimizer.ADAMW_32BIT,
         Offload.NONE,
         SizingOptions(),
+        config=config,
     )
-    got = option(data, "big-lora", "rtx-pro-6000-se", 4, "fsdp")
     assert got["memory_per_gpu_gb"] == {
         "states": round(expected.states_gb, 1),
         "activations": round(expected.activations_gb, 1),

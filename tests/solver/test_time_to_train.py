@@ -66,8 +66,9 @@ def test_an_impossible_deadline_names_the_run_and_the_fastest_mode() -> None:
         "fsdp",
         "none",
     )
-    assert figures["fastest_hours"] == pytest.approx(56.21, abs=0.01)
-    assert "the fastest ftopt can reach is 56.21 h on 4 × h200-nvl" in late[0].text
+    # 56.21 h at micro-batch 1; the micro-batch ftopt chooses makes it faster
+    assert figures["fastest_hours"] == pytest.approx(52.02, abs=0.01)
+    assert "the fastest ftopt can reach is 52.02 h on 4 × h200-nvl" in late[0].text
 
 
 def test_tco_objective_counts_energy_and_never_beats_price_on_price() -> None:
