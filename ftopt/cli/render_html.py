@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ftopt.cli.render_frontier import three_bids_html
 from ftopt.cli.render_page import CSS
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
-from ftopt.cli.render_table import fabric_heading, server_heading, summary_line
+from ftopt.cli.render_table import fabric_heading, server_heading, summary_line, training_text
 from ftopt.model.findings import Finding, money
 from ftopt.model.plan import LineItem, Plan, Server, Status
 
@@ -185,7 +185,7 @@ def _room(plan: Plan) -> str:
 def _runs(plan: Plan) -> str:
     styles = run_styles(plan)
     headers = [
-        ("run", False), ("copy", True), ("server", False), ("GPUs", False), ("strategy", False),
+        ("run", False), ("copy", True), ("server", False), ("GPUs", False), ("training", False),
         ("optimiser", False), ("offload", False), ("states", True), ("activations", True),
         ("overhead", True), ("total", True), ("free", True), ("host RAM GB", True), ("NVMe GB", True),
         ("step s", True), ("traffic GB/step", True), ("over", False),
@@ -203,14 +203,16 @@ def _runs(plan: Plan) -> str:
         )
         rows.append([
             swatch + escape(a.run), str(a.copy_), escape(a.server), escape(", ".join(map(str, a.gpus))),
-            escape(a.strategy.value), escape(a.optimizer.value), escape(a.offload.value), _num(m.states),
+            escape(training_text(a)), escape(a.optimizer.value), escape(a.offload.value), _num(m.states),
             _num(m.activations), _num(m.overhead), _num(m.total), _num(a.free_gb), _num(a.host_ram_gb, 0),
             _num(a.nvme_gb, 0), _num(a.step_seconds, 2), _num(a.traffic_gb_per_step, 2), link,
         ])  # fmt: skip
     table = _table(headers, rows) if rows else "<p>No runs were placed.</p>"
     return (
         '<section id="runs"><h2>Runs</h2>'
-        "<p>One row per copy of each run. Memory is per GPU, in GB: optimiser and model states, "
+        "<p>One row per copy of each run. Training: the strategy, the micro-batch × accumulation, the "
+        "activation recomputation and the tensor, pipeline and context degrees ftopt chose (data "
+        "parallelism takes the remaining GPUs). Memory is per GPU, in GB: optimiser and model states, "
         "activations, overhead (CUDA context and allocator reserve), their total and what is left free. "
         "Step time is a lower bound; traffic is what each step moves between the copy's GPUs, over "
         "NVLink when they share a bridge and PCIe otherwise.</p>"

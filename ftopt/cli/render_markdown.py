@@ -60,7 +60,7 @@ def render_markdown(plan: Plan) -> str:
         "copy",
         "server",
         "GPUs",
-        "strategy",
+        "training (strategy, micro-batch × accumulation, recomputation, degrees)",
         "link",
         "optimizer",
         "offload",

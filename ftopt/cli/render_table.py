@@ -100,6 +100,22 @@ def fabric_bom(plan: Plan) -> Table | None:
     return table
 
 
+def training_text(a: Assignment) -> str:
+    """The strategy with the configuration the plan states, so an engineer can reproduce the run:
+    `fsdp, mb 2×4, full, tp 2 pp 2` (accumulation and degrees only where not 1; dp is the rest)."""
+    parts = [a.strategy.value]
+    if a.micro_batch is not None:
+        accumulation = a.accumulation or 1
+        parts.append(f"mb {a.micro_batch}" + (f"×{accumulation}" if accumulation > 1 else ""))
+    if a.recompute is not None:
+        parts.append(a.recompute.value)
+    p = a.parallelism
+    if p is not None:
+        split = " ".join(f"{k} {v}" for k, v in (("tp", p.tp), ("pp", p.pp), ("cp", p.cp)) if v > 1)
+        parts += [split] if split else []
+    return ", ".join(parts)
+
+
 def placement_cells(a: Assignment) -> list[str]:
     """One copy's row of the placement table, shared by the terminal and Markdown views; a
     multi-node copy names all its servers and the GPUs it takes on each."""
@@ -111,7 +127,7 @@ def placement_cells(a: Assignment) -> list[str]:
         str(a.copy_),
         servers,
         gpus,
-        a.strategy.value,
+        training_text(a),
         a.link or "-",
         a.optimizer.value,
         a.offload.value,
@@ -132,7 +148,7 @@ def runs_table(plan: Plan) -> Table:
         "copy",
         "server",
         "gpus",
-        "strategy",
+        "training",
         "link",
         "optimizer",
         "offload",

@@ -28,8 +28,16 @@ from dataclasses import dataclass, replace
 
 from ftopt.model.hardware import Cable, Catalogue, Chassis, Gpu, Nic, Switch
 from ftopt.model.memory import BF16, GB
-from ftopt.model.parallelism import Degrees, TrainingConfig, default_config
-from ftopt.model.sizing import RunProfile, Sizing, size_run
+from ftopt.model.parallelism import Degrees, TrainingConfig, accumulation_for, default_config
+from ftopt.model.sizing import (
+    Ranker,
+    RunProfile,
+    Sizing,
+    bound_seconds_per_token,
+    family_candidates,
+    size_run,
+    undominated,
+)
 from ftopt.model.speed import Host, Speed, bus_bandwidth_gbps, comm_bytes, estimate_speed, link_kind
 from ftopt.model.stack import SpeedConstants, Stack
 from ftopt.model.workload import Method, Offload, Optimizer, SizingOptions, Strategy
@@ -280,3 +288,33 @@ def multinode_copy_speed(
     if profile.stack is None:
         return None
     return multinode_speed(profile, sizing, gpu, profile.stack, constants, host, net)
+
+
+def multinode_sizings(
+    profile: RunProfile,
+    gpu: Gpu,
+    gpus: int,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    options: SizingOptions,
+    net: Network,
+    rank: Ranker | None = None,
+) -> list[Sizing]:
+    """The undominated configurations of one multi-node copy: data parallelism over all its GPUs
+    (model parallelism across servers is not planned), at each micro-batch and recomputation the run
+    allows; the largest micro-batch that fits per recomputation, ranked by `rank` (seconds per token)."""
+    run = profile.run
+    families: dict[tuple[object, ...], list[TrainingConfig]] = {}
+    for recompute in run.recompute_choices:
+        for micro_batch in run.micro_batch_choices:
+            degrees = Degrees(dp=gpus)
+            accumulation = accumulation_for(run, micro_batch, degrees)
+            if accumulation is not None:
+                config = TrainingConfig(micro_batch, accumulation, recompute, degrees)
+                families.setdefault((recompute, accumulation), []).append(config)
+
+    def size(config: TrainingConfig) -> Sizing:
+        return size_multinode(profile, gpu, gpus, strategy, optimizer, options, net, config)
+
+    sized = [s for family in families.values() for s in family_candidates(size, family)]
+    return undominated(sized, rank or bound_seconds_per_token) if sized else []

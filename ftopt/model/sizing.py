@@ -314,7 +314,7 @@ def card_domain(gpu: Gpu) -> int:
     return max(gpu.nvlink.bridge_sizes, default=1) if gpu.nvlink else 1
 
 
-def _undominated(sizings: list[Sizing], rank: Ranker) -> list[Sizing]:
+def undominated(sizings: list[Sizing], rank: Ranker) -> list[Sizing]:
     """Of the fitting sizings, those no other beats on NVLink need (tensor parallelism), host RAM and
     speed at once; with none fitting, the one needing the least memory (what a refusal quotes)."""
     fitting = [s for s in sizings if s.fits]
@@ -335,9 +335,7 @@ def _undominated(sizings: list[Sizing], rank: Ranker) -> list[Sizing]:
     return [fitting[k[3]] for k in kept]
 
 
-def _family_candidates(
-    size: Callable[[TrainingConfig], Sizing], family: list[TrainingConfig]
-) -> list[Sizing]:
+def family_candidates(size: Callable[[TrainingConfig], Sizing], family: list[TrainingConfig]) -> list[Sizing]:
     """Of one family of configurations (same degrees, recomputation and accumulation; micro-batch
     ascending), the sizings that can be undominated: a larger micro-batch is never slower per token
     (each step's exchanges, optimiser step and overhead are shared by more tokens) and never needs
@@ -387,8 +385,8 @@ def chosen_sizings(
     def size(config: TrainingConfig) -> Sizing:
         return size_run(profile, gpu, gpus, strategy, optimizer, offload, options, config=config)
 
-    sized = [s for family in families.values() for s in _family_candidates(size, family)]
-    return _undominated(sized, rank or bound_seconds_per_token) if sized else []
+    sized = [s for family in families.values() for s in family_candidates(size, family)]
+    return undominated(sized, rank or bound_seconds_per_token) if sized else []
 
 
 def all_sizings(

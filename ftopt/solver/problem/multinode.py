@@ -28,12 +28,18 @@ from ftopt.model.fabric import (
     fabric_kits,
     fabric_nic,
     multinode_copy_speed,
+    multinode_sizings,
     nics_per_server,
     node_network,
-    size_multinode,
 )
 from ftopt.model.hardware import Catalogue, Nic
-from ftopt.model.sizing import RunProfile, Sizing, gpu_count_choices, optimizer_choices
+from ftopt.model.sizing import (
+    RunProfile,
+    Sizing,
+    bound_seconds_per_token,
+    gpu_count_choices,
+    optimizer_choices,
+)
 from ftopt.model.speed import Host, Speed, hours_to_train
 from ftopt.model.timing import copy_host
 from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, Optimizer, Strategy, Workload
@@ -138,23 +144,28 @@ def _candidates(
     reserve = catalogue.rules.host_ram_reserve_gb
     limit = bid.workload.site.max_servers
     found: list[tuple[MultiNodeMode, MultiNodeOption]] = []
+
+    def rank(sizing: Sizing) -> float:
+        speed = speed_on_servers(profile, sizing, networked, net, catalogue)
+        return 1 / speed.tokens_per_s if speed is not None else bound_seconds_per_token(sizing)
+
     for gpus in gpu_count_choices(profile.run):
         nodes = gpus // n
         if gpus not in MULTI_NODE_COUNTS or gpus % n or nodes < 2 or (limit is not None and nodes > limit):
             continue
         for strategy in MULTI_NODE_STRATEGIES:
             for optimizer in optimizer_choices(profile.run, profile.stack):
-                sizing = size_multinode(
-                    profile, build.gpu, gpus, strategy, optimizer, bid.workload.sizing, net
-                )
-                if not sizing.fits or late(profile, sizing, networked, net, catalogue):
-                    continue
-                ram = cheapest_tier(build.ram_upgrades, sizing.host_ram_gb / nodes + reserve)
-                disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / nodes)
-                if ram is None or disk is None:
-                    continue
-                mode = MultiNodeMode(run, sizing, 0, n, f)
-                found.append((mode, MultiNodeOption(-1, networked, nodes, ram, disk)))
+                for sizing in multinode_sizings(
+                    profile, build.gpu, gpus, strategy, optimizer, bid.workload.sizing, net, rank
+                ):
+                    if not sizing.fits or late(profile, sizing, networked, net, catalogue):
+                        continue
+                    ram = cheapest_tier(build.ram_upgrades, sizing.host_ram_gb / nodes + reserve)
+                    disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / nodes)
+                    if ram is None or disk is None:
+                        continue
+                    mode = MultiNodeMode(run, sizing, 0, n, f)
+                    found.append((mode, MultiNodeOption(-1, networked, nodes, ram, disk)))
     return found
 
 
