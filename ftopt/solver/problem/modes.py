@@ -18,7 +18,7 @@ run to more GPUs, onto NVLink or off offload. Without deadlines nothing here cha
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.sizing import Ranker, RunProfile, Sizing, all_sizings
@@ -37,6 +37,9 @@ class Mode:
     run: int  # index into the workload's runs
     sizing: Sizing
     domain: int  # NVLink domain size the GPUs must lie in; 0 when none is needed
+    #: 1 when another mode of the run on the same card and GPU count trains faster (`mark_slower`):
+    #: at equal price the tie-break prefers the faster one, before any other preference.
+    slowness: int = field(default=0, kw_only=True)
 
     @property
     def gpu(self) -> str:
@@ -113,6 +116,7 @@ def _dominates(a: Mode, b: Mode) -> bool:
     return (
         a.gpu == b.gpu
         and a.preference <= b.preference
+        and a.slowness <= b.slowness
         and all(x <= y for x, y in zip(a.resources, b.resources, strict=True))
     )
 
@@ -247,8 +251,28 @@ def run_modes(
         )
     ]
     if catalogue is not None:
-        found = deadline_modes(profile, found, gpus, catalogue)
+        found = mark_slower(deadline_modes(profile, found, gpus, catalogue), profile, catalogue)
     return prune_dominated(found)
+
+
+def mark_slower(modes: list[Mode], profile: RunProfile, catalogue: Catalogue) -> list[Mode]:
+    """Among a run's modes on one card and GPU count (its configurations, strategies, optimisers),
+    all but the fastest by the speed model are marked slower, so that at equal price the objective's
+    tie-break takes the fastest (nothing is marked without speed data)."""
+    groups: dict[tuple[str, int], list[int]] = {}
+    for i, mode in enumerate(modes):
+        groups.setdefault((mode.gpu, mode.gpus), []).append(i)
+    marked = list(modes)
+    for (gpu_id, _), members in groups.items():
+        rank = speed_ranker(profile, catalogue.gpu(gpu_id), catalogue)
+        if rank is None or len(members) < 2:
+            continue
+        seconds = {i: rank(modes[i].sizing) for i in members}
+        fastest = min(seconds.values())
+        for i in members:
+            if seconds[i] > fastest * (1 + 1e-9):
+                marked[i] = replace(modes[i], slowness=1)
+    return marked
 
 
 def largest_domains(builds: Iterable[Build]) -> dict[str, int]:
