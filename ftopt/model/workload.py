@@ -158,12 +158,22 @@ class Run(BaseModel):
         data["train_tokens"] = max(1, round(dataset * epochs))
         return data
 
-    @field_validator("micro_batch")
+    @field_validator("micro_batch", mode="before")
     @classmethod
-    def _micro_batch_range(cls, value: int | str) -> int | str:
-        if isinstance(value, int) and not 0 < value <= MAX_MICRO_BATCH:
-            raise ValueError(f"expected auto or an integer from 1 to {MAX_MICRO_BATCH}")
+    def _micro_batch_range(cls, value: Any) -> Any:
+        """auto or a whole number of sequences; a boolean is neither (YAML's `true` is no count)."""
+        if value == "auto" and isinstance(value, str):
+            return value
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_MICRO_BATCH:
+            raise ValueError(f"expected auto or an integer from 1 to {MAX_MICRO_BATCH}, got {quoted(value)}")
         return value
+
+    @field_validator("gradient_checkpointing", mode="before")
+    @classmethod
+    def _recompute_setting(cls, value: Any) -> Any:
+        if isinstance(value, bool) or value in ("auto", "none", "selective", "full"):
+            return value
+        raise ValueError(f"expected true, false, auto, none, selective or full, got {quoted(value)}")
 
     @model_validator(mode="after")
     def _global_batch_whole_sequences(self) -> Run:

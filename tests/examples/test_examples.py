@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from ftopt.catalogue import load_catalogue
+from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
+from ftopt.model.workload import Workload
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
@@ -134,3 +136,37 @@ def test_multinode_70b_deadline_puts_it_on_two_servers_for_sixteen_gpus():
     alone = solve(relaxed, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
     (single,) = alone.assignments
     assert len(single.nodes) == 1 and single.hours is not None and single.hours > 48
+
+
+def _with_run(name: str, **update: object) -> tuple[Workload, Catalogue]:
+    catalogue = load_catalogue()
+    workload = load_workload(EXAMPLES / f"{name}.yaml", catalogue)
+    run = workload.runs[0].model_copy(update=update)
+    return workload.model_copy(update={"runs": (run,)}), catalogue
+
+
+def test_deadline_70b_full_meets_200_hours_with_the_micro_batch_ftopt_chose():
+    # Issue 19: refused at micro-batch 1 (about 247 h on 8 × H200 NVL); micro-batch 2 makes 190 h.
+    plan = solved("deadline-70b-full")
+    (copy,) = plan.assignments
+    (server,) = plan.servers
+    assert (server.gpu, len(copy.gpus)) == ("h200-nvl", 8)
+    assert copy.micro_batch == 2 and copy.parallelism is not None and copy.parallelism.dp == 8
+    assert copy.hours is not None and copy.hours <= 200
+    fixed, catalogue = _with_run("deadline-70b-full", micro_batch=1)
+    result = solve(fixed, catalogue, SolveSettings(time_limit=20, workers=2))
+    assert result.plan is None
+    assert any("the fastest ftopt can reach is" in r.text for r in result.reasons)
+
+
+def test_long_context_70b_plans_context_parallelism_on_an_hgx_server():
+    # Issue 19: 131,072 tokens per sequence fit eight B200 only when each holds 1/8 of the sequence.
+    plan = solved("long-context-70b")
+    (copy,) = plan.assignments
+    (server,) = plan.servers
+    assert server.chassis.startswith("hgx-")
+    assert copy.parallelism is not None and copy.parallelism.cp == len(copy.gpus) == 8
+    without, catalogue = _with_run("long-context-70b", stack="hf-fsdp")  # no context parallelism
+    result = solve(without, catalogue, SolveSettings(time_limit=20, workers=2))
+    assert result.plan is None
+    assert any("GB per GPU" in r.text for r in result.reasons)
