@@ -334,3 +334,11 @@ def test_training_configuration_settings(tmp_path: Path, line: str, expected: st
 def test_every_recomputation_setting_reads(tmp_path: Path, setting: str) -> None:
     path = write(tmp_path, GOOD_RUN + f"    gradient_checkpointing: {setting}\n    micro_batch: auto\n")
     assert estimate(str(path), "--format", "json").exit_code == 0
+
+
+def test_a_method_the_stack_has_no_recipe_for(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    stack: torchtitan\n")
+    assert (
+        error_line(estimate(str(path)))
+        == f"ftopt: {path}:4: runs[0].method: stack torchtitan trains full; not lora"
+    )
