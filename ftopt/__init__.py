@@ -2,12 +2,15 @@
 
 Library use::
 
-    from ftopt import load_catalogue, load_workload, solve
+    from ftopt import estimate, load_catalogue, load_workload, solve
 
     catalogue = load_catalogue()
     result = solve(load_workload("examples/first-project.yaml", catalogue), catalogue)
     if result.plan:  # optimal or feasible; otherwise result.reasons say why not
         print(result.status, result.price, [s.gpu for s in result.plan.servers])
+
+    for run in estimate(load_workload("examples/405b-full.yaml", catalogue), catalogue):
+        fitting = [o for o in run.options if o.sizing.fits]  # each option: sizing, servers, speed, hours
 
 The names below are imported on first use (PEP 562), so `import ftopt` stays cheap and OR-Tools
 is loaded only by a solve.
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
         NoPlanInTimeError,
         UnverifiedPlanError,
     )
+    from ftopt.model.estimate import EstimateOption, RunEstimate, estimate
     from ftopt.model.findings import Finding, FindingKind
     from ftopt.model.hardware import Catalogue
     from ftopt.model.plan import Plan, Status
@@ -46,6 +50,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 _EXPORTS = {
     "Catalogue": "ftopt.model.hardware",
+    "EstimateOption": "ftopt.model.estimate",
     "Finding": "ftopt.model.findings",
     "FindingKind": "ftopt.model.findings",
     "Frontier": "ftopt.solver.frontier",
@@ -58,11 +63,13 @@ _EXPORTS = {
     "Plan": "ftopt.model.plan",
     "Progress": "ftopt.solver.search.run",
     "Result": "ftopt.model.result",
+    "RunEstimate": "ftopt.model.estimate",
     "SolveSettings": "ftopt.solver.search.run",
     "Status": "ftopt.model.plan",
     "UnverifiedPlanError": "ftopt.errors",
     "Violation": "ftopt.verify",
     "Workload": "ftopt.model.workload",
+    "estimate": "ftopt.model.estimate",
     "frontier": "ftopt.solver.frontier",
     "load_catalogue": "ftopt.catalogue.loader",
     "load_workload": "ftopt.reading.workload_file",
@@ -72,6 +79,7 @@ _EXPORTS = {
 
 __all__ = [
     "Catalogue",
+    "EstimateOption",
     "Finding",
     "FindingKind",
     "Frontier",
@@ -84,12 +92,14 @@ __all__ = [
     "Plan",
     "Progress",
     "Result",
+    "RunEstimate",
     "SolveSettings",
     "Status",
     "UnverifiedPlanError",
     "Violation",
     "Workload",
     "__version__",
+    "estimate",
     "frontier",
     "load_catalogue",
     "load_workload",

@@ -155,3 +155,17 @@ def test_commands_that_do_not_solve_do_not_import_or_tools(args: list[str], tmp_
         [sys.executable, "-c", probe, *args], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
     )
     assert json.loads(done.stderr.strip().splitlines()[-1].replace("'", '"')) == []
+
+
+def test_estimate_returns_records_without_the_command_line() -> None:
+    """`ftopt.estimate` gives typed records (no click, no rendering): the 405B example has options
+    over several servers that fit, as the solver finds."""
+    catalogue = load_catalogue()
+    runs = ftopt.estimate(load_workload(ROOT / "examples/405b-full.yaml", catalogue), catalogue)
+    (run,) = runs
+    assert isinstance(run, ftopt.RunEstimate)
+    fitting = [o for o in run.options if o.sizing.fits]
+    assert fitting and all(isinstance(o, ftopt.EstimateOption) and o.servers > 1 for o in fitting)
+    probe = "import sys, ftopt.model.estimate; print('click' in sys.modules or 'rich' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "False"

@@ -7,10 +7,12 @@ go to stderr as one line (see `ftopt.cli.errors`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,6 +27,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: Width of rich output when stdout is not a terminal (a pipe, a file, a test runner).
 PIPE_WIDTH = 160
+
+#: Width of `plain_console` off a terminal: wider than any table, so rich never cuts a cell.
+UNBOUNDED_WIDTH = 10_000
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -101,6 +106,23 @@ def stdout_console() -> Console:
     )
 
 
-def echo_json(data: Any) -> None:
-    """Write `data` as indented JSON on stdout."""
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+def echo_json(data: Any, output: Path | None = None) -> None:
+    """Write `data` as indented JSON on stdout, or to `output`."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    if output is None:
+        click.echo(text)
+    else:
+        output.write_text(text + "\n", encoding="utf-8")
+
+
+@contextmanager
+def plain_console(output: Path | None = None) -> Iterator[Console]:
+    """A rich console for tables that must never lose a digit: on a terminal, the terminal's width;
+    into a file (`output`) or a pipe, no colour and a width no table reaches, so every cell prints
+    whole ("6,493.2", not "6,493…") and each table is as wide as its widest row."""
+    if output is None and sys.stdout.isatty():
+        yield stdout_console()
+        return
+    with contextlib.ExitStack() as stack:
+        file = stack.enter_context(output.open("w", encoding="utf-8")) if output else sys.stdout
+        yield Console(file=file, width=UNBOUNDED_WIDTH, no_color=True, highlight=False, soft_wrap=False)

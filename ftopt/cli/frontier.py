@@ -7,14 +7,12 @@ plan to exit 3 or 4 and renders. OR-Tools is imported only when the command runs
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from ftopt.cli import open_catalogue, output_option, prices_option, stdout_console, time_limit_option
+from ftopt.cli import open_catalogue, output_option, plain_console, prices_option, time_limit_option
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_frontier import frontier_records, render_frontier_html, render_frontier_table
 from ftopt.errors import InfeasibleError, NoPlanInTimeError
@@ -76,12 +74,9 @@ def frontier_command(
     elif fmt == "html":
         text = render_frontier_html(found, title)
     else:
-        if output is None:
-            render_frontier_table(found, stdout_console())
-            return
-        buffer = io.StringIO()
-        render_frontier_table(found, Console(file=buffer, width=160, no_color=True, highlight=False))
-        text = buffer.getvalue()
+        with plain_console(output) as console:
+            render_frontier_table(found, console)
+        return
     if output:
         output.write_text(text, encoding="utf-8")
     else:

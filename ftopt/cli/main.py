@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from ftopt.cli.catalogue_cmd import catalogue
-from ftopt.cli.estimate import estimate
+from ftopt.cli.estimate import estimate_command
 from ftopt.cli.frontier import frontier_command
 from ftopt.cli.solve import solve_command
 from ftopt.cli.sweep import sweep_command, sweep_report_command
@@ -23,7 +23,7 @@ def cli() -> None:
 
 
 cli.add_command(solve_command)
-cli.add_command(estimate)
+cli.add_command(estimate_command)
 cli.add_command(frontier_command)
 cli.add_command(verify)
 cli.add_command(catalogue)

@@ -188,7 +188,7 @@ def _runs(plan: Plan) -> str:
         ("run", False), ("copy", True), ("server", False), ("GPUs", False), ("training", False),
         ("optimiser", False), ("offload", False), ("states", True), ("activations", True),
         ("overhead", True), ("total", True), ("free", True), ("host RAM GB", True), ("NVMe GB", True),
-        ("step s", True), ("traffic GB/step", True), ("over", False),
+        ("bound s", True), ("traffic GB/step", True), ("over", False),
     ]  # fmt: skip
     rows = []
     for a in plan.assignments:
@@ -214,7 +214,8 @@ def _runs(plan: Plan) -> str:
         "activation recomputation and the tensor, pipeline and context degrees ftopt chose (data "
         "parallelism takes the remaining GPUs). Memory is per GPU, in GB: optimiser and model states, "
         "activations, overhead (CUDA context and allocator reserve), their total and what is left free. "
-        "Step time is a lower bound; traffic is what each step moves between the copy's GPUs, over "
+        "Bound s is a lower bound on a step at the workload's sizing MFU (compute and transfer overlapped), "
+        "not the speed model's step time; traffic is what each step moves between the copy's GPUs, over "
         "NVLink when they share a bridge and PCIe otherwise.</p>"
         f"{table}</section>"
     )

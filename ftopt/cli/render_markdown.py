@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ftopt.cli.render_table import (
+    BOUND_HEADER,
+    BOUND_NOTE,
     TIMING_HEADERS,
     fabric_heading,
     has_hours,
@@ -69,13 +71,14 @@ def render_markdown(plan: Plan) -> str:
         "overhead",
         "free",
         "host RAM GB",
-        "step s",
+        BOUND_HEADER,
     ]
     timed = has_hours(plan)
     header += list(TIMING_HEADERS) if timed else []
     lines += [_row(header), _row(["---"] * len(header))]
     for a in plan.assignments:
         lines.append(_row(placement_cells(a) + (timing_cells(a) if timed else [])))
+    lines += ["", BOUND_NOTE + "."]
     if plan.binding or plan.savings:
         lines += ["", "## What shaped the answer", ""] + [f"- {b}" for b in (*plan.binding, *plan.savings)]
     lines += ["", "## Rules and defaults applied", ""] + [f"- {n}" for n in plan.notes]

@@ -33,6 +33,14 @@ def has_hours(plan: Plan) -> bool:
 
 TIMING_HEADERS = ("tok/s", "hours", "kWh")
 
+#: The plan's `step_seconds` is the sizing's lower bound at the workload's MFU, not the speed model's
+#: step (which tok/s implies): its column says so.
+BOUND_HEADER = "bound s"
+BOUND_NOTE = (
+    "bound s: a step's lower bound at the workload's sizing MFU, compute and transfer overlapped; "
+    "tok/s, hours and kWh: the speed model for this placement and power setting"
+)
+
 
 def timing_cells(a: Assignment) -> list[str]:
     """Tokens per second, hours to train and their energy ('-' where unknown)."""
@@ -142,7 +150,13 @@ def placement_cells(a: Assignment) -> list[str]:
 
 def runs_table(plan: Plan) -> Table:
     """Each copy: server, GPUs, strategy and link, optimiser, memory per GPU, host RAM, step time."""
-    table = Table(title="placement (memory per GPU, GB)", show_edge=False, pad_edge=False)
+    table = Table(
+        title="placement (memory per GPU, GB)",
+        caption=BOUND_NOTE,
+        caption_justify="left",
+        show_edge=False,
+        pad_edge=False,
+    )
     headers = (
         "run",
         "copy",
@@ -157,7 +171,7 @@ def runs_table(plan: Plan) -> Table:
         "overhead",
         "free",
         "host RAM",
-        "step s",
+        BOUND_HEADER,
     )
     timed = has_hours(plan)
     for header in headers + (TIMING_HEADERS if timed else ()):

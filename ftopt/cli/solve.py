@@ -8,7 +8,6 @@ stderr, so stdout stays clean for JSON. OR-Tools is imported only when the comma
 
 from __future__ import annotations
 
-import io
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -19,7 +18,7 @@ import click
 import yaml
 from rich.console import Console
 
-from ftopt.cli import open_catalogue, output_option, prices_option, stdout_console, time_limit_option
+from ftopt.cli import open_catalogue, output_option, plain_console, prices_option, time_limit_option
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_html import render_html
 from ftopt.cli.render_markdown import render_markdown
@@ -155,13 +154,10 @@ def write_plan(plan: Plan, fmt: str, output: Path | None, bids: Frontier | None 
         write_xlsx(plan, output)
         return
     text = render(plan, fmt, bids)
-    if output:
-        if text is None:
-            buffer = io.StringIO()
-            render_table(plan, Console(file=buffer, width=160, no_color=True, highlight=False))
-            text = buffer.getvalue()
+    if text is None:  # the table: whole cells off a terminal, in a file or a pipe
+        with plain_console(output) as console:
+            render_table(plan, console)
+    elif output:
         output.write_text(text, encoding="utf-8")
-    elif text is None:
-        render_table(plan, stdout_console())
     else:
         click.echo(text, nl=False)

@@ -136,12 +136,19 @@ def _no_fit(subject: str, f: dict[str, Any]) -> str:
     return f"run {subject}: " + "; ".join(parts) + tail
 
 
+def _over(f: dict[str, Any]) -> str:
+    """' over N servers' for a copy that spans several."""
+    servers = f.get("servers") or 1
+    return f" over {servers} servers" if servers > 1 else ""
+
+
 def _deadline(subject: str, f: dict[str, Any]) -> str:
     offload = ", optimiser offloaded to the CPU" if f["offload"] == "cpu" else ""
     return (
         f"run {subject} must finish within {f['deadline_hours']:,.4g} h; the fastest ftopt can reach is "
-        f"{f['fastest_hours']:,.4g} h on {f['gpus']} × {f['gpu']} ({f['strategy']}, {f['optimizer']}"
-        f"{offload}{', ' + f['link'] if f.get('link') else ''}); allow more hours, more GPUs or a faster card"
+        f"{f['fastest_hours']:,.4g} h on {f['gpus']} × {f['gpu']}{_over(f)} "
+        f"({f['strategy']}, {f['optimizer']}{offload}{', ' + f['link'] if f.get('link') else ''}); "
+        "allow more hours, more GPUs or a faster card"
     )
 
 

@@ -126,7 +126,9 @@ class Assignment(BaseModel):
     )
     hours: float | None = Field(default=None, description="hours to train its run's train_tokens")
     energy_kwh: float | None = Field(
-        default=None, description="grid energy of those hours: GPUs at the cap and host, × utilisation × PUE"
+        default=None,
+        description="grid energy of those hours: hours × (GPUs at their power setting + host W per GPU) "
+        "× PUE",
     )
     nodes: list[Node] = Field(
         default_factory=list,

@@ -14,7 +14,8 @@ both directions, so this module estimates a step from its parts, each with data 
   (speed.yaml), of which a share hides behind compute;
 - ZeRO-Offload: gradients down and weights up over PCIe, and a CPU Adam step bounded by host memory
   bandwidth and by cores;
-- the optimiser step on the card (it streams the states once) and a fixed per-step overhead.
+- the optimiser step on the card (it streams the states once) and a fixed per-step overhead;
+- a power cap: compute slows by a published power–performance relation per card class (`at_power`).
 
 Pure functions; no solver, no CLI. The solver can call `estimate_speed` per placement option.
 """
@@ -69,6 +70,8 @@ class Speed:
     link: LinkKind | None
     mfu: float
     precision: str
+    power_w: float | None = None  # the cards' power setting when capped (`at_power`); None: full power
+    parallel_seconds: float = 0.0  # exposed tensor, pipeline and context parallel exchanges
 
     @property
     def step_seconds(self) -> float:
@@ -77,6 +80,7 @@ class Speed:
             self.compute_seconds
             + self.dequant_seconds
             + self.exposed_comm_seconds
+            + self.parallel_seconds
             + self.offload_seconds
             + self.optimizer_seconds
             + self.overhead_seconds
@@ -338,7 +342,7 @@ def estimate_speed(
         comm = data / (bus_bandwidth_gbps(kind, gpu, constants) * 1e9)
     exposed = max(comm * (1 - constants.overlap), comm - compute)
     attention = busy * attention_share(profile, config.recompute)
-    exposed += model_parallel_seconds(profile, config, gpu, stack, constants, kind, attention)
+    parallel = model_parallel_seconds(profile, config, gpu, stack, constants, kind, attention)
     return Speed(
         tokens_per_step=tokens_per_step,
         compute_seconds=compute,
@@ -351,7 +355,31 @@ def estimate_speed(
         link=kind,
         mfu=mfu,
         precision="fp8" if fp8 else "bf16",
+        parallel_seconds=parallel,
     )
+
+
+def power_factor(gpu: Gpu, power_w: float, constants: SpeedConstants) -> float:
+    """The share of full-power compute speed a card keeps at `power_w`: (power_w / full) ** exponent
+    of its card class (speed.yaml, `power_exponent`); 1 at full power or above, and for a class
+    without a published relation."""
+    exponent = constants.power_exponent.get(gpu.card_class)
+    if exponent is None or power_w >= gpu.power_w:
+        return 1.0
+    return float((power_w / gpu.power_w) ** exponent)
+
+
+def at_power(speed: Speed, gpu: Gpu, power_w: float, constants: SpeedConstants) -> Speed:
+    """The copy's speed with its cards at `power_w`: a power cap lowers the clock, so the compute part
+    of a step stretches by 1 / `power_factor`; memory-bound parts, communication and the host keep
+    their time, and less communication hides behind the longer compute."""
+    factor = power_factor(gpu, power_w, constants)
+    if factor == 1.0:
+        return speed
+    compute = speed.compute_seconds / factor
+    comm = speed.comm_seconds
+    exposed = max(comm * (1 - constants.overlap), comm - compute)
+    return replace(speed, compute_seconds=compute, exposed_comm_seconds=exposed, power_w=power_w)
 
 
 def hours_to_train(train_tokens: int, speed: Speed) -> float:
@@ -360,10 +388,11 @@ def hours_to_train(train_tokens: int, speed: Speed) -> float:
 
 
 def energy_kwh(gpu_power_w: float, gpus: int, hours: float, energy: Energy, host_w_per_gpu: float) -> float:
-    """Energy drawn from the grid: the GPUs at their power setting plus the host's share per GPU,
-    for the hours, times the share of hours they train (utilisation) and the room's PUE."""
+    """Energy a run's training draws from the grid: its hours × (the GPUs at their power setting + the
+    host's share per GPU) × the room's PUE. The hours are training time already, so no utilisation
+    factor: that share belongs to a server's years (`ftopt.model.timing.server_energy_kwh`)."""
     it_kw = gpus * (gpu_power_w + host_w_per_gpu) / 1000
-    return it_kw * hours * energy.utilisation * energy.pue
+    return it_kw * hours * energy.pue
 
 
 def speed_ranker(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> Callable[[Sizing], float] | None:

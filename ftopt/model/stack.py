@@ -155,4 +155,9 @@ class SpeedConstants(BaseModel):
         description="measured multi-node all-reduce bus bandwidth per NIC port, GB/s, by port line rate "
         "in Gb/s (nccl-tests, NCCL_ALGO=RING)",
     )
+    power_exponent: dict[CardClass, float] = Field(
+        default_factory=dict,
+        description="compute speed at a power cap = (cap / full power) ** exponent, per card class; a "
+        "class left out trains at full speed under any cap",
+    )
     sources: tuple[str, ...] = Field(default=(), description="where the figures come from")

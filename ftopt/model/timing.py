@@ -9,6 +9,8 @@ decided here from the server's own figures, so that the plan (solver side) and `
   server's cores;
 - a server's energy over the years it is written off: its estimated full-load draw (the cards at
   their power cap) × utilisation × years × 8,760 h × PUE, the `tco` objective's per-server term.
+  Utilisation belongs here only: it is the share of a server's years spent training. A run's own
+  energy (`ftopt.model.speed.energy_kwh`) multiplies hours that are training time already.
 """
 
 from __future__ import annotations

@@ -234,7 +234,7 @@ class Run(BaseModel):
 
 
 class Energy(BaseModel):
-    """What a kWh costs and how much of it a GPU-hour draws, for the `tco` objective and `energy_kwh`."""
+    """What a kWh costs, the room's PUE, and the share of a server's years spent training (the TCO)."""
 
     model_config = _FROZEN
     price_per_kwh: float = Field(
@@ -256,8 +256,9 @@ class Energy(BaseModel):
         default=0.8,
         gt=0,
         le=1,
-        description="share of the hours the GPUs draw training power; default 0.8, an assumption for "
-        "checkpoints, evaluation and restarts",
+        description="share of a server's years its GPUs draw training power (the TCO only; a run's "
+        "energy counts its training hours); default 0.8, an assumption for checkpoints, evaluation, "
+        "restarts and idle time",
     )
     years: float = Field(
         default=4.0,

@@ -5,7 +5,7 @@
 modules by concept: components (ids and server fields), placement (copies and GPUs), memory (how each
 copy trains), parallelism (its stated training configuration), nvlink (bridges and domains),
 multinode (copies over several servers, NICs and the fabric), host (RAM, cores, NVMe), site (power,
-feed, inlet), prices (bills of materials, totals, status) and timing (deadlines, TCO).
+feed, inlet), prices (bills of materials, totals, status) and timing (deadlines, run energy, TCO).
 
 The verifier's power, host-RAM, NVMe and price arithmetic repeats the solver's on purpose: a
 second, independent derivation of each rule is what makes the check worth having, so these copies
@@ -22,7 +22,7 @@ Rule names, as violations print them:
 - host: host-ram, cores, sockets, cpu-tdp, nvme
 - site: power-cap, power-estimate, power-feed, feed, inlet
 - money and status: bill-of-materials, one-card-model, server-price, total-price, currency, status, gap
-- time and energy: deadline, tco
+- time and energy: deadline, energy, tco
 """
 
 from ftopt.verify.reading import load_plan, parse_plan

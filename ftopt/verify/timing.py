@@ -4,8 +4,12 @@
   (`ftopt.model.speed`) for the plan's own placement: the link kind read off the server's
   interconnect graph (one NVLink domain: that bridge's measured kind; otherwise PCIe within one
   socket or across the two), the host of the server's CPU (one socket's memory channels, its GPUs'
-  share of the cores). The copy must finish within its run's `deadline_hours`, and the hours, tokens
-  per second and makespan the plan reports must be these.
+  share of the cores), and the server's GPU power setting (its compute slowed by the card class's
+  power exponent, re-derived here). The copy must finish within its run's `deadline_hours`, and
+  the hours, tokens per second and makespan the plan reports must be these.
+- energy: each copy's training energy is its re-derived hours × its GPUs × (the server's GPU power
+  setting + the host's watts per GPU) × PUE, with no utilisation (the hours are training time), and
+  the plan's `energy_kwh` is their sum.
 - tco: the energy settings are the workload's, each server's energy over the years is its stated
   full-load draw × utilisation × years × 8,760 h × PUE (the draw itself is the power-estimate rule's),
   and purchase + energy cost = the total.
@@ -14,12 +18,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ftopt.model.fabric import multinode_copy_speed, node_network
+from ftopt.model.hardware import Gpu
 from ftopt.model.plan import Assignment
 from ftopt.model.sizing import RunProfile, Sizing
 from ftopt.model.speed import Speed, estimate_speed, hours_to_train
-from ftopt.model.stack import LinkKind
+from ftopt.model.stack import LinkKind, SpeedConstants
 from ftopt.model.timing import copy_host
 from ftopt.model.topology import gpu_node, link_kind
 from ftopt.verify.context import Context, Parts, copy_subject
@@ -46,8 +52,30 @@ def _link(ctx: Context, assignment: Assignment) -> LinkKind | None:
     return "pcie-socket" if len(sockets) == 1 else "pcie-cross-socket"
 
 
+def _at_cap(speed: Speed, gpu: Gpu, cap_w: float, constants: SpeedConstants) -> Speed:
+    """The speed with the server's cards at `cap_w`, re-derived here: the compute part of a step takes
+    (full W / cap)^e longer, e the card class's exponent in the speed data; the rest keeps its time,
+    and the communication hidden behind compute is recomputed."""
+    exponent = constants.power_exponent.get(gpu.card_class)
+    if exponent is None or cap_w >= gpu.power_w:
+        return speed
+    compute = speed.compute_seconds * (gpu.power_w / cap_w) ** exponent
+    hidden_at_most = min(speed.comm_seconds * constants.overlap, compute)
+    return replace(speed, compute_seconds=compute, exposed_comm_seconds=speed.comm_seconds - hidden_at_most)
+
+
 def assignment_speed(ctx: Context, assignment: Assignment) -> Speed | None:
-    """The speed model's estimate for the copy as placed; None where it cannot be re-derived."""
+    """The speed model's estimate for the copy as placed, its cards at the server's power setting;
+    None where it cannot be re-derived."""
+    speed = _uncapped_speed(ctx, assignment)
+    parts, constants = ctx.parts.get(assignment.server), ctx.catalogue.speed
+    if speed is None or parts is None or parts.gpu is None or constants is None:
+        return speed
+    return _at_cap(speed, parts.gpu, parts.server.gpu_power_cap_w, constants)
+
+
+def _uncapped_speed(ctx: Context, assignment: Assignment) -> Speed | None:
+    """The speed model's estimate for the copy as placed, its cards at full power."""
     run = ctx.runs.get(assignment.run)
     parts = ctx.parts.get(assignment.server)
     sizing = ctx.sizing(assignment)
@@ -135,6 +163,47 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
         yield Violation(
             "deadline", "plan", f"makespan {num(makespan)} h", f"the longest copy takes {num(longest)} h"
         )
+
+
+def _copy_gpus(assignment: Assignment) -> int:
+    """All the GPUs one copy trains on, over every node."""
+    return sum(len(node.gpus) for node in assignment.nodes) or len(assignment.gpus)
+
+
+def _training_kwh(ctx: Context, assignment: Assignment, hours: float) -> float | None:
+    """hours × GPUs × (GPU W at the server's setting + host W per GPU) × PUE, in kWh."""
+    parts, constants = ctx.parts.get(assignment.server), ctx.catalogue.speed
+    if parts is None or constants is None:
+        return None
+    watts = _copy_gpus(assignment) * (parts.server.gpu_power_cap_w + constants.host_power_w_per_gpu)
+    return hours * watts * ctx.workload.energy.pue / 1000
+
+
+def check_energy(ctx: Context) -> Iterator[Violation]:
+    """Each copy's training energy follows from its re-derived hours at its power setting, and the
+    plan's energy is their sum."""
+    total = 0.0
+    for assignment in ctx.plan.assignments:
+        run = ctx.runs.get(assignment.run)
+        speed = assignment_speed(ctx, assignment)
+        if run is None or speed is None or run.train_tokens is None:
+            continue
+        kwh = _training_kwh(ctx, assignment, hours_to_train(run.train_tokens, speed))
+        if kwh is None:
+            continue
+        total += kwh
+        if assignment.energy_kwh is not None and not close(
+            assignment.energy_kwh, kwh, max(RELATIVE * kwh, 0.01)
+        ):
+            yield Violation(
+                "energy",
+                copy_subject(assignment),
+                f"{num(assignment.energy_kwh)} kWh",
+                f"{num(round(kwh, 2))} kWh: hours × GPUs × (GPU W at its setting + host W per GPU) × PUE",
+            )
+    stated = ctx.plan.energy_kwh
+    if stated is not None and total and not close(stated, total, max(RELATIVE * total, 0.05)):
+        yield Violation("energy", "plan", f"{num(stated)} kWh", f"its copies draw {num(round(total, 2))} kWh")
 
 
 def check_tco(ctx: Context) -> Iterator[Violation]:

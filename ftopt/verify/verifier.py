@@ -81,6 +81,7 @@ RULES: tuple[Rule, ...] = (
     prices.check_status,
     prices.check_gap,
     timing.check_deadlines,
+    timing.check_energy,
     timing.check_tco,
 )
 

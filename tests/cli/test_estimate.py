@@ -21,6 +21,7 @@ RUN_KEYS = {"run", "params", "trainable_params", "stack", "train_tokens", "optio
 OPTION_KEYS = {
     "gpu",
     "gpus",
+    "servers",
     "strategy",
     "optimizer",
     "offload",
@@ -35,6 +36,7 @@ OPTION_KEYS = {
     "accumulation",
     "recompute",
     "parallelism",
+    "bound_step_seconds",
     "tokens_per_s",
     "hours",
     "speed",
@@ -124,7 +126,8 @@ def test_json_shape(seventy_b: Path) -> None:
             ):
                 assert isinstance(value, float)
                 assert value == round(value, 1)
-            assert opt["step_seconds"] == round(opt["step_seconds"], 3)
+            assert opt["bound_step_seconds"] == round(opt["bound_step_seconds"], 3)
+            assert opt["servers"] == 1
 
 
 def test_options_follow_the_run_settings(seventy_b: Path) -> None:
@@ -210,7 +213,12 @@ def test_figures_match_the_sizing_layer(seventy_b: Path) -> None:
     assert got["host_ram_gb"] == round(expected.host_ram_gb, 1)
     assert got["checkpoint_gb"] == round(expected.checkpoint_gb, 1)
     assert got["traffic_gb_per_step"] == round(expected.traffic_gb_per_step, 1)
-    assert got["step_seconds"] == round(expected.step_seconds, 3)
+    assert got["bound_step_seconds"] == round(expected.step_seconds, 3)
+    # One step time: the reported step is the speed model's, the one its tokens/s imply.
+    assert got["step_seconds"] == got["speed"]["step_seconds"]
+    # dp replicas of micro_batch × accumulation 4,096-token sequences each
+    tokens_per_step = degrees["dp"] * config.micro_batch * config.accumulation * 4096
+    assert got["tokens_per_s"] == pytest.approx(tokens_per_step / got["step_seconds"], rel=2e-3)
     assert got["memory_per_gpu_gb"]["activations"] > 0
 
 
@@ -279,10 +287,11 @@ def test_table_output(seventy_b: Path) -> None:
         "fsdp",
         "72.2",
         "step s",
+        "tok/s",
     ):
         assert text in result.stdout
     assert "\x1b[" not in result.stdout  # no colour codes when stdout is not a terminal
-    assert max(len(line) for line in result.stdout.splitlines()) <= 160
+    assert "…" not in result.stdout  # no cell cut short off a terminal
 
 
 def test_table_states_only_says_so(seventy_b: Path) -> None:
@@ -352,3 +361,58 @@ def test_tokens_per_second_and_hours(tmp_path: Path) -> None:
         assert a["speed"]["step_seconds"] > 0
     text = invoke("estimate", str(path)).stdout
     assert "tok/s" in text and "hours for 200,000,000 tokens" in text
+
+
+def test_multi_server_options_are_listed() -> None:
+    """A 405B full fine-tune fits no server: estimate lists copies over several whole servers, and
+    some of them fit (the solver plans one over 32 GPUs)."""
+    data = estimate_json(REPO / "examples" / "405b-full.yaml")
+    (run,) = data["runs"]
+    spanning = [o for o in run["options"] if o["servers"] > 1]
+    assert spanning and all(o["gpus"] in (16, 32, 64) and o["strategy"] in ("fsdp", "hsdp") for o in spanning)
+    assert all(o["gpus"] % o["servers"] == 0 for o in spanning)
+    fitting = [o for o in run["options"] if o["fits"]]
+    assert fitting and all(o["servers"] > 1 for o in fitting)
+    assert any(o["gpus"] == 32 and o["gpu"] == "b200-sxm" for o in fitting)
+    assert all(o["tokens_per_s"] > 0 and o["step_seconds"] > 0 for o in fitting)
+
+
+def test_output_file_holds_whole_cells(tmp_path: Path) -> None:
+    """`-o FILE` writes plain tables no narrower than their widest cell: "6,493.7", not "6,493…"."""
+    target = tmp_path / "estimate.txt"
+    result = invoke("estimate", str(REPO / "examples" / "405b-full.yaml"), "-o", str(target))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    text = target.read_text(encoding="utf-8")
+    assert "…" not in text and "\x1b[" not in text
+    assert "rtx-pro-6000-se" in text and "6,493.7" in text and "b200-sxm" in text
+
+
+def test_output_file_json(tmp_path: Path) -> None:
+    target = tmp_path / "estimate.json"
+    result = invoke("estimate", str(FIRST_PROJECT), "--format", "json", "-o", str(target))
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(target.read_text(encoding="utf-8")) == estimate_json(FIRST_PROJECT)
+
+
+def test_without_speed_data_the_bound_is_named_a_bound(tmp_path: Path) -> None:
+    """Where the speed model has no stack data, the table shows the step's lower bound under its
+    own name, never as "step s" beside a speed it does not imply."""
+    from ftopt.cli.estimate import run_table
+    from ftopt.model.estimate import estimate
+
+    catalogue = load_catalogue()
+    catalogue = catalogue.model_copy(update={"speed": None})
+    workload = _one_run_workload()
+    table = run_table(estimate(workload, catalogue)[0], states_only=False)
+    headers = [c.header for c in table.columns]
+    assert "bound s" in headers and "step s" not in headers and "tok/s" not in headers
+    assert "lower bound" in str(table.caption)
+
+
+def _one_run_workload() -> Any:
+    from ftopt.model.workload import Workload
+
+    return Workload.model_validate(
+        {"runs": [{"name": "a", "model": "llama-3.1-8b", "method": "lora", "gpus": 1}]}
+    )

@@ -52,6 +52,32 @@ def test_every_format_writes_a_file(tmp_path: Path, fmt: str):
     assert "rtx-pro-6000-se" in text and "81,840" in text.replace("81840", "81,840")
 
 
+@pytest.mark.parametrize("fmt", ["markdown", "html", "table"])
+def test_the_step_bound_is_named_a_bound_beside_the_speed_model(tmp_path: Path, fmt: str):
+    """One step time: the plan's 40 % MFU step figure is shown as the bound it is ("bound s"), never
+    as a "step s" beside the speed model's tokens/s that imply another step."""
+    target = tmp_path / f"plan.{fmt}"
+    result = run(
+        "examples/deadline.yaml", "--format", fmt, "-o", str(target), "--no-what-if", "--no-frontier"
+    )
+    assert result.exit_code == 0, result.output
+    text = target.read_text(encoding="utf-8")
+    assert "tok/s" in text or fmt == "html"
+    assert "bound s" in text.replace("Bound s", "bound s") and "step s" not in text
+    assert "lower bound" in text
+
+
+@pytest.mark.parametrize("to_file", [False, True])
+def test_tables_off_a_terminal_hold_whole_cells(tmp_path: Path, to_file: bool):
+    """Piped or written with -o, the table cuts no cell ("llama70b-lo…", "adamw-32b…" before)."""
+    target = tmp_path / "plan.txt"
+    extra = ["-o", str(target)] if to_file else []
+    result = run("examples/deadline.yaml", "--no-what-if", "--no-frontier", *extra)
+    assert result.exit_code == 0, result.output
+    text = target.read_text(encoding="utf-8") if to_file else result.stdout
+    assert "…" not in text and "llama70b-lora" in text and "adamw-32bit" in text
+
+
 def test_impossible_bid_exits_3_with_the_reason(tmp_path: Path):
     workload = tmp_path / "hot.yaml"
     workload.write_text(

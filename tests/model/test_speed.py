@@ -9,6 +9,7 @@ from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
 from ftopt.model.speed import (
     Speed,
+    at_power,
     energy_kwh,
     estimate_speed,
     flops_per_token,
@@ -16,6 +17,7 @@ from ftopt.model.speed import (
     link_kind,
     matmul_params,
     planning_host,
+    power_factor,
 )
 from ftopt.model.workload import Energy, Method, Offload, Optimizer, Recompute, Run, SizingOptions, Strategy
 
@@ -163,12 +165,57 @@ def test_longer_sequences_cost_more_per_token(catalogue: Catalogue) -> None:
     assert long > short
 
 
-def test_energy_scales_with_hours_gpus_and_pue() -> None:
+def test_energy_is_hours_times_gpu_and_host_watts_times_pue() -> None:
+    """A run's energy: hours × (GPU W at its setting + host W per GPU) × PUE. The hours are training
+    time already, so `utilisation` (a share of a server's years) changes nothing."""
     energy = Energy(pue=1.5, utilisation=0.5)
     kwh = energy_kwh(600, 4, 10, energy, 140)
-    assert kwh == pytest.approx(4 * (600 + 140) / 1000 * 10 * 0.5 * 1.5)
+    assert kwh == pytest.approx(4 * (600 + 140) / 1000 * 10 * 1.5)
+    assert energy_kwh(600, 4, 10, Energy(pue=1.5, utilisation=1.0), 140) == pytest.approx(kwh)
     assert energy_kwh(600, 8, 10, energy, 140) == pytest.approx(2 * kwh)
     assert energy_kwh(600, 4, 10, Energy(pue=1.0, utilisation=0.5), 140) == pytest.approx(kwh / 1.5)
+    assert energy_kwh(450, 4, 10, energy, 140) == pytest.approx(4 * (450 + 140) / 1000 * 10 * 1.5)
+
+
+@pytest.mark.parametrize("gpu_id", ["rtx-pro-6000-se", "h200-nvl", "h100-nvl"])
+def test_a_capped_card_trains_a_compute_bound_copy_slower(catalogue: Catalogue, gpu_id: str) -> None:
+    """Cards capped below full power train a compute-bound copy slower, by the card class's published
+    power–performance exponent; at full power nothing changes."""
+    assert catalogue.speed is not None
+    gpu = catalogue.gpu(gpu_id)
+    full, _, _ = speed_of(catalogue, gpu_id, "full", 1, Strategy.SINGLE, Offload.NONE, micro_batch=1)
+    cap = min(gpu.power_settings_w)
+    assert cap < gpu.power_w
+    capped = at_power(full, gpu, cap, catalogue.speed)
+    factor = power_factor(gpu, cap, catalogue.speed)
+    exponent = catalogue.speed.power_exponent[gpu.card_class]
+    assert factor == pytest.approx((cap / gpu.power_w) ** exponent) and factor < 1
+    assert capped.tokens_per_s < full.tokens_per_s
+    assert capped.compute_seconds == pytest.approx(full.compute_seconds / factor)
+    assert capped.optimizer_seconds == full.optimizer_seconds  # memory-bound parts keep their time
+    assert capped.power_w == cap
+    assert at_power(full, gpu, gpu.power_w, catalogue.speed) is full
+
+
+def test_rtx_pro_6000_at_450_w_is_slower_than_at_600_w(catalogue: Catalogue) -> None:
+    """The issue's case: the same copy on RTX PRO 6000 Server Edition cards at 450 W and at 600 W."""
+    assert catalogue.speed is not None
+    gpu = catalogue.gpu("rtx-pro-6000-se")
+    speed, _, _ = speed_of(catalogue, "rtx-pro-6000-se", "lora", 1)
+    at_450 = at_power(speed, gpu, 450, catalogue.speed).tokens_per_s
+    at_600 = at_power(speed, gpu, 600, catalogue.speed).tokens_per_s
+    assert at_450 < at_600 == speed.tokens_per_s
+    assert 0.9 < at_450 / at_600 < 0.97  # GDDR class: a shallow relation (Max-Q against Workstation)
+
+
+def test_a_cap_exposes_no_less_communication(catalogue: Catalogue) -> None:
+    assert catalogue.speed is not None
+    gpu = catalogue.gpu("h200-nvl")
+    speed, _, _ = speed_of(catalogue, "h200-nvl", "full", 8, Strategy.FSDP)
+    capped = at_power(speed, gpu, 450, catalogue.speed)
+    assert capped.comm_seconds == speed.comm_seconds
+    assert capped.exposed_comm_seconds <= speed.exposed_comm_seconds
+    assert capped.step_seconds > speed.step_seconds
 
 
 def test_host_bandwidth_and_cores_bound_cpu_adam(catalogue: Catalogue) -> None:

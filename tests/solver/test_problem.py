@@ -23,3 +23,28 @@ def test_configurations_hold_no_more_heavy_copies_than_the_bid_has(catalogue):
     # ever buy configurations holding one: the others are not offered to the solver.
     assert heavy_per_config(1, catalogue) == {1}
     assert max(heavy_per_config(3, catalogue)) > 1
+
+
+POWER_RUN = """
+site: {feed: 230v-16a, inlet_c: 25}
+hardware: {gpus: [rtx-pro-6000-se]}
+runs: [{name: lora70, model: llama-3.3-70b, method: lora, train_tokens: 500000000,
+        deadline_hours: %g}]
+"""
+
+
+def test_a_deadline_met_only_uncapped_confines_the_mode_to_uncapped_builds(catalogue):
+    """On a 16 A feed a four-card RTX PRO 6000 server runs its cards at 450 W and a two-card one at
+    600 W. A deadline the two-card copy meets only at 600 W keeps that mode with `min_power_w` 600,
+    and it is compatible only with builds whose cards run at 600 W."""
+    from ftopt.solver.problem.modes import compatible, lowest_caps
+
+    open_data = build_problem(workload_from(POWER_RUN % 1e6), catalogue)
+    assert lowest_caps(open_data.builds) == {"rtx-pro-6000-se": 450}
+    assert {b.power_cap_w for b in open_data.builds} == {450, 600}
+    assert all(m.min_power_w == 0 for m in open_data.modes)
+    tight = build_problem(workload_from(POWER_RUN % 236), catalogue)
+    confined = [m for m in tight.modes if m.gpus == 2 and m.min_power_w == 600]
+    assert confined, [(m.gpus, m.min_power_w, m.sizing.strategy) for m in tight.modes]
+    for mode in confined:
+        assert {b.power_cap_w for b in tight.builds if compatible(mode, b)} == {600}

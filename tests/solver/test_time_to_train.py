@@ -66,9 +66,10 @@ def test_an_impossible_deadline_names_the_run_and_the_fastest_mode() -> None:
         "fsdp",
         "none",
     )
-    # 56.21 h at micro-batch 1; the micro-batch ftopt chooses makes it faster
-    assert figures["fastest_hours"] == pytest.approx(52.02, abs=0.01)
-    assert "the fastest ftopt can reach is 52.02 h on 4 × h200-nvl" in late[0].text
+    # the 16 A feed caps a four-card H200 NVL server at 450 W: 75.05 h at micro-batch 1, not the
+    # 56.21 h of 600 W cards; the micro-batch ftopt chooses makes it 70.86 h
+    assert figures["fastest_hours"] == pytest.approx(70.86, abs=0.01)
+    assert "the fastest ftopt can reach is 70.86 h on 4 × h200-nvl" in late[0].text
 
 
 def test_tco_objective_counts_energy_and_never_beats_price_on_price() -> None:
@@ -99,3 +100,122 @@ def test_the_frontier_of_the_first_project() -> None:
     assert prices[-1] == 81840.0 and all(p.status == Status.OPTIMAL for p in found.points)
     assert found.fastest() is found.points[0] and found.cheapest() is found.points[-1]
     assert found.knee() not in (found.points[0], found.points[-1]) or len(found.points) <= 2
+
+
+def _on_feed(feed: str, deadline: float | None = None) -> Workload:
+    bid = _bid(deadline, hardware={"gpus": ["rtx-pro-6000-se"]})
+    return bid.model_copy(update={"site": bid.site.model_copy(update={"feed": feed})})
+
+
+def test_cards_capped_at_450_w_train_slower_and_draw_less_than_at_600_w() -> None:
+    """The same server and placement: a 16 A feed caps the RTX PRO 6000 cards at 450 W, a 32 A feed
+    lets them run at 600 W; the capped copy trains slower and its run draws less energy."""
+    capped = solve(_on_feed("230v-16a"), CATALOGUE, SETTINGS).plan_or_raise()
+    full = solve(_on_feed("230v-32a"), CATALOGUE, SETTINGS).plan_or_raise()
+    assert [s.gpu_power_cap_w for s in capped.servers] == [450]
+    assert [s.gpu_power_cap_w for s in full.servers] == [600]
+    slow = next(a for a in capped.assignments if a.run == "llama70b-lora")
+    fast = next(a for a in full.assignments if a.run == "llama70b-lora")
+    assert (slow.gpus, slow.strategy, slow.link) == (fast.gpus, fast.strategy, fast.link)
+    assert slow.tokens_per_s is not None and fast.tokens_per_s is not None
+    assert slow.tokens_per_s < fast.tokens_per_s
+    assert slow.hours is not None and fast.hours is not None and slow.hours > fast.hours
+    assert slow.energy_kwh is not None and fast.energy_kwh is not None and slow.energy_kwh < fast.energy_kwh
+
+
+def test_the_deadline_filter_sees_the_power_cap() -> None:
+    """A deadline two cards meet at 600 W but not at 450 W (on the slowest placement the filter
+    assumes): on the 32 A feed the plan keeps two cards; on the 16 A feed the copy needs more of
+    them, or the bid is refused."""
+    from ftopt.model.sizing import profile_run
+    from ftopt.solver.problem.modes import fitting_modes, mode_hours
+
+    bid = _on_feed("230v-32a")
+    gpu = CATALOGUE.gpu("rtx-pro-6000-se")
+    profile = profile_run(bid.runs[0], CATALOGUE)
+    (two,) = [
+        m
+        for m in fitting_modes(0, profile, gpu, bid.sizing)
+        if m.gpus == 2 and m.sizing.strategy.value == "fsdp" and m.sizing.optimizer.value == "adamw-32bit"
+    ]
+    at_600 = mode_hours(profile, two, gpu, CATALOGUE, 0, 600)
+    at_450 = mode_hours(profile, two, gpu, CATALOGUE, 0, 450)
+    assert at_600 is not None and at_450 is not None and at_450 > at_600
+    deadline = (at_600 + at_450) / 2
+    planned = solve(_on_feed("230v-32a", deadline), CATALOGUE, SETTINGS).plan_or_raise()
+    assert len(next(a for a in planned.assignments if a.run == "llama70b-lora").gpus) == 2
+    # The 16 A feed caps a four-card server at 450 W: the copy now needs cards at full power (a server
+    # the feed can run uncapped) or more of them, and the bid costs more than without the deadline.
+    capped = solve(_on_feed("230v-16a", deadline), CATALOGUE, SETTINGS).plan_or_raise()
+    lora = next(a for a in capped.assignments if a.run == "llama70b-lora")
+    cap = next(s.gpu_power_cap_w for s in capped.servers if s.id == lora.server)
+    assert cap == 600 or len(lora.gpus) > 2
+    assert lora.hours is not None and lora.hours <= deadline
+    assert capped.total_price > solve(_on_feed("230v-16a"), CATALOGUE, SETTINGS).plan_or_raise().total_price
+
+
+def _full_70b_on_b200(deadline: float) -> Workload:
+    return Workload.model_validate(
+        {
+            "runs": [
+                {
+                    "name": "llama70b-full",
+                    "model": "llama-3.3-70b",
+                    "method": "full",
+                    "optimizer": "adamw-32bit",
+                    "offload": "none",
+                    "train_tokens": 2_000_000_000,
+                    "deadline_hours": deadline,
+                }
+            ],
+            "site": {"feed": "400v-3p-32a", "inlet_c": 25},
+            "hardware": {"gpus": ["b200-sxm"]},
+        }
+    )
+
+
+def test_the_refusal_names_the_fastest_plan_over_several_servers() -> None:
+    """A 1 h deadline on a 70B full fine-tune over HGX B200: the refusal names the copy over several
+    servers that the frontier's fastest point reaches, not the fastest single server."""
+    refused = solve(_full_70b_on_b200(1), CATALOGUE, SETTINGS)
+    assert refused.status == Status.INFEASIBLE
+    (late,) = [r for r in refused.reasons if r.kind == FindingKind.DEADLINE]
+    figures = late.figures
+    assert (
+        figures["servers"] > 1 and figures["gpus"] == 8 * figures["servers"] and figures["link"] == "network"
+    )
+    assert f"over {figures['servers']} servers" in late.text
+    fastest = frontier(_full_70b_on_b200(100), CATALOGUE, SETTINGS, points=8).fastest()
+    assert fastest.status == Status.OPTIMAL
+    assert figures["fastest_hours"] == pytest.approx(fastest.makespan_hours, rel=1e-3)
+
+
+def test_the_frontier_names_the_deadline_that_stops_it_and_calls_points_at_their_bound_optimal() -> None:
+    """The 405B frontier stops where no copy over several servers is faster: its reason says so (it
+    does not talk about offload, which those copies never use), and every point whose price is its
+    proven bound is labelled optimal."""
+    workload = Workload.model_validate(
+        {
+            "runs": [
+                {
+                    "name": "llama405b-full",
+                    "model": "llama-3.1-405b",
+                    "method": "full",
+                    "offload": "none",
+                    "train_tokens": 1_000_000_000,
+                }
+            ],
+            "site": {"feed": "400v-3p-32a", "inlet_c": 25},
+        }
+    )
+    found = frontier(workload, CATALOGUE, SETTINGS, points=6)
+    assert found.stopped == "infeasible" and found.points
+    assert "the fastest ftopt can reach is" in found.reason and "over " in found.reason
+    assert "offload" not in found.reason
+    fastest = found.fastest()
+    assert f"{fastest.makespan_hours:,.4g} h on" in found.reason
+    for point in found.points:
+        plan = point.plan
+        if plan.bound is not None and plan.total_price <= plan.bound:
+            assert point.status == Status.OPTIMAL
+    assert any(p.status == Status.OPTIMAL for p in found.points)

@@ -90,6 +90,10 @@ def test_tco_energy_misreported(solved) -> None:
 def test_tco_for_other_energy_settings(solved) -> None:
     c = solved("tco")
     energy = c.workload.energy.model_copy(update={"pue": 1.2})
+    # PUE enters both a run's training energy and the servers' years
+    assert c.rules(workload=c.workload.model_copy(update={"energy": energy})) == {"tco", "energy"}
+    energy = c.workload.energy.model_copy(update={"utilisation": 0.5})
+    # utilisation only the TCO over years: a run's hours are training time already
     assert c.rules(workload=c.workload.model_copy(update={"energy": energy})) == {"tco"}
 
 
@@ -101,3 +105,27 @@ def test_old_plans_without_the_new_fields_still_verify(solved) -> None:
         for a in stripped.assignments
     ]
     assert c.verify(stripped.model_copy(update={"assignments": assignments})) == []
+
+
+def test_the_deadline_plans_energy_is_hours_times_watts_times_pue(solved) -> None:
+    """A copy's energy: hours × GPUs × (GPU W at the server's setting + host W per GPU) × PUE, with no
+    utilisation factor, and the plan's energy is their sum."""
+    c = solved("deadline")
+    assert c.verify() == []
+    host_w = c.catalogue.speed.host_power_w_per_gpu
+    pue = c.workload.energy.pue
+    for a in c.plan.assignments:
+        assert a.hours is not None and a.energy_kwh is not None
+        cap = c.server(a.server).gpu_power_cap_w
+        assert a.energy_kwh == pytest.approx(a.hours * len(a.gpus) * (cap + host_w) * pue / 1000, rel=1e-3)
+    assert c.plan.energy_kwh == pytest.approx(sum(a.energy_kwh or 0 for a in c.plan.assignments), abs=0.05)
+
+
+def test_energy_misreported(solved) -> None:
+    c = solved("deadline")
+    lora = c.assignment("llama70b-lora", 1)
+    assert lora.energy_kwh is not None
+    utilised = lora.energy_kwh * c.workload.energy.utilisation  # the old rule's figure
+    assert c.rules(c.with_assignment("llama70b-lora", 1, energy_kwh=utilised)) == {"energy"}
+    plan = c.plan.model_copy(update={"energy_kwh": (c.plan.energy_kwh or 0) + 10})
+    assert c.rules(plan) == {"energy"}

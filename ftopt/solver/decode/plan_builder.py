@@ -24,7 +24,7 @@ from ftopt.model.plan import (
     Status,
     Tco,
 )
-from ftopt.model.speed import Speed, energy_kwh, estimate_speed, hours_to_train, speed_link
+from ftopt.model.speed import Speed, at_power, energy_kwh, estimate_speed, hours_to_train, speed_link
 from ftopt.model.timing import copy_host, server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
@@ -78,14 +78,16 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
 
 def placed_speed(data: ProblemData, mode: Mode, build: Build, start: int) -> Speed | None:
     """The speed model's estimate for a copy of `mode` on GPUs start… of a server of `build`: the
-    link kind those GPUs get there and the host that server's CPU gives them (None without speed data)."""
+    link kind those GPUs get there, the host that server's CPU gives them and its cards' power setting
+    (None without speed data)."""
     profile, constants = data.profiles[mode.run], data.catalogue.speed
     if profile.stack is None or constants is None:
         return None
     link = speed_link(build.topology, tuple(range(start, start + mode.gpus)))
     cores = build.cpu.cores * build.chassis.sockets
     host = copy_host(build.cpu.memory_channels, cores, build.gpu_count, mode.gpus, constants)
-    return estimate_speed(profile, mode.sizing, build.gpu, profile.stack, constants, host, link=link)
+    speed = estimate_speed(profile, mode.sizing, build.gpu, profile.stack, constants, host, link=link)
+    return at_power(speed, build.gpu, build.power_cap_w, constants)
 
 
 def _timing(data: ProblemData, mode: Mode, build: Build, speed: Speed | None) -> dict[str, float | None]:

@@ -8,23 +8,37 @@ enforcement literals and CP-SAT's assumption core names the smallest conflicting
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
+from ftopt.model.fabric import (
+    MULTI_NODE_STRATEGIES,
+    NETWORK,
+    Network,
+    fabric_kits,
+    fabric_nic,
+    multinode_sizings,
+    node_network,
+)
 from ftopt.model.findings import Finding, FindingKind, finding
-from ftopt.model.hardware import Gpu
+from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.references import allowed_gpus
 from ftopt.model.sizing import (
+    Ranker,
     RunProfile,
     Sizing,
     all_sizings,
+    bound_seconds_per_token,
     gpu_count_choices,
     optimizer_choices,
     size_run,
 )
-from ftopt.model.workload import Method, Offload, Run, SizingOptions, Strategy
+from ftopt.model.speed import hours_to_train, speed_ranker
+from ftopt.model.workload import MULTI_NODE_COUNTS, Method, Offload, Run, SizingOptions, Strategy
 from ftopt.solver.problem.builds import Build, enumerate_builds
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.problem.modes import Mode, compatible, fitting_modes, mode_hours, mode_speeds, nvlink_domain
+from ftopt.solver.problem.multinode import networked_build, speed_on_servers
 
 
 def _relaxations(run: Run) -> list[str]:
@@ -79,50 +93,142 @@ def _reachable(
     data: ProblemData, builds: list[Build], profile: RunProfile, mode: Mode, gpu: Gpu
 ) -> tuple[float, str | None] | None:
     """The hours the deadline filter credits the mode with on the site's builds (as placed, or
-    confined to an NVLink domain), and the slowest link it assumed; None if no build holds it."""
+    confined to an NVLink domain; its cards at the highest power setting a build holding it gives),
+    and the slowest link it assumed; None if no build holds it."""
     found = []
     for domain in sorted({mode.domain, nvlink_domain(gpu, data.catalogue, mode.gpus)}):
         variant = replace(mode, domain=max(domain, mode.domain))
-        if not any(compatible(variant, f) for f in builds):
+        caps = [f.power_cap_w for f in builds if compatible(variant, f)]
+        if not caps:
             continue
-        speeds = mode_speeds(profile, variant, gpu, data.catalogue, variant.domain)
-        hours = mode_hours(profile, variant, gpu, data.catalogue, variant.domain)
+        speeds = mode_speeds(profile, variant, gpu, data.catalogue, variant.domain, max(caps))
+        hours = mode_hours(profile, variant, gpu, data.catalogue, variant.domain, max(caps))
         if hours is not None and speeds:
             found.append((hours, min(speeds, key=lambda s: s.tokens_per_s).link))
     return min(found, key=lambda h: h[0]) if found else None
 
 
-def _deadline_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Finding | None:
-    """When the run fits but every way of training it misses its deadline: the fastest way, and its hours."""
+#: (hours, GPUs, finding) of the fastest way found so far.
+_Best = tuple[float, int, Finding]
+
+
+def _late(run: Run, hours: float, gpu: str, sizing: Sizing, link: str | None, servers: int = 1) -> Finding:
+    return finding(
+        FindingKind.DEADLINE,
+        run.name,
+        deadline_hours=run.deadline_hours,
+        fastest_hours=round(hours, 3),
+        gpu=gpu,
+        gpus=sizing.gpus,
+        servers=servers,
+        strategy=sizing.strategy.value,
+        optimizer=sizing.optimizer.value,
+        offload=sizing.offload.value,
+        link=link,
+    )
+
+
+def _fastest_single_server(
+    data: ProblemData, run_index: int, gpus: list[Gpu], builds: list[Build]
+) -> _Best | None:
+    """The fastest way to train the run on one server of the site's builds."""
     profile = data.profiles[run_index]
-    run = profile.run
+    best: _Best | None = None
+    for gpu in gpus:
+        rank = speed_ranker(profile, gpu, data.catalogue)
+        for mode in fitting_modes(run_index, profile, gpu, data.workload.sizing, None, rank):
+            reached = _reachable(data, builds, profile, mode, gpu)
+            if reached is not None and (best is None or (reached[0], mode.gpus) < best[:2]):
+                reason = _late(profile.run, reached[0], gpu.id, mode.sizing, reached[1])
+                best = (reached[0], mode.gpus, reason)
+    return best
+
+
+def _spanning_sizings(
+    profile: RunProfile,
+    build: Build,
+    net: Network,
+    options: SizingOptions,
+    limit: int | None,
+    rank: Ranker | None = None,
+) -> Iterator[tuple[int, Sizing]]:
+    """(servers, sizing) of every copy over several whole servers of `build` that fits its cards,
+    within the site's server limit, as the multi-node options size them (their configurations
+    ranked by `rank`)."""
+    n = build.gpu_count
+    for gpus in gpu_count_choices(profile.run):
+        servers = gpus // n
+        if (
+            gpus not in MULTI_NODE_COUNTS
+            or gpus % n
+            or servers < 2
+            or (limit is not None and servers > limit)
+        ):
+            continue
+        for strategy in MULTI_NODE_STRATEGIES:
+            for optimizer in optimizer_choices(profile.run, profile.stack):
+                for sizing in multinode_sizings(
+                    profile, build.gpu, gpus, strategy, optimizer, options, net, rank
+                ):
+                    if sizing.fits:
+                        yield servers, sizing
+
+
+def _network_rank(profile: RunProfile, build: Build, net: Network, catalogue: Catalogue) -> Ranker:
+    """Seconds per token of a multi-node configuration on servers of `build`, as the options rank them."""
+
+    def rank(sizing: Sizing) -> float:
+        speed = speed_on_servers(profile, sizing, build, net, catalogue)
+        return 1 / speed.tokens_per_s if speed is not None else bound_seconds_per_token(sizing)
+
+    return rank
+
+
+def _fastest_multi_server(data: ProblemData, run_index: int, builds: list[Build]) -> _Best | None:
+    """The fastest copy over several whole servers of one build, as the multi-node options size and
+    time it (on the build's own host, NICs and power setting), within the site's server limit."""
+    catalogue, profile = data.catalogue, data.profiles[run_index]
+    nic = fabric_nic(catalogue)
+    tokens, limit = profile.run.train_tokens, data.workload.site.max_servers
+    if nic is None or tokens is None or profile.run.offload == Offload.CPU or not fabric_kits(catalogue):
+        return None
+    best: _Best | None = None
+    for build in builds:
+        networked = networked_build(catalogue, build, nic)
+        if networked is None:
+            continue
+        net = node_network(build.gpu, build.gpu_count, nic, networked.nic_count, catalogue.speed)
+        rank = _network_rank(profile, networked, net, catalogue)
+        for servers, sizing in _spanning_sizings(profile, build, net, data.workload.sizing, limit, rank):
+            speed = speed_on_servers(profile, sizing, networked, net, catalogue)
+            if speed is None:
+                continue
+            hours = hours_to_train(tokens, speed)
+            if best is None or (hours, sizing.gpus) < best[:2]:
+                reason = _late(profile.run, hours, build.gpu.id, sizing, NETWORK, servers)
+                best = (hours, sizing.gpus, reason)
+    return best
+
+
+def _deadline_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Finding | None:
+    """When the run fits but every way of training it misses its deadline: the fastest way, on one
+    server or over several, and its hours (the figure the frontier's fastest point reaches)."""
+    run = data.profiles[run_index].run
     if run.deadline_hours is None or run.train_tokens is None:
         return None
     builds = enumerate_builds(data.catalogue, data.workload).builds  # bridged ones included
-    best: tuple[float, int, Finding] | None = None
-    for gpu in gpus:
-        for mode in fitting_modes(run_index, profile, gpu, data.workload.sizing):
-            reached = _reachable(data, builds, profile, mode, gpu)
-            if reached is None:
-                continue
-            hours, link = reached
-            reason = finding(
-                FindingKind.DEADLINE,
-                run.name,
-                deadline_hours=run.deadline_hours,
-                fastest_hours=round(hours, 3),
-                gpu=gpu.id,
-                gpus=mode.gpus,
-                strategy=mode.sizing.strategy.value,
-                optimizer=mode.sizing.optimizer.value,
-                offload=mode.sizing.offload.value,
-                link=link,
-            )
-            if best is None or (hours, mode.gpus) < best[:2]:
-                best = (hours, mode.gpus, reason)
-    if best is None or best[0] <= run.deadline_hours:
+    found = [
+        b
+        for b in (
+            _fastest_single_server(data, run_index, gpus, builds),
+            _fastest_multi_server(data, run_index, builds),
+        )
+        if b is not None
+    ]
+    if not found:
         return None
-    return best[2]
+    hours, _, reason = min(found, key=lambda b: b[:2])
+    return reason if hours > run.deadline_hours else None
 
 
 def _no_server_reason(data: ProblemData, run_index: int) -> Finding:

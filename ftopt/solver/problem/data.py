@@ -21,7 +21,7 @@ from ftopt.model.sizing import RunProfile, profile_run
 from ftopt.model.workload import Workload
 from ftopt.solver.problem.builds import Build, enumerate_builds
 from ftopt.solver.problem.configs import HeavyClass, HeavyConfig, HeavyShape, LightBudget, enumerate_configs
-from ftopt.solver.problem.modes import Mode, compatible, largest_domains, run_modes
+from ftopt.solver.problem.modes import Mode, compatible, largest_domains, lowest_caps, run_modes
 from ftopt.solver.problem.multinode import MultiNodeOption, multinode_options
 
 
@@ -229,9 +229,11 @@ def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
     build_set = enumerate_builds(catalogue, workload)
     gpus = [g for g in allowed_gpus(catalogue, workload) if any(f.gpu.id == g.id for f in build_set.builds)]
     profiles = [profile_run(run, catalogue) for run in workload.runs]
-    domains = largest_domains(build_set.builds)
+    domains, caps = largest_domains(build_set.builds), lowest_caps(build_set.builds)
     modes = [
-        o for i, p in enumerate(profiles) for o in run_modes(i, p, gpus, workload.sizing, domains, catalogue)
+        o
+        for i, p in enumerate(profiles)
+        for o in run_modes(i, p, gpus, workload.sizing, domains, catalogue, caps)
     ]
     builds = undominated_builds(build_set.builds, modes)
     data = ProblemData(workload, catalogue, profiles, builds, modes, build_set.excluded)

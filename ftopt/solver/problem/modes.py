@@ -10,9 +10,11 @@ model may place them: each mode's speed is the speed model's estimate (`ftopt.mo
 slowest placement its builds allow — the link kind its aligned GPU block gets in every chassis and
 bridge layout of the catalogue that can hold it (NVLink inside a domain, PCIe within or across the
 sockets otherwise, none for one GPU), and, for offload, the least host any build gives (the rules'
-cores per GPU, the CPU with the fewest memory channels). A mode that misses its deadline on PCIe
-but meets it inside an NVLink domain is kept with that domain required, so a deadline can move a
-run to more GPUs, onto NVLink or off offload. Without deadlines nothing here changes the modes.
+cores per GPU, the CPU with the fewest memory channels) and the lowest power setting any of the
+card's builds gives its cards (a cap slows compute, `ftopt.model.speed.at_power`). A mode that
+misses its deadline on PCIe but meets it inside an NVLink domain is kept with that domain required,
+so a deadline can move a run to more GPUs, onto NVLink or off offload. Without deadlines nothing
+here changes the modes.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.sizing import Ranker, RunProfile, Sizing, all_sizings
-from ftopt.model.speed import Host, Speed, estimate_speed, hours_to_train, speed_link, speed_ranker
+from ftopt.model.speed import Host, Speed, at_power, estimate_speed, hours_to_train, speed_link, speed_ranker
 from ftopt.model.stack import LinkKind
 from ftopt.model.timing import copy_host
 from ftopt.model.topology import topology_of
@@ -37,6 +39,7 @@ class Mode:
     run: int  # index into the workload's runs
     sizing: Sizing
     domain: int  # NVLink domain size the GPUs must lie in; 0 when none is needed
+    min_power_w: int = 0  # the least power setting its cards need to meet a deadline; 0: any
     #: 1 when another mode of the run on the same card and GPU count trains faster (`mark_slower`):
     #: at equal price the tie-break prefers the faster one, before any other preference.
     slowness: int = field(default=0, kw_only=True)
@@ -75,7 +78,7 @@ class Mode:
     @property
     def resources(self) -> tuple[float, ...]:
         """What the mode takes from a server, each smaller-is-better."""
-        return (self.gpus, self.domain, self.host_ram_gb, self.nvme_gb)
+        return (self.gpus, self.domain, self.host_ram_gb, self.nvme_gb, self.min_power_w)
 
 
 def required_domain(gpu: Gpu, sizing: Sizing, largest: int | None = None) -> int:
@@ -159,21 +162,34 @@ def least_host(catalogue: Catalogue, gpus: int) -> Host | None:
     return copy_host(channels, rules.cores_per_gpu * gpus, gpus, gpus, catalogue.speed)
 
 
-def mode_speeds(profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue, domain: int) -> list[Speed]:
-    """The speed model's estimate of the mode on each placement it may get (empty without speed data)."""
+def mode_speeds(
+    profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue, domain: int, power_w: float | None = None
+) -> list[Speed]:
+    """The speed model's estimate of the mode on each placement it may get, its cards at `power_w`
+    (full power when None); empty without speed data."""
     host = least_host(catalogue, mode.gpus)
-    if profile.stack is None or catalogue.speed is None or host is None:
+    constants = catalogue.speed
+    if profile.stack is None or constants is None or host is None:
         return []
+    watts = gpu.power_w if power_w is None else power_w
     return [
-        estimate_speed(profile, mode.sizing, gpu, profile.stack, catalogue.speed, host, link=link)
+        at_power(
+            estimate_speed(profile, mode.sizing, gpu, profile.stack, constants, host, link=link),
+            gpu,
+            watts,
+            constants,
+        )
         for link in sorted(placement_links(catalogue, gpu, mode.gpus, domain), key=str)
     ]
 
 
-def mode_hours(profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue, domain: int) -> float | None:
-    """Hours the mode needs on its slowest placement; None without train_tokens or speed data."""
+def mode_hours(
+    profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue, domain: int, power_w: float | None = None
+) -> float | None:
+    """Hours the mode needs on its slowest placement, its cards at `power_w`; None without
+    train_tokens or speed data."""
     tokens = profile.run.train_tokens
-    speeds = mode_speeds(profile, mode, gpu, catalogue, domain)
+    speeds = mode_speeds(profile, mode, gpu, catalogue, domain, power_w)
     if tokens is None or not speeds:
         return None
     return max(hours_to_train(tokens, s) for s in speeds)
@@ -198,33 +214,53 @@ def nvlink_domain(gpu: Gpu, catalogue: Catalogue, gpus: int) -> int:
     return gpus if sizes or boards else 0
 
 
-def meets_deadline(profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue) -> Mode | None:
-    """The mode if it finishes by the run's deadline on every placement it may get; else the mode
-    confined to an NVLink domain if that makes it finish in time; else None."""
+def meets_deadline(
+    profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue, power_w: float | None = None
+) -> list[Mode]:
+    """The ways the mode finishes by the run's deadline on every placement it may get: as it is, its
+    cards at `power_w` (the lowest setting the card's builds give; full power when None); else
+    confined to an NVLink domain, to builds whose cards run at a higher power setting, or both. Only
+    the least demanding variants that meet it are kept (none when no variant does)."""
     deadline = profile.run.deadline_hours
     if deadline is None:
-        return mode
-    hours = mode_hours(profile, mode, gpu, catalogue, mode.domain)
-    if hours is None or hours <= deadline:
-        return mode
-    domain = nvlink_domain(gpu, catalogue, mode.gpus)
-    if domain > mode.domain:
-        confined = replace(mode, domain=domain)
-        hours = mode_hours(profile, confined, gpu, catalogue, domain)
-        if hours is not None and hours <= deadline:
-            return confined
-    return None
+        return [mode]
+    lowest = gpu.power_w if power_w is None else power_w
+    settings = sorted(w for w in gpu.power_settings_w if w >= lowest)
+    domains = sorted({mode.domain, max(mode.domain, nvlink_domain(gpu, catalogue, mode.gpus))})
+    met: list[Mode] = []
+    for domain in domains:
+        for watts in settings:
+            if any(m.domain <= domain and m.min_power_w <= _floor(watts, lowest) for m in met):
+                continue
+            hours = mode_hours(profile, replace(mode, domain=domain), gpu, catalogue, domain, watts)
+            if hours is None or hours <= deadline:
+                met.append(replace(mode, domain=domain, min_power_w=_floor(watts, lowest)))
+    return met
+
+
+def _floor(watts: int, lowest: float) -> int:
+    """The power setting a mode must require: none (0) when the lowest setting the builds give will do."""
+    return 0 if watts <= lowest else watts
 
 
 def deadline_modes(
-    profile: RunProfile, modes: list[Mode], gpus: list[Gpu], catalogue: Catalogue
+    profile: RunProfile,
+    modes: list[Mode],
+    gpus: list[Gpu],
+    catalogue: Catalogue,
+    caps: Mapping[str, int] | None = None,
 ) -> list[Mode]:
-    """The modes that meet the run's deadline, some confined to NVLink (all of them without one)."""
+    """The modes that meet the run's deadline, some confined to NVLink or to uncapped cards (all of
+    them without a deadline); `caps` gives each card's lowest power setting over its builds (see
+    `lowest_caps`)."""
     if profile.run.deadline_hours is None or profile.run.train_tokens is None:
         return modes
     by_id = {gpu.id: gpu for gpu in gpus}
-    kept = [meets_deadline(profile, mode, by_id[mode.gpu], catalogue) for mode in modes]
-    return [mode for mode in kept if mode is not None]
+    return [
+        kept
+        for mode in modes
+        for kept in meets_deadline(profile, mode, by_id[mode.gpu], catalogue, (caps or {}).get(mode.gpu))
+    ]
 
 
 def run_modes(
@@ -234,10 +270,12 @@ def run_modes(
     sizing_options: SizingOptions,
     domains: Mapping[str, int] | None = None,
     catalogue: Catalogue | None = None,
+    caps: Mapping[str, int] | None = None,
 ) -> list[Mode]:
     """All undominated, fitting modes of one run over the allowed cards; `domains` gives each
     card's largest NVLink domain over its builds (see `largest_domains`); with the catalogue, only
-    the modes that meet the run's deadline."""
+    the modes that meet the run's deadline with the cards at their lowest power setting (`caps`,
+    see `lowest_caps`)."""
     found = [
         o
         for gpu in gpus
@@ -251,7 +289,7 @@ def run_modes(
         )
     ]
     if catalogue is not None:
-        found = mark_slower(deadline_modes(profile, found, gpus, catalogue), profile, catalogue)
+        found = mark_slower(deadline_modes(profile, found, gpus, catalogue, caps), profile, catalogue)
     return prune_dominated(found)
 
 
@@ -284,7 +322,16 @@ def largest_domains(builds: Iterable[Build]) -> dict[str, int]:
 
 
 def compatible(mode: Mode, build: Build) -> bool:
-    """Same card, the copy's GPUs fit the server, and its shards find an NVLink domain large enough."""
-    if mode.gpu != build.gpu.id or mode.gpus > build.gpu_count:
+    """Same card, the copy's GPUs fit the server, its cards run at the power setting a deadline needs,
+    and its shards find an NVLink domain large enough."""
+    if mode.gpu != build.gpu.id or mode.gpus > build.gpu_count or build.power_cap_w < mode.min_power_w:
         return False
     return mode.domain == 0 or build.domain_size >= mode.domain
+
+
+def lowest_caps(builds: Iterable[Build]) -> dict[str, int]:
+    """Per card id, the lowest power setting any of its builds gives its cards (the feed decides it)."""
+    lowest: dict[str, int] = {}
+    for build in builds:
+        lowest[build.gpu.id] = min(lowest.get(build.gpu.id, build.power_cap_w), build.power_cap_w)
+    return lowest

@@ -40,7 +40,7 @@ from ftopt.model.sizing import (
     gpu_count_choices,
     optimizer_choices,
 )
-from ftopt.model.speed import Host, Speed, hours_to_train
+from ftopt.model.speed import Host, Speed, at_power, hours_to_train
 from ftopt.model.timing import copy_host
 from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, Optimizer, Strategy, Workload
 from ftopt.solver.problem.builds import Build, DiskTier, RamTier
@@ -48,9 +48,10 @@ from ftopt.solver.problem.configs import cheapest_tier
 from ftopt.solver.problem.modes import Mode, compatible
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MultiNodeMode(Mode):
-    """A mode whose copy spans `gpus // node_gpus` whole servers of build `build`."""
+    """A mode whose copy spans `gpus // node_gpus` whole servers of build `build` (its deadline is met
+    on that build, so it needs no power setting of its own)."""
 
     node_gpus: int
     build: int  # index into ProblemData.builds
@@ -164,7 +165,7 @@ def _candidates(
                     disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / nodes)
                     if ram is None or disk is None:
                         continue
-                    mode = MultiNodeMode(run, sizing, 0, n, f)
+                    mode = MultiNodeMode(run=run, sizing=sizing, domain=0, node_gpus=n, build=f)
                     found.append((mode, MultiNodeOption(-1, networked, nodes, ram, disk)))
     return found
 
@@ -206,11 +207,13 @@ def node_host(build: Build, catalogue: Catalogue) -> Host | None:
 def speed_on_servers(
     profile: RunProfile, sizing: Sizing, build: Build, net: Network, catalogue: Catalogue
 ) -> Speed | None:
-    """The speed model's estimate of a multi-node copy on servers of `build` (None without speed data)."""
+    """The speed model's estimate of a multi-node copy on servers of `build`, their cards at the build's
+    power setting (None without speed data)."""
     host, constants = node_host(build, catalogue), catalogue.speed
     if host is None or constants is None:
         return None
-    return multinode_copy_speed(profile, sizing, build.gpu, host, net, constants)
+    speed = multinode_copy_speed(profile, sizing, build.gpu, host, net, constants)
+    return at_power(speed, build.gpu, build.power_cap_w, constants) if speed is not None else None
 
 
 def late(profile: RunProfile, sizing: Sizing, build: Build, net: Network, catalogue: Catalogue) -> bool:

@@ -1,0 +1,182 @@
+"""`ftopt.estimate`: how each run would train on each card and GPU count, without the solver.
+
+Why a library function: the CLI's `ftopt estimate`, a notebook and a test all want the same records
+(memory per GPU, host RAM, disk, traffic, step time, tokens/s, hours), and the rules that make them
+belong to the model layer, not to a command. The CLI only renders these records.
+
+Options on one server are every way the run's settings allow (`all_sizings`: GPU counts, strategies,
+optimisers, offload). Options over several servers are the multi-node counts (16, 32, 64 GPUs) on
+whole servers of each chassis that takes the card and carries the fabric NIC, sized and timed as the
+solver sizes them (`ftopt.model.fabric`). Speeds are the speed model's on a planning host with the
+cards at full power; the step time is the speed model's, the one its tokens/s imply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ftopt.model.fabric import (
+    MULTI_NODE_STRATEGIES,
+    Network,
+    fabric_nic,
+    multinode_copy_speed,
+    multinode_sizings,
+    nics_per_server,
+    node_network,
+)
+from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.memory import trainable_params
+from ftopt.model.references import allowed_gpus
+from ftopt.model.sizing import (
+    Ranker,
+    RunProfile,
+    Sizing,
+    all_sizings,
+    gpu_count_choices,
+    optimizer_choices,
+    profile_run,
+)
+from ftopt.model.speed import Host, Speed, estimate_speed, hours_to_train, planning_host, speed_ranker
+from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, SizingOptions, Workload
+
+
+@dataclass(frozen=True)
+class EstimateOption:
+    """One way to train one copy of a run: its sizing, the servers it spans and its speed."""
+
+    sizing: Sizing
+    servers: int  # servers one copy takes: 1 on one server, k for a copy over k whole servers
+    speed: Speed | None  # the speed model's estimate; None without a stack or speed data
+    hours: float | None  # hours to train the run's train_tokens; None without them or a speed
+
+    @property
+    def node_gpus(self) -> int:
+        """GPUs the copy takes on each of its servers."""
+        return self.sizing.gpus // self.servers
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        """Tokens per second of the copy, all its GPUs together."""
+        return self.speed.tokens_per_s if self.speed else None
+
+    @property
+    def step_seconds(self) -> float | None:
+        """Seconds per optimiser step: the speed model's, consistent with `tokens_per_s`."""
+        return self.speed.step_seconds if self.speed else None
+
+    @property
+    def bound_step_seconds(self) -> float:
+        """The sizing's lower bound on a step at the workload's `sizing.mfu`, compute and transfer
+        overlapped; a bound, not an estimate (the speed model's step is `step_seconds`)."""
+        return self.sizing.step_seconds
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    """One run's profile and every option it has on the allowed cards, in catalogue order."""
+
+    profile: RunProfile
+    options: tuple[EstimateOption, ...]
+
+    @property
+    def params(self) -> int:
+        """Parameters of the run's model."""
+        return self.profile.counts.total
+
+    @property
+    def trainable_params(self) -> int:
+        """Parameters the run trains (all of them, or the adapters')."""
+        run = self.profile.run
+        return trainable_params(self.profile.counts, run.method, run.lora_rank)
+
+
+def _option(profile: RunProfile, sizing: Sizing, servers: int, speed: Speed | None) -> EstimateOption:
+    tokens = profile.run.train_tokens
+    hours = hours_to_train(tokens, speed) if speed is not None and tokens else None
+    return EstimateOption(sizing, servers, speed, hours)
+
+
+def single_server_options(
+    profile: RunProfile, gpu: Gpu, catalogue: Catalogue, options: SizingOptions
+) -> list[EstimateOption]:
+    """Every sizing on one server, with the speed model's estimate on a planning host."""
+    constants, stack = catalogue.speed, profile.stack
+    result = []
+    for sizing in all_sizings(profile, gpu, options, speed_ranker(profile, gpu, catalogue)):
+        speed = None
+        if stack is not None and constants is not None:
+            host = planning_host(catalogue, sizing.gpus, constants)
+            speed = estimate_speed(profile, sizing, gpu, stack, constants, host)
+        result.append(_option(profile, sizing, 1, speed))
+    return result
+
+
+def server_shapes(catalogue: Catalogue, gpu: Gpu) -> list[tuple[int, int]]:
+    """(GPUs per server, fabric NICs per server) of each chassis that takes the card and a NIC, by
+    GPU count; of chassis with the same GPU count, the one with the most NICs."""
+    shapes: dict[int, int] = {}
+    for chassis in catalogue.chassis:
+        nics = nics_per_server(chassis, chassis.gpu_slots)
+        if chassis.takes(gpu) and nics:
+            shapes[chassis.gpu_slots] = max(nics, shapes.get(chassis.gpu_slots, 0))
+    return sorted(shapes.items())
+
+
+def _network_ranker(
+    profile: RunProfile, gpu: Gpu, host: Host | None, net: Network, catalogue: Catalogue
+) -> Ranker | None:
+    """Seconds per token of a multi-node configuration by the speed model (None without speed data)."""
+    constants = catalogue.speed
+    if host is None or constants is None or profile.stack is None:
+        return None
+
+    def rank(sizing: Sizing) -> float:
+        speed = multinode_copy_speed(profile, sizing, gpu, host, net, constants)
+        return 1 / speed.tokens_per_s if speed is not None else float("inf")
+
+    return rank
+
+
+def multi_server_options(
+    profile: RunProfile, gpu: Gpu, catalogue: Catalogue, options: SizingOptions
+) -> list[EstimateOption]:
+    """Copies over several whole servers (16, 32 or 64 GPUs), as the solver sizes them: FSDP or HSDP,
+    no CPU offload, the fabric NIC's measured bus bandwidth between servers."""
+    run, nic = profile.run, fabric_nic(catalogue)
+    if nic is None or run.offload == Offload.CPU:
+        return []
+    result = []
+    for node_gpus, nics in server_shapes(catalogue, gpu):
+        net = node_network(gpu, node_gpus, nic, nics, catalogue.speed)
+        host = planning_host(catalogue, node_gpus, catalogue.speed) if catalogue.speed else None
+        rank = _network_ranker(profile, gpu, host, net, catalogue)
+        for gpus in gpu_count_choices(run):
+            if gpus not in MULTI_NODE_COUNTS or gpus % node_gpus or gpus // node_gpus < 2:
+                continue
+            for strategy in MULTI_NODE_STRATEGIES:
+                for optimizer in optimizer_choices(run, profile.stack):
+                    rank = _network_ranker(profile, gpu, host, net, catalogue)
+                    for sizing in multinode_sizings(
+                        profile, gpu, gpus, strategy, optimizer, options, net, rank
+                    ):
+                        speed = None
+                        if host is not None and catalogue.speed is not None:
+                            speed = multinode_copy_speed(profile, sizing, gpu, host, net, catalogue.speed)
+                        result.append(_option(profile, sizing, gpus // node_gpus, speed))
+    return result
+
+
+def estimate(workload: Workload, catalogue: Catalogue, states_only: bool = False) -> list[RunEstimate]:
+    """Every run of the workload on every allowed card (the workload's `hardware.gpus`, else the whole
+    catalogue) and every GPU count, on one server and over several; `states_only` counts model states
+    only, as published sizing tables do."""
+    options = workload.sizing.model_copy(update={"states_only": True}) if states_only else workload.sizing
+    result = []
+    for run in workload.runs:
+        profile = profile_run(run, catalogue)
+        found: list[EstimateOption] = []
+        for gpu in allowed_gpus(catalogue, workload):
+            found += single_server_options(profile, gpu, catalogue, options)
+            found += multi_server_options(profile, gpu, catalogue, options)
+        result.append(RunEstimate(profile, tuple(found)))
+    return result
