@@ -75,6 +75,8 @@ def option_record(option: EstimateOption, stack: str | None) -> dict[str, Any]:
         },
         "fits": sizing.fits,
         "free_gb": gb(sizing.free_gb),
+        "memory_margin": sizing.memory_margin,
+        "headroom_gb": gb(sizing.headroom_gb),
         "host_ram_gb": gb(sizing.host_ram_gb),
         "checkpoint_gb": gb(sizing.checkpoint_gb),
         "traffic_gb_per_step": gb(sizing.traffic_gb_per_step),
@@ -124,6 +126,9 @@ def _caption(run: RunEstimate, states_only: bool, with_speed: bool) -> str:
         )
     if states_only:
         caption += "; model states only (--states-only)"
+    margin = run.options[0].sizing.memory_margin if run.options else 0.0
+    if margin:
+        caption += f"; fits: with total × {1 + margin:g} (the {margin:.0%} memory margin)"
     return caption
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from ftopt.cli.render_page import CSS
-from ftopt.cli.render_svg import FONT
+from ftopt.cli import UNBOUNDED_WIDTH
+from ftopt.cli.render_page import ACCENT, FONT, page, table
 from ftopt.model.findings import money
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 CHART_W, CHART_H = 760, 380
 PAD_L, PAD_R, PAD_T, PAD_B = 96, 24, 20, 52
-LINE = "#0F4C81"  # the quote's heading blue
+LINE = ACCENT  # the quote's heading blue
 KNEE = "#D55E00"  # Okabe & Ito vermilion, as in the placement palette
 
 
@@ -61,7 +62,9 @@ def frontier_records(frontier: Frontier) -> dict[str, Any]:
 def render_frontier_table(frontier: Frontier, console: Console) -> None:
     """One row per point: makespan, price, TCO, status, servers."""
     currency = frontier.points[0].plan.currency if frontier.points else ""
-    table = Table(title=f"Frontier: {value_label(frontier)} against makespan ({len(frontier.points)} points)")
+    plain = console.width >= UNBOUNDED_WIDTH  # a file or a pipe: ASCII rules
+    title = f"Frontier: {value_label(frontier)} against makespan ({len(frontier.points)} points)"
+    table = Table(title=title, box=box.ASCII if plain else box.HEAVY_HEAD)
     for header, right in (("#", True), ("makespan h", True), ("price", True), ("TCO", True),
                           ("status", False), ("gap", True), ("servers", False)):  # fmt: skip
         table.add_column(header, justify="right" if right else "left")
@@ -187,30 +190,22 @@ def three_bids_html(frontier: Frontier) -> str:
 
 
 def render_frontier_html(frontier: Frontier, title: str) -> str:
-    """A self-contained page: the chart and a table of every point."""
+    """A self-contained page in the shared shell: the chart and a table of every point."""
     currency = frontier.points[0].plan.currency if frontier.points else ""
-    rows = "".join(
-        f"<tr><td class=num>{i}</td><td class=num>{p.makespan_hours:,.2f}</td>"
-        f"<td class=num>{escape(money(p.total_price, currency))}</td>"
-        f"<td class=num>{escape(money(p.tco, currency)) if p.tco is not None else '—'}</td>"
-        f"<td>{escape(p.status.value)}</td><td>{escape('; '.join(p.servers()))}</td></tr>"
+    rows = [
+        [str(i), f"{p.makespan_hours:,.2f}", escape(money(p.total_price, currency)),
+         escape(money(p.tco, currency)) if p.tco is not None else "—", escape(p.status.value),
+         escape("; ".join(p.servers()))]
         for i, p in enumerate(frontier.points, start=1)
+    ]  # fmt: skip
+    headers = [("#", True), ("makespan h", True), ("price", True), ("TCO", True), ("status", False),
+               ("servers", False)]  # fmt: skip
+    subtitle = escape(
+        f"{value_label(frontier)} against makespan, {frontier.solves} solves in {frontier.seconds:.2f} s, "
+        f"stopped: {frontier.stopped}"
     )
-    return (
-        "\n".join(
-            [
-                "<!DOCTYPE html>",
-                '<html lang="en"><head><meta charset="utf-8">',
-                f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
-                f"<header><h1>{escape(title)}</h1><p class=muted>{escape(value_label(frontier))} against "
-                f"makespan, {frontier.solves} solves in {frontier.seconds:.2f} s, stopped: "
-                f"{escape(frontier.stopped)}</p></header><main>",
-                f'<section class="diagram">{frontier_svg(frontier)}</section>',
-                "<section><h2>Points</h2><div class=wide><table><thead><tr><th class=num>#</th>"
-                "<th class=num>makespan h</th><th class=num>price</th><th class=num>TCO</th><th>status</th>"
-                f"<th>servers</th></tr></thead><tbody>{rows}</tbody></table></div></section>",
-                "</main></body></html>",
-            ]
-        )
-        + "\n"
+    body = (
+        f'<section class="diagram">{frontier_svg(frontier)}</section>'
+        f"<section><h2>Points</h2>{table(headers, rows)}</section>"
     )
+    return page(title, body, subtitle)

@@ -1,85 +1,132 @@
-"""The plan as Markdown, for a bid document or a ticket."""
+"""The plan as Markdown, for a bid document or a ticket: the buyer's view, then a technical appendix.
+
+Every text that comes from the workload or a catalogue (bid and run names, item descriptions, the
+findings that quote them) goes through `markdown_text`, so a renderer that allows HTML shows a bid
+named `<script>…</script>` as text and `*` or `|` never restyle a line or break a table.
+"""
 
 from __future__ import annotations
 
+from ftopt.cli.render_escape import markdown_text as md
+from ftopt.cli.render_quote import (
+    ALTERNATIVE_HEADERS,
+    alternative_rows,
+    buyer_notes,
+    group_heading,
+    headline,
+    internals,
+    price_words,
+    proof_words,
+    run_table,
+    server_groups,
+    shaped,
+    tco_lines,
+)
 from ftopt.cli.render_table import (
-    BOUND_HEADER,
     BOUND_NOTE,
+    PLACEMENT_HEADERS,
     TIMING_HEADERS,
     fabric_heading,
     has_hours,
     placement_cells,
-    server_heading,
-    summary_line,
     timing_cells,
 )
 from ftopt.model.findings import money
-from ftopt.model.plan import Plan
+from ftopt.model.plan import LineItem, Plan
 
 
 def _row(cells: list[str]) -> str:
-    return "| " + " | ".join(cells) + " |"
+    """A table row of plain-text cells, each escaped."""
+    return "| " + " | ".join(md(c) for c in cells) + " |"
 
 
-def render_markdown(plan: Plan) -> str:
-    """Summary, one section per server with its bill of materials, the placement and the rules."""
-    title = f"# Fine-tuning servers: {plan.workload}" if plan.workload else "# Fine-tuning servers"
-    lines = [title, "", f"**{summary_line(plan)}**", "", f"Prices: {plan.price_list}.", ""]
+def _rule(numeric: list[bool]) -> str:
+    return "| " + " | ".join("---:" if n else "---" for n in numeric) + " |"
+
+
+def _bill(lines: list[LineItem], currency: str) -> list[str]:
+    rows = [_row(["item", "description", "qty", "unit", "price"]), _rule([False, False, True, True, True])]
+    rows += [
+        _row([li.item, li.name, str(li.quantity), money(li.unit_price, currency), money(li.price, currency)])
+        for li in lines
+    ]
+    return [*rows, ""]
+
+
+def _bullets(items: list[str]) -> list[str]:
+    return [f"- {md(item)}" for item in items]
+
+
+def _alternatives(plan: Plan) -> list[str]:
+    rows = alternative_rows(plan)
+    if not rows:
+        return []
+    lines = [
+        "## Other options",
+        "",
+        "Option 1 is the bid above; each option was checked by the verifier.",
+        "",
+    ]
+    lines += [_row(list(ALTERNATIVE_HEADERS)), _rule([False, True, True, False, False])]
+    return [*lines, *(_row(row) for row in rows), ""]
+
+
+def _appendix(plan: Plan) -> list[str]:
+    lines = ["## Technical appendix", ""]
+    lines += [f"- {md(label)}: {md(value)}" for label, value in internals(plan)]
+    timed = has_hours(plan)
+    header = list(PLACEMENT_HEADERS) + (list(TIMING_HEADERS) if timed else [])
+    lines += [
+        "",
+        "### Placement per copy",
+        "",
+        "Memory per GPU in GB; headroom is what stays free after the planning memory margin.",
+        "",
+    ]
+    lines += [_row(header), _rule([i >= 8 for i in range(len(header))])]
+    lines += [_row(placement_cells(a) + (timing_cells(a) if timed else [])) for a in plan.assignments]
+    return [*lines, "", md(BOUND_NOTE + ".")]
+
+
+def render_markdown(plan: Plan, internals: bool = True) -> str:
+    """Headline and proof, one section per server group, runs, TCO, options, findings, then (with
+    `internals`) the technical appendix."""
+    title = f"# Fine-tuning servers: {md(plan.workload)}" if plan.workload else "# Fine-tuning servers"
+    lines = [
+        title,
+        "",
+        f"**{md(headline(plan))}**",
+        "",
+        md(proof_words(plan)),
+        "",
+        md(price_words(plan, internals)),
+        "",
+    ]
     if plan.site:
         lines += [
-            f"Site: {plan.site.feed} feed ({plan.site.feed_usable_w:,} W usable per position), "
-            f"room inlet up to {plan.site.inlet_c:g} °C.",
+            md(f"Site: {plan.site.feed} feed ({plan.site.feed_usable_w:,} W usable per position), "
+               f"room inlet up to {plan.site.inlet_c:g} °C."),
             "",
-        ]
-    for server in plan.servers:
-        lines += [f"## {server.id}", "", server_heading(server, plan.currency), ""]
-        lines += [_row(["item", "description", "qty", "unit", "price"]), _row(["---"] * 5)]
-        lines += [
-            _row(
-                [
-                    li.item,
-                    li.name,
-                    str(li.quantity),
-                    money(li.unit_price, plan.currency),
-                    money(li.price, plan.currency),
-                ]
-            )
-            for li in server.bill_of_materials
-        ]
-        lines.append("")
-    if plan.fabric is not None:
-        lines += ["## Fabric", "", fabric_heading(plan), ""]
-        lines += [_row(["item", "description", "qty", "unit", "price"]), _row(["---"] * 5)]
-        lines += [
-            _row([li.item, li.name, str(li.quantity), money(li.unit_price, plan.currency),
-                  money(li.price, plan.currency)])
-            for li in plan.fabric.bill_of_materials
         ]  # fmt: skip
-        lines.append("")
-    lines += ["## Placement", "", "Memory per GPU in GB.", ""]
-    header = [
-        "run",
-        "copy",
-        "server",
-        "GPUs",
-        "training (strategy, micro-batch × accumulation, recomputation, degrees)",
-        "link",
-        "optimizer",
-        "offload",
-        "states",
-        "activations",
-        "overhead",
-        "free",
-        "host RAM GB",
-        BOUND_HEADER,
-    ]
-    timed = has_hours(plan)
-    header += list(TIMING_HEADERS) if timed else []
-    lines += [_row(header), _row(["---"] * len(header))]
-    for a in plan.assignments:
-        lines.append(_row(placement_cells(a) + (timing_cells(a) if timed else [])))
-    lines += ["", BOUND_NOTE + "."]
-    if plan.binding or plan.savings:
-        lines += ["", "## What shaped the answer", ""] + [f"- {b}" for b in (*plan.binding, *plan.savings)]
-    lines += ["", "## Rules and defaults applied", ""] + [f"- {n}" for n in plan.notes]
+    for group in server_groups(plan):
+        lines += [f"## {md(group.label)}", "", md(group_heading(plan, group)), ""]
+        lines += _bill(group.server.bill_of_materials, plan.currency)
+    if plan.fabric is not None:
+        lines += [
+            "## Fabric",
+            "",
+            md(fabric_heading(plan)),
+            "",
+            *_bill(plan.fabric.bill_of_materials, plan.currency),
+        ]
+    columns, rows = run_table(plan)
+    lines += ["## Runs", "", _row([c.header for c in columns]), _rule([c.numeric for c in columns])]
+    lines += [*(_row(row) for row in rows), ""]
+    if tco := tco_lines(plan):
+        lines += ["## Total cost of ownership", "", *_bullets([f"{k}: {v}" for k, v in tco]), ""]
+    lines += _alternatives(plan)
+    if findings := shaped(plan):
+        lines += ["## What shaped the answer", "", *_bullets([f.text for f in findings]), ""]
+    lines += ["## Rules and defaults applied", "", *_bullets([n.text for n in buyer_notes(plan)]), ""]
+    lines += _appendix(plan) if internals else []
     return "\n".join(lines) + "\n"

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from html import escape
 
+from ftopt.cli.render_page import FONT
 from ftopt.model.findings import money
 from ftopt.model.plan import Assignment, Plan, Server
 from ftopt.model.topology import socket_of
@@ -49,7 +50,6 @@ MARGIN = 8
 LEGEND_ROW_H = 20
 DISPLAY_WIDTH = 1200  # px a diagram of one or two servers is enlarged towards
 MAX_SCALE = 1.6
-FONT = "font-family:'DejaVu Sans',Verdana,Arial,sans-serif"
 
 
 @dataclass(frozen=True)

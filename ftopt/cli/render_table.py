@@ -1,81 +1,52 @@
-"""The plan as terminal tables: summary, each server's bill of materials, each copy's GPUs."""
+"""The plan as terminal tables: the buyer's view (server_groups, runs, options), then a technical appendix.
+
+On a terminal the tables fit its width with rich's box lines; written to a file or a pipe
+(`ftopt.cli.plain_console`), tables use ASCII rules and are never cut to a width, so "GPUs" never becomes
+"GP…" in a saved quote.
+"""
 
 from __future__ import annotations
 
-from rich.console import Console, Group
+from rich import box
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ftopt.model.findings import money
-from ftopt.model.plan import Assignment, Plan, Server
-
-
-def summary_line(plan: Plan) -> str:
-    """Status, price, proof quality, servers and time in one sentence."""
-    gap = f"gap {plan.gap:.2%}" if plan.gap is not None else "no bound"
-    bound = money(plan.bound, plan.currency) if plan.bound is not None else "n/a"
-    count = len(plan.servers)
-    line = (
-        f"{plan.status.value}: {money(plan.total_price, plan.currency)} for {count} "
-        f"server{'s' if count != 1 else ''} (bound {bound}, {gap}, solved in {plan.wall_seconds:.2f} s)"
-    )
-    if plan.makespan_hours is not None:
-        line += f"; makespan {plan.makespan_hours:,.1f} h"
-    if plan.tco is not None and plan.tco.objective == "tco":
-        line += f"; TCO {money(plan.tco.total, plan.currency)} over {plan.tco.years:g} years"
-    return line
-
-
-def has_hours(plan: Plan) -> bool:
-    """Whether any copy has hours (its run gives train_tokens): then the placement shows speed too."""
-    return any(a.hours is not None for a in plan.assignments)
-
-
-TIMING_HEADERS = ("tok/s", "hours", "kWh")
-
-#: The plan's `step_seconds` is the sizing's lower bound at the workload's MFU, not the speed model's
-#: step (which tok/s implies): its column says so.
-BOUND_HEADER = "bound s"
-BOUND_NOTE = (
-    "bound s: a step's lower bound at the workload's sizing MFU, compute and transfer overlapped; "
-    "tok/s, hours and kWh: the speed model for this placement and power setting"
+from ftopt.cli import UNBOUNDED_WIDTH
+from ftopt.cli.render_quote import (
+    ALTERNATIVE_HEADERS,
+    alternative_rows,
+    buyer_notes,
+    group_heading,
+    headline,
+    internals,
+    price_words,
+    proof_words,
+    run_table,
+    server_groups,
+    shaped,
+    tco_lines,
 )
+from ftopt.model.findings import money
+from ftopt.model.plan import Assignment, LineItem, Plan
 
 
-def timing_cells(a: Assignment) -> list[str]:
-    """Tokens per second, hours to train and their energy ('-' where unknown)."""
-    return [
-        f"{a.tokens_per_s:,.0f}" if a.tokens_per_s is not None else "-",
-        f"{a.hours:,.1f}" if a.hours is not None else "-",
-        f"{a.energy_kwh:,.0f}" if a.energy_kwh is not None else "-",
-    ]
+def _table(console: Console, headers: list[tuple[str, bool]], title: str | None = None) -> Table:
+    """An empty table with (header, numeric) columns, styled for the console it goes to."""
+    plain = console.width >= UNBOUNDED_WIDTH
+    table = Table(title=title, show_edge=False, pad_edge=False, box=box.ASCII if plain else box.HEAVY_HEAD)
+    for header, numeric in headers:
+        table.add_column(header, justify="right" if numeric else "left", overflow="fold")
+    return table
 
 
-def server_heading(server: Server, currency: str) -> str:
-    """One line describing a server's build, power against its feed and its inlet limit."""
-    bridges = f", {server.bridge_count} × {server.bridge}" if server.bridge else ""
-    return (
-        f"{server.id}: {server.gpu_count} × {server.gpu}{bridges} in {server.chassis}; "
-        f"{server.cpu_count} × {server.cpu} ({server.cores} cores); {server.ram_gb:,} GB RAM "
-        f"({server.dimm_count} × {server.dimm_gb} GB); {server.nvme_tb:g} TB NVMe; "
-        f"{server.power_w:,} W of {server.feed_usable_w:,} W ({server.feed}, cards at "
-        f"{server.gpu_power_cap_w} W); inlet ≤ {server.max_inlet_c:g} °C; {money(server.price, currency)}"
-    )
-
-
-def bom_table(server: Server, currency: str) -> Table:
-    """The server's bill of materials with line prices."""
-    table = Table(show_edge=False, pad_edge=False)
-    for column in ("item", "description", "qty", "unit", "price"):
-        table.add_column(column, justify="right" if column in ("qty", "unit", "price") else "left")
-    for line in server.bill_of_materials:
-        table.add_row(
-            line.item,
-            line.name,
-            str(line.quantity),
-            money(line.unit_price, currency),
-            money(line.price, currency),
-        )
+def bom_table(console: Console, lines: list[LineItem], currency: str) -> Table:
+    """A bill of materials with line prices."""
+    table = _table(console, [("item", False), ("description", False), ("qty", True), ("unit", True),
+                             ("price", True)])  # fmt: skip
+    for line in lines:
+        table.add_row(line.item, line.name, str(line.quantity), money(line.unit_price, currency),
+                      money(line.price, currency))  # fmt: skip
     return table
 
 
@@ -93,106 +64,112 @@ def fabric_heading(plan: Plan) -> str:
     )
 
 
-def fabric_bom(plan: Plan) -> Table | None:
-    """The fabric's bill of materials (switches and cables), or None without multi-node copies."""
-    if plan.fabric is None:
-        return None
-    table = Table(show_edge=False, pad_edge=False)
-    for column in ("item", "description", "qty", "unit", "price"):
-        table.add_column(column, justify="right" if column in ("qty", "unit", "price") else "left")
-    for line in plan.fabric.bill_of_materials:
-        table.add_row(
-            line.item, line.name, str(line.quantity), money(line.unit_price, plan.currency),
-            money(line.price, plan.currency),
-        )  # fmt: skip
-    return table
+PLACEMENT_HEADERS = ("run", "copy", "server", "gpus", "strategy", "link", "optimizer", "offload", "states",
+                     "activ.", "overhead", "free", "headroom (margin)", "host RAM", "bound s")  # fmt: skip
+TIMING_HEADERS = ("tok/s", "hours", "kWh")
+#: The plan's `step_seconds` is the sizing's lower bound at the workload's MFU, not the speed model's
+#: step (which tok/s implies): its column says so.
+BOUND_HEADER = PLACEMENT_HEADERS[-1]
+BOUND_NOTE = (
+    "bound s: a step's lower bound at the workload's sizing MFU, compute and transfer overlapped; "
+    "tok/s, hours and kWh: the speed model for this placement and power setting"
+)
 
 
-def training_text(a: Assignment) -> str:
-    """The strategy with the configuration the plan states, so an engineer can reproduce the run:
-    `fsdp, mb 2×4, full, tp 2 pp 2` (accumulation and degrees only where not 1; dp is the rest)."""
-    parts = [a.strategy.value]
-    if a.micro_batch is not None:
-        accumulation = a.accumulation or 1
-        parts.append(f"mb {a.micro_batch}" + (f"×{accumulation}" if accumulation > 1 else ""))
-    if a.recompute is not None:
-        parts.append(a.recompute.value)
-    p = a.parallelism
-    if p is not None:
-        split = " ".join(f"{k} {v}" for k, v in (("tp", p.tp), ("pp", p.pp), ("cp", p.cp)) if v > 1)
-        parts += [split] if split else []
-    return ", ".join(parts)
+def headroom_cell(a: Assignment) -> str:
+    """Free memory per GPU after the planning margin, with the margin; '—' for a plan without one."""
+    if a.headroom_gb is None or a.memory_margin is None:
+        return "—"
+    return f"{a.headroom_gb:.1f} (+{a.memory_margin:.0%})"
 
 
-def placement_cells(a: Assignment) -> list[str]:
-    """One copy's row of the placement table, shared by the terminal and Markdown views; a
-    multi-node copy names all its servers and the GPUs it takes on each."""
-    m = a.memory_per_gpu_gb
-    servers = "+".join(n.server for n in a.nodes) if a.multinode else a.server
-    gpus = ",".join(map(str, a.gpus)) + (f" on each of {len(a.nodes)}" if a.multinode else "")
+def has_hours(plan: Plan) -> bool:
+    """Whether any copy has hours (its run gives train_tokens): then the placement shows speed too."""
+    return any(a.hours is not None for a in plan.assignments)
+
+
+def timing_cells(a: Assignment) -> list[str]:
+    """Tokens per second, hours to train and their energy ('-' where unknown)."""
     return [
-        a.run,
-        str(a.copy_),
-        servers,
-        gpus,
-        training_text(a),
-        a.link or "-",
-        a.optimizer.value,
-        a.offload.value,
-        f"{m.states:.1f}",
-        f"{m.activations:.1f}",
-        f"{m.overhead:.1f}",
-        f"{a.free_gb:.1f}",
-        f"{a.host_ram_gb:.0f}",
-        f"{a.step_seconds:.2f}",
+        f"{a.tokens_per_s:,.0f}" if a.tokens_per_s is not None else "—",
+        f"{a.hours:,.1f}" if a.hours is not None else "—",
+        f"{a.energy_kwh:,.0f}" if a.energy_kwh is not None else "—",
     ]
 
 
-def runs_table(plan: Plan) -> Table:
+def placement_cells(a: Assignment) -> list[str]:
+    """One copy's row of the per-copy placement (technical appendix), shared by the terminal and
+    Markdown views; a multi-node copy names all its servers and the GPUs it takes on each."""
+    m = a.memory_per_gpu_gb
+    servers = "+".join(n.server for n in a.nodes) if a.multinode else a.server
+    gpus = ",".join(map(str, a.gpus)) + (f" on each of {len(a.nodes)}" if a.multinode else "")
+    return [a.run, str(a.copy_), servers, gpus, a.strategy.value, a.link or "—", a.optimizer.value,
+            a.offload.value, f"{m.states:.1f}", f"{m.activations:.1f}", f"{m.overhead:.1f}",
+            f"{a.free_gb:.1f}", headroom_cell(a), f"{a.host_ram_gb:.0f}",
+            f"{a.step_seconds:.2f}"]  # fmt: skip
+
+
+def placement_table(console: Console, plan: Plan) -> Table:
     """Each copy: server, GPUs, strategy and link, optimiser, memory per GPU, host RAM, step time."""
-    table = Table(
-        title="placement (memory per GPU, GB)",
-        caption=BOUND_NOTE,
-        caption_justify="left",
-        show_edge=False,
-        pad_edge=False,
-    )
-    headers = (
-        "run",
-        "copy",
-        "server",
-        "gpus",
-        "training",
-        "link",
-        "optimizer",
-        "offload",
-        "states",
-        "activ.",
-        "overhead",
-        "free",
-        "host RAM",
-        BOUND_HEADER,
-    )
     timed = has_hours(plan)
-    for header in headers + (TIMING_HEADERS if timed else ()):
-        table.add_column(header, justify="left" if header in headers[:8] else "right")
+    headers = [(h, i >= 8) for i, h in enumerate(PLACEMENT_HEADERS)]
+    headers += [(h, True) for h in TIMING_HEADERS] if timed else []
+    table = _table(console, headers, "placement per copy (memory per GPU, GB)")
+    table.caption, table.caption_justify = BOUND_NOTE, "left"
     for a in plan.assignments:
         table.add_row(*placement_cells(a), *(timing_cells(a) if timed else ()))
     return table
 
 
-def render_table(plan: Plan, console: Console) -> None:
-    """Print the whole plan."""
-    parts: list[object] = [Text(summary_line(plan), style="bold"), Text("")]
-    for server in plan.servers:
-        parts += [Text(server_heading(server, plan.currency)), bom_table(server, plan.currency), Text("")]
-    fabric = fabric_bom(plan)
-    if fabric is not None:
-        parts += [Text(fabric_heading(plan)), fabric, Text("")]
-    parts.append(runs_table(plan))
-    if plan.binding or plan.savings:
-        parts += [Text(""), Text("what shaped the answer:", style="bold")]
-        parts += [Text(f"  - {line}") for line in (*plan.binding, *plan.savings)]
-    parts += [Text(""), Text("rules and defaults applied:", style="bold")]
-    parts += [Text(f"  - {note}") for note in plan.notes]
-    console.print(Group(*parts))  # type: ignore[arg-type]
+def runs_table(console: Console, plan: Plan) -> Table:
+    """The buyer's run table: one row per run and way of training it."""
+    columns, rows = run_table(plan)
+    table = _table(console, [(c.header, c.numeric) for c in columns], "runs")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def alternatives_table(console: Console, plan: Plan) -> Table | None:
+    """The next cheapest bids, or None without `--alternatives`."""
+    rows = alternative_rows(plan)
+    if not rows:
+        return None
+    table = _table(console, [(h, h in ("price", "more than option 1")) for h in ALTERNATIVE_HEADERS],
+                   "other options (option 1 is the bid above)")  # fmt: skip
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _bullets(title: str, items: list[str]) -> list[RenderableType]:
+    return [Text(""), Text(title, style="bold"), *(Text(f"  - {item}") for item in items)]
+
+
+def appendix(console: Console, plan: Plan) -> list[RenderableType]:
+    """The solver's internals and the per-copy placement."""
+    parts: list[RenderableType] = [Text(""), Text("technical appendix", style="bold")]
+    parts += [Text(f"  {label}: {value}") for label, value in internals(plan)]
+    return [*parts, Text(""), placement_table(console, plan)]
+
+
+def render_table(plan: Plan, console: Console, internals: bool = True) -> None:
+    """Print the whole quote; without `internals`, no technical appendix (the buyer's view only)."""
+    lead = [Text(headline(plan), style="bold"), Text(proof_words(plan)), Text(price_words(plan, internals))]
+    parts: list[RenderableType] = [*lead, Text("")]
+    for group in server_groups(plan):
+        bill = bom_table(console, group.server.bill_of_materials, plan.currency)
+        parts += [Text(group_heading(plan, group)), bill, Text("")]
+    if plan.fabric is not None:
+        bill = bom_table(console, plan.fabric.bill_of_materials, plan.currency)
+        parts += [Text(fabric_heading(plan)), bill, Text("")]
+    parts.append(runs_table(console, plan))
+    if tco := tco_lines(plan):
+        parts += _bullets("total cost of ownership:", [f"{label}: {value}" for label, value in tco])
+    if (options := alternatives_table(console, plan)) is not None:
+        parts += [Text(""), options]
+    if findings := shaped(plan):
+        parts += _bullets("what shaped the answer:", [f.text for f in findings])
+    parts += _bullets("rules and defaults applied:", [n.text for n in buyer_notes(plan)])
+    parts += appendix(console, plan) if internals else []
+    console.print(Group(*parts))

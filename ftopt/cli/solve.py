@@ -18,7 +18,13 @@ import click
 import yaml
 from rich.console import Console
 
-from ftopt.cli import open_catalogue, output_option, plain_console, prices_option, time_limit_option
+from ftopt.cli import (
+    open_catalogue,
+    output_option,
+    plain_console,
+    prices_option,
+    time_limit_option,
+)
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_html import render_html
 from ftopt.cli.render_markdown import render_markdown
@@ -42,8 +48,9 @@ BIDS_TOTAL_S = 30.0
 FORMATS = ("table", "json", "yaml", "markdown", "html", "xlsx")
 
 
-def render(plan: Plan, fmt: str, bids: Frontier | None = None) -> str | None:
-    """The plan as text in `fmt`, or None for the table (printed straight to a console)."""
+def render(plan: Plan, fmt: str, bids: Frontier | None = None, internals: bool = True) -> str | None:
+    """The plan as text in `fmt`, or None for the table (printed straight to a console); the quote
+    formats carry the technical appendix only with `internals`."""
     if fmt == "json":
         return plan.to_json() + "\n"
     if fmt == "yaml":
@@ -51,9 +58,9 @@ def render(plan: Plan, fmt: str, bids: Frontier | None = None) -> str | None:
             plan.model_dump(mode="json", by_alias=True), sort_keys=False, allow_unicode=True
         )
     if fmt == "markdown":
-        return render_markdown(plan)
+        return render_markdown(plan, internals)
     if fmt == "html":
-        return render_html(plan, bids)
+        return render_html(plan, bids, internals)
     return None
 
 
@@ -103,6 +110,13 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     metavar="N",
     help="Also the next N cheapest bids whose server sets differ, each verified (JSON: `alternatives`).",
 )
+@click.option(
+    "--internals/--no-internals",
+    default=True,
+    show_default=True,
+    help="The quote's technical appendix: the solver's bound, gap and solve time, the assumed prices "
+    "and each copy's placement (--no-internals: the buyer's view only; JSON and YAML keep every field).",
+)
 @prices_option
 @handle_errors
 def solve_command(
@@ -116,6 +130,7 @@ def solve_command(
     what_if: bool,
     with_frontier: bool,
     alternatives: int,
+    internals: bool,
     prices: Path | None,
 ) -> None:
     """Find the cheapest servers that run every copy of every run in WORKLOAD at once."""
@@ -134,7 +149,7 @@ def solve_command(
     )
     plan = result.plan_or_raise()
     bids = _bids(parsed, catalogue, settings) if fmt == "html" and with_frontier else None
-    write_plan(plan, fmt, output, bids)
+    write_plan(plan, fmt, output, bids, internals)
 
 
 def _bids(workload: Workload, catalogue: Catalogue, settings: SolveSettings) -> Frontier | None:
@@ -148,15 +163,17 @@ def _bids(workload: Workload, catalogue: Catalogue, settings: SolveSettings) -> 
     return found if found.points else None
 
 
-def write_plan(plan: Plan, fmt: str, output: Path | None, bids: Frontier | None = None) -> None:
+def write_plan(
+    plan: Plan, fmt: str, output: Path | None, bids: Frontier | None = None, internals: bool = True
+) -> None:
     """The plan in `fmt`, to `output` or stdout (the table goes through rich; xlsx needs `output`)."""
     if fmt == "xlsx" and output:
-        write_xlsx(plan, output)
+        write_xlsx(plan, output, internals)
         return
-    text = render(plan, fmt, bids)
+    text = render(plan, fmt, bids, internals)
     if text is None:  # the table: whole cells off a terminal, in a file or a pipe
         with plain_console(output) as console:
-            render_table(plan, console)
+            render_table(plan, console, internals)
     elif output:
         output.write_text(text, encoding="utf-8")
     else:

@@ -170,7 +170,9 @@ def estimate(workload: Workload, catalogue: Catalogue, states_only: bool = False
     """Every run of the workload on every allowed card (the workload's `hardware.gpus`, else the whole
     catalogue) and every GPU count, on one server and over several; `states_only` counts model states
     only, as published sizing tables do."""
-    options = workload.sizing.model_copy(update={"states_only": True}) if states_only else workload.sizing
+    # States only is the articles' accounting: no planning margin either, unless the workload sets one.
+    articles = {"states_only": True, "memory_margin": workload.sizing.memory_margin or 0.0}
+    options = workload.sizing.model_copy(update=articles) if states_only else workload.sizing
     result = []
     for run in workload.runs:
         profile = profile_run(run, catalogue)

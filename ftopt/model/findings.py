@@ -125,8 +125,10 @@ def _saving(subject: str, f: dict[str, Any]) -> str:
 
 
 def _no_fit(subject: str, f: dict[str, Any]) -> str:
+    margin = float(f.get("margin") or 0.0)
+    with_margin = f" with its {margin:.0%} memory margin" if margin else ""
     parts = [
-        f"needs {gb:.1f} GB per GPU on {n} × {card} ({how}), card holds {held:g} GB"
+        f"needs {gb:.1f} GB per GPU{with_margin} on {n} × {card} ({how}), card holds {held:g} GB"
         for card, gb, n, how, held in zip(
             f["cards"], f["need_gb"], f["gpus"], f["setup"], f["card_gb"], strict=True
         )
@@ -182,10 +184,17 @@ def _rule(subject: str, f: dict[str, Any]) -> str:
     if subject == "memory":
         if f["states_only"]:
             return "memory per GPU: model states only (as published sizing tables count)"
+        given = f.get("memory_margin")
+        margin = (
+            f"the workload's {given:.0%} margin"
+            if given is not None
+            else "each stack and method's margin (margins.yaml)"
+        )
         return (
             f"memory per GPU: states + activations (Korthikanti et al., FlashAttention "
             f"{'on' if f['flash_attention'] else 'off'}) + FP32 logits + {f['cuda_context_gb']:g} GB "
-            f"CUDA context + {f['allocator_reserve']:.0%} allocator reserve"
+            f"CUDA context + {f['allocator_reserve']:.0%} allocator reserve; a copy fits with that total "
+            f"raised by {margin}"
         )
     if subject == "step-time":
         return f"step time: lower bound at {f['mfu']:.0%} MFU, transfers overlapped"

@@ -18,7 +18,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
-from ftopt.model.stack import CardClass, SpeedConstants, Stack
+from ftopt.model.stack import CardClass, MemoryMargins, SpeedConstants, Stack
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -321,6 +321,8 @@ class Catalogue(BaseModel):
     rules: Rules
     stacks: tuple[Stack, ...] = ()
     speed: SpeedConstants | None = None
+    # Planning memory margins per stack and method (issue 19): margins.yaml, from the calibration.
+    margins: MemoryMargins | None = None
     # The fabric for multi-node plans (issue 14): ftopt/model/fabric.py, ftopt/solver/problem/multinode.py.
     nics: tuple[Nic, ...] = ()
     switches: tuple[Switch, ...] = ()

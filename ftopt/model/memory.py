@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ftopt.model.architecture import ParamCounts
+from ftopt.model.architecture import Architecture, ParamCounts
 from ftopt.model.workload import Method, Offload, Optimizer, Strategy
 
 GB = 1e9
 
 #: NF4 with double quantisation: 4 bits plus 0.127 bits of quantisation constants (QLoRA paper).
+#: Layers other than the decoder's linear ones (embeddings, the output head, norms) stay in BF16.
 NF4_BYTES_PER_PARAM = 0.5 + 0.015875
 BF16 = 2
 FULL_ADAM_32BIT = 16  # 2 weights + 2 grads + 12 (FP32 master, m, v)
@@ -52,6 +53,21 @@ def frozen_base_bytes(counts: ParamCounts, method: Method) -> float:
         rest = counts.total - counts.linear
         return counts.linear * NF4_BYTES_PER_PARAM + rest * BF16
     return counts.total * BF16
+
+
+def largest_linear_params(arch: Architecture) -> int:
+    """Weights of the widest decoder linear layer: an MLP projection (one expert's, for MoE) or the
+    query projection, whichever is wider."""
+    query = arch.heads * arch.head_dim * (2 if arch.attention_output_gate else 1)
+    return arch.hidden * max(arch.intermediate, query)
+
+
+def dequant_buffer_bytes(arch: Architecture, method: Method) -> float:
+    """QLoRA's dequantisation buffer: bitsandbytes (and torchao's NF4 tensor) turn an NF4 weight back
+    into a BF16 matrix just before its matrix product, in the forward pass and again in the backward
+    pass, and free it after. One linear layer's BF16 weight is alive at a time; at the peak, the
+    widest one. Nothing for LoRA or full fine-tuning, whose weights are BF16 already."""
+    return BF16 * largest_linear_params(arch) if method == Method.QLORA else 0.0
 
 
 def model_states(

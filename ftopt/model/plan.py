@@ -117,6 +117,15 @@ class Assignment(BaseModel):
     link: str | None = Field(default=None, description="nvlink or pcie between its GPUs")
     memory_per_gpu_gb: MemoryPerGpu
     free_gb: float
+    memory_margin: float | None = Field(
+        default=None,
+        ge=0,
+        description="planning margin on memory per GPU: the copy must fit with total × (1 + margin); "
+        "the stack and method's (margins.yaml) unless the workload's sizing.memory_margin sets it",
+    )
+    headroom_gb: float | None = Field(
+        default=None, description="card memory left per GPU after the margin: card − total × (1 + margin)"
+    )
     host_ram_gb: float
     nvme_gb: float
     traffic_gb_per_step: float

@@ -24,6 +24,7 @@ from ftopt.model.memory import (
     GB,
     States,
     checkpoint_bytes,
+    dequant_buffer_bytes,
     frozen_base_bytes,
     model_states,
     nvme_bytes,
@@ -70,6 +71,7 @@ class RunProfile:
     model_name: str
     arch: Architecture
     stack: Stack | None = None
+    memory_margin: float = 0.0  # the stack and method's planning margin (margins.yaml)
 
     @cached_property
     def counts(self) -> ParamCounts:
@@ -78,7 +80,7 @@ class RunProfile:
 
 
 #: Bytes per logit entry without a stack: the default stack's (hf-fsdp) figure.
-LEGACY_LOGIT_BYTES = 10.0
+LEGACY_LOGIT_BYTES = 12.0
 
 
 def run_stack(run: Run, catalogue: Catalogue) -> Stack | None:
@@ -87,13 +89,19 @@ def run_stack(run: Run, catalogue: Catalogue) -> Stack | None:
     return catalogue.stack(stack_id) if catalogue.has("stacks", stack_id) else None
 
 
+def stack_margin(run: Run, catalogue: Catalogue) -> float:
+    """The planning memory margin of the run's stack and method, 0 without a margins file."""
+    margins = catalogue.margins
+    return margins.of(run.stack or DEFAULT_STACK, str(run.method)) if margins else 0.0
+
+
 def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
-    """Resolve the run's model (a catalogue id or an inline architecture) and its stack."""
-    stack = run_stack(run, catalogue)
+    """Resolve the run's model (a catalogue id or an inline architecture), its stack and margin."""
+    stack, margin = run_stack(run, catalogue), stack_margin(run, catalogue)
     if isinstance(run.model, str):
         model = catalogue.model(run.model)
-        return RunProfile(run, model.name, model.architecture, stack)
-    return RunProfile(run, run.model.name, run.model.architecture, stack)
+        return RunProfile(run, model.name, model.architecture, stack, margin)
+    return RunProfile(run, run.model.name, run.model.architecture, stack, margin)
 
 
 @dataclass(frozen=True)
@@ -117,6 +125,7 @@ class Sizing:
     link: str | None
     compute_seconds: float
     transfer_seconds: float
+    memory_margin: float = 0.0
     config: TrainingConfig | None = None  # None: the run's own settings, pure data parallelism
 
     @property
@@ -125,9 +134,20 @@ class Sizing:
         return self.states_gb + self.activations_gb + self.overhead_gb
 
     @property
+    def planned_gb(self) -> float:
+        """Memory per GPU with the planning margin: what the card must hold so that the copy runs
+        even where the memory model errs low as it did on the calibration's sources."""
+        return self.total_gb * (1 + self.memory_margin)
+
+    @property
     def fits(self) -> bool:
-        """Whether the card holds it."""
-        return self.total_gb <= self.card_gb
+        """Whether the card holds it, margin included."""
+        return self.planned_gb <= self.card_gb
+
+    @property
+    def headroom_gb(self) -> float:
+        """Card memory left after the margin (negative when it does not fit)."""
+        return self.card_gb - self.planned_gb
 
     @property
     def free_gb(self) -> float:
@@ -227,6 +247,11 @@ def activations_per_gpu(
     return card, split_activations(host, config)
 
 
+def planning_margin(profile: RunProfile, options: SizingOptions) -> float:
+    """The workload's `sizing.memory_margin` when given, else the stack and method's."""
+    return profile.memory_margin if options.memory_margin is None else options.memory_margin
+
+
 def size_run(
     profile: RunProfile,
     gpu: Gpu,
@@ -259,8 +284,9 @@ def size_run(
     else:
         activations, host_activations = activations_per_gpu(profile, config, options, peak_allocated)
         gather = 2 * counts.largest_layer * BF16 / d.tp if strategy == Strategy.FSDP else 0.0
+        buffers = gather + dequant_buffer_bytes(profile.arch, run.method)
         overhead = overhead_bytes(
-            per_gpu_states, activations, options.cuda_context_gb, options.allocator_reserve, gather
+            per_gpu_states, activations, options.cuda_context_gb, options.allocator_reserve, buffers
         )
     weights = counts.total * BF16 if run.method == Method.FULL else frozen_base_bytes(counts, run.method)
     traffic = traffic_bytes_per_step(
@@ -288,6 +314,7 @@ def size_run(
         link=link,
         compute_seconds=compute_seconds(flops, gpu.bf16_dense_tflops, options.mfu),
         transfer_seconds=transfer_seconds(traffic, gbps) if gbps else 0.0,
+        memory_margin=planning_margin(profile, options),
         config=config,
     )
 

@@ -103,6 +103,41 @@ class Stack(BaseModel):
         return float(getattr(self.mfu[card_class], method))
 
 
+class MethodMargin(BaseModel):
+    """Planning memory margin per training method: the share a copy's memory per GPU is raised by."""
+
+    model_config = _FROZEN
+    full: float = Field(ge=0, le=1, description="full fine-tuning")
+    lora: float = Field(ge=0, le=1, description="LoRA")
+    qlora: float = Field(ge=0, le=1, description="QLoRA")
+
+
+class MarginObservation(BaseModel):
+    """What one calibration source says a stack and method's margin must be at least."""
+
+    model_config = _FROZEN
+    stack: str = Field(description="stack id")
+    method: str = Field(description="full, lora or qlora")
+    source: str = Field(description="calibration source id (benchmarks/calibration/points.yaml)")
+    split: Literal["fit", "held-out"] = Field(description="whether the source chose a constant")
+    margin: float = Field(ge=0, description="the median margin the source's points ask for")
+    points: tuple[str, ...] = Field(description="calibration point ids")
+
+
+class MemoryMargins(BaseModel):
+    """margins.yaml: planning memory margins per stack and method, with the observations they came
+    from (derived by `python -m benchmarks.calibration --write-margins`)."""
+
+    model_config = _FROZEN
+    margins: dict[str, MethodMargin] = Field(description="margin per stack id and method")
+    observations: tuple[MarginObservation, ...] = Field(default=(), description="the derivation's inputs")
+
+    def of(self, stack_id: str, method: str) -> float:
+        """The margin of a stack and method; 0 for a stack the file does not name."""
+        margin = self.margins.get(stack_id)
+        return float(getattr(margin, method)) if margin else 0.0
+
+
 class BusBandwidth(BaseModel):
     """Measured all-reduce bus bandwidth (nccl-tests `busbw`, GB/s) per link kind, large messages."""
 

@@ -309,6 +309,13 @@ class SizingOptions(BaseModel):
     allocator_reserve: float = Field(
         default=0.05, ge=0, le=1, description="caching-allocator fragmentation, share of the rest"
     )
+    memory_margin: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="planning margin on memory per GPU (0.1 = a copy must fit with 10 % to spare); "
+        "default: the stack and method's margin derived from the calibration (margins.yaml)",
+    )
 
 
 class Workload(BaseModel):

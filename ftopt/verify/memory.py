@@ -3,6 +3,10 @@
 Each copy is re-sized with the model layer's arithmetic (`size_run`) from its run, its server's card,
 its GPU count, strategy, optimiser and offload; the re-sizing must fit the card, and the figures the
 plan reports for the copy must agree with it (to their rounding).
+
+The planning memory margin is read here from the workload and the catalogue's margins data, not
+taken from the sizing: the copy must fit with its memory raised by the margin, and the margin and the
+headroom the plan states must be what this module works out.
 """
 
 from __future__ import annotations
@@ -14,12 +18,29 @@ from ftopt.model.plan import Assignment
 from ftopt.model.sizing import Sizing, gpu_count_choices, offload_choices, optimizer_choices
 from ftopt.model.topology import bottleneck_gbps
 from ftopt.model.traffic import transfer_seconds
-from ftopt.model.workload import Method, Offload, Optimizer, Strategy
+from ftopt.model.workload import DEFAULT_STACK, Method, Offload, Optimizer, Run, Strategy
 from ftopt.verify.context import Context, copy_subject
 from ftopt.verify.violation import GB_TOLERANCE, Violation, at_most, close, num
 
 TRAFFIC_TOLERANCE = 0.001  # reported to 0.001 GB
 SECONDS_TOLERANCE = 0.0001  # reported to 0.0001 s
+MARGIN_TOLERANCE = 0.0005  # reported to 0.001
+
+
+def margin_of(ctx: Context, run: Run) -> float:
+    """The planning margin of a run: the workload's sizing.memory_margin when it sets one, else the
+    catalogue's margin for the run's stack and method (0 where the catalogue has none)."""
+    given = ctx.workload.sizing.memory_margin
+    if given is not None:
+        return float(given)
+    margins = ctx.catalogue.margins
+    per_method = margins.margins.get(run.stack or DEFAULT_STACK) if margins else None
+    return float(getattr(per_method, str(run.method))) if per_method else 0.0
+
+
+def planned_gb(total_gb: float, margin: float) -> float:
+    """Memory per GPU the card must hold: the re-sized total raised by the margin."""
+    return total_gb * (1 + margin)
 
 
 def _how(a: Assignment, card: str) -> str:
@@ -27,15 +48,45 @@ def _how(a: Assignment, card: str) -> str:
 
 
 def check_gpu_memory(ctx: Context) -> Iterator[Violation]:
-    """States, activations and overhead per GPU, re-sized, fit the card."""
+    """States, activations and overhead per GPU, re-sized and raised by the planning margin, fit the card."""
     for a in ctx.plan.assignments:
-        sizing = ctx.sizing(a)
-        if sizing is not None and not at_most(sizing.total_gb, sizing.card_gb):
+        sizing, run = ctx.sizing(a), ctx.runs.get(a.run)
+        if sizing is None or run is None:
+            continue
+        margin = margin_of(ctx, run)
+        need = planned_gb(sizing.total_gb, margin)
+        if not at_most(need, sizing.card_gb):
             yield Violation(
                 "gpu-memory",
                 copy_subject(a),
-                f"{num(round(sizing.total_gb, 2))} GB per GPU on {_how(a, sizing.gpu)}",
+                f"{num(round(sizing.total_gb, 2))} GB per GPU × (1 + margin {margin:g}) = "
+                f"{num(round(need, 2))} GB on {_how(a, sizing.gpu)}",
                 f"card holds {num(sizing.card_gb)} GB",
+            )
+
+
+def check_margin_report(ctx: Context) -> Iterator[Violation]:
+    """The margin and headroom a plan states for a copy are the run's margin and the card's memory
+    left after it (plans written before margins state neither and are not held to them)."""
+    for a in ctx.plan.assignments:
+        sizing, run = ctx.sizing(a), ctx.runs.get(a.run)
+        if sizing is None or run is None:
+            continue
+        margin = margin_of(ctx, run)
+        if a.memory_margin is not None and not close(a.memory_margin, margin, MARGIN_TOLERANCE):
+            yield Violation(
+                "memory-margin",
+                copy_subject(a),
+                f"memory_margin {a.memory_margin}",
+                f"the run's margin is {margin:g}",
+            )
+        headroom = sizing.card_gb - planned_gb(sizing.total_gb, margin)
+        if a.headroom_gb is not None and not close(a.headroom_gb, headroom, GB_TOLERANCE):
+            yield Violation(
+                "memory-margin",
+                copy_subject(a),
+                f"headroom_gb {a.headroom_gb}",
+                f"re-computed {round(headroom, 2)} (± {GB_TOLERANCE:g})",
             )
 
 

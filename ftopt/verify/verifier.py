@@ -52,6 +52,7 @@ RULES: tuple[Rule, ...] = (
     parallelism.check_configuration,
     memory.check_gpu_memory,
     memory.check_sizing_report,
+    memory.check_margin_report,
     nvlink.check_bridges,
     nvlink.check_nvlink_domains,
     nvlink.check_sharded_domains,

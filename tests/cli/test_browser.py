@@ -153,3 +153,15 @@ def test_sixteen_servers_render_and_are_kept(plan: Plan, tmp_path: Path) -> None
     shot.unlink(missing_ok=True)
     chromium(tmp_path, f"--screenshot={shot}", "--window-size=1400,2000", "--hide-scrollbars", page.as_uri())
     check_png(shot)
+
+
+def test_chromium_shows_a_script_in_the_bid_name_as_text(plan: Plan, tmp_path: Path) -> None:
+    """The browser, not only a parser, must see no script: the DOM it builds has none, and the
+    name is shown as the text it is."""
+    nasty = "<script>document.title='run'</script><img src=x onerror=alert(1)>"
+    page = tmp_path / "hostile.html"
+    page.write_text(render_html(plan.model_copy(update={"workload": nasty})), encoding="utf-8")
+    dump = chromium(tmp_path, "--dump-dom", page.as_uri()).stdout
+    assert "<script" not in dump and "<img" not in dump
+    assert "&lt;script&gt;document.title='run'&lt;/script&gt;" in dump
+    assert 'id="appendix"' in dump and 'id="runs"' in dump

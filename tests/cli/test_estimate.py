@@ -28,6 +28,8 @@ OPTION_KEYS = {
     "memory_per_gpu_gb",
     "fits",
     "free_gb",
+    "memory_margin",
+    "headroom_gb",
     "host_ram_gb",
     "checkpoint_gb",
     "traffic_gb_per_step",
@@ -117,6 +119,9 @@ def test_json_shape(seventy_b: Path) -> None:
             assert opt["gpus"] in {1, 2, 4, 8}
             assert (opt["strategy"] == "single") == (opt["gpus"] == 1)
             assert isinstance(opt["fits"], bool)
+            # a copy fits when its total raised by the margin fits: headroom ≥ 0, to the rounding
+            assert 0 <= opt["memory_margin"] <= 1
+            assert opt["fits"] == (opt["headroom_gb"] >= 0) or abs(opt["headroom_gb"]) < 0.05
             for value in (
                 *opt["memory_per_gpu_gb"].values(),
                 opt["free_gb"],

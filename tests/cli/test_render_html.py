@@ -319,8 +319,9 @@ def test_summary_bill_of_materials_and_power(several: Plan) -> None:
     assert several.status.value in text and f"{several.gap:.2%}" in text
     assert f"{len(several.servers)} servers" in text
     cells = [data.strip() for tag, data in doc.text if tag == "td"]
+    listed = [sid for e in doc.find("section", "server") for sid in e.attrs["data-servers"].split()]
+    assert sorted(listed) == sorted(s.id for s in several.servers)  # every server in exactly one group
     for server in several.servers:
-        assert doc.find("section", "server", data_server=server.id)
         assert money(server.price, several.currency) in cells
         for line in server.bill_of_materials:
             for cell in (line.item, line.name, str(line.quantity), money(line.unit_price, several.currency),
@@ -330,9 +331,10 @@ def test_summary_bill_of_materials_and_power(several: Plan) -> None:
         assert f"at most {server.max_inlet_c:g} °C" in text
 
 
-def test_runs_table_has_a_row_per_copy(several: Plan) -> None:
+def test_the_appendix_places_every_copy(several: Plan) -> None:
     doc = page(several)
-    (section,) = doc.find("section", id="runs")
+    (section,) = doc.find("section", id="placement-per-copy")
+    assert doc.find("section", id="appendix")[0] in section.parents
     rows = [
         e
         for e in doc.find("tr")
@@ -355,7 +357,8 @@ def test_rules_defaults_and_what_shaped_the_answer(several: Plan) -> None:
     ]
     doc = page(several.model_copy(update={"binding": binding}))
     items = [data for tag, data in doc.text if tag == "li"]
-    assert {f.text for f in binding + several.notes} <= set(items)
+    buyer = [n for n in several.notes if n.subject != "prices"]
+    assert {f.text for f in binding + buyer} <= set(items)
     assert "site.max_servers = 4 is reached" in items
     assert doc.find("section", id="binding") and doc.find("section", id="rules")
     quiet = page(several.model_copy(update={"binding": []}))

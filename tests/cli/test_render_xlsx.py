@@ -1,4 +1,5 @@
-"""`ftopt solve --format xlsx`: a workbook whose totals are formulas that add up to the plan's price."""
+"""`ftopt solve --format xlsx`: a workbook whose totals, hours, power and TCO are formulas that give
+the plan's own figures, with one sheet per group and no user text that a spreadsheet would run."""
 
 from __future__ import annotations
 
@@ -12,14 +13,19 @@ from click.testing import CliRunner
 from openpyxl import load_workbook
 
 from ftopt.cli.main import cli
+from ftopt.cli.render_quote import run_rows, server_groups
+from ftopt.cli.render_xlsx import group_sheet_names, write_xlsx
 from ftopt.model.plan import Plan
 
-CELL = re.compile(r"^(?:'((?:[^']|'')+)'|([A-Za-z0-9_]+))!([A-Z]+\d+)$")
+REF = re.compile(r"(?:'((?:[^']|'')+)'|([A-Za-z_][A-Za-z0-9_]*))!([A-Z]+\d+)|\b([A-Z]+\d+)\b")
+SUM = re.compile(r"SUM\(([A-Z]+)(\d+):([A-Z]+)(\d+)\)")
+ARITHMETIC = re.compile(r"[0-9.eE+\-*/()<= ]+|True|False")
 
 
 class Evaluator:
-    """Computes the few formulas the quote uses from the cells they reference: =C2*D2, =SUM(E2:E9),
-    ='s1'!E9; anything else fails the test, so the writer cannot slip in a formula nobody checked."""
+    """Computes the workbook's formulas from the cells they reference: arithmetic, comparisons,
+    SUM down one column and references to other sheets; anything else fails the test, so the
+    writer cannot slip in a formula nobody checked."""
 
     def __init__(self, book) -> None:
         self.book = book
@@ -28,30 +34,42 @@ class Evaluator:
         raw = self.book[sheet][ref].value
         if isinstance(raw, str) and raw.startswith("="):
             return self.formula(sheet, raw[1:])
-        return float(raw)
+        assert isinstance(raw, int | float), f"{sheet}!{ref} = {raw!r} is not a number"
+        return raw
 
     def formula(self, sheet: str, text: str) -> float:
-        if m := re.fullmatch(r"([A-Z]+\d+)\*([A-Z]+\d+)", text):
-            return self.value(sheet, m[1]) * self.value(sheet, m[2])
-        if m := re.fullmatch(r"SUM\(([A-Z]+)(\d+):([A-Z]+)(\d+)\)", text):
+        def total(m: re.Match[str]) -> str:
             assert m[1] == m[3], "sums run down one column"
-            return sum(self.value(sheet, f"{m[1]}{row}") for row in range(int(m[2]), int(m[4]) + 1))
-        if m := CELL.fullmatch(text):
-            return self.value((m[1] or m[2]).replace("''", "'"), m[3])
-        raise AssertionError(f"unexpected formula ={text}")
+            return repr(sum(self.value(sheet, f"{m[1]}{row}") for row in range(int(m[2]), int(m[4]) + 1)))
+
+        def cell(m: re.Match[str]) -> str:
+            if m[4]:
+                return repr(self.value(sheet, m[4]))
+            return repr(self.value((m[1] or m[2]).replace("''", "'"), m[3]))
+
+        expression = REF.sub(cell, SUM.sub(total, text))
+        assert ARITHMETIC.fullmatch(expression), f"unexpected formula ={text}"
+        return eval(expression)
+
+
+def write_bid(folder: Path, **changes) -> Path:
+    """The first project at four copies of each run, with training tokens and a deadline."""
+    bid = yaml.safe_load(Path("examples/first-project.yaml").read_text(encoding="utf-8"))
+    for run in bid["runs"]:
+        run.update(concurrent=4, train_tokens=50_000_000)
+    bid["runs"][0]["deadline_hours"] = 200
+    bid.update(changes)
+    workload = folder / "four-copies.yaml"
+    workload.write_text(yaml.safe_dump(bid), encoding="utf-8")
+    return workload
 
 
 @pytest.fixture(scope="module")
 def quote(tmp_path_factory: pytest.TempPathFactory) -> tuple[Plan, Path]:
     folder = tmp_path_factory.mktemp("xlsx")
-    # the first project at four copies of each run: three servers on its 16 A feed
-    bid = yaml.safe_load(Path("examples/first-project.yaml").read_text(encoding="utf-8"))
-    for run in bid["runs"]:
-        run["concurrent"] = 4
-    workload = folder / "four-copies.yaml"
-    workload.write_text(yaml.safe_dump(bid), encoding="utf-8")
+    workload = write_bid(folder)
     runner = CliRunner()
-    args = ["solve", str(workload), "--workers", "2", "--no-what-if"]
+    args = ["solve", str(workload), "--workers", "2", "--no-what-if", "--alternatives", "1"]
     done = runner.invoke(cli, [*args, "--format", "json"])
     assert done.exit_code == 0, done.output
     target = folder / "quote.xlsx"
@@ -60,33 +78,91 @@ def quote(tmp_path_factory: pytest.TempPathFactory) -> tuple[Plan, Path]:
     return Plan.model_validate(json.loads(done.stdout)), target
 
 
-def test_the_summary_total_is_a_formula_that_computes_the_plan_price(quote):
+def test_one_sheet_per_server_group_and_a_sheet_per_view(quote):
+    plan, path = quote
+    book = load_workbook(path)
+    assert len(plan.servers) >= 3 and len(server_groups(plan)) < len(
+        plan.servers
+    )  # identical servers grouped
+    names = group_sheet_names(plan)
+    assert book.sheetnames == ["Summary", *names, "Runs", "Power", "TCO", "Options", "Placement", "Technical"]
+
+
+def test_the_summary_total_is_quantity_times_each_group_and_computes_the_plan_price(quote):
     plan, path = quote
     book = load_workbook(path)  # formulas as written, not cached values
-    assert len(plan.servers) >= 2  # several sheets to add up
-    assert book.sheetnames == ["Summary", *(s.id for s in plan.servers), "Placement"]
     summary = book["Summary"]
-    total_row = next(row for row in summary.iter_rows() if row[0].value == "Total")
-    total = total_row[5]
+    total = next(row for row in summary.iter_rows() if row[0].value == "Total")[8]
     assert isinstance(total.value, str) and total.value.startswith("=SUM(")
-    assert Evaluator(book).value("Summary", total.coordinate) == pytest.approx(plan.total_price)
-    server_rows = [row for row in summary.iter_rows() if row[0].value in {s.id for s in plan.servers}]
-    assert [CELL.fullmatch(row[5].value[1:]) is not None for row in server_rows] == [True] * len(plan.servers)
+    evaluate = Evaluator(book)
+    assert evaluate.value("Summary", total.coordinate) == pytest.approx(plan.total_price)
+    rows = {row[0].value: row for row in summary.iter_rows() if row[0].value in group_sheet_names(plan)}
+    for name, group in zip(group_sheet_names(plan), server_groups(plan), strict=True):
+        assert rows[name][6].value == group.quantity
+        assert evaluate.value("Summary", rows[name][8].coordinate) == pytest.approx(group.price)
 
 
-def test_each_server_sheet_prices_its_lines_by_formula(quote):
+def test_each_group_sheet_prices_one_server_by_formula(quote):
     plan, path = quote
     book = load_workbook(path)
     evaluate = Evaluator(book)
-    for server in plan.servers:
-        sheet = book[server.id]
+    for name, group in zip(group_sheet_names(plan), server_groups(plan), strict=True):
+        sheet = book[name]
         assert [c.value for c in sheet[1]] == ["Item", "Name", "Quantity", "Unit price", "Price"]
-        for row, line in enumerate(server.bill_of_materials, start=2):
+        for row, line in enumerate(group.server.bill_of_materials, start=2):
             assert sheet[f"A{row}"].value == line.item and sheet[f"C{row}"].value == line.quantity
             assert sheet[f"E{row}"].value == f"=C{row}*D{row}"
-            assert evaluate.value(server.id, f"E{row}") == pytest.approx(line.price)
-        total = f"E{len(server.bill_of_materials) + 2}"
-        assert evaluate.value(server.id, total) == pytest.approx(server.price)
+            assert evaluate.value(name, f"E{row}") == pytest.approx(line.price)
+        total = f"E{len(group.server.bill_of_materials) + 2}"
+        assert evaluate.value(name, total) == pytest.approx(group.server.price)
+
+
+def test_the_runs_sheet_computes_hours_deadline_and_energy(quote):
+    plan, path = quote
+    book = load_workbook(path)
+    evaluate = Evaluator(book)
+    sheet = book["Runs"]
+    rows = run_rows(plan)
+    assert sheet.max_row == 1 + len(rows)
+    assert sum(sheet.cell(r, 3).value for r in range(2, sheet.max_row + 1)) == len(plan.assignments)
+    for r, row in enumerate(rows, start=2):
+        assert evaluate.value("Runs", f"G{r}") == pytest.approx(row.first.hours, rel=1e-3)
+        assert evaluate.value("Runs", f"K{r}") == pytest.approx(row.energy_kwh)
+        assert plan.tco is not None and row.energy_kwh is not None
+        assert evaluate.value("Runs", f"L{r}") == pytest.approx(row.energy_kwh * plan.tco.price_per_kwh)
+        if row.run is not None and row.run.deadline_hours is not None:
+            assert evaluate.value("Runs", f"I{r}") == row.deadline_met
+        else:
+            assert sheet[f"I{r}"].value is None
+
+
+def test_the_power_sheet_sets_each_server_against_its_feed(quote):
+    plan, path = quote
+    book = load_workbook(path)
+    evaluate = Evaluator(book)
+    for r, group in enumerate(server_groups(plan), start=2):
+        s = group.server
+        assert evaluate.value("Power", f"F{r}") == pytest.approx(s.power_w / s.feed_usable_w)
+        assert evaluate.value("Power", f"G{r}") == s.feed_usable_w - s.power_w
+        assert evaluate.value("Power", f"H{r}") is True
+    total = f"I{len(server_groups(plan)) + 2}"
+    assert evaluate.value("Power", total) == sum(s.power_w for s in plan.servers)
+
+
+def test_the_tco_sheet_computes_the_plans_tco_from_the_bill(quote):
+    plan, path = quote
+    assert plan.tco is not None
+    evaluate = Evaluator(load_workbook(path))
+    assert evaluate.value("TCO", "B7") == pytest.approx(plan.tco.energy_kwh, rel=1e-6)
+    assert evaluate.value("TCO", "B9") == pytest.approx(plan.tco.total, abs=0.01)
+
+
+def test_the_options_sheet_lists_the_alternatives(quote):
+    plan, path = quote
+    sheet = load_workbook(path)["Options"]
+    rows = list(sheet.iter_rows(min_row=2, values_only=True))
+    assert len(rows) == len(plan.alternatives) >= 1
+    assert rows[0][1] == pytest.approx(plan.alternatives[0].plan.total_price)
 
 
 def test_the_placement_sheet_lists_every_copy(quote):
@@ -97,13 +173,38 @@ def test_the_placement_sheet_lists_every_copy(quote):
     assert len(rows) == len(plan.assignments)
     first = plan.assignments[0]
     assert rows[0] == (
-        first.run,
-        first.copy_,
-        first.server,
-        ", ".join(map(str, first.gpus)),
-        str(first.strategy),
+        first.run, first.copy_, first.server, ", ".join(map(str, first.gpus)), str(first.strategy),
         first.memory_per_gpu_gb.total,
-    )
+    )  # fmt: skip
+
+
+def test_the_solvers_figures_are_on_their_own_sheet(quote):
+    plan, path = quote
+    book = load_workbook(path)
+    technical = {row[0]: row[1] for row in book["Technical"].iter_rows(values_only=True)}
+    assert technical["optimality gap"] == f"{plan.gap:.2%}" and "assumed prices" in technical
+    summary = [c for row in book["Summary"].iter_rows(values_only=True) for c in row if isinstance(c, str)]
+    assert not any("gap" in c or "bound" in c for c in summary)
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@"])
+def test_no_cell_the_users_text_reaches_starts_like_a_formula(quote, tmp_path: Path, start: str):
+    plan, _ = quote
+    nasty = f'{start}HYPERLINK("http://example.invalid","x")'
+    runs = [r.model_copy(update={"name": nasty + r.name}) for r in plan.runs]
+    assignments = [a.model_copy(update={"run": nasty + a.run}) for a in plan.assignments]
+    hostile = plan.model_copy(update={"workload": nasty, "runs": runs, "assignments": assignments})
+    target = tmp_path / "hostile.xlsx"
+    write_xlsx(hostile, target)
+    book = load_workbook(target)
+    reached = 0
+    for sheet in book.worksheets:
+        for row in sheet.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, str) and "HYPERLINK" in cell.value:
+                    assert cell.value.startswith("'" + start), f"{sheet.title}!{cell.coordinate}"
+                    reached += 1
+    assert reached >= 1 + 2 * len(plan.runs)  # the title, the runs sheet and the placement sheet
 
 
 def test_xlsx_without_an_output_file_is_one_line_and_exit_2():

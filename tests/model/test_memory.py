@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from ftopt.model.architecture import ParamCounts
+from ftopt.model.architecture import Architecture, ParamCounts
 from ftopt.model.memory import (
     NF4_BYTES_PER_PARAM,
     checkpoint_bytes,
+    dequant_buffer_bytes,
     frozen_base_bytes,
+    largest_linear_params,
     model_states,
     nvme_bytes,
     states_per_gpu,
@@ -132,3 +134,25 @@ def test_checkpoint_adapter_is_16_bytes(counts: ParamCounts) -> None:
 def test_nvme_keeps_checkpoints_plus_bf16_base(counts: ParamCounts, keep: int, expected: int) -> None:
     # keep · 14,000 + 2 · 1,000
     assert nvme_bytes(14_000, keep, counts) == expected
+
+
+# --- QLoRA's dequantisation buffer (issue 19) -------------------------------------------------------
+
+
+def test_qlora_dequantises_the_widest_linear_layer_to_bf16(toy_arch: Architecture) -> None:
+    # toy_arch: hidden 8, MLP 16, 2 heads of 4: the widest linear is an MLP projection, 8 × 16 = 128
+    # weights, 256 bytes in BF16 while it is dequantised.
+    assert largest_linear_params(toy_arch) == 128
+    assert dequant_buffer_bytes(toy_arch, Method.QLORA) == 256
+
+
+@pytest.mark.parametrize("method", [Method.FULL, Method.LORA])
+def test_no_dequantisation_buffer_without_nf4(toy_arch: Architecture, method: Method) -> None:
+    assert dequant_buffer_bytes(toy_arch, method) == 0
+
+
+def test_the_query_projection_counts_when_it_is_the_widest() -> None:
+    wide_query = Architecture(
+        layers=1, hidden=8, intermediate=4, heads=4, kv_heads=1, head_dim=4, vocab=10, tied_embeddings=False
+    )
+    assert largest_linear_params(wide_query) == 8 * 16

@@ -42,7 +42,9 @@ FULL, LORA, QLORA = Method.FULL, Method.LORA, Method.QLORA
 A32, A8 = Optimizer.ADAMW_32BIT, Optimizer.ADAMW_8BIT
 NONE, CPU = Offload.NONE, Offload.CPU
 SINGLE, DDP, FSDP = Strategy.SINGLE, Strategy.DDP, Strategy.FSDP
-STATES_ONLY = SizingOptions(states_only=True)
+#: The articles' accounting: model states only, and no planning margin (a margin is ftopt's policy for
+#: planning, not part of what an article counts).
+STATES_ONLY = SizingOptions(states_only=True, memory_margin=0)
 
 H200 = "h200-nvl"
 RTX = "rtx-pro-6000-se"

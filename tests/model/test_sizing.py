@@ -3,6 +3,8 @@ and the choices `all_sizings` enumerates."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from pydantic import ValidationError
 
@@ -118,8 +120,8 @@ def test_real_plan_counts_activations_logits_and_overhead(toy_arch: Architecture
     # defaults: gradient checkpointing → full recompute, FlashAttention, 1 GB context, 5 % reserve
     p = toy_profile(toy_arch, optimizer=A32, seq_len=4, micro_batch=3)
     s = size_run(p, pcie_gpu, 1, SINGLE, A32, NONE, SizingOptions())
-    act = activation_bytes(toy_arch, 4, 3, Recompute.FULL, True) + logits_bytes(toy_arch, 4, 3, 10)
-    assert act == 4224 + 1200  # test_activations: FULL with FlashAttention, plus s·b·V·10 (hf-fsdp)
+    act = activation_bytes(toy_arch, 4, 3, Recompute.FULL, True) + logits_bytes(toy_arch, 4, 3, 12)
+    assert act == 4224 + 1440  # test_activations: FULL with FlashAttention, plus s·b·V·12 (hf-fsdp)
     assert s.activations_gb == pytest.approx(act / 1e9)
     states = 16 * TOY_TOTAL
     assert s.overhead_gb == pytest.approx((1e9 + 0.05 * (states + act)) / 1e9)
@@ -307,3 +309,38 @@ def test_gpu_count_must_be_a_server_or_multi_node_count(gpus: int) -> None:
 def test_offload_cpu_with_full_is_accepted() -> None:
     run = Run(name="r", model="llama-3.1-8b", method="full", offload="cpu")
     assert run.offload == CPU
+
+
+# --- the planning memory margin (issue 19) ---------------------------------------------------------
+
+
+def test_the_margin_raises_memory_before_the_fit_test() -> None:
+    # 90 GB on a 96 GB card: fits bare (6 free) but not with a 10 % margin (99 GB), whose headroom
+    # is then negative; free memory stays what the card has left of the bare total.
+    s = replace(make_sizing(60, 20, 10, 96), memory_margin=0.1)
+    assert s.planned_gb == pytest.approx(99)
+    assert not s.fits
+    assert s.headroom_gb == pytest.approx(-3)
+    assert s.free_gb == 6
+    assert replace(s, memory_margin=0.05).fits
+
+
+def test_the_stack_margin_comes_from_the_catalogue_and_the_workload_overrides_it(
+    catalogue: Catalogue,
+) -> None:
+    run = Run(name="q", model="llama-3.1-8b", method=QLORA, stack="hf-fsdp")
+    profile = profile_run(run, catalogue)
+    assert catalogue.margins is not None
+    assert profile.memory_margin == catalogue.margins.of("hf-fsdp", "qlora") > 0
+    gpu = catalogue.gpu("h200-nvl")
+    by_stack = size_run(profile, gpu, 1, SINGLE, A32, NONE, SizingOptions())
+    assert by_stack.memory_margin == profile.memory_margin
+    overridden = size_run(profile, gpu, 1, SINGLE, A32, NONE, SizingOptions(memory_margin=0.3))
+    assert overridden.memory_margin == 0.3
+    assert overridden.total_gb == by_stack.total_gb
+    assert overridden.headroom_gb == pytest.approx(gpu.memory_gb - by_stack.total_gb * 1.3)
+
+
+def test_a_margin_beyond_one_is_refused() -> None:
+    with pytest.raises(ValidationError):
+        SizingOptions(memory_margin=1.5)

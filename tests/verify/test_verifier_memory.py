@@ -89,3 +89,51 @@ def test_gpu_count_differs_from_the_runs_fixed_count(solved) -> None:
 def test_three_gpus_is_no_gpu_count(solved) -> None:
     c = solved("first-project")
     assert "gpu-count" in c.rules(c.with_assignment("llama70b-lora", 1, gpus=[0, 1, 3]))
+
+
+# --- the planning memory margin (issue 19) ---------------------------------------------------------
+
+
+def test_plans_state_each_copys_margin_and_headroom(solved) -> None:
+    c = solved("first-project")
+    qlora = c.assignment("llama8b-qlora", 1)
+    margin = c.catalogue.margins.of("hf-fsdp", "qlora") if c.catalogue.margins else 0.0
+    assert margin > 0
+    assert qlora.memory_margin == round(margin, 3)
+    card = qlora.memory_per_gpu_gb.total + qlora.free_gb
+    assert qlora.headroom_gb is not None
+    assert abs(qlora.headroom_gb - (card - qlora.memory_per_gpu_gb.total * (1 + margin))) <= 0.02
+
+
+def test_a_stated_margin_that_is_not_the_runs(solved) -> None:
+    c = solved("first-project")
+    plan = c.with_assignment("llama8b-qlora", 1, memory_margin=0.0)
+    assert c.rules(plan) == {"memory-margin"}
+
+
+def test_a_stated_headroom_that_is_off(solved) -> None:
+    c = solved("first-project")
+    a = c.assignment("llama8b-qlora", 1)
+    assert a.headroom_gb is not None
+    plan = c.with_assignment("llama8b-qlora", 1, headroom_gb=a.headroom_gb + 1.0)
+    assert c.rules(plan) == {"memory-margin"}
+
+
+def test_a_plan_without_margin_fields_is_held_to_the_fit_only(solved) -> None:
+    c = solved("first-project")
+    plan = c.with_assignment("llama8b-qlora", 1, memory_margin=None, headroom_gb=None)
+    assert c.verify(plan) == []
+
+
+def test_a_copy_that_fits_only_without_the_workloads_margin(solved) -> None:
+    """The 70B LoRA fills its two 96 GB cards to 0.7 GB: with a 5 % margin the workload asks for, the
+    same placement no longer fits, and the stated margin (0) is not the workload's."""
+    c = solved("first-project")
+    strict = c.workload.model_copy(
+        update={"sizing": c.workload.sizing.model_copy(update={"memory_margin": 0.05})}
+    )
+    violations = [str(v) for v in c.verify(workload=strict) if v.subject == "run llama70b-lora copy 1"]
+    assert any(
+        v.startswith("gpu-memory: run llama70b-lora copy 1: ") and "margin 0.05" in v for v in violations
+    )
+    assert any(v.startswith("memory-margin: run llama70b-lora copy 1: memory_margin 0.0") for v in violations)

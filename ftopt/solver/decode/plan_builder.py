@@ -135,6 +135,8 @@ def _assignment(
             total=round(s.total_gb, 2),
         ),
         free_gb=round(s.free_gb, 2),
+        memory_margin=round(s.memory_margin, 3),
+        headroom_gb=round(s.headroom_gb, 2),
         host_ram_gb=round(s.host_ram_gb, 2),
         nvme_gb=round(s.nvme_gb, 2),
         traffic_gb_per_step=round(s.traffic_gb_per_step, 3),
@@ -233,6 +235,7 @@ def _notes(data: ProblemData) -> list[Finding]:
             flash_attention=sizing.flash_attention,
             cuda_context_gb=sizing.cuda_context_gb,
             allocator_reserve=sizing.allocator_reserve,
+            memory_margin=sizing.memory_margin,
         ),
         finding(FindingKind.RULE, "step-time", mfu=sizing.mfu),
     ]

@@ -57,7 +57,7 @@ def _relaxations(run: Run) -> list[str]:
 
 
 def _closest(run_sizings: list[Sizing]) -> Sizing:
-    return min(run_sizings, key=lambda s: (s.total_gb - s.card_gb, s.gpus))
+    return min(run_sizings, key=lambda s: (s.planned_gb - s.card_gb, s.gpus))
 
 
 def _sizings(profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[Sizing]:
@@ -81,7 +81,8 @@ def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Findin
         FindingKind.NO_FIT,
         profile.run.name,
         cards=[gpu.id for gpu in gpus],
-        need_gb=[round(s.total_gb, 3) for s in closest],
+        need_gb=[round(s.planned_gb, 3) for s in closest],
+        margin=max((s.memory_margin for s in closest), default=0.0),
         gpus=[s.gpus for s in closest],
         setup=[f"{s.strategy}, {s.optimizer}" for s in closest],
         card_gb=[gpu.memory_gb for gpu in gpus],

@@ -1,0 +1,411 @@
+"""The buyer's view of a plan, shared by every quote format (table, Markdown, HTML, xlsx).
+
+Why a view apart from the plan: the plan lists every server and every copy, as the verifier needs
+them; a buyer signs for kinds of server and runs. Here identical servers become one *server group*
+with a quantity, copies of a run trained the same way become one row, the proof becomes a
+sentence, and the solver's internals (bound, gap, solve time, which prices are assumptions) go to a
+technical appendix. Each renderer only lays these out and escapes them for its format.
+
+`RUN_COLUMNS` is the run table of every format: adding a column (a training setting a later plan
+field carries) is one `RunColumn` line here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ftopt.model.findings import Finding, FindingKind, money
+from ftopt.model.plan import Assignment, Plan, RunSummary, Server, Status
+
+#: The note that lists the catalogue prices without a public source: an internal, for the appendix.
+ASSUMED_PRICES = "prices"
+
+
+@dataclass(frozen=True)
+class ServerGroup:
+    """Identical servers (same bill, cards, power setting, feed): one group bought `quantity` times."""
+
+    servers: tuple[Server, ...]
+
+    @property
+    def server(self) -> Server:
+        """The first of them, standing for all."""
+        return self.servers[0]
+
+    @property
+    def quantity(self) -> int:
+        return len(self.servers)
+
+    @property
+    def ids(self) -> str:
+        """`s1–s8` or `s1, s3`: which servers of the plan this group is."""
+        return id_ranges([s.id for s in self.servers])
+
+    @property
+    def label(self) -> str:
+        """`1 server (s1)`, `8 servers (s1–s8)`."""
+        return f"{self.quantity} server{'s' if self.quantity != 1 else ''} ({self.ids})"
+
+    @property
+    def price(self) -> float:
+        return self.server.price * self.quantity
+
+
+def _group_key(server: Server) -> str:
+    return server.model_dump_json(exclude={"id"})
+
+
+def server_groups(plan: Plan) -> list[ServerGroup]:
+    """The plan's servers grouped into identical server_groups, in order of first appearance."""
+    groups: dict[str, list[Server]] = {}
+    for server in plan.servers:
+        groups.setdefault(_group_key(server), []).append(server)
+    return [ServerGroup(tuple(group)) for group in groups.values()]
+
+
+def id_ranges(ids: list[str]) -> str:
+    """Server ids with consecutive numbers joined: s1, s2, s3, s5 → `s1–s3, s5`."""
+    parts: list[str] = []
+    run: list[tuple[str, int]] = []
+    for sid in ids:
+        m = re.fullmatch(r"(\D*)(\d+)", sid)
+        if m and run and run[-1][0] == m[1] and run[-1][1] + 1 == int(m[2]):
+            run.append((m[1], int(m[2])))
+            continue
+        parts += _close(run)
+        run = [(m[1], int(m[2]))] if m else []
+        if not m:
+            parts.append(sid)
+    parts += _close(run)
+    return ", ".join(parts)
+
+
+def _close(run: list[tuple[str, int]]) -> list[str]:
+    if not run:
+        return []
+    first, last = f"{run[0][0]}{run[0][1]}", f"{run[-1][0]}{run[-1][1]}"
+    if len(run) == 1:
+        return [first]
+    return [f"{first}–{last}"] if len(run) > 2 else [first, last]
+
+
+def capped(plan: Plan, server: Server) -> bool:
+    """Whether the server's cards run below the card's full power: the plan says so with a
+    power-cap finding (the solver records one exactly when the setting is below the card's rating)."""
+    return any(f.kind == FindingKind.POWER_CAP and f.subject == server.id for f in plan.binding)
+
+
+def power_words(plan: Plan, server: Server) -> str:
+    """The cards' power as the plan knows it: capped only where a configured cap lies below the card."""
+    if capped(plan, server):
+        return f"cards capped at {server.gpu_power_cap_w:,} W to fit the feed"
+    return f"cards at {server.gpu_power_cap_w:,} W"
+
+
+def group_heading(plan: Plan, group: ServerGroup) -> str:
+    """One line: quantity, the group, its power against the feed, inlet limit and price each."""
+    s = group.server
+    bridges = f", {s.bridge_count} × {s.bridge}" if s.bridge else ""
+    each = f"{money(s.price, plan.currency)} each" if group.quantity > 1 else money(s.price, plan.currency)
+    return (
+        f"{group.label}: {s.gpu_count} × {s.gpu}{bridges} in {s.chassis}; "
+        f"{s.cpu_count} × {s.cpu} ({s.cores} cores); {s.ram_gb:,} GB RAM ({s.dimm_count} × {s.dimm_gb} GB); "
+        f"{s.nvme_tb:g} TB NVMe; {s.power_w:,} W of {s.feed_usable_w:,} W ({s.feed}, "
+        f"{power_words(plan, s)}); inlet ≤ {s.max_inlet_c:g} °C; {each}"
+    )
+
+
+def objective_name(plan: Plan) -> str:
+    """What the bid minimises, in the buyer's words."""
+    return "total cost of ownership" if plan.tco is not None and plan.tco.objective == "tco" else "price"
+
+
+def headline(plan: Plan) -> str:
+    """Price, servers and GPUs, makespan and TCO: the one line a buyer reads first."""
+    count = len(plan.servers)
+    gpus = sum(s.gpu_count for s in plan.servers)
+    line = (
+        f"{money(plan.total_price, plan.currency)} for {count} server{'s' if count != 1 else ''}, {gpus} GPUs"
+    )
+    if plan.makespan_hours is not None:
+        line += f"; every run trained within {plan.makespan_hours:,.1f} h"
+    if plan.tco is not None and plan.tco.objective == "tco":
+        line += (
+            f"; total cost of ownership {money(plan.tco.total, plan.currency)} over {plan.tco.years:g} years"
+        )
+    return line
+
+
+def proof_words(plan: Plan) -> str:
+    """Whether the bid is the cheapest the catalogue allows, honestly, in words."""
+    what = objective_name(plan)
+    if plan.status == Status.OPTIMAL:
+        best = "cheapest set of servers" if what == "price" else f"set of servers with the lowest {what}"
+        return (
+            f"This is the {best} the catalogue allows for these runs: the solver proved that no set with a "
+            f"lower {what} runs every copy of every run at once under the rules below."
+        )
+    if plan.status == Status.FEASIBLE:
+        if plan.bound is None or plan.gap is None:
+            return (
+                f"This set of servers runs every copy, but the search stopped at its time limit before it "
+                f"could prove it the lowest {what}; a longer search may find a cheaper one."
+            )
+        return (
+            f"This set of servers runs every copy, but the search stopped at its time limit before it could "
+            f"prove it the lowest {what}: no set can cost less than {money(plan.bound, plan.currency)}, so "
+            f"this bid is at most {plan.gap:.1%} above the cheapest possible one."
+        )
+    return "No set of servers satisfies every rule; see what shaped the answer."
+
+
+# --- the run table -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """Copies of one run trained the same way on the same card: one row of the run table."""
+
+    run: RunSummary | None
+    name: str
+    copies: tuple[Assignment, ...]
+    card: str
+
+    @property
+    def first(self) -> Assignment:
+        return self.copies[0]
+
+    @property
+    def gpus_per_copy(self) -> int:
+        a = self.first
+        return len(a.gpus) * (len(a.nodes) if a.multinode else 1)
+
+    @property
+    def energy_kwh(self) -> float | None:
+        """The energy of all its copies, or None when the run has no hours."""
+        known = [a.energy_kwh for a in self.copies if a.energy_kwh is not None]
+        return sum(known) if known else None
+
+    @property
+    def deadline_met(self) -> bool | None:
+        """Whether every copy finishes by its run's deadline (None without a deadline or hours)."""
+        deadline = self.run.deadline_hours if self.run else None
+        hours = [a.hours for a in self.copies if a.hours is not None]
+        if deadline is None or not hours:
+            return None
+        return max(hours) <= deadline + 1e-9
+
+
+def _training_key(a: Assignment, card: str) -> tuple[object, ...]:
+    return (a.run, card, len(a.gpus), len(a.nodes), a.strategy, a.optimizer, a.offload, a.link,
+            a.tokens_per_s, a.hours, configuration_text(a))  # fmt: skip
+
+
+def run_rows(plan: Plan) -> list[RunRow]:
+    """The copies grouped by run and by how they train, runs in workload order."""
+    cards = {s.id: s.gpu for s in plan.servers}
+    summaries = {r.name: r for r in plan.runs}
+    groups: dict[tuple[object, ...], list[Assignment]] = {}
+    for a in plan.assignments:
+        groups.setdefault(_training_key(a, cards.get(a.server, "")), []).append(a)
+    order = {name: i for i, name in enumerate(summaries)}
+    rows = [
+        RunRow(summaries.get(copies[0].run), copies[0].run, tuple(copies), cards.get(copies[0].server, ""))
+        for copies in groups.values()
+    ]
+    return sorted(rows, key=lambda r: order.get(r.name, len(order)))
+
+
+#: What a run-table cell shows when the figure does not exist (no train_tokens, no deadline).
+NONE = "—"
+
+
+def _method(row: RunRow) -> str:
+    if row.run is None:
+        return NONE
+    return row.run.method + (f" r{row.run.lora_rank}" if row.run.lora_rank else "")
+
+
+def configuration_text(a: Assignment) -> str:
+    """The configuration the plan states for a copy, so its engineers can reproduce the run:
+    `micro-batch 2 × 4, recompute full, dp 2 tp 4` (degrees of 1 left out); empty in older plans."""
+    if a.micro_batch is None:
+        return ""
+    batch = f"micro-batch {a.micro_batch}" + (f" × {a.accumulation}" if (a.accumulation or 1) > 1 else "")
+    parts = [batch]
+    if a.recompute is not None:
+        parts.append(f"recompute {a.recompute.value}")
+    p = a.parallelism
+    if p is not None:
+        parts.append(
+            " ".join(f"{k} {v}" for k, v in (("dp", p.dp), ("tp", p.tp), ("pp", p.pp), ("cp", p.cp)) if v > 1)
+        )
+    return ", ".join(part for part in parts if part)
+
+
+def _training(row: RunRow) -> str:
+    """How a copy trains: sharding, optimiser, offload, link, and the configuration ftopt chose."""
+    a = row.first
+    parts = [a.strategy.value, a.optimizer.value]
+    if a.offload.value != "none":
+        parts.append(f"offload {a.offload.value}")
+    if a.link:
+        parts.append(f"over {a.link}")
+    configuration = configuration_text(a)
+    if configuration:
+        parts.append(configuration)
+    elif row.run is not None:
+        parts.append(f"micro-batch {row.run.micro_batch}")
+    return ", ".join(parts)
+
+
+def _gpus(row: RunRow) -> str:
+    a = row.first
+    per_node = f" ({len(a.gpus)} on each of {len(a.nodes)} servers)" if a.multinode else ""
+    return f"{row.gpus_per_copy} × {row.card}{per_node}"
+
+
+def _number(value: float | None, digits: int = 0) -> str:
+    return NONE if value is None else f"{value:,.{digits}f}"
+
+
+def _deadline(row: RunRow) -> str:
+    deadline = row.run.deadline_hours if row.run else None
+    return NONE if deadline is None else f"{deadline:,.1f}"
+
+
+def _met(row: RunRow) -> str:
+    return {None: NONE, True: "yes", False: "no"}[row.deadline_met]
+
+
+@dataclass(frozen=True)
+class RunColumn:
+    """One column of the run table: its header, whether it is a number, and its cell as text."""
+
+    header: str
+    numeric: bool
+    cell: Callable[[RunRow], str]
+
+
+RUN_COLUMNS: tuple[RunColumn, ...] = (
+    RunColumn("run", False, lambda r: r.name),
+    RunColumn("model", False, lambda r: r.run.model if r.run else NONE),
+    RunColumn("method", False, _method),
+    RunColumn("copies", True, lambda r: str(len(r.copies))),
+    RunColumn("GPUs per copy", False, _gpus),
+    RunColumn("training", False, _training),
+    RunColumn("tokens/s per copy", True, lambda r: _number(r.first.tokens_per_s)),
+    RunColumn("hours", True, lambda r: _number(r.first.hours, 1)),
+    RunColumn("deadline h", True, _deadline),
+    RunColumn("deadline met", False, _met),
+    RunColumn("energy kWh", True, lambda r: _number(r.energy_kwh)),
+)
+
+
+def run_columns(plan: Plan) -> list[RunColumn]:
+    """`RUN_COLUMNS`, and the energy's cost when the bid minimises TCO (the runs' share of it)."""
+    tco = plan.tco
+    if tco is None or tco.objective != "tco":
+        return list(RUN_COLUMNS)
+
+    def cost(row: RunRow) -> str:
+        kwh = row.energy_kwh
+        return NONE if kwh is None else money(kwh * tco.price_per_kwh, plan.currency)
+
+    return [*RUN_COLUMNS, RunColumn("energy cost", True, cost)]
+
+
+def run_table(plan: Plan) -> tuple[list[RunColumn], list[list[str]]]:
+    """The run table's columns and rows as plain text (each renderer escapes them)."""
+    columns = run_columns(plan)
+    return columns, [[c.cell(r) for c in columns] for r in run_rows(plan)]
+
+
+# --- TCO, alternatives, findings and the appendix -----------------------------------------------
+
+
+def tco_lines(plan: Plan) -> list[tuple[str, str]]:
+    """Purchase, energy and TCO, when the bid minimises TCO; empty otherwise."""
+    t = plan.tco
+    if t is None or t.objective != "tco":
+        return []
+    c = plan.currency
+    return [
+        ("purchase", money(t.purchase, c)),
+        (
+            f"energy over {t.years:g} years",
+            f"{t.energy_kwh:,.0f} kWh × {money(t.price_per_kwh, c)}/kWh = {money(t.energy_cost, c)} "
+            f"(at {t.utilisation:.0%} utilisation, PUE {t.pue:g})",
+        ),
+        ("total cost of ownership", money(t.total, c)),
+    ]
+
+
+def alternative_rows(plan: Plan) -> list[list[str]]:
+    """Option, price, extra over the plan, what differs, its server groups: one row per alternative."""
+    rows = []
+    for alt in plan.alternatives:
+        kit = "; ".join(
+            f"{b.quantity} × {b.server.gpu_count} × {b.server.gpu} in {b.server.chassis}"
+            for b in server_groups(alt.plan)
+        )
+        rows.append(
+            [
+                f"option {alt.rank + 1}",
+                money(alt.plan.total_price, plan.currency),
+                "+" + money(alt.price_difference, plan.currency),
+                "; ".join(alt.differs),
+                kit,
+            ]
+        )
+    return rows
+
+
+ALTERNATIVE_HEADERS = ("option", "price", "more than option 1", "what differs", "servers")
+
+
+def shaped(plan: Plan) -> list[Finding]:
+    """What shaped the answer: binding rules, then what one eased rule would save."""
+    return [*plan.binding, *plan.savings]
+
+
+def buyer_notes(plan: Plan) -> list[Finding]:
+    """The rules and defaults applied, less the list of assumed prices (an internal)."""
+    return [n for n in plan.notes if n.subject != ASSUMED_PRICES]
+
+
+def assumed_prices(plan: Plan) -> list[str]:
+    """Catalogue ids whose prices are assumptions without a public source."""
+    for note in plan.notes:
+        items = note.figures.get("items")
+        if note.subject == ASSUMED_PRICES and isinstance(items, list):
+            return [str(i) for i in items]
+    return []
+
+
+def price_words(plan: Plan, appendix: bool = True) -> str:
+    """Where the prices come from, for the buyer: the assumed ones are counted (and listed in the
+    technical appendix, when the quote has one)."""
+    assumed = assumed_prices(plan)
+    text = f"Prices: {plan.price_list or plan.currency + ', price list not stated'}."
+    if assumed:
+        where = " (listed in the technical appendix)" if appendix else ""
+        text += f" {len(assumed)} of them are indicative assumptions{where}."
+    return text
+
+
+def internals(plan: Plan) -> list[tuple[str, str]]:
+    """The solver's figures behind the proof: status, bound, gap, solve time, assumed prices."""
+    bound = money(plan.bound, plan.currency) if plan.bound is not None else "none"
+    gap = f"{plan.gap:.2%}" if plan.gap is not None else "no bound"
+    assumed = assumed_prices(plan)
+    return [
+        ("status", plan.status.value),
+        ("proven lower bound", bound),
+        ("optimality gap", gap),
+        ("solve time", f"{plan.wall_seconds:.2f} s"),
+        ("price list", plan.price_list or "not stated"),
+        ("assumed prices", f"{len(assumed)}: {', '.join(assumed)}" if assumed else "none"),
+    ]
