@@ -103,16 +103,19 @@ def degree_choices(
     """Every split of `gpus` the stack offers and the model allows.
 
     tp only inside one NVLink domain of `domain` GPUs (0 or 1: none) and dividing the KV heads (each
-    rank keeps whole groups); pp no deeper than the layers; cp only for long sequences, dividing the
-    heads under Ulysses. No model parallelism for QLoRA (no stack shards NF4 weights by tensor) or
-    under CPU offload (ZeRO-Offload runs one model-parallel rank).
+    rank keeps whole groups); pp across domains (at most gpus / domain stages) and no deeper than
+    the layers; cp only for long sequences, dividing the heads under Ulysses. No model parallelism
+    for QLoRA (no stack shards NF4 weights by tensor) or under CPU offload (ZeRO-Offload runs one
+    model-parallel rank).
     """
     offered = stack.parallelism if stack else None
     plain = [Degrees(dp=gpus)]
     if offered is None or run.method == Method.QLORA or run.offload == Offload.CPU:
         return plain
     tps = _powers(min(gpus, domain)) if offered.tp else (1,)
-    pps = _powers(min(gpus, arch.layers)) if offered.pp else (1,)
+    # Pipeline stages go where the links are slow: across NVLink domains, sockets or servers, so no
+    # deeper than the copy's GPUs over one domain (any depth for cards without NVLink).
+    pps = _powers(min(gpus // max(domain, 1), arch.layers)) if offered.pp else (1,)
     cps = _powers(gpus) if offered.cp != "none" and run.seq_len >= LONG_SEQUENCE else (1,)
     found = []
     for tp in tps:

@@ -44,7 +44,9 @@ def test_megatron_splits_within_the_domain_and_only_long_sequences_by_context(ca
     assert all(d.gpus == 8 for d in found)
     assert {d.cp for d in found} == {1}  # 4,096 tokens: no context parallelism
     assert max(d.tp for d in found) == 4  # a 4-GPU NVLink domain bounds tensor parallelism
-    assert max(d.pp for d in found) == 8
+    assert max(d.pp for d in found) == 2  # stages across the two domains, not inside one
+    pcie = degree_choices(short.run, short.arch, short.stack, 8, 1)
+    assert max(d.pp for d in pcie) == 8 and max(d.tp for d in pcie) == 1
     long = profile(catalogue, stack="megatron", seq_len=131072)
     assert max(d.cp for d in degree_choices(long.run, long.arch, long.stack, 8, 8)) == 8
 
