@@ -17,7 +17,7 @@ Rule names, as violations print them:
 - parts: catalogue-id, server-fields, gpu-slots, dimm-channels, drive-bays, hardware-limits
 - placement: server-id, unknown-run, copies, gpu-index, gpu-shared, max-servers
 - training: strategy, optimizer, offload, gpu-count, gpu-memory, memory-margin, sizing-report
-- configuration: parallelism, training-config
+- configuration: parallelism, training-config, state-split
 - NVLink: bridge, nvlink-domains, sharded-domain, link-report, tensor-parallel-domain
 - multi-node: multinode-nodes, multinode-servers, multinode-strategy, nic, fabric-ports, fabric-price
 - host: host-ram, cores, sockets, cpu-tdp, nvme

@@ -19,7 +19,17 @@ from ftopt.model.plan import Assignment
 from ftopt.model.topology import nvlink_domains
 from ftopt.model.workload import Method, Offload, Recompute, Run
 from ftopt.verify.context import Context, copy_subject
-from ftopt.verify.violation import Violation
+from ftopt.verify.violation import GB_TOLERANCE, Violation, close, num
+
+#: Bytes per parameter of a full fine-tune's states on the GPUs, by master-weight precision and
+#: optimiser (the verifier's own table of the ZeRO paper's counts: BF16 weights and gradients, FP32
+#: master and moments, or BF16/8-bit moments without a master copy).
+FULL_STATE_BYTES = {
+    ("fp32", "adamw-32bit"): 16,
+    ("fp32", "adamw-8bit"): 10,
+    ("bf16", "adamw-32bit"): 8,
+    ("bf16", "adamw-8bit"): 6,
+}
 
 
 def _degrees(a: Assignment) -> tuple[int, int, int, int] | None:
@@ -124,3 +134,39 @@ def check_configuration(ctx: Context) -> Iterator[Violation]:
             stated, _, wanted = fault.partition(": ")
             allowed = wanted or "a configuration the run allows"
             yield Violation("training-config", copy_subject(a), stated, allowed)
+
+
+def _expected_full_states_gb(ctx: Context, a: Assignment, run: Run) -> float | None:
+    """States per GPU of a full fine-tune without offload, re-derived from the parameter count and the
+    stated degrees: the whole copy's bytes over tp·pp, then over the dp·cp ranks FSDP shards over.
+    None where this rule does not apply (adapters, offload, paged or FP32-gradient accounting)."""
+    degrees = _degrees(a)
+    profile = ctx.profile(run)
+    if degrees is None or profile is None or run.method != Method.FULL or a.offload != Offload.NONE:
+        return None
+    if ctx.workload.sizing.fp32_grad_buffer or a.multinode:
+        return None
+    master = profile.stack.master_weights if profile.stack is not None else "fp32"
+    per_param = FULL_STATE_BYTES.get((master, str(a.optimizer)))
+    if per_param is None:
+        return None
+    dp, tp, pp, cp = degrees
+    shards = dp * cp if str(a.strategy) in ("fsdp", "hsdp") else 1
+    return profile.counts.total * per_param / (tp * pp) / shards / 1e9
+
+
+def check_state_split(ctx: Context) -> Iterator[Violation]:
+    """A full fine-tune's states per GPU are what its stated degrees split them to."""
+    for a in ctx.plan.assignments:
+        run = ctx.runs.get(a.run)
+        expected = _expected_full_states_gb(ctx, a, run) if run is not None else None
+        if expected is None or close(a.memory_per_gpu_gb.states, expected, GB_TOLERANCE):
+            continue
+        dp, tp, pp, cp = _degrees(a) or (1, 1, 1, 1)
+        yield Violation(
+            "state-split",
+            copy_subject(a),
+            f"{num(a.memory_per_gpu_gb.states)} GB of states per GPU",
+            f"{num(round(expected, 2))} GB: the copy's states over tp {tp} × pp {pp}, sharded over "
+            f"dp {dp} × cp {cp} under {a.strategy}",
+        )

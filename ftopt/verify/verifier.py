@@ -50,6 +50,7 @@ RULES: tuple[Rule, ...] = (
     memory.check_gpu_count,
     parallelism.check_parallelism_product,
     parallelism.check_configuration,
+    parallelism.check_state_split,
     memory.check_gpu_memory,
     memory.check_sizing_report,
     memory.check_margin_report,

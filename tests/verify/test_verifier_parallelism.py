@@ -99,3 +99,22 @@ def test_a_plan_without_a_configuration_reads_as_the_runs_own_settings(solved) -
         "llama8b-qlora", 1, parallelism=None, micro_batch=None, accumulation=None, recompute=None
     )
     assert "sizing-report" in c.rules(old)
+
+
+def test_states_that_the_stated_degrees_do_not_split_so(solved) -> None:
+    """The verifier's own count: a 70B full fine-tune under Megatron (32-bit AdamW, FP32 master
+    weights) holds 16 B per parameter, over tp·pp and, sharded, over dp·cp; a plan reporting the
+    states of another split is rejected."""
+    c = solved(CASE)
+    a = c.assignment(RUN, 1)
+    halved = a.memory_per_gpu_gb.model_copy(update={"states": round(a.memory_per_gpu_gb.states / 2, 2)})
+    found = [
+        str(v)
+        for v in c.verify(c.with_assignment(RUN, 1, memory_per_gpu_gb=halved))
+        if v.rule == "state-split"
+    ]
+    assert len(found) == 1
+    assert found[0].endswith(
+        f"GB: the copy's states over tp 1 × pp 1, sharded over dp 2 × cp 4 under {a.strategy}"
+    )
+    assert "state-split" not in c.rules()
