@@ -28,7 +28,14 @@ from dataclasses import dataclass, replace
 
 from ftopt.model.hardware import Cable, Catalogue, Chassis, Gpu, Nic, Switch
 from ftopt.model.memory import BF16, GB
-from ftopt.model.parallelism import Degrees, TrainingConfig, accumulation_for, default_config
+from ftopt.model.parallelism import (
+    DEGREES,
+    LONG_SEQUENCE,
+    Degrees,
+    TrainingConfig,
+    accumulation_for,
+    default_config,
+)
 from ftopt.model.sizing import (
     Ranker,
     RunProfile,
@@ -113,6 +120,13 @@ def shard_count(strategy: Strategy, gpus: int, node_gpus: int) -> int:
     return node_gpus if strategy == Strategy.HSDP else gpus
 
 
+def local_degrees(config: TrainingConfig, shard: int) -> Degrees:
+    """The degrees of the `shard` GPUs a multi-node copy is sized and timed on: its context-parallel
+    groups (inside one server) and the data-parallel ranks that fill the shard."""
+    cp = config.degrees.cp
+    return Degrees(dp=shard // cp, cp=cp)
+
+
 def size_multinode(
     profile: RunProfile,
     gpu: Gpu,
@@ -129,7 +143,7 @@ def size_multinode(
     parallelism over all `gpus`) gives the micro-batch and recomputation; by default the run's own."""
     shard = shard_count(strategy, gpus, net.node_gpus)
     whole = config or default_config(profile.run, gpus)
-    local = replace(whole, degrees=Degrees(dp=shard))
+    local = replace(whole, degrees=local_degrees(whole, shard))
     base = size_run(profile, gpu, shard, Strategy.FSDP, optimizer, Offload.NONE, options, config=local)
     data, seconds = multinode_comm(profile, strategy, gpus, net)
     return replace(
@@ -158,7 +172,7 @@ def multinode_speed(
     shard = shard_count(sizing.strategy, sizing.gpus, net.node_gpus)
     whole = sizing.config or default_config(profile.run, sizing.gpus)
     local = replace(
-        sizing, gpus=shard, strategy=Strategy.FSDP, config=replace(whole, degrees=Degrees(dp=shard))
+        sizing, gpus=shard, strategy=Strategy.FSDP, config=replace(whole, degrees=local_degrees(whole, shard))
     )
     one = estimate_speed(profile, local, gpu, stack, constants, host, link=link_kind(gpu, net.node_gpus))
     _, comm = multinode_comm(profile, sizing.strategy, sizing.gpus, net)
@@ -300,18 +314,26 @@ def multinode_sizings(
     net: Network,
     rank: Ranker | None = None,
 ) -> list[Sizing]:
-    """The undominated configurations of one multi-node copy: data parallelism over all its GPUs
-    (model parallelism across servers is not planned), at each micro-batch and recomputation the run
-    allows; the largest micro-batch that fits per recomputation, ranked by `rank` (seconds per token)."""
+    """The undominated configurations of one multi-node copy: data parallelism over all its GPUs,
+    with context parallelism inside each server where the stack offers it and the sequence is long
+    (tensor and pipeline parallelism across servers are not planned), at each micro-batch and
+    recomputation the run allows; the largest micro-batch that fits per family, ranked by `rank`
+    (seconds per token)."""
     run = profile.run
+    offered = profile.stack.parallelism.cp if profile.stack else "none"
+    long = offered != "none" and run.seq_len >= LONG_SEQUENCE and run.method != Method.QLORA
+    cps = [cp for cp in DEGREES if cp <= net.node_gpus and (cp == 1 or long)]
+    if offered == "ulysses":
+        cps = [cp for cp in cps if profile.arch.heads % cp == 0]
     families: dict[tuple[object, ...], list[TrainingConfig]] = {}
-    for recompute in run.recompute_choices:
-        for micro_batch in run.micro_batch_choices:
-            degrees = Degrees(dp=gpus)
-            accumulation = accumulation_for(run, micro_batch, degrees)
-            if accumulation is not None:
-                config = TrainingConfig(micro_batch, accumulation, recompute, degrees)
-                families.setdefault((recompute, accumulation), []).append(config)
+    for cp in cps:
+        for recompute in run.recompute_choices:
+            for micro_batch in run.micro_batch_choices:
+                degrees = Degrees(dp=gpus // cp, cp=cp)
+                accumulation = accumulation_for(run, micro_batch, degrees)
+                if accumulation is not None:
+                    config = TrainingConfig(micro_batch, accumulation, recompute, degrees)
+                    families.setdefault((cp, recompute, accumulation), []).append(config)
 
     def size(config: TrainingConfig) -> Sizing:
         return size_multinode(profile, gpu, gpus, strategy, optimizer, options, net, config)

@@ -170,3 +170,15 @@ def test_long_context_70b_plans_context_parallelism_on_an_hgx_server():
     result = solve(without, catalogue, SolveSettings(time_limit=20, workers=2))
     assert result.plan is None
     assert any("GB per GPU" in r.text for r in result.reasons)
+
+
+def test_long_context_70b_under_megatron_splits_sequences_inside_each_of_several_hgx_servers():
+    # 32-bit AdamW (Megatron's only optimiser) needs 16 GPUs' worth of states: context parallelism
+    # inside each server, FSDP over all of them.
+    workload, catalogue = _with_run("long-context-70b", stack="megatron")
+    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    assert verify_plan(plan, workload, catalogue) == []
+    (copy,) = plan.assignments
+    assert copy.multinode and all(s.chassis.startswith("hgx-") for s in plan.servers)
+    assert copy.parallelism is not None and 1 < copy.parallelism.cp <= len(copy.gpus)
+    assert copy.parallelism.dp * copy.parallelism.cp == copy.gpu_count
