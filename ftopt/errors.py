@@ -7,6 +7,9 @@ without a plan) without knowing where it came from.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 #: Longest quotation of a user's value in an error line: a megabyte id must not make a megabyte line.
 QUOTE_CHARS = 80
 #: Last line of defence for the parts of an InputError: any echo a message forgot to bound is cut here.
@@ -34,6 +37,18 @@ def quoted(value: object, limit: int = QUOTE_CHARS) -> str:
     if isinstance(value, str | bytes):
         return clipped(repr(value[: limit + 1]), limit)
     return clipped(repr(value), limit)
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """`did you mean 'feed'?` when one candidate is close to a misspelt `word`, else "".
+
+    Why difflib's ratio and not edit distance: it is in the standard library and ranks transposed or
+    dropped letters (`fed`, `inlet_C`) close, while unrelated words stay under its 0.6 cut-off.
+    """
+    if len(word) > 200:  # nobody misspells a 200-character key; do not compare megabytes
+        return ""
+    match = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return f"did you mean {match[0]!r}?" if match else ""
 
 
 class FtoptError(Exception):

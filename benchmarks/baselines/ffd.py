@@ -150,7 +150,10 @@ def place_copy(
 
 
 def first_fit_decreasing(workload: Workload, catalogue: Catalogue) -> FfdResult:
-    """FFD's plan for a workload; raises ValueError when some copy fits no server."""
+    """FFD's plan for a workload; raises ValueError when some copy fits no server, or the site is
+    given as racks (a spreadsheet sizes one server per feed and leaves the room to the installer)."""
+    if workload.site.racks is not None:
+        raise ValueError("the site is given as racks: first-fit decreasing sizes one server per feed")
     started = time.perf_counter()
     servers = pack(catalogue, workload)
     seconds = time.perf_counter() - started
@@ -222,7 +225,7 @@ def to_server(server_id: str, s: OpenServer, workload: Workload, catalogue: Cata
         power_w=layout.power_w,
         feed=feed.id,
         feed_usable_w=feed.usable_w,
-        max_inlet_c=min(layout.gpu.max_inlet_c, chassis.max_inlet_c),
+        max_inlet_c=chassis.inlet_limit_c(layout.gpu),
         price=round(sum(line.price for line in lines), 2),
         bill_of_materials=lines,
     )

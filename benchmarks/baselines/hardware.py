@@ -150,7 +150,7 @@ def layouts(catalogue: Catalogue, workload: Workload) -> list[Layout]:
                 not allowed
                 or not chassis.takes(gpu)
                 or cpu is None
-                or workload.site.inlet_c > min(gpu.max_inlet_c, chassis.max_inlet_c)
+                or workload.site.inlet_c > chassis.inlet_limit_c(gpu)
             ):
                 continue
             cap = next(

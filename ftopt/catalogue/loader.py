@@ -10,6 +10,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from ftopt.catalogue.overlay import apply_catalogue_dir
 from ftopt.catalogue.prices import apply_price_list
 from ftopt.errors import InputError
 from ftopt.model.hardware import ITEM_KINDS, Catalogue
@@ -45,7 +46,14 @@ def _load(directory: Path) -> Catalogue:
         raise InputError(str(path), exc.field, exc.expected) from None
 
 
-def load_catalogue(prices: str | Path | None = None, directory: str | Path | None = None) -> Catalogue:
-    """The packaged catalogue (or one in `directory`), with a user's price list laid over it."""
+def load_catalogue(
+    prices: str | Path | None = None,
+    directory: str | Path | None = None,
+    overlay: str | Path | None = None,
+) -> Catalogue:
+    """The packaged catalogue (or a whole one in `directory`), with a vendor's catalogue directory
+    `overlay` merged in by id (`--catalogue DIR`), then a user's price list laid over it."""
     catalogue = _load(Path(directory or data_dir()).resolve())
+    if overlay is not None:
+        catalogue = apply_catalogue_dir(catalogue, Path(overlay))
     return apply_price_list(catalogue, Path(prices)) if prices else catalogue

@@ -62,6 +62,19 @@ def prices_option(fn: F) -> F:
     )(fn)
 
 
+def catalogue_dir_option(fn: F) -> F:
+    """`--catalogue DIR`: a vendor's catalogue files merged by id over the packaged catalogue."""
+    return click.option(
+        "--catalogue",
+        "catalogue_dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        metavar="DIR",
+        help="Directory of catalogue YAML files (gpus.yaml, chassis.yaml, prices.yaml, …) merged by id "
+        "over the packaged catalogue: a new id adds, an existing id replaces.",
+    )(fn)
+
+
 def table_or_json_option(fn: F) -> F:
     """`--format table|json`, table by default: the choice of every listing command."""
     return click.option(
@@ -88,9 +101,10 @@ def time_limit_option(what: str) -> Callable[[F], F]:
     )
 
 
-def open_catalogue(prices: Path | None) -> Catalogue:
-    """The packaged catalogue with the user's price list, if any (errors are InputErrors)."""
-    return load_catalogue(prices=prices)
+def open_catalogue(prices: Path | None, catalogue_dir: Path | None = None) -> Catalogue:
+    """The packaged catalogue, with a vendor's catalogue directory merged in and then the user's price
+    list laid over it, where given (errors are InputErrors)."""
+    return load_catalogue(prices=prices, overlay=catalogue_dir)
 
 
 def stdout_console() -> Console:

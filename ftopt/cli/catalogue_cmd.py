@@ -8,6 +8,7 @@ user's price list over the catalogue's indicative prices first.
 from __future__ import annotations
 
 import difflib
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,10 +17,18 @@ import click
 from pydantic import BaseModel
 from rich.table import Table
 
-from ftopt.catalogue.loader import KINDS
-from ftopt.cli import echo_json, open_catalogue, prices_option, stdout_console, table_or_json_option
+from ftopt.catalogue.loader import KINDS, data_dir, load_catalogue
+from ftopt.catalogue.overlay import apply_catalogue_dir, catalogue_files
+from ftopt.cli import (
+    catalogue_dir_option,
+    echo_json,
+    open_catalogue,
+    prices_option,
+    stdout_console,
+    table_or_json_option,
+)
 from ftopt.cli.errors import CommandInputError, handle_errors
-from ftopt.errors import quoted
+from ftopt.errors import InputError, quoted
 from ftopt.model.findings import money
 from ftopt.model.hardware import ITEM_KINDS, PRICED, Catalogue, CatalogueModel, Feed, Gpu, Kind, Price
 
@@ -221,18 +230,19 @@ def item_table(record: dict[str, Any]) -> Table:
 
 @click.group()
 def catalogue() -> None:
-    """List and show the hardware, models and prices ftopt builds from; export them as JSON."""
+    """List and show the hardware, models and prices ftopt builds from; export, validate a vendor's own."""
 
 
 @catalogue.command("list")
 @click.argument("kind", required=False, metavar="[KIND]", type=click.Choice(KINDS))
 @table_or_json_option
 @prices_option
+@catalogue_dir_option
 @handle_errors
-def list_items(kind: str | None, fmt: str, prices: Path | None) -> None:
+def list_items(kind: str | None, fmt: str, prices: Path | None, catalogue_dir: Path | None) -> None:
     """List the items of one KIND (gpus, bridges, cpus, dimms, drives, chassis, feeds, models, nics,
     switches, cables, prices), or of every kind."""
-    cat = open_catalogue(prices)
+    cat = open_catalogue(prices, catalogue_dir)
     kinds = (kind,) if kind else KINDS
     if fmt == "json":
         echo_json({k: [i.model_dump(mode="json") for i in getattr(cat, k)] for k in kinds})
@@ -247,11 +257,12 @@ def list_items(kind: str | None, fmt: str, prices: Path | None) -> None:
 @click.argument("item_id", metavar="ID")
 @table_or_json_option
 @prices_option
+@catalogue_dir_option
 @handle_errors
-def show(item_id: str, fmt: str, prices: Path | None) -> None:
+def show(item_id: str, fmt: str, prices: Path | None, catalogue_dir: Path | None) -> None:
     """Show one item (card, bridge, CPU, DIMM, drive, chassis, feed, model, NIC, switch or cable)
     with its price and sources."""
-    cat = open_catalogue(prices)
+    cat = open_catalogue(prices, catalogue_dir)
     kind, item = find_item(cat, item_id)
     record = item_record(cat, kind, item, item_id)
     if fmt == "json":
@@ -261,11 +272,68 @@ def show(item_id: str, fmt: str, prices: Path | None) -> None:
 
 
 @catalogue.command("export")
+@click.argument("directory", required=False, metavar="[DIR]", type=click.Path(path_type=Path))
 @click.option(
     "--format", "fmt", type=click.Choice(["json"]), default="json", show_default=True, help="Output format."
 )
 @prices_option
+@catalogue_dir_option
 @handle_errors
-def export(fmt: str, prices: Path | None) -> None:
-    """Dump the whole catalogue, rules and prices included, as JSON."""
-    echo_json(open_catalogue(prices).model_dump(mode="json"))
+def export(directory: Path | None, fmt: str, prices: Path | None, catalogue_dir: Path | None) -> None:
+    """Dump the whole catalogue, rules and prices included, as JSON; with DIR, write a copy of the
+    packaged YAML files there instead, as the start of a vendor's own catalogue (--catalogue DIR)."""
+    if directory is None:
+        echo_json(open_catalogue(prices, catalogue_dir).model_dump(mode="json"))
+        return
+    written = export_files(directory)
+    click.echo(
+        f"wrote {len(written)} catalogue files to {directory}; edit them and pass --catalogue {directory}"
+    )
+
+
+def export_files(directory: Path) -> list[Path]:
+    """Copy the packaged catalogue's YAML files, comments and sources included, into `directory`.
+
+    Existing files are never overwritten: a vendor's edited copy is worth more than a fresh one.
+    """
+    if directory.exists() and not directory.is_dir():
+        raise InputError(str(directory), "", "expected a directory to write the catalogue files into")
+    sources = sorted(data_dir().glob("*.yaml"))
+    clash = next((directory / p.name for p in sources if (directory / p.name).exists()), None)
+    if clash is not None:
+        raise InputError(str(clash), "", "exists already; export into an empty directory")
+    directory.mkdir(parents=True, exist_ok=True)
+    for path in sources:
+        shutil.copyfile(path, directory / path.name)
+    return [directory / p.name for p in sources]
+
+
+@catalogue.command("validate")
+@click.argument("directory", metavar="DIR", type=click.Path(path_type=Path))
+@handle_errors
+def validate_dir(directory: Path) -> None:
+    """Check a catalogue directory: every entry, every reference and every price, merged by id over
+    the packaged catalogue. One line naming file, line and id for the first problem (exit 2)."""
+    merged = apply_catalogue_dir(load_catalogue(), directory)
+    files = catalogue_files(directory)
+    added = _added(load_catalogue(), merged)
+    click.echo(f"catalogue {directory} is valid: {len(files)} files; {added}")
+
+
+def _added(base: Catalogue, merged: Catalogue) -> str:
+    """`2 items added (gpus: acme-x), 1 replaced (prices: gpu-server-8)` for the validate summary."""
+    added, replaced = [], []
+    for kind in ITEM_KINDS:
+        before = {item.id: item for item in getattr(base, kind)}
+        for item in getattr(merged, kind):
+            if item.id not in before:
+                added.append(f"{kind}: {item.id}")
+            elif item != before[item.id]:
+                replaced.append(f"{kind}: {item.id}")
+    before_prices = {p.item: p for p in base.prices}
+    replaced += [
+        f"prices: {p.item}" for p in merged.prices if p.item in before_prices and p != before_prices[p.item]
+    ]
+    parts = [f"{len(added)} items added" + (f" ({', '.join(added)})" if added else "")]
+    parts.append(f"{len(replaced)} replaced" + (f" ({', '.join(replaced)})" if replaced else ""))
+    return ", ".join(parts)

@@ -15,6 +15,7 @@ import click
 from rich.table import Table
 
 from ftopt.cli import (
+    catalogue_dir_option,
     echo_json,
     open_catalogue,
     output_option,
@@ -197,12 +198,18 @@ def _cells(option: EstimateOption, with_speed: bool, with_hours: bool) -> list[s
 @table_or_json_option
 @output_option
 @prices_option
+@catalogue_dir_option
 @handle_errors
 def estimate_command(
-    workload_file: Path, states_only: bool, fmt: str, output: Path | None, prices: Path | None
+    workload_file: Path,
+    states_only: bool,
+    fmt: str,
+    output: Path | None,
+    prices: Path | None,
+    catalogue_dir: Path | None,
 ) -> None:
     """Size each run on each card and GPU count, on one server and over several, without the solver."""
-    catalogue = open_catalogue(prices)
+    catalogue = open_catalogue(prices, catalogue_dir)
     workload = load_workload(workload_file, catalogue)
     states_only = states_only or workload.sizing.states_only
     runs = estimate(workload, catalogue, states_only=states_only)

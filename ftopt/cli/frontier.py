@@ -12,7 +12,14 @@ from pathlib import Path
 
 import click
 
-from ftopt.cli import open_catalogue, output_option, plain_console, prices_option, time_limit_option
+from ftopt.cli import (
+    catalogue_dir_option,
+    open_catalogue,
+    output_option,
+    plain_console,
+    prices_option,
+    time_limit_option,
+)
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_frontier import frontier_records, render_frontier_html, render_frontier_table
 from ftopt.errors import InfeasibleError, NoPlanInTimeError
@@ -42,6 +49,7 @@ class NoTrainTokensError(CommandInputError):
     "--workers", type=click.IntRange(min=1), default=None, help="CP-SAT workers [default: one per core]."
 )
 @prices_option
+@catalogue_dir_option
 @handle_errors
 def frontier_command(
     workload: Path,
@@ -51,12 +59,13 @@ def frontier_command(
     points: int,
     workers: int | None,
     prices: Path | None,
+    catalogue_dir: Path | None,
 ) -> None:
     """Price (or TCO) against makespan: re-solve with ever tighter deadlines, each point proven optimal."""
     from ftopt.solver.frontier import frontier, has_train_tokens
     from ftopt.solver.search.run import SolveSettings
 
-    catalogue = open_catalogue(prices)
+    catalogue = open_catalogue(prices, catalogue_dir)
     parsed = load_workload(workload, catalogue)
     if not has_train_tokens(parsed):
         raise NoTrainTokensError(workload)

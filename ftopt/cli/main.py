@@ -11,6 +11,7 @@ import click
 from ftopt.cli.catalogue_cmd import catalogue
 from ftopt.cli.estimate import estimate_command
 from ftopt.cli.frontier import frontier_command
+from ftopt.cli.schema import schema_command
 from ftopt.cli.solve import solve_command
 from ftopt.cli.sweep import sweep_command, sweep_report_command
 from ftopt.cli.verify import verify
@@ -29,6 +30,7 @@ cli.add_command(verify)
 cli.add_command(catalogue)
 cli.add_command(sweep_command)
 cli.add_command(sweep_report_command)
+cli.add_command(schema_command)
 
 
 def main() -> None:

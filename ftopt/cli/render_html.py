@@ -34,6 +34,7 @@ from ftopt.cli.render_quote import (
     shaped,
     tco_lines,
 )
+from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
 from ftopt.cli.render_table import fabric_heading, headroom_cell
 from ftopt.model.findings import Finding, money
@@ -85,6 +86,11 @@ def _site_line(plan: Plan) -> str:
         return ""
     site = plan.site
     limit = f"; at most {site.max_servers} servers" if site.max_servers else ""
+    if plan.racks:
+        return (
+            f"<p>Site: {len(plan.racks)} racks of shared circuits (see Racks); room inlet air up to "
+            f"{site.inlet_c:g} °C{escape(limit)}.</p>"
+        )
     return (
         f"<p>Site: {escape(site.feed)} feed, {site.feed_usable_w:,} W usable per server position; "
         f"room inlet air up to {site.inlet_c:g} °C{escape(limit)}.</p>"
@@ -177,6 +183,18 @@ def _fabric(plan: Plan) -> str:
     return (
         '<section class="fabric" id="fabric"><h3>Fabric</h3>'
         f"<p>{escape(fabric_heading(plan))}.</p>{bom}</section>"
+    )
+
+
+def _racks(plan: Plan) -> str:
+    """The racks section: units used and the load on each circuit, when the site has racks."""
+    if not plan.racks:
+        return ""
+    headers = [(h, h in ("load W", "usable W", "load")) for h in RACK_HEADERS]
+    rows = [[escape(cell) for cell in row] for row in rack_rows(plan)]
+    return (
+        f'<section class="racks" id="racks"><h3>Racks</h3><p>{escape(racks_note(plan))}</p>'
+        f"{table(headers, rows)}</section>"
     )
 
 
@@ -323,6 +341,7 @@ def render_html(plan: Plan, bids: Frontier | None = None, internals: bool = True
         "<p>Identical servers are one group, listed once with how many to buy.</p>",
         servers or "<p>No servers.</p>",
         _fabric(plan),
+        _racks(plan),
         "</section>",
         _runs(plan),
         _tco(plan),

@@ -22,6 +22,7 @@ from ftopt.cli.render_quote import (
     shaped,
     tco_lines,
 )
+from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
 from ftopt.cli.render_table import (
     BOUND_NOTE,
     PLACEMENT_HEADERS,
@@ -103,11 +104,12 @@ def render_markdown(plan: Plan, internals: bool = True) -> str:
         "",
     ]
     if plan.site:
-        lines += [
-            md(f"Site: {plan.site.feed} feed ({plan.site.feed_usable_w:,} W usable per position), "
-               f"room inlet up to {plan.site.inlet_c:g} °C."),
-            "",
-        ]  # fmt: skip
+        where = (
+            f"{len(plan.racks)} racks of shared circuits (see Racks)"
+            if plan.racks
+            else f"{plan.site.feed} feed ({plan.site.feed_usable_w:,} W usable per position)"
+        )
+        lines += [md(f"Site: {where}, room inlet up to {plan.site.inlet_c:g} °C."), ""]
     for group in server_groups(plan):
         lines += [f"## {md(group.label)}", "", md(group_heading(plan, group)), ""]
         lines += _bill(group.server.bill_of_materials, plan.currency)
@@ -119,6 +121,10 @@ def render_markdown(plan: Plan, internals: bool = True) -> str:
             "",
             *_bill(plan.fabric.bill_of_materials, plan.currency),
         ]
+    if plan.racks:
+        lines += ["## Racks", "", md(racks_note(plan)), "", _row(list(RACK_HEADERS))]
+        lines += [_rule([h in ("load W", "usable W", "load") for h in RACK_HEADERS])]
+        lines += [*(_row(row) for row in rack_rows(plan)), ""]
     columns, rows = run_table(plan)
     lines += ["## Runs", "", _row([c.header for c in columns]), _rule([c.numeric for c in columns])]
     lines += [*(_row(row) for row in rows), ""]

@@ -27,6 +27,7 @@ from ftopt.cli.render_quote import (
     shaped,
     tco_lines,
 )
+from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
 from ftopt.model.findings import money
 from ftopt.model.plan import Assignment, LineItem, Plan
 
@@ -130,6 +131,15 @@ def runs_table(console: Console, plan: Plan) -> Table:
     return table
 
 
+def racks_table(console: Console, plan: Plan) -> Table:
+    """Units used per rack and the load on each circuit."""
+    headers = [(h, h in ("load W", "usable W", "load")) for h in RACK_HEADERS]
+    table = _table(console, headers, "racks")
+    for row in rack_rows(plan):
+        table.add_row(*row)
+    return table
+
+
 def alternatives_table(console: Console, plan: Plan) -> Table | None:
     """The next cheapest bids, or None without `--alternatives`."""
     rows = alternative_rows(plan)
@@ -163,6 +173,8 @@ def render_table(plan: Plan, console: Console, internals: bool = True) -> None:
     if plan.fabric is not None:
         bill = bom_table(console, plan.fabric.bill_of_materials, plan.currency)
         parts += [Text(fabric_heading(plan)), bill, Text("")]
+    if plan.racks:
+        parts += [Text(racks_note(plan)), racks_table(console, plan), Text("")]
     parts.append(runs_table(console, plan))
     if tco := tco_lines(plan):
         parts += _bullets("total cost of ownership:", [f"{label}: {value}" for label, value in tco])

@@ -19,6 +19,7 @@ import yaml
 from rich.console import Console
 
 from ftopt.cli import (
+    catalogue_dir_option,
     open_catalogue,
     output_option,
     plain_console,
@@ -118,6 +119,7 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     "and each copy's placement (--no-internals: the buyer's view only; JSON and YAML keep every field).",
 )
 @prices_option
+@catalogue_dir_option
 @handle_errors
 def solve_command(
     workload: Path,
@@ -132,13 +134,14 @@ def solve_command(
     alternatives: int,
     internals: bool,
     prices: Path | None,
+    catalogue_dir: Path | None,
 ) -> None:
     """Find the cheapest servers that run every copy of every run in WORKLOAD at once."""
     if fmt == "xlsx" and output is None:
         raise CommandInputError("--format xlsx writes a workbook: give -o FILE.xlsx")
     from ftopt.solver.solve import SolveSettings, solve
 
-    catalogue = open_catalogue(prices)
+    catalogue = open_catalogue(prices, catalogue_dir)
     parsed = load_workload(workload, catalogue)
     settings = SolveSettings(
         time_limit=time_limit, deterministic=deterministic, what_if=what_if, alternatives=alternatives

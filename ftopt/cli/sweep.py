@@ -22,7 +22,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from ftopt.cli import output_option, prices_option, time_limit_option
+from ftopt.cli import catalogue_dir_option, output_option, prices_option, time_limit_option
 from ftopt.cli.errors import handle_errors, one_line
 from ftopt.sweep.scenario import FAILED
 
@@ -127,6 +127,7 @@ class SweepProgress:
 @click.option("--retry-failed", is_flag=True, help="Solve again the scenarios recorded as failed.")
 @click.option("--quiet", is_flag=True, help="No progress bar and no summary on stderr.")
 @prices_option
+@catalogue_dir_option
 @handle_errors
 def sweep_command(
     workload: Path,
@@ -139,6 +140,7 @@ def sweep_command(
     retry_failed: bool,
     quiet: bool,
     prices: Path | None,
+    catalogue_dir: Path | None,
 ) -> None:
     """Solve WORKLOAD once per scenario of the grid, one JSON line per scenario in the output file."""
     from ftopt.sweep.backends import Backend, LocalBackend, RayBackend, import_ray
@@ -150,7 +152,7 @@ def sweep_command(
         backend = RayBackend(address=ray_address, num_cpus=jobs)
     else:
         backend = LocalBackend(jobs or usable_cores())
-    plan = prepare(workload, grid_path, prices, time_limit, what_if)
+    plan = prepare(workload, grid_path, prices, time_limit, what_if, catalogue_dir)
     show = not quiet and sys.stderr.isatty()
     console = Console(stderr=True)
     try:

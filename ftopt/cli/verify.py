@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from ftopt.cli import open_catalogue, prices_option
+from ftopt.cli import catalogue_dir_option, open_catalogue, prices_option
 from ftopt.cli.errors import fail, handle_errors
 from ftopt.errors import FtoptError
 from ftopt.model.plan import Plan
@@ -35,9 +35,11 @@ def summary(plan: Plan) -> str:
     return f"plan is valid: {servers}, {copies}, all rules hold"
 
 
-def check(workload_file: Path, plan_file: Path, prices: Path | None) -> tuple[Plan, list[Violation]]:
+def check(
+    workload_file: Path, plan_file: Path, prices: Path | None, catalogue_dir: Path | None = None
+) -> tuple[Plan, list[Violation]]:
     """Load the three inputs and verify; input problems raise InputError (exit 2)."""
-    catalogue = open_catalogue(prices)
+    catalogue = open_catalogue(prices, catalogue_dir)
     workload = load_workload(workload_file, catalogue)
     plan = load_plan(plan_file)
     return plan, verify_plan(plan, workload, catalogue)
@@ -47,15 +49,16 @@ def check(workload_file: Path, plan_file: Path, prices: Path | None) -> tuple[Pl
 @click.argument("workload_file", metavar="WORKLOAD.yaml", type=click.Path(path_type=Path))
 @click.argument("plan_file", metavar="PLAN.json", type=click.Path(path_type=Path))
 @prices_option
+@catalogue_dir_option
 @handle_errors
-def verify(workload_file: Path, plan_file: Path, prices: Path | None) -> None:
+def verify(workload_file: Path, plan_file: Path, prices: Path | None, catalogue_dir: Path | None) -> None:
     """Re-check PLAN.json against every rule for WORKLOAD.yaml, independently of the solver.
 
     Exit 0 when every rule holds, 1 when one does not (each violation on its own line), 2 for bad
     input.
     """
     try:
-        plan, violations = check(workload_file, plan_file, prices)
+        plan, violations = check(workload_file, plan_file, prices, catalogue_dir)
     except FtoptError:
         raise
     except Exception as exc:  # no traceback, whatever the input does to the verifier

@@ -29,6 +29,7 @@ class FindingKind(StrEnum):
     INLET = "inlet"  # the room's inlet rules a card out of a chassis
     FEED = "feed"  # the feed cannot power a build even with capped cards
     CHASSIS = "chassis"  # a chassis cannot take the RAM or NVMe its cards need
+    RACKS = "racks"  # a chassis without a height cannot go in the site's racks
     # what one eased rule would save
     SAVING = "saving"
     # why no plan exists
@@ -155,6 +156,12 @@ def _deadline(subject: str, f: dict[str, Any]) -> str:
 
 
 def _conflict(subject: str, f: dict[str, Any]) -> str:
+    if f.get("racks"):
+        limit = f" or more than site.max_servers = {f['max_servers']}" if f.get("max_servers") else ""
+        return (
+            f"runs {', '.join(f['runs'])} ({f['copies']} copies) need more rack units or circuit watts "
+            f"than the site's racks offer ({f['racks']}){limit}"
+        )
     if f.get("max_servers") is not None:
         return (
             f"runs {', '.join(f['runs'])} ({f['copies']} copies) need more than site.max_servers = "
@@ -214,6 +221,9 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.FEED: _feed,
     FindingKind.CHASSIS: lambda s, f: (
         f"{s} cannot take the RAM or NVMe that {f['gpu_count']} × {f['gpu']} need"
+    ),
+    FindingKind.RACKS: lambda s, f: (
+        f"{s} has no rack_units in the catalogue, so it cannot stand in the site's racks (with {f['gpu']})"
     ),
     FindingKind.SAVING: _saving,
     FindingKind.NO_FIT: _no_fit,

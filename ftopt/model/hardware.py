@@ -138,6 +138,14 @@ class Chassis(_Item):
     power_overhead: float | None = Field(
         default=None, ge=0, description="share added to cards + CPUs for this chassis; None: the rules'"
     )
+    rack_units: int | None = Field(
+        default=None, gt=0, le=60, description="height, U; needed to place the chassis in a site's racks"
+    )
+    inlet_limits: dict[str, float] = Field(
+        default_factory=dict,
+        description="card id → warmest inlet the chassis is qualified for with that card, where stricter "
+        "than max_inlet_c (a dense server that needs cooler air for hot cards)",
+    )
 
     @model_validator(mode="after")
     def _interconnect_is_consistent(self) -> Chassis:
@@ -164,6 +172,10 @@ class Chassis(_Item):
         limit = self.sockets if kind == "socket" else len(self.pcie_switches)
         if not 0 <= index < limit:
             raise ValueError(f"attachment {point!r}: the chassis has {limit} {kind}(es)")
+
+    def inlet_limit_c(self, gpu: Gpu) -> float:
+        """Warmest inlet with this card in this chassis: the card's, the chassis' and the pair's limit."""
+        return min(gpu.max_inlet_c, self.max_inlet_c, self.inlet_limits.get(gpu.id, math.inf))
 
     def takes(self, gpu: Gpu) -> bool:
         """Whether this chassis holds the card: listed, or any PCIe card when none are listed."""
@@ -344,7 +356,7 @@ class Catalogue(BaseModel):
             if bridge.gpu not in gpu_ids:
                 raise ValueError(f"bridge {bridge.id!r}: card {bridge.gpu!r} is not in the catalogue")
         for chassis in self.chassis:
-            for gpu_id in chassis.gpus or ():
+            for gpu_id in (*(chassis.gpus or ()), *chassis.inlet_limits):
                 if gpu_id not in gpu_ids:
                     raise ValueError(f"chassis {chassis.id!r}: card {gpu_id!r} is not in the catalogue")
         priced = {p.item for p in self.prices}

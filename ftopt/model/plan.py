@@ -73,6 +73,10 @@ class Server(BaseModel):
     bill_of_materials: list[LineItem] = Field(default_factory=list)
     nic: str | None = Field(default=None, description="fabric NIC id, on servers of multi-node copies")
     nic_count: int = Field(default=0, ge=0, description="fabric NICs (one per GPU on HGX systems)")
+    rack: str | None = Field(default=None, description="rack name, when the site is given as racks")
+    circuit: int | None = Field(
+        default=None, ge=0, description="index into its rack's feeds: the circuit the server draws from"
+    )
 
 
 class Node(BaseModel):
@@ -184,6 +188,28 @@ class SiteSummary(BaseModel):
     max_servers: int | None = None
 
 
+class CircuitLoad(BaseModel):
+    """One circuit of a rack and the servers that draw from it."""
+
+    model_config = _PLAN
+    feed: str = Field(description="feed id of the circuit")
+    usable_w: int = Field(ge=0, description="watts the circuit may carry (the feed's derated figure)")
+    load_w: int = Field(ge=0, description="Σ full-load draw of the servers on this circuit")
+    servers: list[str] = Field(default_factory=list, description="ids of the servers on this circuit")
+
+
+class RackUse(BaseModel):
+    """One rack of the site: its height and what the plan puts in it."""
+
+    model_config = _PLAN
+    name: str
+    units: int = Field(gt=0, description="rack units the site offers")
+    units_used: int = Field(ge=0, description="Σ the chassis' rack units")
+    redundant: bool = Field(default=False, description="each circuit carries the whole rack alone")
+    load_w: int = Field(ge=0, description="Σ full-load draw of the rack's servers")
+    circuits: list[CircuitLoad] = Field(description="one per feed of the rack, in the site's order")
+
+
 class RunSummary(BaseModel):
     """One run of the bid as the workload states it."""
 
@@ -275,6 +301,9 @@ class Plan(BaseModel):
     tco: Tco | None = Field(default=None, description="purchase plus energy over the years")
     fabric: Fabric | None = Field(
         default=None, description="the network of multi-node copies; in total_price"
+    )
+    racks: list[RackUse] = Field(
+        default_factory=list, description="racks, units used and load per circuit, when the site has racks"
     )
     alternatives: list[Alternative] = Field(
         default_factory=list,

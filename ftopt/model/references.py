@@ -38,8 +38,7 @@ def unknown_references(workload: Workload, catalogue: Catalogue) -> list[Unknown
         for i, run in enumerate(workload.runs)
         if isinstance(run.model, str) and not catalogue.has("models", run.model)
     ]
-    if not catalogue.has("feeds", workload.site.feed):
-        found.append(UnknownReference(("site", "feed"), "feed", workload.site.feed, catalogue.ids("feeds")))
+    found += _unknown_feeds(workload, catalogue)
     if catalogue.stacks:  # the workload's stack first: a run without its own inherits it
         if not catalogue.has("stacks", workload.stack):
             found.append(UnknownReference(("stack",), "stack", workload.stack, catalogue.ids("stacks")))
@@ -59,6 +58,20 @@ def unknown_references(workload: Workload, catalogue: Catalogue) -> list[Unknown
             if not catalogue.has(kind, item)
         ]
     return found
+
+
+def _unknown_feeds(workload: Workload, catalogue: Catalogue) -> list[UnknownReference]:
+    """The site's feed, or every circuit of every rack, that the catalogue lacks."""
+    site, known = workload.site, catalogue.ids("feeds")
+    if site.racks is None:
+        ok = catalogue.has("feeds", site.feed)
+        return [] if ok else [UnknownReference(("site", "feed"), "feed", site.feed, known)]
+    return [
+        UnknownReference(("site", "racks", i, "feeds", j), "feed", feed, known)
+        for i, rack in enumerate(site.racks)
+        for j, feed in enumerate(rack.feeds)
+        if not catalogue.has("feeds", feed)
+    ]
 
 
 def allowed_gpus(catalogue: Catalogue, workload: Workload) -> list[Gpu]:

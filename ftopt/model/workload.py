@@ -269,13 +269,78 @@ class Energy(BaseModel):
     )
 
 
+#: Rack units a rack may offer: 52U is about the tallest standard cabinet; 60 leaves room.
+MAX_RACK_UNITS = 60
+#: Circuits one rack may bring: a rack PDU pair per phase set rarely exceeds a handful.
+MAX_RACK_FEEDS = 16
+MAX_RACKS = 1000
+
+
+class Rack(BaseModel):
+    """A rack of the room: its height and the circuits that feed it.
+
+    Each server in the rack draws from one of `feeds` (a circuit of that feed type); the servers on
+    one circuit share its usable watts (the feed's derated figure, 80 % by default). A redundant
+    rack has A and B sides: every circuit must carry the whole rack alone when the other fails.
+    """
+
+    model_config = _FROZEN
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\-]+$", description="rack name")
+    units: int = Field(gt=0, le=MAX_RACK_UNITS, description="rack units free for GPU servers")
+    feeds: tuple[str, ...] = Field(
+        min_length=1, max_length=MAX_RACK_FEEDS, description="feed id of each circuit into the rack"
+    )
+    redundant: bool = Field(
+        default=False, description="A+B feeds: each circuit must carry the whole rack alone"
+    )
+
+    @model_validator(mode="after")
+    def _redundant_needs_two(self) -> Rack:
+        if self.redundant and len(self.feeds) < 2:
+            raise ValueError("@feeds: a redundant rack needs at least two circuits (an A and a B side)")
+        return self
+
+
 class Site(BaseModel):
-    """Where the servers will stand: the feed at each position and the room's warmest inlet."""
+    """Where the servers will stand: the feed at each position, or racks of circuits, and the inlet.
+
+    `feed` alone means one server per feed and no limit on rack space (ftopt's first site model);
+    `racks` replaces it with racks of limited height whose circuits several servers share.
+    """
 
     model_config = _FROZEN
     feed: str = Field(default="400v-3p-16a", description="feed id at each server position")
     inlet_c: float = Field(default=25.0, ge=-10, le=60, description="warmest inlet temperature, °C")
     max_servers: int | None = Field(default=None, gt=0, le=10_000, description="server positions")
+    racks: tuple[Rack, ...] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_RACKS,
+        description="racks with their units and circuits; instead of feed (one server per feed)",
+    )
+
+    @field_validator("racks")
+    @classmethod
+    def _unique_rack_names(cls, racks: tuple[Rack, ...] | None) -> tuple[Rack, ...] | None:
+        seen: set[str] = set()
+        for index, rack in enumerate(racks or ()):
+            if rack.name in seen:
+                raise ValueError(f"@[{index}].name: rack name {quoted(rack.name)} is used twice")
+            seen.add(rack.name)
+        return racks
+
+    @model_validator(mode="after")
+    def _racks_or_feed(self) -> Site:
+        if self.racks is not None and "feed" in self.model_fields_set:
+            raise ValueError("@feed: give feed (one server per feed) or racks, not both")
+        return self
+
+    @property
+    def feed_ids(self) -> tuple[str, ...]:
+        """Every feed id the site names: the one feed, or each rack's circuits (in order, once)."""
+        if self.racks is None:
+            return (self.feed,)
+        return tuple(dict.fromkeys(f for rack in self.racks for f in rack.feeds))
 
 
 class HardwareLimits(BaseModel):

@@ -11,6 +11,7 @@ import os
 import re
 import stat
 import sys
+import typing
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,7 +19,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from ftopt.errors import InputError, clipped, quoted
+from ftopt.errors import InputError, clipped, did_you_mean, quoted
 
 MAX_INPUT_BYTES = 4 * 1024 * 1024
 #: YAML aliases can make a small file describe an enormous tree ("billion laughs"); count the tree
@@ -151,10 +152,50 @@ def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
-        problem = clipped(str(exc.problem or exc.context), 200)
-        raise InputError(name, "", f"not valid YAML: {problem}", line) from None
+        column = f" (column {mark.column + 1})" if mark else ""
+        raise InputError(name, "", f"not valid YAML: {syntax_problem(exc)}{column}", line) from None
     except (yaml.YAMLError, RecursionError) as exc:
         raise InputError(name, "", f"not valid YAML: {clipped(str(exc), 200)}") from None
+
+
+#: PyYAML's wording of a syntax error (problem, or context) → what to fix, in the project's words.
+#: Checked in order; the first fragment found in the parser's text wins.
+_SYNTAX_WORDS: tuple[tuple[str, str], ...] = (
+    ("'\\t'", "a tab ('\\t') indents this line; indent with spaces"),
+    ("expected ',' or ']'", "a [ list ] is not closed: a ']' or a ',' is missing"),
+    ("expected ',' or '}'", "a { mapping } is not closed: a '}' or a ',' is missing"),
+    ("while scanning a quoted scalar", "a quoted text is never closed: a quote is missing"),
+    (
+        "mapping values are not allowed",
+        "a ':' where no key can start: indent this line like its "
+        "neighbours, or quote a value that holds ': '",
+    ),
+    (
+        "expected <block end>",
+        "the indentation does not match the lines above: line up keys of one "
+        "mapping, and list items of one list",
+    ),
+    (
+        "did not find expected key",
+        "the indentation does not match the lines above: line up keys of one mapping",
+    ),
+    ("did not find expected '-'", "a list item without its '-', or indented unlike the items above"),
+    ("found undefined alias", "an alias (*name) with no anchor (&name) above it"),
+    ("found duplicate anchor", "an anchor (&name) is defined twice"),
+    ("could not determine a constructor", "a tag (!!…) ftopt does not read: plain YAML values only"),
+    ("but found another document", "a second document (---): one workload per file"),
+    ("found unexpected end of stream", "the file ends inside a value: a quote or bracket is missing"),
+    ("found unknown escape character", "an unknown backslash escape in a double-quoted text"),
+)
+
+
+def syntax_problem(exc: yaml.MarkedYAMLError) -> str:
+    """What is wrong with the YAML, in ftopt's words (the parser's own text is for its authors)."""
+    said = f"{exc.context or ''} {exc.problem or ''}"
+    for fragment, words in _SYNTAX_WORDS:
+        if fragment in said:
+            return words
+    return "the structure breaks here or on the line above: check indentation, colons, quotes and brackets"
 
 
 def _parse(loader_class: Any, text: str, name: str) -> tuple[Any, yaml.Node | None]:
@@ -358,6 +399,41 @@ def expected_text(error: ErrorDetails) -> str:
     return message[0].lower() + message[1:] if message else message
 
 
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The pydantic models an annotation holds (`Site`, `tuple[Run, ...]`, `str | InlineModel`)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
+
+
+def _fields_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> list[str]:
+    """The field names of the model found at `loc` under `model` (empty when the path leaves models)."""
+    current: list[type[BaseModel]] = [model]
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        named = [m for m in current if m.__name__ == part]  # a union member tag in pydantic's loc
+        if named:
+            current = named
+            continue
+        found = [
+            m for c in current if part in c.model_fields for m in _models_in(c.model_fields[part].annotation)
+        ]
+        if not found:
+            return []
+        current = found
+    return [name for m in current for name in m.model_fields]
+
+
+def _field_hint(model: type[BaseModel], loc: tuple[str | int, ...]) -> str:
+    """` (did you mean 'seq_len'?)` when a misspelt key is close to a field of its model."""
+    key = loc[-1] if loc else None
+    if not isinstance(key, str):
+        return ""
+    hint = did_you_mean(key, _fields_at(model, loc[:-1]))
+    return f" ({hint})" if hint else ""
+
+
 def _most_specific(errors: list[ErrorDetails]) -> ErrorDetails:
     """The deepest error: for a union (`str | InlineModel`) it is the member the input was meant as."""
     return max(errors, key=lambda e: len(e["loc"]))
@@ -368,11 +444,15 @@ def validate(model: type[Model], data: Any, node: yaml.Node | None, file: str) -
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        error = _most_specific(exc.errors())
+        errors = exc.errors()
+        # A misspelt key close to a field is the cause of that field's "missing": report the key.
+        hinted = [e for e in errors if e["type"] == "extra_forbidden" and _field_hint(model, tuple(e["loc"]))]
+        error = hinted[0] if hinted else _most_specific(errors)
         extra, _ = _split_relative(str(error["msg"]).removeprefix("Value error, "))
         loc = tuple(error["loc"]) + extra
         path, line = locate(node, loc, error["type"] == "missing")
-        raise InputError(file, path, expected_text(error), line) from None
+        hint = _field_hint(model, loc) if error["type"] == "extra_forbidden" else ""
+        raise InputError(file, path, expected_text(error) + hint, line) from None
 
 
 def require_mapping(data: Any, file: str, what: str) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from ftopt.errors import InputError, quoted
+from ftopt.errors import InputError, did_you_mean, quoted
 from ftopt.model.hardware import Catalogue
 from ftopt.model.references import UnknownReference, unknown_references
 from ftopt.model.workload import Workload
@@ -28,8 +28,10 @@ def check_workload_references(
 
 
 def reference_message(ref: UnknownReference) -> str:
-    """`unknown model 'x'; expected one of: …` for an id the catalogue lacks."""
-    return f"unknown {ref.what} {quoted(ref.value)}; expected one of: {', '.join(ref.known)}"
+    """`unknown model 'x' (did you mean 'y'?); expected one of: …` for an id the catalogue lacks."""
+    hint = did_you_mean(ref.value, ref.known)
+    hint = f" ({hint})" if hint else ""
+    return f"unknown {ref.what} {quoted(ref.value)}{hint}; expected one of: {', '.join(ref.known)}"
 
 
 def check_stacks(workload: Workload, catalogue: Catalogue, node: yaml.Node | None, file: str) -> None:

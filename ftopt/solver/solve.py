@@ -32,6 +32,7 @@ from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.formulation import build_formulation
 from ftopt.solver.decode.layout import ServerLayout, price_of
 from ftopt.solver.decode.plan_builder import build_plan
+from ftopt.solver.decode.racks import place_in_racks
 from ftopt.solver.explain.reasons import describe_core, precheck
 from ftopt.solver.explain.whatif import binding_rules, relaxations, savings
 from ftopt.solver.problem.data import ProblemData, build_problem
@@ -98,9 +99,11 @@ CORE_S = 2.0
 
 
 def _greedy(data: ProblemData, servers: list[ServerLayout] | None) -> Outcome | None:
-    """First-fit decreasing's plan, when it keeps within the server limit."""
+    """First-fit decreasing's plan, when it keeps within the server limit and the site's racks."""
     limit = data.workload.site.max_servers
     if servers is None or (limit is not None and len(servers) > limit):
+        return None
+    if data.workload.site.racks is not None and place_in_racks(data, servers) is None:
         return None
     return Outcome(servers, False, round(price_of(servers) * 100), 0.0)
 

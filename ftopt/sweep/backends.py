@@ -139,7 +139,14 @@ class LocalBackend:
             while queue or running:
                 while queue and len(running) < in_flight:
                     scenario = queue.popleft()
-                    running[pool.submit(run_in_worker, scenario)] = scenario
+                    try:
+                        running[pool.submit(run_in_worker, scenario)] = scenario
+                    except BrokenProcessPool:  # a worker died since the last wait: its future says which
+                        queue.appendleft(scenario)
+                        break
+                if not running:  # broken with nothing in flight: a fresh pool for the rest
+                    pool.shutdown(wait=True)
+                    return list(queue), []
                 if on_running:
                     on_running(min(workers, len(running)))
                 done, _ = wait(running, return_when=FIRST_COMPLETED)

@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from ftopt.errors import InputError
+from ftopt.errors import InputError, did_you_mean
 from ftopt.model.workload import HardwareLimits, Run, Site, SizingOptions, Workload
 from ftopt.reading.safe_yaml import read_yaml, validate
 
@@ -107,12 +107,30 @@ def scenario_key(values: dict[str, Any]) -> str:
 
 def known_paths(workload: Workload) -> list[str]:
     """The paths a grid may sweep for this workload (for error messages)."""
-    paths = [PRICES, SCALE, "name", *_FORWARD_TOP]
-    for section, model in _SECTIONS.items():
-        paths += [f"{section}.{name}" for name in model.model_fields]
+    paths = _section_paths()
     run_fields = [*Run.model_fields, *_FORWARD_RUN]
     paths += [f"runs.{run.name}.{name}" for run in workload.runs for name in run_fields]
     return paths
+
+
+def _section_paths() -> list[str]:
+    """Every path a grid may sweep whatever the workload: the knobs and each section's fields."""
+    paths = [PRICES, SCALE, "name", *_FORWARD_TOP]
+    for section, model in _SECTIONS.items():
+        paths += [f"{section}.{name}" for name in model.model_fields]
+    return paths
+
+
+def _every_kind(workload: Workload) -> str:
+    """The whole list of path kinds, with the run names this workload offers for `runs.NAME.*`."""
+    names = ", ".join(run.name for run in workload.runs)
+    return f"expected one of: {', '.join(_section_paths())}, runs.NAME.FIELD (NAME: {names})"
+
+
+def _unknown_path(path: str, workload: Workload) -> str:
+    """`unknown path (did you mean 'site.feed'?); expected one of: …` (every kind of path)."""
+    hint = did_you_mean(path, known_paths(workload))
+    return f"unknown path{f' ({hint})' if hint else ''}; {_every_kind(workload)}"
 
 
 def _path_problem(path: str, workload: Workload) -> str | None:
@@ -125,7 +143,7 @@ def _path_problem(path: str, workload: Workload) -> str | None:
         fields = _SECTIONS[head].model_fields
         if len(parts) == 2 and parts[1] in fields:
             return None
-        return f"unknown path; expected one of: {', '.join(f'{head}.{f}' for f in fields)}"
+        return _unknown_path(path, workload)
     if head == "runs":
         names = [run.name for run in workload.runs]
         run_fields = [*Run.model_fields, *_FORWARD_RUN]
@@ -133,14 +151,37 @@ def _path_problem(path: str, workload: Workload) -> str | None:
             return "expected runs.NAME.FIELD, e.g. runs.<run name>.concurrent"
         name, rest = ".".join(parts[1:-1]), parts[-1]  # run names may contain dots
         if name not in names:
-            return f"unknown run {name!r}; expected one of: {', '.join(names)}"
+            hint = did_you_mean(name, names)
+            return f"unknown run {name!r}{f' ({hint})' if hint else ''}; expected one of: {', '.join(names)}"
         if rest not in run_fields:
-            return f"unknown run field {rest!r}; expected one of: {', '.join(run_fields)}"
+            hint = did_you_mean(rest, run_fields)
+            listed = ", ".join(run_fields)
+            return f"unknown run field {rest!r}{f' ({hint})' if hint else ''}; expected one of: {listed}"
         return None
-    return (
-        "unknown path; expected prices, scale, name, objective, site.FIELD, hardware.FIELD, "
-        "sizing.FIELD or runs.NAME.FIELD"
-    )
+    return _unknown_path(path, workload)
+
+
+def grid_schema() -> dict[str, Any]:
+    """A JSON Schema of grid files, for editors: `cross:` and `zip:` map each sweepable path to a
+    list; `runs.NAME.FIELD` is a pattern, since run names come from the workload."""
+    run_fields = "|".join([*Run.model_fields, *_FORWARD_RUN])
+    lists: dict[str, Any] = {
+        "type": "object",
+        "properties": {path: {"type": "array", "minItems": 1} for path in _section_paths()},
+        "patternProperties": {rf"^runs\..+\.({run_fields})$": {"type": "array", "minItems": 1}},
+        "additionalProperties": False,
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "ftopt sweep grid",
+        "description": "Workload fields to vary: cross (every combination) and zip (lists taken together)",
+        "type": "object",
+        "properties": {
+            "cross": {**lists, "description": "cartesian product of these lists"},
+            "zip": {**lists, "description": "these lists taken together, row by row (equal lengths)"},
+        },
+        "additionalProperties": False,
+    }
 
 
 def _line(node: yaml.Node | None, *keys: str) -> int | None:

@@ -66,9 +66,11 @@ def prepare(
     prices: Path | None = None,
     time_limit: float = 60.0,
     what_if: bool = False,
+    catalogue_dir: Path | None = None,
 ) -> SweepPlan:
-    """The context and scenarios of a sweep; `InputError` for a bad workload, grid or price list."""
-    base = load_catalogue(prices=prices)
+    """The context and scenarios of a sweep; `InputError` for a bad workload, grid, price list or
+    catalogue directory (merged by id over the packaged catalogue, before the price list)."""
+    base = load_catalogue(prices=prices, overlay=catalogue_dir)
     workload = load_workload(workload_path, base)
     grid = load_grid(grid_path, workload)
     catalogues = {"": base}
@@ -76,6 +78,8 @@ def prepare(
         catalogues[value] = apply_price_list(base, grid.price_file(value))
     data = workload.model_dump(mode="json")
     price_text = json.dumps([p.model_dump(mode="json") for p in base.prices], sort_keys=True)
+    if catalogue_dir is not None:  # a vendor's hardware is part of what the results answer
+        price_text += "\n" + base.model_dump_json()
     context = SweepContext(
         workload=data,
         workload_name=workload.name or workload_path.stem,

@@ -5,7 +5,8 @@
 modules by concept: components (ids and server fields), placement (copies and GPUs), memory (how each
 copy trains), parallelism (its stated training configuration), nvlink (bridges and domains),
 multinode (copies over several servers, NICs and the fabric), host (RAM, cores, NVMe), site (power,
-feed, inlet), prices (bills of materials, totals, status) and timing (deadlines, run energy, TCO).
+feed, inlet), racks (rack, circuit, units, load), prices (bills of materials, totals, status) and
+timing (deadlines, run energy, TCO).
 
 The verifier's power, host-RAM, NVMe and price arithmetic repeats the solver's on purpose: a
 second, independent derivation of each rule is what makes the check worth having, so these copies
@@ -22,6 +23,7 @@ Rule names, as violations print them:
 - multi-node: multinode-nodes, multinode-servers, multinode-strategy, nic, fabric-ports, fabric-price
 - host: host-ram, cores, sockets, cpu-tdp, nvme
 - site: power-cap, power-estimate, power-feed, feed, inlet
+- racks: rack, rack-units, circuit-load, rack-report
 - money and status: bill-of-materials, one-card-model, server-price, total-price, currency, status, gap
 - time and energy: deadline, energy, tco
 """

@@ -1,4 +1,5 @@
 """Rules of the site: power caps, the server's draw against its feed, the feed itself, inlet air.
+Racks and their circuits have rules of their own (racks.py).
 
 Power is the full-load estimate of docs/design.md: (cards at their cap + CPU TDP × CPUs) × (1 + overhead),
 rounded up to the watt. Both the stated and the re-computed draw must stay within the feed's usable
@@ -72,9 +73,10 @@ def check_power_feed(ctx: Context) -> Iterator[Violation]:
 def check_feed(ctx: Context) -> Iterator[Violation]:
     """The server runs from the site's feed, and its usable watts are the feed's."""
     site_feed = ctx.workload.site.feed
+    racks = ctx.workload.site.racks is not None  # each server's circuit names its feed (racks.py)
     for p in ctx.servers():
         s = p.server
-        if s.feed != site_feed:
+        if not racks and s.feed != site_feed:
             yield Violation(
                 "feed", p.subject, f"feed {s.feed}", f"the site has {site_feed} at every position"
             )
@@ -88,12 +90,13 @@ def check_feed(ctx: Context) -> Iterator[Violation]:
 
 
 def check_inlet(ctx: Context) -> Iterator[Violation]:
-    """The site's inlet air is within what card and chassis accept, and the plan states that limit."""
+    """The site's inlet air is within what card, chassis and the pair accept; the plan states the limit."""
     inlet = ctx.workload.site.inlet_c
     for p in ctx.servers():
         if p.gpu is None or p.chassis is None:
             continue
-        limit = min(p.gpu.max_inlet_c, p.chassis.max_inlet_c)
+        pair = p.chassis.inlet_limits.get(p.gpu.id, math.inf)  # the chassis qualifies this card cooler
+        limit = min(p.gpu.max_inlet_c, p.chassis.max_inlet_c, pair)
         if inlet > limit + EPS:
             yield Violation(
                 "inlet",

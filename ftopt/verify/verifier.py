@@ -21,6 +21,7 @@ from ftopt.verify import (
     parallelism,
     placement,
     prices,
+    racks,
     site,
     timing,
 )
@@ -75,6 +76,10 @@ RULES: tuple[Rule, ...] = (
     site.check_power_feed,
     site.check_feed,
     site.check_inlet,
+    racks.check_rack_places,
+    racks.check_rack_units,
+    racks.check_circuit_load,
+    racks.check_rack_report,
     prices.check_bill_of_materials,
     prices.check_one_card_model,
     prices.check_server_price,

@@ -16,6 +16,8 @@ SMALL = discover(["example", "seed"])
 #: Bids with a copy no single server holds: first-fit decreasing places single-server copies only
 #: and says so.
 SINGLE_SERVER_ONLY = {"example:405b-full"}
+#: Bids whose site is racks: first-fit decreasing sizes one server per feed and says so.
+RACKED = {i.name for i in SMALL if "racks:" in i.path.read_text(encoding="utf-8")}
 NO_DEADLINES = [i for i in SMALL if "deadline_hours" not in i.path.read_text(encoding="utf-8")]
 
 
@@ -29,6 +31,10 @@ def test_ffd_plan_verifies(instance: Instance, catalogue: Catalogue) -> None:
     workload = load_workload(instance.path, catalogue)
     if instance.name in SINGLE_SERVER_ONLY:
         with pytest.raises(ValueError, match="no server holds one copy"):
+            first_fit_decreasing(workload, catalogue)
+        return
+    if instance.name in RACKED:
+        with pytest.raises(ValueError, match="given as racks"):
             first_fit_decreasing(workload, catalogue)
         return
     result = first_fit_decreasing(workload, catalogue)

@@ -46,7 +46,7 @@ def error_line(result: Result) -> str:
 def test_misspelt_field(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD_RUN + "    seq_lenght: 4096\n")
     line = error_line(estimate(str(path)))
-    assert line == f"ftopt: {path}:5: runs[0].seq_lenght: unknown field"
+    assert line == f"ftopt: {path}:5: runs[0].seq_lenght: unknown field (did you mean 'seq_len'?)"
 
 
 def test_wrong_type(tmp_path: Path) -> None:
@@ -251,7 +251,10 @@ def test_end_to_end_no_traceback(tmp_path: Path) -> None:
 def test_unknown_stack_lists_the_stacks(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD_RUN + "    stack: deepspeed\n")
     line = error_line(estimate(str(path)))
-    assert line.startswith(f"ftopt: {path}:5: runs[0].stack: unknown stack 'deepspeed'; expected one of: ")
+    assert line.startswith(
+        f"ftopt: {path}:5: runs[0].stack: unknown stack 'deepspeed' (did you mean 'hf-deepspeed'?); "
+        "expected one of: "
+    )
     assert "hf-deepspeed" in line and "torchtune" in line
 
 
@@ -342,3 +345,94 @@ def test_a_method_the_stack_has_no_recipe_for(tmp_path: Path) -> None:
         error_line(estimate(str(path)))
         == f"ftopt: {path}:4: runs[0].method: stack torchtitan trains full; not lora"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            GOOD_RUN + "    seq_lenght: 4096\n",
+            ":5: runs[0].seq_lenght: unknown field (did you mean 'seq_len'?)",
+        ),
+        (GOOD_RUN + "site: {fed: 230v-16a}\n", ":5: site.fed: unknown field (did you mean 'feed'?)"),
+        # the misspelt key, not the field it leaves missing
+        (
+            GOOD_RUN + "site:\n  racks: [{name: r, units: 4, feed: [230v-16a]}]\n",
+            "site.racks[0].feed: unknown field (did you mean 'feeds'?)",
+        ),
+        (
+            GOOD_RUN.replace("llama-3.1-8b", "llama-3.1-8", 1),
+            ":3: runs[0].model: unknown model 'llama-3.1-8' (did you mean 'llama-3.1-8b'?); expected one of:",
+        ),
+        (
+            GOOD_RUN + "hardware: {gpus: [h200-nv]}\n",
+            "hardware.gpus[0]: unknown card 'h200-nv' (did you mean 'h200-nvl'?)",
+        ),
+        (
+            GOOD_RUN + "site:\n  racks: [{name: r, units: 4, feeds: [230v-16A]}]\n",
+            "site.racks[0].feeds[0]: unknown feed '230v-16A' (did you mean '230v-16a'?)",
+        ),
+    ],
+)
+def test_did_you_mean_for_fields_and_ids(tmp_path: Path, text: str, expected: str) -> None:
+    line = error_line(estimate(str(write(tmp_path, text))))
+    assert expected in line
+
+
+def test_no_suggestion_for_a_key_unlike_any_field(tmp_path: Path) -> None:
+    line = error_line(estimate(str(write(tmp_path, GOOD_RUN + "    colour: blue\n"))))
+    assert line.endswith("runs[0].colour: unknown field")
+
+
+@pytest.mark.parametrize(
+    ("text", "line_no", "words"),
+    [
+        (
+            "runs:\n  - name: a\n    model: llama-3.1-8b\n   method: lora\n",
+            4,
+            "the indentation does not match",
+        ),
+        ("runs:\n\t- name: a\n", 2, "a tab ('\\t') indents this line; indent with spaces"),
+        (GOOD_RUN + "hardware:\n  gpus: [h200-nvl, l40s\nsite: {}\n", 7, "a [ list ] is not closed"),
+        (GOOD_RUN + "site: {feed: 230v-16a\n", 6, "a { mapping } is not closed"),
+        ("name: 'acme\nruns: []\n", 3, "a quoted text is never closed"),
+        ("name: *bid\n", 1, "an alias (*name) with no anchor (&name) above it"),
+        (GOOD_RUN + "---\nname: b\n", 5, "a second document (---): one workload per file"),
+    ],
+)
+def test_yaml_syntax_errors_in_the_projects_words(
+    tmp_path: Path, text: str, line_no: int, words: str
+) -> None:
+    path = write(tmp_path, text)
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:{line_no}: not valid YAML: {words}")
+    for raw in ("<block end>", "expected ','", "could not", "while scanning", "found character"):
+        assert raw not in line  # PyYAML's own wording stays out
+
+
+RACK = "site:\n  racks:\n    - {name: r, units: 4, feeds: [230v-16a]}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            GOOD_RUN + "site:\n  feed: 230v-16a\n  racks: [{name: r, units: 4, feeds: [230v-16a]}]\n",
+            ":6: site.feed: give feed (one server per feed) or racks, not both",
+        ),
+        (
+            GOOD_RUN + RACK.replace("]}", "], redundant: true}"),
+            ":7: site.racks[0].feeds: a redundant rack needs at least two circuits (an A and a B side)",
+        ),
+        (
+            GOOD_RUN + RACK + "    - {name: r, units: 2, feeds: [230v-32a]}\n",
+            ":8: site.racks[1].name: rack name 'r' is used twice",
+        ),
+        (
+            GOOD_RUN + RACK.replace("units: 4", "units: 99"),
+            ":7: site.racks[0].units: expected less than or equal to 60",
+        ),
+    ],
+)
+def test_a_bad_rack_is_one_line(tmp_path: Path, text: str, expected: str) -> None:
+    assert expected in error_line(estimate(str(write(tmp_path, text))))

@@ -247,3 +247,18 @@ def test_a_plan_at_the_proven_bound_is_called_optimal(catalogue, workers):
     )
     assert result.plan is not None and result.gap == 0
     assert result.status == Status.OPTIMAL
+
+
+def test_a_chassis_limit_for_one_card_rules_out_the_pair_in_a_warm_room(solve_yaml):
+    """Eight RTX PRO 6000 need 25 °C in the eight-card class: at 25 °C a copy on eight of them is
+    planned with that limit stated; at 27 °C it cannot be, and the refusal names the pair."""
+    text = """
+site: {feed: 230v-32a, inlet_c: %s}
+hardware: {gpus: [rtx-pro-6000-se]}
+runs: [{name: q32, model: qwen3-32b, method: full, optimizer: adamw-32bit, gpus: 8}]
+"""
+    cool = solve_yaml(text % 25)
+    assert {(s.chassis, s.max_inlet_c) for s in cool.servers} == {("gpu-server-8", 25)}
+    with pytest.raises(InfeasibleError) as caught:  # eight GPUs per copy fit only the eight-card class
+        solve_yaml(text % 27)
+    assert "site inlet 27 °C rules out rtx-pro-6000-se in gpu-server-8 (at most 25 °C)" in str(caught.value)

@@ -64,9 +64,11 @@ def test_the_key_depends_on_the_values_not_on_their_order():
 @pytest.mark.parametrize(
     ("text", "field", "expected", "line"),
     [
-        ("cross:\n  site.fed: [a]\n", "cross.site.fed", "expected one of: site.feed", 2),
+        ("cross:\n  site.fed: [a]\n", "cross.site.fed", "(did you mean 'site.feed'?)", 2),
         ("cross:\n  runs.nobody.seq_len: [1]\n", "cross.runs.nobody.seq_len", "unknown run 'nobody'", 2),
         ("cross:\n  runs.llama8b-qlora.copies: [1]\n", "", "unknown run field 'copies'", 2),
+        ("cross:\n  runs.llama8b-qlora.seqlen: [1]\n", "", "(did you mean 'seq_len'?)", 2),
+        ("cross:\n  runs.llama8b-qlor.seq_len: [1]\n", "", "(did you mean 'llama8b-qlora'?)", 2),
         ("zip:\n  scale: [1, 2]\n  site.feed: [230v-16a]\n", "zip.site.feed", "expected 2 values", 3),
         ("cross:\n  scale: [1]\nzip:\n  scale: [2]\n", "zip.scale", "already swept under cross", 4),
         ("cross:\n  scale: [0]\n", "cross.scale", "expected positive numbers", 2),
@@ -89,6 +91,17 @@ def test_a_bad_grid_is_one_error_naming_file_field_and_line(
         assert error.field == field
     assert expected in error.expected
     assert error.line == line
+
+
+def test_the_help_for_an_unknown_path_lists_every_kind_of_path(tmp_path: Path, workload):
+    """Not only the section the typo was in: the knobs, the hardware limits and the runs too."""
+    path = write(tmp_path, "cross:\n  site.fed: [a]\n")
+    with pytest.raises(InputError) as caught:
+        load_grid(path, workload)
+    listed = caught.value.expected
+    for kind in ("prices", "scale", "hardware.gpus", "hardware.chassis", "sizing.mfu", "site.racks"):
+        assert kind in listed
+    assert "runs.NAME.FIELD (NAME: llama70b-lora, llama8b-qlora)" in listed
 
 
 def test_fields_the_workload_lacks_yet_are_accepted_by_the_grid(tmp_path: Path, workload):

@@ -228,6 +228,23 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
         },
         {},
     ),
+    # A site of racks (issue 22): two racks with shared circuits, the second on A and B sides.
+    "racks": (
+        {
+            "runs": [
+                {"name": "q8-lora", "model": "qwen3-8b", "method": "lora", "concurrent": 12},
+                {"name": "l70-lora", "model": "llama-3.3-70b", "method": "lora", "concurrent": 2},
+            ],
+            "site": {
+                "racks": [
+                    {"name": "a", "units": 6, "feeds": ["230v-32a", "230v-32a"]},
+                    {"name": "b", "units": 8, "feeds": ["400v-3p-16a", "400v-3p-16a"], "redundant": True},
+                ]
+            },
+            "hardware": {"gpus": ["l40s", "rtx-pro-6000-se"]},
+        },
+        {},
+    ),
     "inline-model": (
         {"runs": [{"name": "tiny-full", "model": TINY, "method": "full", "concurrent": 3}]},
         {},
@@ -288,7 +305,9 @@ def rebuilt(old: Server, catalogue: Catalogue, **update: Any) -> Server:
             "power_w": math.ceil((s.gpu_power_cap_w * s.gpu_count + cpu.tdp_w * s.cpu_count) * (1 + overhead))
             + (math.ceil(s.nic_count * nic.power_w) if nic else 0),
             "feed_usable_w": catalogue.feed(s.feed).usable_w,
-            "max_inlet_c": min(gpu.max_inlet_c, chassis.max_inlet_c),
+            "max_inlet_c": min(
+                gpu.max_inlet_c, chassis.max_inlet_c, chassis.inlet_limits.get(gpu.id, math.inf)
+            ),
             "price": round(sum(line.price for line in lines), 2),
             "bill_of_materials": lines,
         }

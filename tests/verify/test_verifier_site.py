@@ -59,3 +59,19 @@ def test_inlet_raised_in_the_workload(solved) -> None:
 def test_inlet_limit_misreported(solved) -> None:
     c = solved("nvl-qwen32-full")
     assert c.rules(c.with_server(max_inlet_c=35.0)) == {"inlet"}
+
+
+def test_a_chassis_that_qualifies_the_card_only_in_cooler_air(solved) -> None:
+    """gpu-server-4 qualified for the RTX PRO 6000 at 25 °C only: the 27 °C room is too warm."""
+    c = solved("first-project")
+    catalogue = c.catalogue_with("chassis", "gpu-server-4", inlet_limits={"rtx-pro-6000-se": 25.0})
+    assert [str(v) for v in c.verify(catalogue=catalogue)] == [
+        "inlet: server s1: site inlet 27 °C, rtx-pro-6000-se in gpu-server-4 accepts at most 25 °C",
+        "inlet: server s1: max_inlet_c 35, rtx-pro-6000-se in gpu-server-4 accepts at most 25 °C",
+    ]
+
+
+def test_the_pair_limit_of_another_card_does_not_apply(solved) -> None:
+    c = solved("first-project")
+    catalogue = c.catalogue_with("chassis", "gpu-server-4", inlet_limits={"h200-nvl": 20.0})
+    assert c.verify(catalogue=catalogue) == []

@@ -9,6 +9,7 @@ from ortools.sat.python import cp_model
 from ftopt.solver.cpsat import constraints
 from ftopt.solver.cpsat.fabric import add_fabric
 from ftopt.solver.cpsat.objective import price_expression
+from ftopt.solver.cpsat.racks import add_racks
 from ftopt.solver.cpsat.variables import Variables, add_multinode_variables, make_variables
 from ftopt.solver.problem.data import ProblemData
 
@@ -41,6 +42,7 @@ def build_formulation(data: ProblemData) -> Formulation:
     constraints.add_heavy_classes_filled(model, data, v)
     constraints.add_gpu_blocks(model, data, v)
     constraints.add_server_limit(model, data, v, server_limit)
+    add_racks(model, data, v, server_limit)  # the room's racks are a limit of the site, like max_servers
     v.fabric_cents = add_fabric(model, data, v)
     price = price_expression(data, v)
     model.minimize(price)

@@ -31,6 +31,7 @@ from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import Method
 from ftopt.solver.decode.bills import bill_of_materials, build_fabric
 from ftopt.solver.decode.layout import ServerLayout
+from ftopt.solver.decode.racks import place_in_racks, rack_uses, racked
 from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.problem.modes import Mode
@@ -246,8 +247,9 @@ def _notes(data: ProblemData) -> list[Finding]:
 
 
 def _site(data: ProblemData) -> SiteSummary:
+    """The site; with racks, its largest circuit stands for the feed (the racks report has them all)."""
     site = data.workload.site
-    feed = data.catalogue.feed(site.feed)
+    feed = max((data.catalogue.feed(f) for f in site.feed_ids), key=lambda f: f.usable_w)
     return SiteSummary(
         feed=feed.id, feed_usable_w=feed.usable_w, inlet_c=site.inlet_c, max_servers=site.max_servers
     )
@@ -320,6 +322,13 @@ def build_plan(
             continue
         assignments += [placed.place(mode, gpus, layout, server_id) for mode, gpus in layout.copies]
     assignments += [placed.place_nodes(mode, nodes) for mode, nodes in groups.values()]
+    racks = []
+    if data.workload.site.racks is not None:
+        places = place_in_racks(data, layouts)
+        if places is None:  # the searches keep within the racks; this is ftopt's bug, not the bid's
+            raise ValueError("the plan's servers do not fit the site's racks")
+        servers = [racked(data, server, place) for server, place in zip(servers, places, strict=True)]
+        racks = rack_uses(data, servers, layouts)
     fabric = build_fabric(data.catalogue, servers)
     total = round(sum(s.price for s in servers) + (fabric.price if fabric else 0.0), 2)
     tco = plan_tco(data, servers, total)
@@ -349,4 +358,5 @@ def build_plan(
         assignments=assignments,
         notes=_notes(data),
         fabric=fabric,
+        racks=racks,
     )

@@ -269,5 +269,13 @@ def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) 
     """An assumption core as a finding: which runs cannot run together under which limit."""
     names = [data.profiles[r].run.name for r in core_runs]
     copies = sum(data.copies[r] for r in core_runs)
-    limit = data.workload.site.max_servers if limit_in_core else None
+    site = data.workload.site
+    limit = site.max_servers if limit_in_core else None
+    if limit_in_core and site.racks is not None:  # the racks share the server limit's literal
+        units = sum(rack.units for rack in site.racks)
+        circuits = sum(len(rack.feeds) for rack in site.racks)
+        racks = f"{len(site.racks)} racks, {units} U, {circuits} circuits"
+        return finding(
+            FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit, racks=racks
+        )
     return finding(FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit)

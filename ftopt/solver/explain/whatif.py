@@ -117,14 +117,15 @@ def relaxations(data: ProblemData) -> list[tuple[str, Workload]]:
     workload, catalogue = data.workload, data.catalogue
     site = workload.site
     eased: list[tuple[str, Workload]] = []
-    feed = _next_feed(catalogue, site.feed)
+    feed = _next_feed(catalogue, site.feed) if site.racks is None else None  # racks: their circuits
     if feed:
         eased.append(
             (f"a {feed} feed", workload.model_copy(update={"site": site.model_copy(update={"feed": feed})}))
         )
-    warm = [g for g in catalogue.gpus if site.inlet_c > g.max_inlet_c]
+    pairs = [c.inlet_limit_c(g) for g in catalogue.gpus for c in catalogue.chassis if c.takes(g)]
+    warm = [limit for limit in pairs if site.inlet_c > limit]
     if warm:
-        cooler = min(g.max_inlet_c for g in warm)
+        cooler = min(warm)
         eased.append(
             (
                 f"an inlet of {cooler:g} °C",

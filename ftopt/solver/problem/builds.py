@@ -102,8 +102,8 @@ class Build:
 
     @property
     def max_inlet_c(self) -> float:
-        """Warmest inlet this build accepts: the card's and the chassis' limit."""
-        return min(self.gpu.max_inlet_c, self.chassis.max_inlet_c)
+        """Warmest inlet this build accepts: the card's, the chassis' and the pair's limit."""
+        return self.chassis.inlet_limit_c(self.gpu)
 
     @property
     def key(self) -> str:
@@ -215,22 +215,41 @@ def _allowed(ids: tuple[str, ...] | None, item_id: str) -> bool:
 
 
 def enumerate_builds(catalogue: Catalogue, workload: Workload) -> BuildSet:
-    """All builds the catalogue, the hardware limits, the feed and the inlet temperature allow."""
+    """All builds the catalogue, the hardware limits, the feed and the inlet temperature allow.
+
+    A site of racks has several circuit feeds: each build is made for each feed (a smaller circuit
+    may need capped cards), largest feed first, and a build that comes out the same for two feeds is
+    kept once; why a card or chassis was left out is told for the largest feed only.
+    """
+    feeds = sorted((catalogue.feed(f) for f in workload.site.feed_ids), key=lambda f: -f.usable_w)
+    builds: dict[str, Build] = {}
+    excluded: list[Finding] = []
+    for i, feed in enumerate(feeds):
+        found = _builds_on(catalogue, workload, feed, excluded if i == 0 else [])
+        builds.update((b.key, b) for b in found if b.key not in builds)
+    chosen = list(builds.values())
+    if workload.objective == "tco":
+        chosen = [
+            replace(b, energy_cost=round(server_energy_cost(b.power_w, workload.energy), 2)) for b in chosen
+        ]
+    return BuildSet(chosen, excluded)
+
+
+def _builds_on(catalogue: Catalogue, workload: Workload, feed: Feed, excluded: list[Finding]) -> list[Build]:
+    """The builds one feed can power, within the hardware limits, the inlet and (racked) rack units."""
     site, limits = workload.site, workload.hardware
-    feed = catalogue.feed(site.feed)
     boot = min(
         (d for d in catalogue.drives if d.role == "boot"),
         key=lambda d: (_unit_price(catalogue, d.id), d.id),
     )
     builds: list[Build] = []
-    excluded: list[Finding] = []
     for gpu in catalogue.gpus:
         if not _allowed(limits.gpus, gpu.id):
             continue
         for chassis in catalogue.chassis:
             if not _allowed(limits.chassis, chassis.id) or not chassis.takes(gpu):
                 continue
-            limit = min(gpu.max_inlet_c, chassis.max_inlet_c)
+            limit = chassis.inlet_limit_c(gpu)
             if site.inlet_c > limit:
                 excluded.append(
                     finding(
@@ -238,12 +257,11 @@ def enumerate_builds(catalogue: Catalogue, workload: Workload) -> BuildSet:
                     )
                 )
                 continue
+            if site.racks is not None and chassis.rack_units is None:
+                excluded.append(finding(FindingKind.RACKS, chassis.id, gpu=gpu.id))
+                continue
             builds.extend(_builds_for(catalogue, chassis, gpu, feed, boot, excluded))
-    if workload.objective == "tco":
-        builds = [
-            replace(b, energy_cost=round(server_energy_cost(b.power_w, workload.energy), 2)) for b in builds
-        ]
-    return BuildSet(builds, excluded)
+    return builds
 
 
 def _builds_for(

@@ -1,0 +1,46 @@
+"""`ftopt schema [--grid]`: a JSON Schema of the workload file (or of a sweep grid) for editors.
+
+Why: a YAML language server given this schema completes field names, shows each field's
+description and flags a misspelt key as it is typed. The schema is pydantic's own view of the
+models the loader validates with, so it cannot drift from what `ftopt solve` accepts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ftopt.cli import echo_json
+from ftopt.cli.errors import handle_errors
+from ftopt.model.workload import Workload
+from ftopt.sweep.grid import grid_schema
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+#: Spellings the run model accepts before validation and rewrites (`dataset_tokens` × `epochs` is
+#: `train_tokens`): pydantic's schema sees only the fields after the rewrite.
+_RUN_ALIASES = {
+    "dataset_tokens": {"type": "number", "exclusiveMinimum": 0, "description": "tokens in the data set"},
+    "epochs": {"type": "number", "exclusiveMinimum": 0, "description": "passes over the data set"},
+}
+
+
+def workload_schema() -> dict[str, Any]:
+    """The workload's JSON Schema, titled, with its dialect named for validators."""
+    schema = Workload.model_json_schema()
+    schema["$defs"]["Run"]["properties"].update(_RUN_ALIASES)
+    return {"$schema": SCHEMA_DIALECT, **schema, "title": "ftopt workload"}
+
+
+@click.command("schema")
+@click.option("--grid", is_flag=True, help="The schema of a sweep grid file instead of a workload.")
+@handle_errors
+def schema_command(grid: bool) -> None:
+    """Print a JSON Schema of the workload file (or, with --grid, of a sweep grid).
+
+    Save it and name it in the YAML file's first line for completion in editors:
+    `# yaml-language-server: $schema=workload.schema.json`.
+    """
+    echo_json(grid_schema() if grid else workload_schema())

@@ -1,0 +1,149 @@
+"""A vendor's catalogue directory merged by id over the packaged catalogue, and its error lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ftopt.catalogue import load_catalogue
+from ftopt.catalogue.overlay import apply_catalogue_dir
+from ftopt.errors import InputError
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "vendor" / "catalogue"
+
+CARD = """\
+- id: acme-card
+  name: ACME card
+  memory_gb: 48
+  power_w: 300
+  pcie_gbps: 64
+  bf16_dense_tflops: 200
+  memory_bandwidth_gbps: 900
+  card_class: gddr
+  max_inlet_c: 35
+"""
+PRICE = """\
+- item: acme-card
+  amount: 5000
+  currency: USD
+  date: "2026-12"
+  source: vendor list
+"""
+
+
+def write(tmp_path: Path, **files: str) -> Path:
+    for kind, text in files.items():
+        (tmp_path / f"{kind}.yaml").write_text(text)
+    return tmp_path
+
+
+def error(directory: Path) -> InputError:
+    with pytest.raises(InputError) as caught:
+        apply_catalogue_dir(load_catalogue(), directory)
+    return caught.value
+
+
+def test_the_example_adds_a_card_and_a_chassis_and_replaces_a_price() -> None:
+    base = load_catalogue()
+    merged = apply_catalogue_dir(base, EXAMPLE)
+    assert merged.gpu("l4").memory_gb == 24
+    assert merged.chassis_by_id("acme-l4-2u").gpus == ("l4",)
+    assert merged.price("gpu-server-8").amount == 15500 != base.price("gpu-server-8").amount
+    # everything else is the packaged catalogue, in its order, with the new ids last
+    assert merged.ids("gpus")[: len(base.gpus)] == base.ids("gpus")
+    assert merged.models == base.models and merged.feeds == base.feeds
+
+
+def test_an_existing_id_replaces_the_packaged_entry_in_place(tmp_path: Path) -> None:
+    base = load_catalogue()
+    l40s = base.gpu("l40s")
+    text = CARD.replace("acme-card", "l40s").replace("ACME card", "L40S, vendor's figures")
+    merged = apply_catalogue_dir(base, write(tmp_path, gpus=text))
+    assert merged.ids("gpus") == base.ids("gpus")
+    assert merged.gpu("l40s").name == "L40S, vendor's figures" != l40s.name
+
+
+def test_a_card_without_a_price_names_file_line_and_id(tmp_path: Path) -> None:
+    e = error(write(tmp_path, gpus="# first\n" + CARD))
+    assert (e.file, e.line) == (str(tmp_path / "gpus.yaml"), 2)
+    assert "gpu 'acme-card' has no price" in e.expected
+
+
+def test_a_chassis_naming_an_unknown_card_says_which_and_suggests(tmp_path: Path) -> None:
+    chassis = (EXAMPLE / "chassis.yaml").read_text().replace("gpus: [l4]", "gpus: [l40]")
+    e = error(
+        write(
+            tmp_path,
+            chassis=chassis,
+            prices=(EXAMPLE / "prices.yaml").read_text().split("- item: l4\n")[0]
+            + "- item: acme-l4-2u\n  amount: 1\n  currency: USD\n  date: '2026-12'\n  source: x\n",
+        )
+    )
+    assert e.file == str(tmp_path / "chassis.yaml") and e.line is not None
+    assert "chassis 'acme-l4-2u' names unknown card 'l40' (did you mean 'l40s'?)" in e.expected
+
+
+def test_a_price_for_an_unknown_item(tmp_path: Path) -> None:
+    e = error(write(tmp_path, prices=PRICE.replace("acme-card", "h200-nvll")))
+    assert e.line == 1 and e.field == "item"
+    assert "unknown item 'h200-nvll' (did you mean 'h200-nvl'?)" in e.expected
+
+
+def test_a_bad_field_in_an_entry_names_its_line(tmp_path: Path) -> None:
+    e = error(write(tmp_path, gpus=CARD.replace("memory_gb: 48", "memory_gb: -1"), prices=PRICE))
+    assert (e.line, e.field) == (3, "memory_gb")
+
+
+def test_an_unknown_file_name_is_refused_with_a_suggestion(tmp_path: Path) -> None:
+    e = error(write(tmp_path, gpu=CARD))
+    assert e.file == str(tmp_path / "gpu.yaml")
+    assert "not a catalogue file (did you mean 'gpus.yaml'?)" in e.expected
+
+
+def test_an_id_given_twice_in_one_file(tmp_path: Path) -> None:
+    e = error(write(tmp_path, gpus=CARD + CARD, prices=PRICE))
+    assert e.line == 10 and "given twice, first on line 1" in e.expected
+
+
+def test_rules_keys_replace_the_packaged_ones(tmp_path: Path) -> None:
+    merged = apply_catalogue_dir(load_catalogue(), write(tmp_path, rules="power_overhead: 0.2\n"))
+    assert merged.rules.power_overhead == 0.2
+    assert merged.rules.cores_per_gpu == load_catalogue().rules.cores_per_gpu
+
+
+def test_a_price_in_another_currency(tmp_path: Path) -> None:
+    e = error(write(tmp_path, gpus=CARD, prices=PRICE.replace("USD", "EUR")))
+    assert e.field == "currency" and "expected USD" in e.expected
+
+
+def test_not_a_directory(tmp_path: Path) -> None:
+    e = error(tmp_path / "missing")
+    assert "expected a directory" in e.expected
+
+
+def test_a_price_list_is_laid_over_the_merged_catalogue(tmp_path: Path) -> None:
+    """--catalogue first, then --prices: a user's price list may price the vendor's new card."""
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(
+        "prices:\n"
+        + "".join(
+            "  " + line + "\n"
+            for line in PRICE.replace("acme-card", "l4").replace("5000", "1999").splitlines()
+        )
+    )
+    merged = load_catalogue(prices=prices, overlay=EXAMPLE)
+    assert merged.price("l4").amount == 1999
+
+
+def test_every_packaged_chassis_has_a_height_with_a_source() -> None:
+    for chassis in load_catalogue().chassis:
+        assert chassis.rack_units is not None, chassis.id
+        assert any("Rack units" in source for source in chassis.sources), chassis.id
+
+
+def test_the_eight_card_class_takes_the_rtx_pro_6000_only_up_to_25_c() -> None:
+    catalogue = load_catalogue()
+    rtx = catalogue.gpu("rtx-pro-6000-se")
+    assert catalogue.chassis_by_id("gpu-server-8").inlet_limit_c(rtx) == 25
+    assert catalogue.chassis_by_id("gpu-server-4").inlet_limit_c(rtx) == rtx.max_inlet_c == 35

@@ -1,0 +1,42 @@
+"""The racks table in the terminal, Markdown and HTML quotes of a plan whose site is racks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ftopt.cli.main import cli
+
+TWO_RACKS = str(Path(__file__).resolve().parents[2] / "examples" / "two-racks.yaml")
+
+
+def solve(fmt: str) -> str:
+    result = CliRunner().invoke(
+        cli, ["solve", TWO_RACKS, "--format", fmt, "--no-what-if", "--time-limit", "20"]
+    )
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def test_every_text_format_has_one_row_per_circuit_with_its_load() -> None:
+    plan = json.loads(solve("json"))
+    rows = [(r["name"], c["feed"], f"{c['usable_w']:,}") for r in plan["racks"] for c in r["circuits"]]
+    assert len(rows) == 4
+    for fmt in ("table", "markdown", "html"):
+        text = solve(fmt)
+        assert "Racks" in text or "racks" in text
+        for _, feed, usable in rows:
+            assert feed in text and usable in text
+    markdown = solve("markdown")
+    assert "| rack | units | circuit | feed | servers | load W | usable W | load |" in markdown
+    assert "Site: 2 racks of shared circuits (see Racks)" in markdown
+    html = solve("html")
+    assert '<section class="racks" id="racks">' in html and "0 (A side)" in html
+
+
+def test_a_feed_site_has_no_racks_table() -> None:
+    first = str(Path(TWO_RACKS).with_name("first-project.yaml"))
+    result = CliRunner().invoke(cli, ["solve", first, "--format", "markdown", "--no-what-if"])
+    assert result.exit_code == 0 and "## Racks" not in result.stdout
