@@ -34,6 +34,12 @@ MULTI_NODE_COUNTS = (16, 32, 64)
 DEFAULT_STACK = "hf-fsdp"
 MAX_TOKENS = 10**15
 
+#: Micro-batches `micro_batch: auto` chooses from (sequences per GPU per forward pass). Beyond 8
+#: the matrix work of a fine-tuning sequence (thousands of tokens) is already large enough that a
+#: larger micro-batch buys little but memory.
+MICRO_BATCHES = (1, 2, 4, 8)
+MAX_MICRO_BATCH = 4096
+
 
 class Method(StrEnum):
     """How the weights are trained."""
@@ -150,8 +156,21 @@ class Run(BaseModel):
     offload: Offload | Literal["auto"] = Field(default=Offload.NONE, description="optimiser offload")
     lora_rank: int = Field(default=16, gt=0, le=4096, description="LoRA rank on all linear layers")
     seq_len: int = Field(default=4096, gt=0, le=1_048_576, description="tokens per sequence")
-    micro_batch: int = Field(default=1, gt=0, le=4096, description="sequences per GPU per step")
-    gradient_checkpointing: bool = Field(default=True, description="recompute activations fully")
+    micro_batch: int | Literal["auto"] = Field(
+        default="auto",
+        description="sequences per GPU per forward pass: auto (ftopt chooses, see MICRO_BATCHES) or 1-4096",
+    )
+    gradient_checkpointing: bool | Literal["auto", "none", "selective", "full"] = Field(
+        default=True,
+        description="activation recomputation: true = full, false = selective (FlashAttention's own), "
+        "none, selective, full, or auto (ftopt chooses)",
+    )
+    global_batch_tokens: int | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_TOKENS,
+        description="tokens per optimiser step; then micro_batch × accumulation × dp × seq_len must equal it",
+    )
     concurrent: int = Field(default=1, gt=0, le=100_000, description="copies running at once")
     gpus: int | Literal["auto"] = Field(
         default="auto", description="GPUs per copy: auto, 1, 2, 4, 8, or 16, 32, 64 over several servers"
@@ -241,6 +260,32 @@ class Run(BaseModel):
                 data["seq_len"] = shape.prompt_len + shape.response_len
         return data
 
+    @field_validator("micro_batch", mode="before")
+    @classmethod
+    def _micro_batch_range(cls, value: Any) -> Any:
+        """auto or a whole number of sequences; a boolean is neither (YAML's `true` is no count)."""
+        if value == "auto" and isinstance(value, str):
+            return value
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_MICRO_BATCH:
+            raise ValueError(f"expected auto or an integer from 1 to {MAX_MICRO_BATCH}, got {quoted(value)}")
+        return value
+
+    @field_validator("gradient_checkpointing", mode="before")
+    @classmethod
+    def _recompute_setting(cls, value: Any) -> Any:
+        if isinstance(value, bool) or value in ("auto", "none", "selective", "full"):
+            return value
+        raise ValueError(f"expected true, false, auto, none, selective or full, got {quoted(value)}")
+
+    @model_validator(mode="after")
+    def _global_batch_whole_sequences(self) -> Run:
+        if self.global_batch_tokens is not None and self.global_batch_tokens % self.seq_len:
+            raise ValueError(
+                f"@global_batch_tokens: {self.global_batch_tokens} is not a whole number of "
+                f"{self.seq_len}-token sequences"
+            )
+        return self
+
     @field_validator("gpus")
     @classmethod
     def _power_of_two(cls, value: int | str) -> int | str:
@@ -288,8 +333,26 @@ class Run(BaseModel):
 
     @property
     def recompute(self) -> Recompute:
-        """Gradient checkpointing means full recomputation; otherwise FlashAttention's own."""
-        return Recompute.FULL if self.gradient_checkpointing else Recompute.SELECTIVE
+        """The recomputation the run fixes, or full under `auto` (the safe default where nothing
+        chooses). true means full recomputation, false FlashAttention's own (selective)."""
+        return self.recompute_choices[0]
+
+    @property
+    def recompute_choices(self) -> tuple[Recompute, ...]:
+        """What ftopt may choose from: the fixed setting, or under `auto` selective and full."""
+        setting = self.gradient_checkpointing
+        if setting is True:
+            return (Recompute.FULL,)
+        if setting is False:
+            return (Recompute.SELECTIVE,)
+        if setting == "auto":
+            return (Recompute.FULL, Recompute.SELECTIVE)
+        return (Recompute(setting),)
+
+    @property
+    def micro_batch_choices(self) -> tuple[int, ...]:
+        """What ftopt may choose from: the fixed micro-batch, or under `auto` MICRO_BATCHES."""
+        return MICRO_BATCHES if self.micro_batch == "auto" else (int(self.micro_batch),)
 
 
 class Energy(BaseModel):

@@ -18,6 +18,7 @@ import networkx as nx
 from ftopt.model.fabric import Network, intra_bus_gbps, node_bus_gbps, size_multinode
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu, Nic
 from ftopt.model.memory import GB, model_states
+from ftopt.model.parallelism import Degrees, TrainingConfig
 from ftopt.model.plan import Assignment, Plan, Server
 from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
 from ftopt.model.topology import build_graph as topology_graph
@@ -96,7 +97,22 @@ def build_graph(parts: Parts) -> nx.Graph | None:
     return topology_graph(reference_topology(server.gpu_count, gpu.pcie_gbps, size, nvlink))
 
 
-SizingKey = tuple[str, str, int, str, str, str, int, str | None, int]
+SizingKey = tuple[str, str, int, str, str, str, int, str | None, int, TrainingConfig | None]
+
+
+def stated_config(assignment: Assignment, run: Run) -> TrainingConfig | None:
+    """The training configuration the plan states for a copy, None when it states none (older plans:
+    the run's own settings with pure data parallelism). A missing micro-batch, accumulation or
+    recomputation beside stated degrees reads as the run's own."""
+    degrees = assignment.parallelism
+    if degrees is None:
+        return None
+    return TrainingConfig(
+        assignment.micro_batch or run.micro_batch_choices[0],
+        assignment.accumulation or 1,
+        assignment.recompute or run.recompute,
+        Degrees(degrees.dp, degrees.tp, degrees.pp, degrees.cp),
+    )
 
 
 @dataclass
@@ -148,7 +164,14 @@ class Context:
         gpus = assignment.gpu_count
         if run is None or parts is None or parts.gpu is None or not 1 <= gpus <= MAX_GRAPH_GPUS:
             return None
+        if (
+            run.algorithm != Algorithm.SFT
+        ):  # its roles, at the run's own settings (RL copies are not configured)
+            return self._rl_sizing(assignment, run, parts.gpu)
         multi = assignment.multinode
+        config = stated_config(assignment, run)
+        if config is not None and config.degrees.gpus != gpus:
+            return None  # the parallelism rule reports it
         key: SizingKey = (
             run.name,
             parts.gpu.id,
@@ -159,9 +182,8 @@ class Context:
             parts.server.gpu_count if multi else 0,
             parts.server.nic if multi else None,
             parts.server.nic_count if multi else 0,
+            config,
         )
-        if run.algorithm != Algorithm.SFT:
-            return self._rl_sizing(assignment, run, parts.gpu)
         if key not in self._sizings and multi:
             self._sizings[key] = self._multinode_sizing(assignment, run, parts)
         if key not in self._sizings:
@@ -175,6 +197,7 @@ class Context:
                     assignment.optimizer,
                     assignment.offload,
                     self.workload.sizing,
+                    config=config,
                 )
                 if profile is not None
                 else None
@@ -190,7 +213,9 @@ class Context:
         if profile is None or not 1 <= train <= MAX_GRAPH_GPUS:
             return None
         if run.algorithm == Algorithm.DPO:
-            profile = replace(profile, run=run.model_copy(update={"micro_batch": 2 * run.micro_batch}))
+            profile = replace(
+                profile, run=run.model_copy(update={"micro_batch": 2 * run.micro_batch_choices[0]})
+            )
         if a.multinode:
             parts = self.parts.get(a.server)
             return None if parts is None else self._multinode_sizing(a, run, parts, profile)
@@ -244,7 +269,10 @@ class Context:
             return None
         speed = self.catalogue.speed
         net = Network(n, intra_bus_gbps(gpu, n, speed), node_bus_gbps(nic, nics, speed))
-        return size_multinode(profile, gpu, a.gpu_count, a.strategy, a.optimizer, self.workload.sizing, net)
+        config = stated_config(a, run)
+        return size_multinode(
+            profile, gpu, a.gpu_count, a.strategy, a.optimizer, self.workload.sizing, net, config
+        )
 
     def copies_by_server(self) -> dict[str, list[tuple[Assignment, Sizing | None]]]:
         """Each server id's copies with their re-sizings; a multi-node copy appears on each of its
