@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from benchmarks.baselines.hardware import Layout, Mode, Part, cheapest, holds, layouts, modes
 from ftopt.model.hardware import Catalogue, Dimm, Drive
 from ftopt.model.memory import GB
-from ftopt.model.plan import Assignment, LineItem, MemoryPerGpu, Plan, Server, Status
+from ftopt.model.parallelism import config_record
+from ftopt.model.plan import Assignment, LineItem, MemoryPerGpu, Plan, RoleOnGpus, Server, Status
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import Workload
@@ -259,4 +260,10 @@ def to_assignment(
         nvme_gb=s.nvme_gb,
         traffic_gb_per_step=s.traffic_gb_per_step,
         step_seconds=max(s.compute_seconds, transfer),
+        placement=s.placement.value if s.placement else None,
+        roles=[
+            RoleOnGpus(role=r.role.value, gpus=gpus[r.first : r.first + r.gpus], memory_gb=r.memory_gb)
+            for r in s.roles
+        ],
+        **(config_record(s.config) if s.config else {}),
     )

@@ -2,8 +2,8 @@
 
 The baselines must not share code with the product's solver (`ftopt.solver`), or a rule the solver
 gets wrong would be wrong in the yardstick too. They use only the model layer: the catalogue's
-items, its rules and prices, and `ftopt.model.sizing.all_sizings` for each copy's memory. The rules
-are the catalogue's, applied the simple way:
+items, its rules and prices, and `ftopt.model.rl.copy_sizings` for each copy's memory (by role for RL
+runs). The rules are the catalogue's, applied the simple way:
 
 - a server fills every card slot of its chassis with one card model, optionally with NVLink
   bridges of one size joining every card;
@@ -21,8 +21,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Gpu
-from ftopt.model.sizing import Sizing, all_sizings, profile_run
+from ftopt.model.rl import copy_sizings
+from ftopt.model.sizing import Sizing, profile_run
 from ftopt.model.topology import Topology, topology_of
 from ftopt.model.workload import Offload, Optimizer, Strategy, Workload
 
@@ -261,7 +263,7 @@ def modes(catalogue: Catalogue, workload: Workload, cards: set[str]) -> list[lis
         found = [
             Mode(index, s, shard_domain(gpu, s))
             for gpu in gpus
-            for s in all_sizings(profile, gpu, workload.sizing)
+            for s in copy_sizings(profile, gpu, workload.sizing, load_rollout_constants())
             if s.fits
         ]
         per_run.append(sorted(_undominated(found), key=lambda m: m.order))

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from rich.table import Table
 
 from ftopt.catalogue.loader import KINDS, data_dir, load_catalogue
-from ftopt.catalogue.overlay import apply_catalogue_dir, catalogue_files
+from ftopt.catalogue.overlay import FILE_NAMES, apply_catalogue_dir, catalogue_files
 from ftopt.cli import (
     catalogue_dir_option,
     echo_json,
@@ -294,11 +294,13 @@ def export(directory: Path | None, fmt: str, prices: Path | None, catalogue_dir:
 def export_files(directory: Path) -> list[Path]:
     """Copy the packaged catalogue's YAML files, comments and sources included, into `directory`.
 
-    Existing files are never overwritten: a vendor's edited copy is worth more than a fresh one.
+    Existing files are never overwritten: a vendor's edited copy is worth more than a fresh one. Only
+    the files a catalogue directory may hold are copied (the rollout engine's constants are not yet
+    part of the catalogue a vendor overlays).
     """
     if directory.exists() and not directory.is_dir():
         raise InputError(str(directory), "", "expected a directory to write the catalogue files into")
-    sources = sorted(data_dir().glob("*.yaml"))
+    sources = sorted(p for p in data_dir().glob("*.yaml") if p.stem in FILE_NAMES)
     clash = next((directory / p.name for p in sources if (directory / p.name).exists()), None)
     if clash is not None:
         raise InputError(str(clash), "", "exists already; export into an empty directory")

@@ -25,7 +25,10 @@ from ftopt.cli import (
 )
 from ftopt.cli.errors import handle_errors
 from ftopt.model.estimate import EstimateOption, RunEstimate, estimate
+from ftopt.model.parallelism import config_label, config_record
+from ftopt.model.sizing import Sizing
 from ftopt.model.speed import Speed
+from ftopt.model.workload import Placement, Run
 from ftopt.reading.workload_file import load_workload
 
 
@@ -50,6 +53,7 @@ def speed_record(stack: str | None, speed: Speed) -> dict[str, Any]:
         "compute_seconds": seconds(speed.compute_seconds),
         "dequant_seconds": seconds(speed.dequant_seconds),
         "exposed_comm_seconds": seconds(speed.exposed_comm_seconds),
+        "parallel_seconds": seconds(speed.parallel_seconds),
         "offload_seconds": seconds(speed.offload_seconds),
         "optimizer_seconds": seconds(speed.optimizer_seconds),
         "overhead_seconds": seconds(speed.overhead_seconds),
@@ -79,12 +83,37 @@ def option_record(option: EstimateOption, stack: str | None) -> dict[str, Any]:
         "host_ram_gb": gb(sizing.host_ram_gb),
         "checkpoint_gb": gb(sizing.checkpoint_gb),
         "traffic_gb_per_step": gb(sizing.traffic_gb_per_step),
+        **(config_record(sizing.config) if sizing.config else {}),
         "step_seconds": seconds(speed.step_seconds) if speed else None,
         "bound_step_seconds": seconds(option.bound_step_seconds),
         "tokens_per_s": round(speed.tokens_per_s, 1) if speed else None,
         "hours": round(option.hours, 2) if option.hours is not None else None,
         "speed": speed_record(stack, speed) if speed else None,
+        **_rl_fields(sizing),
     }
+
+
+def _rl_fields(sizing: Sizing) -> dict[str, Any]:
+    """An RL layout's engine placement and roles (nothing for a supervised run)."""
+    if not sizing.roles:
+        return {}
+    return {
+        "placement": sizing.placement.value if sizing.placement else None,
+        "train_gpus": sizing.train_gpus,
+        "roles": [{"role": r.role.value, "gpus": r.gpus, "memory_gb": gb(r.memory_gb)} for r in sizing.roles],
+    }
+
+
+def gpus_cell(sizing: Sizing) -> str:
+    """GPUs per copy; an RL copy with a separate engine shows training + engine GPUs."""
+    engine = sizing.gpus - sizing.train_gpus if sizing.placement == Placement.SEPARATE else 0
+    return f"{sizing.train_gpus}+{engine}" if engine else str(sizing.gpus)
+
+
+def method_label(run: Run) -> str:
+    """`lora`, or `grpo (lora)` for an RL run with its adapter."""
+    label = run.algorithm_label
+    return label if label == run.method.value else f"{label} ({run.method.value})"
 
 
 def run_record(run: RunEstimate) -> dict[str, Any]:
@@ -109,7 +138,10 @@ def _count(value: int) -> str:
 
 def _caption(run: RunEstimate, states_only: bool, with_speed: bool) -> str:
     profile = run.profile
-    caption = "GB per GPU (1 GB = 1e9 bytes); servers: whole servers one copy spans"
+    caption = (
+        "GB per GPU (1 GB = 1e9 bytes); servers: whole servers one copy spans; configuration: "
+        "micro-batch × accumulation, recomputation, parallel degrees (chosen by ftopt)"
+    )
     if with_speed and profile.stack:
         caption += f"; step s and tok/s: the speed model, per copy, {profile.stack.id}, cards at full power"
         if profile.run.train_tokens:
@@ -133,8 +165,8 @@ def run_table(run: RunEstimate, states_only: bool) -> Table:
     profile = run.profile
     r = profile.run
     title = (
-        f"{r.name}: {profile.model_name}, {r.method.value}, seq_len {r.seq_len:,}, "
-        f"micro_batch {r.micro_batch}, {_count(run.params)} params, {_count(run.trainable_params)} trainable"
+        f"{r.name}: {profile.model_name}, {method_label(r)}, seq_len {r.seq_len:,}, "
+        f"{_count(run.params)} params, {_count(run.trainable_params)} trainable"
     )
     if profile.stack:
         title += f", stack {profile.stack.id}"
@@ -147,6 +179,7 @@ def run_table(run: RunEstimate, states_only: bool) -> Table:
     )
     for header in ("card", "GPUs", "servers", "strategy", "optimizer", "offload"):
         table.add_column(header, no_wrap=True)
+    table.add_column("configuration", ratio=1)  # wraps, so the figures keep their width
     numbers = ["states", "activ.", "overhead", "total", "fits", "free", "host RAM", "ckpt GB", "traffic GB"]
     numbers += ["step s", "tok/s"] if with_speed else ["bound s"]
     if with_speed and r.train_tokens:
@@ -162,11 +195,12 @@ def _cells(option: EstimateOption, with_speed: bool, with_hours: bool) -> list[s
     s = option.sizing
     cells = [
         s.gpu,
-        str(s.gpus),
+        gpus_cell(s),
         str(option.servers),
         s.strategy.value,
         s.optimizer.value,
         s.offload.value,
+        config_label(s.config) if s.config else "",
         *(f"{gb(v):,.1f}" for v in (s.states_gb, s.activations_gb, s.overhead_gb, s.total_gb)),
         "yes" if s.fits else "no",
         *(f"{gb(v):,.1f}" for v in (s.free_gb, s.host_ram_gb, s.checkpoint_gb, s.traffic_gb_per_step)),

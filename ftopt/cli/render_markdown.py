@@ -23,6 +23,7 @@ from ftopt.cli.render_quote import (
     tco_lines,
 )
 from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
+from ftopt.cli.render_roles import role_lines
 from ftopt.cli.render_table import (
     BOUND_NOTE,
     PLACEMENT_HEADERS,
@@ -128,6 +129,8 @@ def render_markdown(plan: Plan, internals: bool = True) -> str:
     columns, rows = run_table(plan)
     lines += ["## Runs", "", _row([c.header for c in columns]), _rule([c.numeric for c in columns])]
     lines += [*(_row(row) for row in rows), ""]
+    if roles := role_lines(plan):
+        lines += ["## Roles (memory per GPU)", "", *_bullets(roles), ""]
     if tco := tco_lines(plan):
         lines += ["## Total cost of ownership", "", *_bullets([f"{k}: {v}" for k, v in tco]), ""]
     lines += _alternatives(plan)

@@ -205,7 +205,7 @@ class RunRow:
 
 def _training_key(a: Assignment, card: str) -> tuple[object, ...]:
     return (a.run, card, len(a.gpus), len(a.nodes), a.strategy, a.optimizer, a.offload, a.link,
-            a.tokens_per_s, a.hours)  # fmt: skip
+            a.tokens_per_s, a.hours, configuration_text(a))  # fmt: skip
 
 
 def run_rows(plan: Plan) -> list[RunRow]:
@@ -233,15 +233,35 @@ def _method(row: RunRow) -> str:
     return row.run.method + (f" r{row.run.lora_rank}" if row.run.lora_rank else "")
 
 
+def configuration_text(a: Assignment) -> str:
+    """The configuration the plan states for a copy, so its engineers can reproduce the run:
+    `micro-batch 2 × 4, recompute full, dp 2 tp 4` (degrees of 1 left out); empty in older plans."""
+    if a.micro_batch is None:
+        return ""
+    batch = f"micro-batch {a.micro_batch}" + (f" × {a.accumulation}" if (a.accumulation or 1) > 1 else "")
+    parts = [batch]
+    if a.recompute is not None:
+        parts.append(f"recompute {a.recompute.value}")
+    p = a.parallelism
+    if p is not None:
+        parts.append(
+            " ".join(f"{k} {v}" for k, v in (("dp", p.dp), ("tp", p.tp), ("pp", p.pp), ("cp", p.cp)) if v > 1)
+        )
+    return ", ".join(part for part in parts if part)
+
+
 def _training(row: RunRow) -> str:
-    """How a copy trains: sharding, optimiser, offload, micro-batch."""
+    """How a copy trains: sharding, optimiser, offload, link, and the configuration ftopt chose."""
     a = row.first
     parts = [a.strategy.value, a.optimizer.value]
     if a.offload.value != "none":
         parts.append(f"offload {a.offload.value}")
     if a.link:
         parts.append(f"over {a.link}")
-    if row.run is not None:
+    configuration = configuration_text(a)
+    if configuration:
+        parts.append(configuration)
+    elif row.run is not None:
         parts.append(f"micro-batch {row.run.micro_batch}")
     return ", ".join(parts)
 

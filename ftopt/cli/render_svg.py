@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from html import escape
 
 from ftopt.cli.render_page import FONT
+from ftopt.cli.render_roles import gpu_roles
 from ftopt.model.findings import money
 from ftopt.model.plan import Assignment, Plan, Server
 from ftopt.model.topology import socket_of
@@ -161,11 +162,15 @@ def _gpu(
             f"(states {m.states:.1f}, activations {m.activations:.1f}, overhead {m.overhead:.1f}), "
             f"{holder.free_gb:.1f} GB free"
         )
+        roles = gpu_roles(holder, index)
+        tip += f"; roles: {', '.join(roles)}" if roles else ""
         used, free = m.total, holder.free_gb
     else:
         tip = f"{server.id} GPU {index} ({server.gpu}): idle"
         used, free = 0.0, capacity or 0.0
     copy_attr = f' data-copy="{holder.copy_}"' if holder else ""
+    if holder is not None and holder.roles:
+        copy_attr += f' data-roles="{escape(" ".join(gpu_roles(holder, index)))}"'
     out = [
         f'<g class="gpu-slot"><title>{escape(tip)}</title>',
         f'<rect class="gpu" data-server="{sid}" data-gpu="{index}" data-run="{run}"{copy_attr} '

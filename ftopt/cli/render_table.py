@@ -28,6 +28,7 @@ from ftopt.cli.render_quote import (
     tco_lines,
 )
 from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
+from ftopt.cli.render_roles import role_lines
 from ftopt.model.findings import money
 from ftopt.model.plan import Assignment, LineItem, Plan
 
@@ -176,6 +177,8 @@ def render_table(plan: Plan, console: Console, internals: bool = True) -> None:
     if plan.racks:
         parts += [Text(racks_note(plan)), racks_table(console, plan), Text("")]
     parts.append(runs_table(console, plan))
+    if roles := role_lines(plan):
+        parts += _bullets("roles (memory per GPU):", roles)
     if tco := tco_lines(plan):
         parts += _bullets("total cost of ownership:", [f"{label}: {value}" for label, value in tco])
     if (options := alternatives_table(console, plan)) is not None:

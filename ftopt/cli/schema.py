@@ -24,13 +24,18 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _RUN_ALIASES = {
     "dataset_tokens": {"type": "number", "exclusiveMinimum": 0, "description": "tokens in the data set"},
     "epochs": {"type": "number", "exclusiveMinimum": 0, "description": "passes over the data set"},
+    "adapter": {"enum": ["none", "lora", "qlora"], "description": "how a dpo, grpo or ppo policy trains"},
 }
+#: A workload's `method` also names the RL algorithms, which the run model keeps apart as `algorithm`.
+_METHODS = ["full", "lora", "qlora", "dpo", "grpo", "ppo"]
 
 
 def workload_schema() -> dict[str, Any]:
     """The workload's JSON Schema, titled, with its dialect named for validators."""
     schema = Workload.model_json_schema()
-    schema["$defs"]["Run"]["properties"].update(_RUN_ALIASES)
+    run = schema["$defs"]["Run"]["properties"]
+    run.update(_RUN_ALIASES)
+    run["method"] = {"enum": _METHODS, "description": run["method"].get("description", "")}
     return {"$schema": SCHEMA_DIALECT, **schema, "title": "ftopt workload"}
 
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ftopt.model.findings import Finding, FindingKind
-from ftopt.model.workload import Offload, Optimizer, Strategy
+from ftopt.model.workload import Offload, Optimizer, Recompute, Strategy
 
 _PLAN = ConfigDict(frozen=True, extra="forbid")
 
@@ -98,6 +98,25 @@ class MemoryPerGpu(BaseModel):
     total: float
 
 
+class RoleOnGpus(BaseModel):
+    """One role of a preference or RL copy: the copy's GPUs that hold it and its memory on each."""
+
+    model_config = _PLAN
+    role: Literal["policy", "reference", "reward", "critic", "rollout"]
+    gpus: list[int] = Field(description="GPU indices on the copy's server")
+    memory_gb: float = Field(ge=0, description="memory per GPU, GB")
+
+
+class ParallelDegrees(BaseModel):
+    """Data, tensor, pipeline and context parallel degrees of a copy; their product is its GPUs."""
+
+    model_config = _PLAN
+    dp: int = Field(default=1, ge=1, description="data-parallel replicas (or FSDP shard groups)")
+    tp: int = Field(default=1, ge=1, description="tensor-parallel GPUs, inside one NVLink domain")
+    pp: int = Field(default=1, ge=1, description="pipeline stages (1F1B)")
+    cp: int = Field(default=1, ge=1, description="context-parallel GPUs splitting each sequence")
+
+
 class Assignment(BaseModel):
     """Where one copy of one run trains."""
 
@@ -138,6 +157,20 @@ class Assignment(BaseModel):
         default_factory=list,
         description="every server the copy trains on with its GPUs; one node for a single-server copy, "
         "whose server and gpus are `server` and `gpus` (always the first node's)",
+    )
+    placement: Literal["colocated", "separate"] | None = Field(
+        default=None, description="where a GRPO/PPO copy's rollout engine generates"
+    )
+    roles: list[RoleOnGpus] = Field(
+        default_factory=list, description="a DPO/GRPO/PPO copy's models and engine on its GPUs"
+    )
+    micro_batch: int | None = Field(
+        default=None, ge=1, description="sequences per GPU per forward pass (absent in older plans)"
+    )
+    accumulation: int | None = Field(default=None, ge=1, description="micro-batches per optimiser step")
+    recompute: Recompute | None = Field(default=None, description="activation recomputation")
+    parallelism: ParallelDegrees | None = Field(
+        default=None, description="dp, tp, pp, cp; dp·tp·pp·cp equals the copy's GPUs"
     )
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
@@ -248,9 +281,10 @@ class RunSummary(BaseModel):
     model: str
     method: str
     seq_len: int
-    micro_batch: int
+    micro_batch: int | Literal["auto"]
     concurrent: int
     lora_rank: int | None = None
+    algorithm: str | None = Field(default=None, description="dpo, grpo or ppo (None: supervised)")
     stack: str | None = Field(default=None, description="training stack the speed estimate assumes")
     train_tokens: int | None = Field(default=None, description="tokens one copy trains on")
     deadline_hours: float | None = Field(default=None, description="hours each copy must finish within")

@@ -38,6 +38,11 @@ def unknown_references(workload: Workload, catalogue: Catalogue) -> list[Unknown
         for i, run in enumerate(workload.runs)
         if isinstance(run.model, str) and not catalogue.has("models", run.model)
     ]
+    found += [
+        UnknownReference(("runs", i, "reward_model"), "model", run.reward_model, catalogue.ids("models"))
+        for i, run in enumerate(workload.runs)
+        if isinstance(run.reward_model, str) and not catalogue.has("models", run.reward_model)
+    ]
     found += _unknown_feeds(workload, catalogue)
     found += _unknown_owned_parts(workload, catalogue)
     if catalogue.stacks:  # the workload's stack first: a run without its own inherits it

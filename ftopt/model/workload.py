@@ -37,6 +37,12 @@ MAX_TOKENS = 10**15
 #: Most jobs one run may have in queue mode (the model holds an interval per job and mode).
 MAX_JOBS = 100_000
 
+#: Micro-batches `micro_batch: auto` chooses from (sequences per GPU per forward pass). Beyond 8
+#: the matrix work of a fine-tuning sequence (thousands of tokens) is already large enough that a
+#: larger micro-batch buys little but memory.
+MICRO_BATCHES = (1, 2, 4, 8)
+MAX_MICRO_BATCH = 4096
+
 
 class Method(StrEnum):
     """How the weights are trained."""
@@ -44,6 +50,59 @@ class Method(StrEnum):
     FULL = "full"
     LORA = "lora"
     QLORA = "qlora"
+
+
+class Algorithm(StrEnum):
+    """What the run optimises: supervised next-token loss, or a preference / reinforcement objective.
+
+    A workload names the last three as `method` (`method: grpo` with `adapter: lora`); the run then
+    carries the adapter as its `Method`, so every memory and speed rule of the trained weights reads
+    the same field for supervised and RL runs.
+    """
+
+    SFT = "sft"
+    DPO = "dpo"
+    GRPO = "grpo"
+    PPO = "ppo"
+
+
+#: Algorithms that generate their own samples with a rollout engine.
+GENERATING = (Algorithm.GRPO, Algorithm.PPO)
+
+#: `adapter` values of an RL run and the `Method` the policy trains with.
+ADAPTERS = {"none": Method.FULL, "lora": Method.LORA, "qlora": Method.QLORA}
+
+
+class Placement(StrEnum):
+    """Where a run's rollout engine generates: on the training GPUs (a share of their memory, taking
+    turns with training) or on GPUs of its own; `auto` lets the solver choose."""
+
+    COLOCATED = "colocated"
+    SEPARATE = "separate"
+    AUTO = "auto"
+
+
+class Rollout(BaseModel):
+    """How a GRPO or PPO run generates: the engine's placement and memory, and one step's batch."""
+
+    model_config = _FROZEN
+    placement: Placement = Field(default=Placement.AUTO, description="colocated, separate or auto")
+    memory_fraction: float = Field(
+        default=0.4,
+        gt=0,
+        lt=1,
+        description="share of each training GPU's memory a colocated engine takes (weights and KV "
+        "cache); a separate engine uses its own GPUs' memory (vLLM's default 0.9)",
+    )
+    prompt_len: int = Field(default=512, gt=0, le=1_048_576, description="prompt tokens per sample")
+    response_len: int = Field(default=1024, gt=0, le=1_048_576, description="generated tokens per sample")
+    group_size: int = Field(default=8, gt=0, le=4096, description="responses generated per prompt")
+    prompts_per_step: int = Field(default=256, gt=0, le=1_000_000, description="prompts per step")
+
+    @property
+    def sequences(self) -> int:
+        """Samples generated, scored and trained on per step."""
+        return self.prompts_per_step * self.group_size
 
 
 class Optimizer(StrEnum):
@@ -92,13 +151,29 @@ class Run(BaseModel):
     model_config = _FROZEN
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$", description="unique run name")
     model: str | InlineModel = Field(description="catalogue model id or an inline architecture")
-    method: Method = Field(description="full, lora or qlora")
+    method: Method = Field(
+        description="full, lora or qlora; or dpo, grpo, ppo with `adapter: none|lora|qlora` (the "
+        "adapter becomes the method, the algorithm its own field)"
+    )
     optimizer: Optimizer | Literal["auto"] = Field(default="auto", description="AdamW precision")
     offload: Offload | Literal["auto"] = Field(default=Offload.NONE, description="optimiser offload")
     lora_rank: int = Field(default=16, gt=0, le=4096, description="LoRA rank on all linear layers")
     seq_len: int = Field(default=4096, gt=0, le=1_048_576, description="tokens per sequence")
-    micro_batch: int = Field(default=1, gt=0, le=4096, description="sequences per GPU per step")
-    gradient_checkpointing: bool = Field(default=True, description="recompute activations fully")
+    micro_batch: int | Literal["auto"] = Field(
+        default="auto",
+        description="sequences per GPU per forward pass: auto (ftopt chooses, see MICRO_BATCHES) or 1-4096",
+    )
+    gradient_checkpointing: bool | Literal["auto", "none", "selective", "full"] = Field(
+        default=True,
+        description="activation recomputation: true = full, false = selective (FlashAttention's own), "
+        "none, selective, full, or auto (ftopt chooses)",
+    )
+    global_batch_tokens: int | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_TOKENS,
+        description="tokens per optimiser step; then micro_batch × accumulation × dp × seq_len must equal it",
+    )
     concurrent: int = Field(default=1, gt=0, le=100_000, description="copies running at once")
     gpus: int | Literal["auto"] = Field(
         default="auto", description="GPUs per copy: auto, 1, 2, 4, 8, or 16, 32, 64 over several servers"
@@ -122,6 +197,17 @@ class Run(BaseModel):
     precision: Literal["bf16", "fp8"] = Field(
         default="bf16", description="matrix precision; fp8 needs a stack and card that offer it"
     )
+    algorithm: Algorithm = Field(
+        default=Algorithm.SFT, description="sft, or dpo, grpo, ppo (written as `method` in a workload)"
+    )
+    reference: Literal["model", "precomputed"] = Field(
+        default="model",
+        description="dpo: `precomputed` log-probabilities drop the frozen reference model from the GPUs",
+    )
+    reward_model: str | InlineModel | None = Field(
+        default=None, description="grpo, ppo: catalogue id or inline architecture of a reward model"
+    )
+    rollout: Rollout | None = Field(default=None, description="grpo, ppo: the generation engine and batch")
     jobs: int | None = Field(
         default=None,
         gt=0,
@@ -155,6 +241,67 @@ class Run(BaseModel):
         data["train_tokens"] = max(1, round(dataset * epochs))
         return data
 
+    @model_validator(mode="before")
+    @classmethod
+    def _algorithm_from_method(cls, data: Any) -> Any:
+        """`method: dpo|grpo|ppo` with `adapter` is how a workload names an RL run; the run keeps the
+        algorithm apart and the adapter as its method. Generating runs train on prompt plus response."""
+        if not isinstance(data, dict):
+            return data
+        method = data.get("method")
+        if not isinstance(method, str) or method not in {a.value for a in Algorithm} - {Algorithm.SFT.value}:
+            if "adapter" in data:
+                raise ValueError(
+                    "@adapter: applies to methods dpo, grpo and ppo; a supervised run "
+                    "names full, lora or qlora as its method"
+                )
+            return data
+        data = dict(data)
+        adapter = data.pop("adapter", "none")
+        if not isinstance(adapter, str) or adapter not in ADAPTERS:
+            raise ValueError(f"@adapter: expected none, lora or qlora, got {adapter!r}")
+        if "algorithm" in data:
+            raise ValueError("@algorithm: give the algorithm as method, not both")
+        data["algorithm"], data["method"] = method, ADAPTERS[adapter].value
+        if method in {a.value for a in GENERATING}:
+            if "seq_len" in data:
+                raise ValueError(f"@seq_len: {method} trains on rollout.prompt_len + response_len; set those")
+            rollout = data.get("rollout") if data.get("rollout") is not None else {}
+            if isinstance(rollout, dict):
+                data["rollout"] = rollout
+                try:
+                    shape = Rollout.model_validate(rollout)
+                except ValueError:
+                    return data  # the field's own validation names the bad key
+                data["seq_len"] = shape.prompt_len + shape.response_len
+        return data
+
+    @field_validator("micro_batch", mode="before")
+    @classmethod
+    def _micro_batch_range(cls, value: Any) -> Any:
+        """auto or a whole number of sequences; a boolean is neither (YAML's `true` is no count)."""
+        if value == "auto" and isinstance(value, str):
+            return value
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_MICRO_BATCH:
+            raise ValueError(f"expected auto or an integer from 1 to {MAX_MICRO_BATCH}, got {quoted(value)}")
+        return value
+
+    @field_validator("gradient_checkpointing", mode="before")
+    @classmethod
+    def _recompute_setting(cls, value: Any) -> Any:
+        if isinstance(value, bool) or value in ("auto", "none", "selective", "full"):
+            return value
+        raise ValueError(f"expected true, false, auto, none, selective or full, got {quoted(value)}")
+
+    @model_validator(mode="after")
+    def _global_batch_whole_sequences(self) -> Run:
+        if self.global_batch_tokens is not None and self.global_batch_tokens % self.seq_len:
+            raise ValueError(
+                f"@global_batch_tokens: {self.global_batch_tokens} is not a whole number of "
+                f"{self.seq_len}-token sequences"
+            )
+        return self
+
     @field_validator("gpus")
     @classmethod
     def _power_of_two(cls, value: int | str) -> int | str:
@@ -175,6 +322,26 @@ class Run(BaseModel):
             )
         return self
 
+    @model_validator(mode="after")
+    def _roles_match_algorithm(self) -> Run:
+        """Each RL field belongs to the algorithms that have the role it describes."""
+        if self.rollout is not None and self.algorithm not in GENERATING:
+            raise ValueError(f"@rollout: applies to methods grpo and ppo, not {self.algorithm_label}")
+        if self.algorithm in GENERATING and self.rollout is None:
+            raise ValueError(
+                "@rollout: grpo and ppo need a rollout (placement, prompt_len, response_len, ...)"
+            )
+        if self.reward_model is not None and self.algorithm not in GENERATING:
+            raise ValueError(f"@reward_model: applies to methods grpo and ppo, not {self.algorithm_label}")
+        if self.reference != "model" and self.algorithm != Algorithm.DPO:
+            raise ValueError("@reference: precomputed applies to method dpo only")
+        return self
+
+    @property
+    def algorithm_label(self) -> str:
+        """The method as the workload names it: full, lora, qlora, or dpo, grpo, ppo."""
+        return self.method.value if self.algorithm == Algorithm.SFT else self.algorithm.value
+
     @property
     def job_count(self) -> int:
         """Jobs of the run in queue mode (1 when `jobs` is not given)."""
@@ -187,8 +354,26 @@ class Run(BaseModel):
 
     @property
     def recompute(self) -> Recompute:
-        """Gradient checkpointing means full recomputation; otherwise FlashAttention's own."""
-        return Recompute.FULL if self.gradient_checkpointing else Recompute.SELECTIVE
+        """The recomputation the run fixes, or full under `auto` (the safe default where nothing
+        chooses). true means full recomputation, false FlashAttention's own (selective)."""
+        return self.recompute_choices[0]
+
+    @property
+    def recompute_choices(self) -> tuple[Recompute, ...]:
+        """What ftopt may choose from: the fixed setting, or under `auto` selective and full."""
+        setting = self.gradient_checkpointing
+        if setting is True:
+            return (Recompute.FULL,)
+        if setting is False:
+            return (Recompute.SELECTIVE,)
+        if setting == "auto":
+            return (Recompute.FULL, Recompute.SELECTIVE)
+        return (Recompute(setting),)
+
+    @property
+    def micro_batch_choices(self) -> tuple[int, ...]:
+        """What ftopt may choose from: the fixed micro-batch, or under `auto` MICRO_BATCHES."""
+        return MICRO_BATCHES if self.micro_batch == "auto" else (int(self.micro_batch),)
 
 
 class Energy(BaseModel):

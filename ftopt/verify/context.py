@@ -17,11 +17,14 @@ import networkx as nx
 
 from ftopt.model.fabric import Network, intra_bus_gbps, node_bus_gbps, size_multinode
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu, Nic
+from ftopt.model.memory import GB, model_states
+from ftopt.model.parallelism import Degrees, TrainingConfig
 from ftopt.model.plan import Assignment, Plan, Server
 from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
 from ftopt.model.topology import build_graph as topology_graph
 from ftopt.model.topology import reference_topology, topology_of
-from ftopt.model.workload import Run, Workload
+from ftopt.model.workload import Algorithm, Placement, Run, Workload
+from ftopt.verify.role_memory import Expected, expected_roles, role_disk_gb, role_gpus
 
 #: Servers or copies with more GPUs than this are not rebuilt as graphs (no real server has them;
 #: the count rules report them).
@@ -97,7 +100,22 @@ def build_graph(parts: Parts) -> nx.Graph | None:
 #: Hours by which two scheduled jobs may touch (one ends as the next starts) without overlapping.
 WINDOW_EPS = 1e-6
 
-SizingKey = tuple[str, str, int, str, str, str, int, str | None, int]
+SizingKey = tuple[str, str, int, str, str, str, int, str | None, int, TrainingConfig | None]
+
+
+def stated_config(assignment: Assignment, run: Run) -> TrainingConfig | None:
+    """The training configuration the plan states for a copy, None when it states none (older plans:
+    the run's own settings with pure data parallelism). A missing micro-batch, accumulation or
+    recomputation beside stated degrees reads as the run's own."""
+    degrees = assignment.parallelism
+    if degrees is None:
+        return None
+    return TrainingConfig(
+        assignment.micro_batch or run.micro_batch_choices[0],
+        assignment.accumulation or 1,
+        assignment.recompute or run.recompute,
+        Degrees(degrees.dp, degrees.tp, degrees.pp, degrees.cp),
+    )
 
 
 @dataclass
@@ -194,7 +212,14 @@ class Context:
         gpus = assignment.gpu_count
         if run is None or parts is None or parts.gpu is None or not 1 <= gpus <= MAX_GRAPH_GPUS:
             return None
+        if (
+            run.algorithm != Algorithm.SFT
+        ):  # its roles, at the run's own settings (RL copies are not configured)
+            return self._rl_sizing(assignment, run, parts.gpu)
         multi = assignment.multinode
+        config = stated_config(assignment, run)
+        if config is not None and config.degrees.gpus != gpus:
+            return None  # the parallelism rule reports it
         key: SizingKey = (
             run.name,
             parts.gpu.id,
@@ -205,6 +230,7 @@ class Context:
             parts.server.gpu_count if multi else 0,
             parts.server.nic if multi else None,
             parts.server.nic_count if multi else 0,
+            config,
         )
         if key not in self._sizings and multi:
             self._sizings[key] = self._multinode_sizing(assignment, run, parts)
@@ -219,22 +245,82 @@ class Context:
                     assignment.optimizer,
                     assignment.offload,
                     self.workload.sizing,
+                    config=config,
                 )
                 if profile is not None
                 else None
             )
         return self._sizings[key]
 
-    def _multinode_sizing(self, a: Assignment, run: Run, parts: Parts) -> Sizing | None:
+    def _policy_sizing(self, a: Assignment, run: Run, gpu: Gpu) -> Sizing | None:
+        """An RL copy's policy re-sized as a supervised run on the GPUs the copy lists for it, or over
+        all its servers for a multi-node copy (DPO's micro-batch holds a chosen and a rejected
+        sequence)."""
+        profile = self.profile(run)
+        train = len(role_gpus(a, "policy")) or a.gpu_count
+        if profile is None or not 1 <= train <= MAX_GRAPH_GPUS:
+            return None
+        if run.algorithm == Algorithm.DPO:
+            profile = replace(
+                profile, run=run.model_copy(update={"micro_batch": 2 * run.micro_batch_choices[0]})
+            )
+        if a.multinode:
+            parts = self.parts.get(a.server)
+            return None if parts is None else self._multinode_sizing(a, run, parts, profile)
+        return size_run(profile, gpu, train, a.strategy, a.optimizer, a.offload, self.workload.sizing)
+
+    def role_memory(self, a: Assignment) -> Expected | None:
+        """Each role's memory per GPU for an RL copy, as the verifier derives it."""
+        run, parts = self.runs.get(a.run), self.parts.get(a.server)
+        if run is None or parts is None or parts.gpu is None:
+            return None
+        policy = self._policy_sizing(a, run, parts.gpu)
+        if policy is None:
+            return None
+        return expected_roles(self.catalogue, a, run, parts.gpu.memory_gb, policy.states_gb, policy.total_gb)
+
+    def _rl_sizing(self, a: Assignment, run: Run, gpu: Gpu) -> Sizing | None:
+        """An RL copy: its policy's sizing with the other roles on the training GPUs and the engine's
+        share (what the card must hold, free memory and host RAM include them)."""
+        policy = self._policy_sizing(a, run, gpu)
+        expected = self.role_memory(a)
+        profile = self.profile(run)
+        if policy is None or expected is None or profile is None:
+            return None
+        others = sum(gb for role, gb in expected.memory.items() if role not in ("policy", "rollout"))
+        critic_host = 0.0
+        if "critic" in expected.memory:
+            master = profile.stack.master_weights if profile.stack else "fp32"
+            states = model_states(
+                profile.counts, run.method, a.optimizer, a.offload, run.lora_rank, master_weights=master
+            )
+            critic_host = states.host_bytes / GB
+        return replace(
+            policy,
+            gpus=a.gpu_count,
+            train_gpus=a.gpu_count if a.multinode else policy.gpus,
+            roles_gb=others,
+            rollout_gb=expected.memory.get("rollout", 0.0),
+            placement=Placement(a.placement) if a.placement else None,
+            host_ram_gb=policy.host_ram_gb + critic_host,
+            nvme_gb=policy.nvme_gb + role_disk_gb(self.catalogue, run, a.optimizer, profile.counts),
+        )
+
+    def _multinode_sizing(
+        self, a: Assignment, run: Run, parts: Parts, profile: RunProfile | None = None
+    ) -> Sizing | None:
         """A copy over several servers, sized at its shard count with its first node's network (the
         multinode rules check that every node is the same build with the same NICs)."""
-        profile, gpu, nic = self.profile(run), parts.gpu, parts.nic
+        profile, gpu, nic = profile or self.profile(run), parts.gpu, parts.nic
         n, nics = parts.server.gpu_count, parts.server.nic_count
         if profile is None or gpu is None or nic is None or nics < 1 or n < 1 or a.gpu_count % n:
             return None
         speed = self.catalogue.speed
         net = Network(n, intra_bus_gbps(gpu, n, speed), node_bus_gbps(nic, nics, speed))
-        return size_multinode(profile, gpu, a.gpu_count, a.strategy, a.optimizer, self.workload.sizing, net)
+        config = stated_config(a, run)
+        return size_multinode(
+            profile, gpu, a.gpu_count, a.strategy, a.optimizer, self.workload.sizing, net, config
+        )
 
     def copies_by_server(self) -> dict[str, list[tuple[Assignment, Sizing | None]]]:
         """Each server id's copies with their re-sizings; a multi-node copy appears on each of its

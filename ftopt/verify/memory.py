@@ -20,6 +20,7 @@ from ftopt.model.topology import bottleneck_gbps
 from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import DEFAULT_STACK, Method, Offload, Optimizer, Run, Strategy
 from ftopt.verify.context import Context, copy_subject
+from ftopt.verify.role_memory import role_gpus
 from ftopt.verify.violation import GB_TOLERANCE, Violation, at_most, close, num
 
 TRAFFIC_TOLERANCE = 0.001  # reported to 0.001 GB
@@ -138,11 +139,13 @@ def check_sizing_report(ctx: Context) -> Iterator[Violation]:
 
 
 def check_strategy(ctx: Context) -> Iterator[Violation]:
-    """A single GPU trains alone (single); several replicate (ddp) or shard (fsdp)."""
+    """A single GPU trains alone (single); several replicate (ddp) or shard (fsdp). An RL copy's
+    strategy is its policy's, on the GPUs that train it (a separate engine has GPUs of its own)."""
     for a in ctx.plan.assignments:
-        if a.gpus and (a.strategy == Strategy.SINGLE) != (len(a.gpus) == 1):
-            allowed = "single on one GPU" if len(a.gpus) == 1 else "ddp or fsdp on several GPUs"
-            yield Violation("strategy", copy_subject(a), f"{a.strategy} on {len(a.gpus)} GPUs", allowed)
+        training = role_gpus(a, "policy") or a.gpus
+        if training and (a.strategy == Strategy.SINGLE) != (len(training) == 1):
+            allowed = "single on one GPU" if len(training) == 1 else "ddp or fsdp on several GPUs"
+            yield Violation("strategy", copy_subject(a), f"{a.strategy} on {len(training)} GPUs", allowed)
 
 
 def check_optimizer(ctx: Context) -> Iterator[Violation]:

@@ -17,14 +17,17 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import replace
 
-from ftopt.model.fabric import multinode_copy_speed, node_network
+from ftopt.catalogue.rollout import load_rollout_constants
+from ftopt.model.fabric import node_network
 from ftopt.model.hardware import Gpu
 from ftopt.model.plan import Assignment
+from ftopt.model.rl import copy_speed, multinode_any_speed
 from ftopt.model.sizing import RunProfile, Sizing
-from ftopt.model.speed import Speed, estimate_speed, hours_to_train
+from ftopt.model.speed import Speed, hours_to_train
 from ftopt.model.stack import LinkKind, SpeedConstants
 from ftopt.model.timing import copy_host
 from ftopt.model.topology import gpu_node, link_kind
@@ -99,7 +102,11 @@ def _uncapped_speed(ctx: Context, assignment: Assignment) -> Speed | None:
         constants,
     )
     link = _link(ctx, assignment)
-    return estimate_speed(profile, sizing, parts.gpu, profile.stack, constants, host, link=link)
+    speed = copy_speed(
+        profile, sizing, parts.gpu, profile.stack, constants, host, load_rollout_constants(), link
+    )
+    # An engine whose share cannot hold it never finishes a step: the rollout-memory rule reports it.
+    return speed if math.isfinite(speed.step_seconds) else None
 
 
 def _multinode_speed(
@@ -114,7 +121,8 @@ def _multinode_speed(
     cores = parts.cpu.cores * server.cpu_count
     host = copy_host(parts.cpu.memory_channels, cores, server.gpu_count, server.gpu_count, constants)
     net = node_network(parts.gpu, server.gpu_count, catalogue.nic(server.nic), server.nic_count, constants)
-    return multinode_copy_speed(profile, sizing, parts.gpu, host, net, constants)
+    speed = multinode_any_speed(profile, sizing, parts.gpu, host, net, constants, load_rollout_constants())
+    return speed if speed is not None and math.isfinite(speed.step_seconds) else None
 
 
 def check_deadlines(ctx: Context) -> Iterator[Violation]:

@@ -114,6 +114,25 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
         },
         {},
     ),
+    # Megatron on an HGX B200 system at 32k tokens: the configuration ftopt chose splits the
+    # sequence (context parallelism) and shards over the rest.
+    "hgx-megatron-32k": (
+        {
+            "runs": [
+                {
+                    "name": "l70-32k",
+                    "model": "llama-3.3-70b",
+                    "method": "full",
+                    "stack": "megatron",
+                    "seq_len": 32768,
+                    "train_tokens": 1_000_000_000,
+                }
+            ],
+            "site": FEED_32A,
+            "hardware": {"gpus": ["b200-sxm"]},
+        },
+        {},
+    ),
     # Multi-node (issue 14): a Llama 3.1 405B full fine-tune over 32 B200 in four HGX systems, each
     # with eight ConnectX-7 NICs, joined by one leaf switch.
     "multinode-405b": (
@@ -228,6 +247,64 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
     ),
     "inline-model": (
         {"runs": [{"name": "tiny-full", "model": TINY, "method": "full", "concurrent": 3}]},
+        {},
+    ),
+    # Preference and RL runs (issue 23): a colocated GRPO engine, a separate PPO engine with a reward
+    # model and a critic, and a LoRA DPO whose base is its reference.
+    "grpo-colocated": (
+        {
+            "runs": [
+                {
+                    "name": "q8-grpo",
+                    "model": "qwen3-8b",
+                    "method": "grpo",
+                    "train_tokens": 10**8,
+                    "rollout": {"placement": "colocated", "memory_fraction": 0.4},
+                }
+            ],
+            "hardware": H200_ONLY,
+        },
+        {},
+    ),
+    "ppo-separate": (
+        {
+            "runs": [
+                {
+                    "name": "l8-ppo",
+                    "model": "llama-3.1-8b",
+                    "method": "ppo",
+                    "reward_model": "llama-3.1-8b",
+                    "train_tokens": 10**8,
+                    "rollout": {"placement": "separate"},
+                }
+            ],
+            "site": FEED_32A,
+            "hardware": H200_ONLY,
+        },
+        PREFER_4WAY,
+    ),
+    "dpo-lora": (
+        {
+            "runs": [{"name": "l70-dpo", "model": "llama-3.3-70b", "method": "dpo", "adapter": "lora"}],
+            "hardware": H200_ONLY,
+        },
+        {},
+    ),
+    # Full GRPO of a 70B with 32-bit Adam: two HGX B200 servers, a colocated engine on all 16 GPUs.
+    "grpo-multinode": (
+        {
+            "runs": [
+                {
+                    "name": "l70-grpo",
+                    "model": "llama-3.3-70b",
+                    "method": "grpo",
+                    "optimizer": "adamw-32bit",
+                    "train_tokens": 10**8,
+                    "rollout": {"memory_fraction": 0.4, "prompt_len": 1024, "response_len": 1024},
+                }
+            ],
+            "site": FEED_32A,
+        },
         {},
     ),
 }

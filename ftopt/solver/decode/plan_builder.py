@@ -9,25 +9,29 @@ server and with the host (memory channels, cores) of that server's CPU. The dead
 
 from __future__ import annotations
 
+from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import node_network
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
+from ftopt.model.parallelism import config_record
 from ftopt.model.plan import (
     Assignment,
     MemoryPerGpu,
     Node,
     Plan,
+    RoleOnGpus,
     RunSummary,
     Server,
     SiteSummary,
     Status,
     Tco,
 )
-from ftopt.model.speed import Speed, at_power, energy_kwh, estimate_speed, hours_to_train, speed_link
+from ftopt.model.rl import copy_speed
+from ftopt.model.speed import Speed, at_power, energy_kwh, hours_to_train, speed_link
 from ftopt.model.timing import copy_host, server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
-from ftopt.model.workload import Method
+from ftopt.model.workload import Algorithm, Method
 from ftopt.solver.decode.bills import bill_of_materials, build_fabric
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.racks import place_in_racks, rack_uses, racked
@@ -87,7 +91,8 @@ def placed_speed(data: ProblemData, mode: Mode, build: Build, start: int) -> Spe
     link = speed_link(build.topology, tuple(range(start, start + mode.gpus)))
     cores = build.cpu.cores * build.chassis.sockets
     host = copy_host(build.cpu.memory_channels, cores, build.gpu_count, mode.gpus, constants)
-    speed = estimate_speed(profile, mode.sizing, build.gpu, profile.stack, constants, host, link=link)
+    rollout = load_rollout_constants()
+    speed = copy_speed(profile, mode.sizing, build.gpu, profile.stack, constants, host, rollout, link)
     return at_power(speed, build.gpu, build.power_cap_w, constants)
 
 
@@ -142,8 +147,19 @@ def _assignment(
         nvme_gb=round(s.nvme_gb, 2),
         traffic_gb_per_step=round(s.traffic_gb_per_step, 3),
         step_seconds=round(max(s.compute_seconds, transfer), 4),
+        placement=s.placement.value if s.placement else None,
+        roles=[RoleOnGpus(role=r.role.value, gpus=[], memory_gb=round(r.memory_gb, 2)) for r in s.roles],
+        **(config_record(s.config) if s.config else {}),
         **(timing or {}),
     )
+
+
+def placed_roles(mode: Mode, template: Assignment, gpus: list[int]) -> list[RoleOnGpus]:
+    """The template's roles on the copy's GPUs: each role's block of the copy (training GPUs first)."""
+    return [
+        role.model_copy(update={"gpus": gpus[r.first : r.first + r.gpus]})
+        for role, r in zip(template.roles, mode.sizing.roles, strict=True)
+    ]
 
 
 class _Assignments:
@@ -173,6 +189,7 @@ class _Assignments:
                 "server": server_id,
                 "gpus": list(gpus),
                 "nodes": [Node(server=server_id, gpus=list(gpus))],
+                "roles": placed_roles(mode, template, list(gpus)),
             }
         )
 
@@ -199,6 +216,7 @@ class _Assignments:
                 "server": nodes[0].server,
                 "gpus": list(nodes[0].gpus),
                 "nodes": nodes,
+                "roles": placed_roles(mode, template, list(nodes[0].gpus)),
                 "step_seconds": round(max(s.compute_seconds, s.transfer_seconds), 4),
             }
         )
@@ -264,6 +282,7 @@ def _runs(data: ProblemData) -> list[RunSummary]:
             micro_batch=p.run.micro_batch,
             concurrent=p.run.concurrent,
             lora_rank=p.run.lora_rank if p.run.method != Method.FULL else None,
+            algorithm=None if p.run.algorithm == Algorithm.SFT else p.run.algorithm.value,
             stack=p.stack.id if p.stack else None,
             train_tokens=p.run.train_tokens,
             deadline_hours=p.run.deadline_hours,

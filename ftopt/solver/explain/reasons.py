@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
+from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import (
     MULTI_NODE_STRATEGIES,
     NETWORK,
@@ -18,20 +19,21 @@ from ftopt.model.fabric import (
     fabric_kits,
     fabric_nic,
     node_network,
-    size_multinode,
 )
 from ftopt.model.findings import Finding, FindingKind, finding
-from ftopt.model.hardware import Gpu
+from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.references import allowed_gpus
+from ftopt.model.rl import copy_sizings, multinode_any_sizings
 from ftopt.model.sizing import (
+    Ranker,
     RunProfile,
     Sizing,
-    all_sizings,
+    bound_seconds_per_token,
     gpu_count_choices,
     optimizer_choices,
     size_run,
 )
-from ftopt.model.speed import hours_to_train
+from ftopt.model.speed import hours_to_train, speed_ranker
 from ftopt.model.workload import MULTI_NODE_COUNTS, Method, Offload, Run, SizingOptions, Strategy
 from ftopt.solver.problem.builds import Build, enumerate_builds
 from ftopt.solver.problem.data import ProblemData
@@ -49,19 +51,30 @@ def _relaxations(run: Run) -> list[str]:
         hints.append("gpus auto")
     if run.gradient_checkpointing is False:
         hints.append("gradient_checkpointing true")
-    if run.micro_batch > 1:
+    if run.micro_batch != "auto" and run.micro_batch > 1:
         hints.append("a smaller micro_batch")
     return hints
 
 
 def _closest(run_sizings: list[Sizing]) -> Sizing:
-    return min(run_sizings, key=lambda s: (s.planned_gb - s.card_gb, s.gpus))
+    """The sizing nearest to fitting: an RL layout whose engine holds its weights before one whose
+    engine does not, then the least excess memory (margin included), then the fewest GPUs."""
+    return min(run_sizings, key=lambda s: (not s.rollout_fits, s.planned_gb - s.card_gb, s.gpus))
+
+
+def _setup(s: Sizing) -> str:
+    """How the closest sizing trains, with an RL copy's engine placement and whether it fits its share."""
+    text = f"{s.strategy}, {s.optimizer}"
+    if s.placement is not None:
+        text += f", {s.placement} engine"
+        text += "" if s.rollout_fits else " whose share cannot hold its weights and one sequence"
+    return text
 
 
 def _sizings(profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[Sizing]:
     """The run's sizings on the card; a multi-node GPU count (16-64), which `all_sizings` leaves to
     the server it runs on, is sized sharded over all its GPUs, the least memory it could take."""
-    found = all_sizings(profile, gpu, options)
+    found = copy_sizings(profile, gpu, options, load_rollout_constants())
     if found:
         return found
     run = profile.run
@@ -82,9 +95,10 @@ def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Findin
         need_gb=[round(s.planned_gb, 3) for s in closest],
         margin=max((s.memory_margin for s in closest), default=0.0),
         gpus=[s.gpus for s in closest],
-        setup=[f"{s.strategy}, {s.optimizer}" for s in closest],
+        setup=[_setup(s) for s in closest],
         card_gb=[gpu.memory_gb for gpu in gpus],
-        relax=_relaxations(profile.run),
+        relax=_relaxations(profile.run)
+        + (["a larger rollout memory_fraction"] if any(not s.rollout_fits for s in closest) else []),
     )
 
 
@@ -134,7 +148,8 @@ def _fastest_single_server(
     profile = data.profiles[run_index]
     best: _Best | None = None
     for gpu in gpus:
-        for mode in fitting_modes(run_index, profile, gpu, data.workload.sizing):
+        rank = speed_ranker(profile, gpu, data.catalogue)
+        for mode in fitting_modes(run_index, profile, gpu, data.workload.sizing, None, rank):
             reached = _reachable(data, builds, profile, mode, gpu)
             if reached is not None and (best is None or (reached[0], mode.gpus) < best[:2]):
                 reason = _late(profile.run, reached[0], gpu.id, mode.sizing, reached[1])
@@ -143,10 +158,16 @@ def _fastest_single_server(
 
 
 def _spanning_sizings(
-    profile: RunProfile, build: Build, net: Network, options: SizingOptions, limit: int | None
+    profile: RunProfile,
+    build: Build,
+    net: Network,
+    options: SizingOptions,
+    limit: int | None,
+    rank: Ranker | None = None,
 ) -> Iterator[tuple[int, Sizing]]:
     """(servers, sizing) of every copy over several whole servers of `build` that fits its cards,
-    within the site's server limit, as the multi-node options size them."""
+    within the site's server limit, as the multi-node options size them (their configurations
+    ranked by `rank`)."""
     n = build.gpu_count
     for gpus in gpu_count_choices(profile.run):
         servers = gpus // n
@@ -159,9 +180,20 @@ def _spanning_sizings(
             continue
         for strategy in MULTI_NODE_STRATEGIES:
             for optimizer in optimizer_choices(profile.run, profile.stack):
-                sizing = size_multinode(profile, build.gpu, gpus, strategy, optimizer, options, net)
-                if sizing.fits:
-                    yield servers, sizing
+                args = (profile, build.gpu, gpus, strategy, optimizer, options, net)
+                for sizing in multinode_any_sizings(*args, load_rollout_constants(), rank):
+                    if sizing.fits:
+                        yield servers, sizing
+
+
+def _network_rank(profile: RunProfile, build: Build, net: Network, catalogue: Catalogue) -> Ranker:
+    """Seconds per token of a multi-node configuration on servers of `build`, as the options rank them."""
+
+    def rank(sizing: Sizing) -> float:
+        speed = speed_on_servers(profile, sizing, build, net, catalogue)
+        return 1 / speed.tokens_per_s if speed is not None else bound_seconds_per_token(sizing)
+
+    return rank
 
 
 def _fastest_multi_server(data: ProblemData, run_index: int, builds: list[Build]) -> _Best | None:
@@ -178,7 +210,8 @@ def _fastest_multi_server(data: ProblemData, run_index: int, builds: list[Build]
         if networked is None:
             continue
         net = node_network(build.gpu, build.gpu_count, nic, networked.nic_count, catalogue.speed)
-        for servers, sizing in _spanning_sizings(profile, build, net, data.workload.sizing, limit):
+        rank = _network_rank(profile, networked, net, catalogue)
+        for servers, sizing in _spanning_sizings(profile, build, net, data.workload.sizing, limit, rank):
             speed = speed_on_servers(profile, sizing, networked, net, catalogue)
             if speed is None:
                 continue

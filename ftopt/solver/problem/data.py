@@ -126,18 +126,23 @@ def _needs(mode: Mode, is_light: bool) -> tuple[float, ...]:
 
 
 def _undominated(candidates: list[tuple[int, Mode, bool]]) -> list[tuple[int, Mode, bool]]:
-    """Per run and build: drop a mode when a kept one needs no more and is no less preferred.
+    """Per run and build: drop a mode when a kept one needs no more, is no slower and is no less
+    preferred.
 
     On one build a light copy needs only its GPUs, so two light modes of one GPU count are
     interchangeable for the price; keeping the preferred one (then the one with more free memory)
     removes that symmetry without touching the optimum or the tie-breaks.
     """
-    ordered = sorted(candidates, key=lambda c: (_needs(c[1], c[2]), c[1].preference, c[1].sizing.total_gb))
+    ordered = sorted(
+        candidates, key=lambda c: (_needs(c[1], c[2]), c[1].slowness, c[1].preference, c[1].sizing.total_gb)
+    )
     kept: list[tuple[int, Mode, bool]] = []
     for o, mode, is_light in ordered:
         needs = _needs(mode, is_light)
         if not any(
-            k.preference <= mode.preference and all(a <= b for a, b in zip(_needs(k, kl), needs, strict=True))
+            k.slowness <= mode.slowness
+            and k.preference <= mode.preference
+            and all(a <= b for a, b in zip(_needs(k, kl), needs, strict=True))
             for _, k, kl in kept
         ):
             kept.append((o, mode, is_light))

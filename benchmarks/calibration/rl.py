@@ -1,0 +1,239 @@
+"""Calibration of the preference/RL model: GPU counts and generation share against published runs.
+
+`python -m benchmarks.calibration.rl` reads benchmarks/calibration/rl-points.yaml (verl's minimum
+configurations, TRL's colocated-versus-server runs, OpenRLHF's hybrid-engine example), recomputes
+ftopt's figure for each point it can express, and writes benchmarks/calibration-rl.md and
+calibration-rl.json. Every point is held-out: none chose a constant of the rollout model.
+
+Goals: `min_gpus`, ftopt's fewest GPUs at most the published count (a sizing may not ask for more
+than a run was shown to need); `generation_share`, within ±25 % of the published share.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import TypeAdapter
+
+from benchmarks.calibration import calibration_cards
+from ftopt.catalogue import load_catalogue
+from ftopt.catalogue.rollout import load_rollout_constants
+from ftopt.model.architecture import Architecture
+from ftopt.model.fabric import MULTI_NODE_STRATEGIES, fabric_nic, node_network
+from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.rl import multinode_any_sizing, rl_phases, rl_sizings, rl_speed
+from ftopt.model.sizing import RunProfile, optimizer_choices, profile_run
+from ftopt.model.speed import link_kind, planning_host
+from ftopt.model.workload import MULTI_NODE_COUNTS, InlineModel, Run, SizingOptions
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+POINTS = HERE / "rl-points.yaml"
+MARKDOWN = ROOT / "benchmarks" / "calibration-rl.md"
+JSON = ROOT / "benchmarks" / "calibration-rl.json"
+SHARE_GOAL = 0.25
+OPTIONS = SizingOptions()
+#: GPUs per server of a multi-node copy (HGX-class boards of eight, as the published runs used).
+NODE_GPUS = 8
+
+
+@dataclass(frozen=True)
+class RlOutcome:
+    """One point, recomputed (or the reason it cannot be)."""
+
+    id: str
+    kind: str
+    role: str
+    source: str
+    card: str
+    published: float
+    ftopt: float | None
+    reason: str | None
+
+    @property
+    def ratio(self) -> float | None:
+        """ftopt's figure over the published one."""
+        return None if self.ftopt is None else self.ftopt / self.published
+
+    @property
+    def within_goal(self) -> bool | None:
+        """min_gpus: ftopt needs no more GPUs than published; a share: within ±25 %."""
+        if self.ratio is None:
+            return None
+        return self.ratio <= 1 if self.kind == "min_gpus" else abs(self.ratio - 1) <= SHARE_GOAL
+
+
+def load_points(path: Path = POINTS) -> dict[str, Any]:
+    """The points file as data."""
+    data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data
+
+
+def rl_cards(data: dict[str, Any]) -> dict[str, Gpu]:
+    """The cards of the points file, with the shared calibration cards."""
+    extra = TypeAdapter(list[Gpu]).validate_python(data.get("cards", []))
+    return {**calibration_cards(), **{card.id: card for card in extra}}
+
+
+def _model(name: str, models: dict[str, Architecture]) -> str | InlineModel:
+    return InlineModel(name=name, architecture=models[name]) if name in models else name
+
+
+def point_profile(point: dict[str, Any], models: dict[str, Architecture], catalogue: Catalogue) -> RunProfile:
+    """The point's run, with its models resolved and its placement as published."""
+    fields = dict(point["run"])
+    fields["model"] = _model(fields["model"], models)
+    if "reward_model" in fields:
+        fields["reward_model"] = _model(fields["reward_model"], models)
+    if "rollout" in fields:
+        fields["rollout"] = {**fields["rollout"], "placement": point["placement"]}
+    return profile_run(Run.model_validate({"name": point["id"], **fields}), catalogue)
+
+
+def fewest_gpus(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> int | None:
+    """The fewest GPUs one copy fits on, any layout: within a server, else over servers of eight
+    (16, 32 or 64 GPUs, FSDP or HSDP, a colocated engine); None when none fits."""
+    constants = load_rollout_constants()
+    fitting = [s.gpus for s in rl_sizings(profile, gpu, OPTIONS, constants) if s.fits]
+    if fitting:
+        return min(fitting)
+    nic = fabric_nic(catalogue)
+    if nic is None:
+        return None
+    net = node_network(gpu, NODE_GPUS, nic, NODE_GPUS, catalogue.speed)
+    for gpus in MULTI_NODE_COUNTS:
+        for strategy in MULTI_NODE_STRATEGIES:
+            for optimizer in optimizer_choices(profile.run, profile.stack):
+                sizing = multinode_any_sizing(
+                    profile, gpu, gpus, strategy, optimizer, OPTIONS, net, constants
+                )
+                if sizing is not None and sizing.fits:
+                    return gpus
+    return None
+
+
+def generation_share(profile: RunProfile, gpu: Gpu, gpus: int, catalogue: Catalogue) -> float | None:
+    """The share of a step spent generating, on the fastest fitting layout of `gpus` GPUs."""
+    constants, speed = load_rollout_constants(), catalogue.speed
+    assert speed is not None and profile.stack is not None
+    host = planning_host(catalogue, gpus, speed)
+    link = link_kind(gpu, gpus)
+    best: float | None = None
+    best_step = float("inf")
+    for sizing in rl_sizings(profile, gpu, OPTIONS, constants):
+        if sizing.gpus != gpus or not sizing.fits:
+            continue
+        step = rl_speed(profile, sizing, gpu, profile.stack, speed, host, constants, link)
+        if step.step_seconds < best_step:
+            update = step.step_seconds - step.rollout_seconds
+            phases = rl_phases(profile, sizing, gpu, update, link, speed, constants)
+            best, best_step = phases.generation / step.step_seconds, step.step_seconds
+    return best
+
+
+def recompute(point: dict[str, Any], data: dict[str, Any], catalogue: Catalogue) -> RlOutcome:
+    """ftopt's figure for one point, or why it has none."""
+    models = {name: Architecture.model_validate(arch) for name, arch in data["models"].items()}
+    reason, value = point.get("reason"), None
+    if reason is None:
+        profile = point_profile(point, models, catalogue)
+        gpu = rl_cards(data).get(point["card"]) or catalogue.gpu(point["card"])
+        if point["kind"] == "min_gpus":
+            count = fewest_gpus(profile, gpu, catalogue)
+            value = None if count is None else float(count)
+        else:
+            value = generation_share(profile, gpu, int(point["gpus"]), catalogue)
+        if value is None:
+            reason = "ftopt finds no layout that fits, within one server or over up to 64 GPUs"
+    return RlOutcome(
+        id=point["id"],
+        kind=point["kind"],
+        role=point["role"],
+        source=point["source"],
+        card=point["card"],
+        published=float(point["published"]),
+        ftopt=value,
+        reason=reason,
+    )
+
+
+def run_rl_calibration(path: Path = POINTS) -> list[RlOutcome]:
+    """Every point of the file, recomputed with the packaged catalogue."""
+    data, catalogue = load_points(path), load_catalogue()
+    return [recompute(point, data, catalogue) for point in data["points"]]
+
+
+def _figure(o: RlOutcome, value: float) -> str:
+    return f"{value:.0f}" if o.kind == "min_gpus" else f"{value:.2f}"
+
+
+def render_markdown(outcomes: list[RlOutcome], sources: dict[str, str]) -> str:
+    """The table per kind, the points ftopt cannot express, and the sources."""
+    lines = [
+        "# Calibration of the preference/RL model against published runs",
+        "",
+        "Written by `python -m benchmarks.calibration.rl` from `benchmarks/calibration/rl-points.yaml`; do",
+        "not edit by hand. Ratio = ftopt / published. Every point is held-out: no rollout constant",
+        "(`ftopt/catalogue/data/rollout.yaml`) was chosen from it. Goals: GPU counts at most the published",
+        f"minimum (ratio ≤ 1); the generation share within ±{SHARE_GOAL:.0%}.",
+        "",
+    ]
+    for kind, title in (
+        ("min_gpus", "Fewest GPUs per copy"),
+        ("generation_share", "Generation share of a step"),
+    ):
+        rows = [o for o in outcomes if o.kind == kind and o.ftopt is not None]
+        within = sum(1 for o in rows if o.within_goal)
+        lines += [f"## {title}: {within} of {len(rows)} within goal", ""]
+        lines += ["| point | role | source | card | published | ftopt | ratio | within goal? |"]
+        lines += ["|---|---|---|---|---:|---:|---:|---|"]
+        for o in rows:
+            assert o.ftopt is not None and o.ratio is not None
+            lines.append(
+                f"| {o.id} | {o.role} | {o.source} | {o.card} | {_figure(o, o.published)} | "
+                f"{_figure(o, o.ftopt)} | {o.ratio:.2f} | {'yes' if o.within_goal else 'no'} |"
+            )
+        lines.append("")
+    lines += ["## Points ftopt cannot express", ""]
+    lines += [f"- **{o.id}** ({o.kind}, {_figure(o, o.published)}): {o.reason}" for o in outcomes if o.reason]
+    lines += ["", "## Sources", ""]
+    lines += [f"- **{key}**: {text}" for key, text in sources.items()]
+    return "\n".join(lines) + "\n"
+
+
+def render_json(outcomes: list[RlOutcome]) -> str:
+    """The same outcomes as JSON records."""
+    records = [
+        {
+            "id": o.id,
+            "kind": o.kind,
+            "role": o.role,
+            "source": o.source,
+            "card": o.card,
+            "published": o.published,
+            "ftopt": None if o.ftopt is None else round(o.ftopt, 3),
+            "ratio": None if o.ratio is None else round(o.ratio, 3),
+            "within_goal": o.within_goal,
+            "reason": o.reason,
+        }
+        for o in outcomes
+    ]
+    return json.dumps({"points": records}, indent=2) + "\n"
+
+
+def main() -> None:
+    """Recompute every point and write calibration-rl.md and calibration-rl.json."""
+    outcomes = run_rl_calibration()
+    sources = dict(load_points()["sources"])
+    MARKDOWN.write_text(render_markdown(outcomes, sources), encoding="utf-8")
+    JSON.write_text(render_json(outcomes), encoding="utf-8")
+    for o in outcomes:
+        print(o.id, o.published, o.ftopt, o.reason or "")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,476 @@
+"""One copy of a preference or RL run (DPO, GRPO, PPO): its roles on its GPUs, and how long a step takes.
+
+Why one Sizing per copy: the solver places copies as blocks of GPUs; an RL copy is such a block whose
+training GPUs hold the policy, the frozen reference and reward models and PPO's critic, and whose
+rollout engine either shares them (colocated: a share of each GPU's memory, taking turns with
+training) or has GPUs of its own at the end of the block (separate). Each way is one `Sizing` with
+its roles listed, so choosing colocated or separate is choosing a training mode, by price or by
+deadline, like choosing a GPU count.
+
+A step (GRPO, PPO) is synchronous, as in verl, TRL and OpenRLHF's default: generate the step's
+responses, score them (the policy's old log-probabilities, the reference, the reward model, PPO's
+critic values), update the policy (and critic) with the speed model of a supervised step, and send the
+new weights to the engine; a colocated engine also swaps out and in. `train_tokens` counts the tokens
+the policy trains on (prompt plus response per sample), so a run's hours are its steps' time.
+DPO trains on chosen and rejected sequences together (twice the micro-batch) and adds the
+reference's forward pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ftopt.model.fabric import Network, multinode_copy_speed, multinode_sizings, shard_count, size_multinode
+from ftopt.model.hardware import Gpu
+from ftopt.model.memory import BF16, GB
+from ftopt.model.roles import (
+    Role,
+    RoleMemory,
+    critic_gb,
+    critic_states,
+    extra_disk_gb,
+    has_reference,
+    reference_gb,
+    reward_gb,
+)
+from ftopt.model.rollout import Engine, RolloutConstants, generation_time, lay_out_engine, switch_seconds
+from ftopt.model.sizing import (
+    Ranker,
+    RunProfile,
+    Sizing,
+    all_sizings,
+    gpu_count_choices,
+    offload_choices,
+    optimizer_choices,
+    size_run,
+    strategy_choices,
+)
+from ftopt.model.speed import Host, Speed, bus_bandwidth_gbps, estimate_speed, matmul_params
+from ftopt.model.stack import LinkKind, SpeedConstants, Stack
+from ftopt.model.workload import (
+    GENERATING,
+    GPU_COUNTS,
+    Algorithm,
+    Offload,
+    Optimizer,
+    Placement,
+    SizingOptions,
+    Strategy,
+)
+
+
+def is_rl(profile: RunProfile) -> bool:
+    """Whether the run is a preference or RL run (anything but supervised)."""
+    return profile.run.algorithm != Algorithm.SFT
+
+
+def policy_profile(profile: RunProfile) -> RunProfile:
+    """The policy as a supervised run: DPO's micro-batch holds a chosen and a rejected sequence each."""
+    run = profile.run
+    if run.algorithm != Algorithm.DPO:
+        return profile
+    pairs = run.model_copy(update={"micro_batch": 2 * run.micro_batch_choices[0]})
+    policy = replace(profile, run=pairs)
+    policy.__dict__["counts"] = profile.counts  # the same model: keep its counted parameters
+    return policy
+
+
+def placement_choices(profile: RunProfile, total: int) -> list[tuple[Placement | None, int]]:
+    """Where the engine may go on a copy of `total` GPUs, with the GPUs a separate one takes: half, a
+    quarter or an eighth of the block (the training GPUs keep the rest). None: no engine (DPO)."""
+    rollout = profile.run.rollout
+    if profile.run.algorithm not in GENERATING or rollout is None:
+        return [(None, 0)]
+    choices: list[tuple[Placement | None, int]] = []
+    if rollout.placement in (Placement.COLOCATED, Placement.AUTO):
+        choices.append((Placement.COLOCATED, 0))
+    if rollout.placement in (Placement.SEPARATE, Placement.AUTO):
+        splits = sorted({total // d for d in (2, 4, 8) if total >= d})
+        choices += [(Placement.SEPARATE, engine) for engine in splits]
+    return choices
+
+
+def lay_out_copy_engine(
+    profile: RunProfile,
+    gpu: Gpu,
+    placement: Placement | None,
+    total: int,
+    train: int,
+    constants: RolloutConstants,
+) -> Engine | None:
+    """The rollout engine of a copy of `total` GPUs, `train` of which train (None without one): on all
+    of them at the run's share when colocated, on the rest at the separate share otherwise."""
+    rollout = profile.run.rollout
+    if placement is None or rollout is None:
+        return None
+    colocated = placement == Placement.COLOCATED
+    gpus = total if colocated else total - train
+    if gpus < 1:
+        return None  # a separate engine without GPUs of its own: no engine to lay out
+    fraction = rollout.memory_fraction if colocated else constants.separate_memory_fraction
+    return lay_out_engine(
+        profile.counts, profile.arch, gpu, gpus, fraction * gpu.memory_gb, rollout, constants
+    )
+
+
+def copy_engine(profile: RunProfile, gpu: Gpu, sizing: Sizing, constants: RolloutConstants) -> Engine | None:
+    """The rollout engine of an RL sizing, laid out as `size_rl` laid it out (None without one)."""
+    train = sizing.train_gpus or sizing.gpus
+    return lay_out_copy_engine(profile, gpu, sizing.placement, sizing.gpus, train, constants)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one RL copy is laid out: total GPUs, where its engine goes and how the policy trains."""
+
+    total: int
+    placement: Placement | None
+    engine_gpus: int
+    strategy: Strategy
+    optimizer: Optimizer
+    offload: Offload
+
+
+def size_rl(
+    profile: RunProfile,
+    gpu: Gpu,
+    layout: Layout,
+    options: SizingOptions,
+    constants: RolloutConstants,
+    policy: Sizing | None = None,
+) -> Sizing:
+    """Memory of one RL copy laid out this way: the policy's sizing on the training GPUs (`policy`,
+    when the caller has it already), with the reference, reward model and critic beside it there,
+    and the rollout engine's share."""
+    run, counts = profile.run, profile.counts
+    train = layout.total - layout.engine_gpus
+    if policy is None:
+        args = (layout.strategy, layout.optimizer, layout.offload, options)
+        policy = size_run(policy_profile(profile), gpu, train, *args)
+    master = profile.stack.master_weights if profile.stack else "fp32"
+    critic = critic_states(run, counts, layout.optimizer, layout.offload, master)
+    shares = {
+        Role.REFERENCE: reference_gb(run, counts, layout.strategy, train),
+        Role.REWARD: reward_gb(profile.reward_counts, layout.strategy, train),
+        Role.CRITIC: critic_gb(critic, layout.strategy, train),
+    }
+    roles = [RoleMemory(Role.POLICY, train, 0, policy.total_gb)]
+    roles += [RoleMemory(role, train, 0, gb) for role, gb in shares.items() if gb > 0]
+    engine = lay_out_copy_engine(profile, gpu, layout.placement, layout.total, train, constants)
+    if engine is not None:
+        first = 0 if layout.placement == Placement.COLOCATED else train
+        roles.append(RoleMemory(Role.ROLLOUT, engine.gpus, first, engine.budget_gb))
+    return replace(
+        policy,
+        gpus=layout.total,
+        train_gpus=train,
+        roles_gb=sum(shares.values()),
+        host_ram_gb=policy.host_ram_gb + (critic.host_bytes / GB if critic else 0.0),
+        nvme_gb=policy.nvme_gb + extra_disk_gb(run, counts, profile.reward_counts, layout.optimizer),
+        placement=layout.placement,
+        rollout_gb=engine.budget_gb if engine else 0.0,
+        rollout_fits=engine.fits if engine else True,
+        roles=tuple(roles),
+    )
+
+
+def rl_layouts(profile: RunProfile, total: int) -> list[Layout]:
+    """Every layout of a copy of `total` GPUs the run's settings allow."""
+    run, stack = profile.run, profile.stack
+    return [
+        Layout(total, placement, engine, strategy, optimizer, offload)
+        for placement, engine in placement_choices(profile, total)
+        for strategy in strategy_choices(total - engine)
+        for optimizer in optimizer_choices(run, stack)
+        for offload in offload_choices(run, stack)
+        if not (offload == Offload.CPU and optimizer != Optimizer.ADAMW_32BIT)
+    ]
+
+
+def rl_sizings(
+    profile: RunProfile,
+    gpu: Gpu,
+    options: SizingOptions,
+    constants: RolloutConstants,
+) -> list[Sizing]:
+    """Every layout of the run on `gpu` within one server, fitting or not (copies over several
+    servers: `size_rl_multinode`). A colocated copy of 4 GPUs and a separate one of 8 with 4 training
+    share the policy's sizing.
+    """
+    policies: dict[tuple[int, Strategy, Optimizer, Offload], Sizing] = {}
+    sizings = []
+    for total in gpu_count_choices(profile.run):
+        if total not in GPU_COUNTS:
+            continue
+        for layout in rl_layouts(profile, total):
+            train = total - layout.engine_gpus
+            key = (train, layout.strategy, layout.optimizer, layout.offload)
+            if key not in policies:
+                policies[key] = size_run(policy_profile(profile), gpu, train, *key[1:], options)
+            sizings.append(size_rl(profile, gpu, layout, options, constants, policies[key]))
+    return sizings
+
+
+def copy_sizings(
+    profile: RunProfile,
+    gpu: Gpu,
+    options: SizingOptions,
+    constants: RolloutConstants,
+    rank: Ranker | None = None,
+    domain: int | None = None,
+) -> list[Sizing]:
+    """A copy's sizings whatever its algorithm: supervised runs as `all_sizings` (with their chosen
+    training configurations), RL runs by role (at the run's own settings: RL layouts are not searched
+    over configurations)."""
+    if not is_rl(profile):
+        return all_sizings(profile, gpu, options, rank, domain)
+    return rl_sizings(profile, gpu, options, constants)
+
+
+def policy_sizing(sizing: Sizing) -> Sizing:
+    """The policy's own sizing on the training GPUs, as the speed model of a supervised step reads it."""
+    train = sizing.train_gpus or sizing.gpus
+    return replace(sizing, gpus=train, roles_gb=0.0, rollout_gb=0.0, placement=None, roles=())
+
+
+def forward_seconds(params: int, tokens: float, gpu: Gpu, gpus: int, constants: RolloutConstants) -> float:
+    """A forward pass of `params` multiplied parameters over `tokens`, spread over `gpus`, as compute."""
+    return 2 * params * tokens / (gpus * gpu.bf16_dense_tflops * 1e12 * constants.prefill_mfu)
+
+
+@dataclass(frozen=True)
+class RlPhases:
+    """One RL step's phases beyond the policy's update, seconds (what `Speed.rollout_seconds` sums)."""
+
+    generation: float
+    scoring: float
+    critic: float
+    sync: float
+    switch: float
+
+    @property
+    def seconds(self) -> float:
+        """The phases run one after the other."""
+        return self.generation + self.scoring + self.critic + self.sync + self.switch
+
+
+def sync_seconds(
+    profile: RunProfile, sizing: Sizing, gpu: Gpu, link: LinkKind | None, speed: SpeedConstants
+) -> float:
+    """Sending the new policy weights (BF16, the whole model: an adapter is merged first) to the
+    engine: a copy in each GPU's memory when colocated, over the copy's link when separate."""
+    weights = profile.counts.total * BF16
+    if sizing.placement == Placement.COLOCATED or link is None:
+        return 2 * weights / sizing.gpus / (gpu.memory_bandwidth_gbps * 1e9 * speed.hbm_efficiency)
+    return weights / (bus_bandwidth_gbps(link, gpu, speed) * 1e9)
+
+
+def rl_phases(
+    profile: RunProfile,
+    sizing: Sizing,
+    gpu: Gpu,
+    update_seconds: float,
+    link: LinkKind | None,
+    speed: SpeedConstants,
+    constants: RolloutConstants,
+) -> RlPhases:
+    """Generation, scoring, critic, sync and switch of one GRPO/PPO step (`update_seconds`: the
+    policy's update, which PPO's critic repeats)."""
+    run, counts, arch = profile.run, profile.counts, profile.arch
+    rollout = run.rollout
+    engine = copy_engine(profile, gpu, sizing, constants)
+    if rollout is None or engine is None:
+        return RlPhases(0.0, 0.0, 0.0, 0.0, 0.0)
+    tokens = rollout.sequences * run.seq_len
+    train = sizing.train_gpus or sizing.gpus
+    scored = [matmul_params(counts, arch)] * (2 if has_reference(run) else 1)
+    if profile.reward_counts is not None:
+        scored.append(profile.reward_counts.active)
+    scoring = sum(forward_seconds(p, tokens, gpu, train, constants) for p in scored)
+    critic = 0.0
+    if run.algorithm == Algorithm.PPO:
+        critic = update_seconds + forward_seconds(matmul_params(counts, arch), tokens, gpu, train, constants)
+    colocated = sizing.placement == Placement.COLOCATED
+    return RlPhases(
+        generation=generation_time(counts, arch, gpu, engine, rollout, constants).seconds,
+        scoring=scoring,
+        critic=critic,
+        sync=sync_seconds(profile, sizing, gpu, link, speed),
+        switch=switch_seconds(engine, gpu, constants) if colocated else 0.0,
+    )
+
+
+def rl_speed(
+    profile: RunProfile,
+    sizing: Sizing,
+    gpu: Gpu,
+    stack: Stack,
+    speed: SpeedConstants,
+    host: Host,
+    constants: RolloutConstants,
+    link: LinkKind | None = None,
+) -> Speed:
+    """Policy tokens per second of one RL copy, as a `Speed` whose `rollout_seconds` holds the phases
+    beyond the policy's update.
+
+    The update trains the step's samples in micro-batches over the training GPUs with one optimiser
+    step (compute, dequantisation and communication scale with the micro-batches, the optimiser step,
+    offload and overhead do not). DPO's step is the policy's, plus the reference's forward pass.
+    """
+    base = estimate_speed(policy_profile(profile), policy_sizing(sizing), gpu, stack, speed, host, link=link)
+    return rl_step(profile, sizing, gpu, base, link, speed, constants)
+
+
+def rl_step(
+    profile: RunProfile,
+    sizing: Sizing,
+    gpu: Gpu,
+    base: Speed,
+    link: LinkKind | None,
+    speed: SpeedConstants,
+    constants: RolloutConstants,
+) -> Speed:
+    """An RL step from the policy's supervised step `base` (one micro-batch per training GPU)."""
+    run = profile.run
+    train = sizing.train_gpus or sizing.gpus
+    if run.algorithm == Algorithm.DPO:
+        scoring = 0.0
+        if has_reference(run):
+            params = matmul_params(profile.counts, profile.arch)
+            scoring = forward_seconds(params, base.tokens_per_step, gpu, train, constants)
+        return replace(base, rollout_seconds=scoring)
+    rollout = run.rollout
+    assert rollout is not None  # a generating run always has one (Run's validator)
+    tokens = rollout.sequences * run.seq_len
+    scale = tokens / base.tokens_per_step
+    compute, dequant = base.compute_seconds * scale, base.dequant_seconds * scale
+    exposed = base.exposed_comm_seconds * scale
+    once = base.offload_seconds + base.optimizer_seconds + base.overhead_seconds
+    phases = rl_phases(profile, sizing, gpu, compute + dequant + exposed + once, link, speed, constants)
+    return replace(
+        base,
+        tokens_per_step=tokens,
+        compute_seconds=compute,
+        dequant_seconds=dequant,
+        comm_seconds=base.comm_seconds * scale,
+        exposed_comm_seconds=exposed,
+        rollout_seconds=phases.seconds,
+    )
+
+
+def size_rl_multinode(
+    profile: RunProfile,
+    gpu: Gpu,
+    gpus: int,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    options: SizingOptions,
+    net: Network,
+    constants: RolloutConstants,
+) -> Sizing | None:
+    """An RL copy over several servers (16-64 GPUs): the policy sized as a multi-node supervised copy,
+    the frozen models and critic sharded like its states, and a colocated engine on every GPU
+    (replicas within a server). None where the run asks for a separate engine, which multi-node
+    copies do not model."""
+    run, counts = profile.run, profile.counts
+    rollout = run.rollout
+    placement: Placement | None = None
+    if run.algorithm in GENERATING and rollout is not None:
+        if rollout.placement == Placement.SEPARATE:
+            return None
+        placement = Placement.COLOCATED
+    policy = size_multinode(policy_profile(profile), gpu, gpus, strategy, optimizer, options, net)
+    shard = shard_count(strategy, gpus, net.node_gpus)
+    master = profile.stack.master_weights if profile.stack else "fp32"
+    critic = critic_states(run, counts, optimizer, Offload.NONE, master)
+    shares = {
+        Role.REFERENCE: reference_gb(run, counts, Strategy.FSDP, shard),
+        Role.REWARD: reward_gb(profile.reward_counts, Strategy.FSDP, shard),
+        Role.CRITIC: critic_gb(critic, Strategy.FSDP, shard),
+    }
+    node = net.node_gpus  # roles list one server's GPUs: every server of the copy holds the same
+    roles = [RoleMemory(Role.POLICY, node, 0, policy.total_gb)]
+    roles += [RoleMemory(role, node, 0, gb) for role, gb in shares.items() if gb > 0]
+    engine = lay_out_copy_engine(profile, gpu, placement, gpus, gpus, constants)
+    if engine is not None:
+        roles.append(RoleMemory(Role.ROLLOUT, node, 0, engine.budget_gb))
+    return replace(
+        policy,
+        train_gpus=gpus,
+        roles_gb=sum(shares.values()),
+        nvme_gb=policy.nvme_gb + extra_disk_gb(run, counts, profile.reward_counts, optimizer),
+        placement=placement,
+        rollout_gb=engine.budget_gb if engine else 0.0,
+        rollout_fits=engine.fits if engine else True,
+        roles=tuple(roles),
+    )
+
+
+def multinode_any_sizing(
+    profile: RunProfile,
+    gpu: Gpu,
+    gpus: int,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    options: SizingOptions,
+    net: Network,
+    constants: RolloutConstants,
+) -> Sizing | None:
+    """A multi-node sizing whatever the run's algorithm: an RL copy with its roles (None for one
+    whose separate engine multi-node copies do not model), else `size_multinode`'s."""
+    if is_rl(profile):
+        return size_rl_multinode(profile, gpu, gpus, strategy, optimizer, options, net, constants)
+    return size_multinode(profile, gpu, gpus, strategy, optimizer, options, net)
+
+
+def multinode_any_sizings(
+    profile: RunProfile,
+    gpu: Gpu,
+    gpus: int,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    options: SizingOptions,
+    net: Network,
+    constants: RolloutConstants,
+    rank: Ranker | None = None,
+) -> list[Sizing]:
+    """A multi-node copy's sizings whatever its algorithm: a supervised copy's undominated training
+    configurations (`multinode_sizings`), or an RL copy's one sizing with its roles (none when its
+    separate engine is not modelled over several servers)."""
+    if is_rl(profile):
+        sizing = size_rl_multinode(profile, gpu, gpus, strategy, optimizer, options, net, constants)
+        return [] if sizing is None else [sizing]
+    return multinode_sizings(profile, gpu, gpus, strategy, optimizer, options, net, rank)
+
+
+def multinode_any_speed(
+    profile: RunProfile,
+    sizing: Sizing,
+    gpu: Gpu,
+    host: Host,
+    net: Network,
+    speed: SpeedConstants,
+    constants: RolloutConstants,
+) -> Speed | None:
+    """A multi-node copy's speed whatever its algorithm (None without a stack): the supervised
+    estimate, or an RL step built on the policy's multi-node step."""
+    if not is_rl(profile):
+        return multinode_copy_speed(profile, sizing, gpu, host, net, speed)
+    base = multinode_copy_speed(policy_profile(profile), policy_sizing(sizing), gpu, host, net, speed)
+    return None if base is None else rl_step(profile, sizing, gpu, base, None, speed, constants)
+
+
+def copy_speed(
+    profile: RunProfile,
+    sizing: Sizing,
+    gpu: Gpu,
+    stack: Stack,
+    speed: SpeedConstants,
+    host: Host,
+    constants: RolloutConstants,
+    link: LinkKind | None = None,
+) -> Speed:
+    """A copy's speed whatever its algorithm: the speed model's for supervised runs, an RL step's else."""
+    if not is_rl(profile):
+        return estimate_speed(profile, sizing, gpu, stack, speed, host, link=link)
+    return rl_speed(profile, sizing, gpu, stack, speed, host, constants, link)

@@ -1,0 +1,124 @@
+"""Rules on the roles of DPO, GRPO and PPO copies: which models each copy holds, on which of its GPUs,
+with how much memory, and whether the rollout engine's share holds its weights and a sequence.
+
+The figures come from the verifier's own derivation (role_memory.py), never from the model layer's
+role code, so a mistake there shows up here.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+
+from ftopt.model.plan import Assignment
+from ftopt.model.workload import Algorithm, Run
+from ftopt.verify.context import Context, copy_subject
+from ftopt.verify.role_memory import (
+    TRAINING_ROLES,
+    engine_need_gb,
+    engine_share_gb,
+    model_arch,
+    needed_roles,
+    role_gpus,
+)
+from ftopt.verify.violation import GB_TOLERANCE, Violation, at_most, close, num
+
+
+def _layout_faults(a: Assignment, run: Run) -> Iterator[str]:
+    """What is wrong with where the copy's roles sit, one sentence each."""
+    listed = [r.role for r in a.roles]
+    needed = needed_roles(run)
+    if sorted(listed) != sorted(needed):
+        found, wanted = ", ".join(sorted(listed)) or "none", ", ".join(sorted(needed))
+        yield f"roles {found}; {run.algorithm_label} needs {wanted}"
+        return
+    training = role_gpus(a, "policy")
+    if any(sorted(role_gpus(a, r)) != sorted(training) for r in TRAINING_ROLES if r in needed):
+        yield "the reference, reward and critic do not sit on the policy's GPUs"
+    if "rollout" not in needed or run.rollout is None:
+        if a.placement is not None or sorted(training) != sorted(a.gpus):
+            yield "a run without rollout engine trains on all its GPUs and has no placement"
+        return
+    engine = role_gpus(a, "rollout")
+    allowed = run.rollout.placement.value
+    if a.placement is None or allowed not in ("auto", a.placement):
+        yield f"placement {a.placement}; the run allows {allowed}"
+    elif a.placement == "colocated" and sorted(engine) != sorted(training):
+        yield "a colocated engine must share the training GPUs"
+    elif a.placement == "separate" and (set(engine) & set(training) or not engine):
+        yield "a separate engine needs GPUs of its own"
+    if sorted(set(training) | set(engine)) != sorted(a.gpus):
+        yield "the roles do not cover exactly the copy's GPUs"
+
+
+def check_role_layout(ctx: Context) -> Iterator[Violation]:
+    """Supervised copies list no roles; RL copies list the roles their algorithm needs, the frozen
+    models and critic on the policy's GPUs, the engine on them (colocated) or beside them (separate)
+    as the run allows, together covering the copy's GPUs."""
+    for a in ctx.plan.assignments:
+        run = ctx.runs.get(a.run)
+        if run is None:
+            continue
+        if run.algorithm == Algorithm.SFT:
+            if a.roles or a.placement is not None:
+                yield Violation("roles", copy_subject(a), "roles on a supervised run", "none allowed")
+            continue
+        for fault in _layout_faults(a, run):
+            yield Violation("roles", copy_subject(a), fault, "")
+
+
+def check_role_memory(ctx: Context) -> Iterator[Violation]:
+    """Each role's memory is what the verifier derives, and the roles on each GPU fit the card."""
+    for a in ctx.plan.assignments:
+        run = ctx.runs.get(a.run)
+        sizing = ctx.sizing(a)
+        parts = ctx.parts.get(a.server)
+        if run is None or run.algorithm == Algorithm.SFT or sizing is None or parts is None:
+            continue
+        expected = ctx.role_memory(a)
+        if expected is None:
+            continue
+        per_gpu: dict[int, float] = defaultdict(float)
+        for role in a.roles:
+            want = expected.memory.get(role.role)
+            if want is not None and not close(role.memory_gb, want, GB_TOLERANCE):
+                yield Violation(
+                    "role-memory",
+                    copy_subject(a),
+                    f"{role.role} {num(role.memory_gb)} GB per GPU",
+                    f"re-computed {num(round(want, 2))} GB",
+                )
+            for gpu in role.gpus:
+                per_gpu[gpu] += want if want is not None else role.memory_gb
+        card = sizing.card_gb
+        for gpu, total in sorted(per_gpu.items()):
+            if not at_most(total, card):
+                yield Violation(
+                    "role-memory",
+                    copy_subject(a),
+                    f"GPU {gpu} holds {num(round(total, 2))} GB",
+                    f"card holds {num(card)} GB",
+                )
+
+
+def check_rollout_memory(ctx: Context) -> Iterator[Violation]:
+    """A GRPO/PPO copy's engine share holds the engine's weights shard, overhead and one sequence."""
+    for a in ctx.plan.assignments:
+        run = ctx.runs.get(a.run)
+        parts = ctx.parts.get(a.server)
+        if run is None or run.rollout is None or parts is None or parts.gpu is None:
+            continue
+        engine = role_gpus(a, "rollout")
+        arch = model_arch(ctx.catalogue, run.model)
+        if not engine or arch is None:
+            continue  # the role-layout rule reports a missing engine
+        share = engine_share_gb(run, parts.gpu.memory_gb, a.placement)
+        # A multi-node copy lists one server's GPUs; its colocated engine spans all of its servers.
+        need = engine_need_gb(arch, run, a.gpu_count if a.multinode else len(engine))
+        if not at_most(need, share):
+            yield Violation(
+                "rollout-memory",
+                copy_subject(a),
+                f"engine needs {num(round(need, 2))} GB per GPU on {len(engine)} GPUs",
+                f"its share is {num(round(share, 2))} GB",
+            )

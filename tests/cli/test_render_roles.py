@@ -1,0 +1,65 @@
+"""The quote lists and draws the roles of RL copies: a line per copy in the table and Markdown, each
+GPU's roles in the diagram; `estimate` shows a separate engine's GPUs and lists the roles in JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ftopt.catalogue import load_catalogue
+from ftopt.cli.main import cli
+from ftopt.cli.render_markdown import render_markdown
+from ftopt.cli.render_roles import gpu_span, role_lines
+from ftopt.cli.render_svg import placement_svg
+from ftopt.model.plan import Plan
+from ftopt.reading.workload_file import load_workload
+from ftopt.solver.solve import SolveSettings, solve
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.fixture(scope="module")
+def grpo_plan() -> Plan:
+    catalogue = load_catalogue()
+    workload = load_workload(EXAMPLES / "grpo-32b.yaml", catalogue)
+    return solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+
+
+def test_gpu_spans_read_as_ranges() -> None:
+    assert (gpu_span([0, 1, 2, 3]), gpu_span([3]), gpu_span([0, 2])) == ("0-3", "3", "0,2")
+
+
+def test_markdown_lists_each_copys_roles(grpo_plan: Plan) -> None:
+    (line,) = role_lines(grpo_plan)
+    assert line.startswith("qwen32b-grpo copy 1 (rollout colocated): policy ")
+    assert "rollout 48.0 GB on GPUs 0-3" in line
+    text = render_markdown(grpo_plan)
+    assert "## Roles (memory per GPU)" in text and f"- {line}" in text
+
+
+def test_svg_names_each_gpus_roles(grpo_plan: Plan) -> None:
+    svg = placement_svg(grpo_plan)
+    assert svg.count('data-roles="policy rollout"') == 4
+    assert "roles: policy, rollout" in svg
+
+
+def test_supervised_plans_list_no_roles() -> None:
+    catalogue = load_catalogue()
+    workload = load_workload(EXAMPLES / "first-project.yaml", catalogue)
+    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    assert role_lines(plan) == [] and "Roles" not in render_markdown(plan)
+    assert "data-roles" not in placement_svg(plan)
+
+
+def test_estimate_shows_separate_engines_and_lists_roles() -> None:
+    table = CliRunner().invoke(cli, ["estimate", str(EXAMPLES / "grpo-8b.yaml")])
+    assert table.exit_code == 0 and "grpo (full)" in table.stdout and "1+1" in table.stdout
+    result = CliRunner().invoke(cli, ["estimate", str(EXAMPLES / "grpo-8b.yaml"), "--format", "json"])
+    options = json.loads(result.stdout)["runs"][0]["options"]
+    separate = [o for o in options if o.get("placement") == "separate"]
+    assert separate and all(
+        {r["role"] for r in o["roles"]} == {"policy", "reference", "rollout"} for o in separate
+    )

@@ -1,0 +1,57 @@
+"""The preference and RL examples give the answers the README documents, and each answer verifies:
+DPO on a 70B model with LoRA, GRPO on an 8B and a 32B model (colocated or separate by price or deadline)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ftopt.catalogue import load_catalogue
+from ftopt.model.plan import Assignment, Plan
+from ftopt.model.workload import Workload
+from ftopt.reading.workload_file import load_workload
+from ftopt.solver.solve import SolveSettings, solve
+from ftopt.verify import verify_plan
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _solve(workload: Workload) -> Plan:
+    catalogue = load_catalogue()
+    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    assert plan.status == "optimal" and plan.gap == 0
+    assert verify_plan(plan, workload, catalogue) == []
+    return plan
+
+
+def _example(name: str) -> Workload:
+    return load_workload(EXAMPLES / f"{name}.yaml", load_catalogue())
+
+
+def _roles(a: Assignment) -> dict[str, list[int]]:
+    return {r.role: r.gpus for r in a.roles}
+
+
+def test_dpo_70b_lora_keeps_one_base_as_policy_and_reference() -> None:
+    (copy,) = _solve(_example("dpo-70b-lora")).assignments
+    assert _roles(copy) == {"policy": copy.gpus} and copy.placement is None
+    assert copy.hours is not None
+
+
+def test_grpo_8b_generates_beside_a_policy_and_its_reference_within_the_deadline() -> None:
+    (copy,) = _solve(_example("grpo-8b")).assignments
+    roles = _roles(copy)
+    assert set(roles) == {"policy", "reference", "rollout"}
+    assert copy.placement in ("colocated", "separate")
+    assert copy.hours is not None and copy.hours <= 72
+
+
+def test_grpo_32b_deadline_buys_a_colocated_engine_on_more_gpus() -> None:
+    workload = _example("grpo-32b")
+    (timely,) = _solve(workload).assignments
+    assert set(_roles(timely)) == {"policy", "rollout"}  # LoRA: the base is the reference
+    assert timely.hours is not None and timely.hours <= 100
+    run = workload.runs[0].model_copy(update={"deadline_hours": None})
+    (cheapest,) = _solve(workload.model_copy(update={"runs": (run,)})).assignments
+    assert len(cheapest.gpus) < len(timely.gpus)
+    assert cheapest.hours is not None and cheapest.hours > 100
+    assert (cheapest.placement, timely.placement) == ("separate", "colocated")

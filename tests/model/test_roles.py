@@ -1,0 +1,193 @@
+"""Every role of a preference or RL copy holds the memory its rule says, on the GPUs it is placed on:
+the policy as a supervised run, the reference and reward models as frozen BF16 weights, PPO's critic
+as the policy's states again, and the rollout engine its share of each GPU."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ftopt.catalogue.rollout import load_rollout_constants
+from ftopt.model.fabric import fabric_nic, node_network
+from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.memory import GB
+from ftopt.model.rl import Layout, size_rl, size_rl_multinode
+from ftopt.model.roles import Role
+from ftopt.model.rollout import RolloutConstants
+from ftopt.model.sizing import Sizing, profile_run, size_run
+from ftopt.model.workload import Offload, Optimizer, Placement, Run, SizingOptions, Strategy
+
+OPTIONS = SizingOptions()
+
+
+@pytest.fixture(scope="module")
+def constants() -> RolloutConstants:
+    return load_rollout_constants()
+
+
+def _run(**fields: Any) -> Run:
+    base = {"name": "rl", "model": "llama-3.1-8b"}
+    return Run.model_validate({**base, **fields})
+
+
+def _size(
+    catalogue: Catalogue,
+    constants: RolloutConstants,
+    run: Run,
+    total: int = 4,
+    placement: Placement | None = None,
+    engine: int = 0,
+    card: str = "h200-nvl",
+) -> tuple[Sizing, Gpu]:
+    profile = profile_run(run, catalogue)
+    gpu = catalogue.gpu(card)
+    strategy = Strategy.FSDP if total - engine > 1 else Strategy.SINGLE
+    layout = Layout(total, placement, engine, strategy, Optimizer.ADAMW_32BIT, Offload.NONE)
+    return size_rl(profile, gpu, layout, OPTIONS, constants), gpu
+
+
+def _role(sizing: Sizing, role: Role) -> float:
+    found = [r for r in sizing.roles if r.role == role]
+    assert len(found) == 1, f"{role} listed {len(found)} times"
+    return found[0].memory_gb
+
+
+def _roles(sizing: Sizing) -> set[Role]:
+    return {r.role for r in sizing.roles}
+
+
+def test_policy_holds_what_the_same_supervised_run_holds(
+    catalogue: Catalogue, constants: RolloutConstants
+) -> None:
+    sizing, gpu = _size(catalogue, constants, _run(method="grpo", rollout={}), 4, Placement.COLOCATED)
+    supervised = _run(method="full", seq_len=512 + 1024)
+    alone = size_run(
+        profile_run(supervised, catalogue),
+        gpu,
+        4,
+        Strategy.FSDP,
+        Optimizer.ADAMW_32BIT,
+        Offload.NONE,
+        OPTIONS,
+    )
+    assert _role(sizing, Role.POLICY) == pytest.approx(alone.total_gb)
+    assert sizing.states_gb == pytest.approx(alone.states_gb)
+
+
+def test_dpo_policy_holds_chosen_and_rejected_sequences(
+    catalogue: Catalogue, constants: RolloutConstants
+) -> None:
+    dpo, gpu = _size(catalogue, constants, _run(method="dpo", adapter="lora", micro_batch=2))
+    pairs = _run(method="lora", micro_batch=4)
+    alone = size_run(
+        profile_run(pairs, catalogue), gpu, 4, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS
+    )
+    assert dpo.activations_gb == pytest.approx(alone.activations_gb)
+    assert _roles(dpo) == {Role.POLICY}  # with LoRA the base model is the reference
+
+
+def test_reference_is_frozen_bf16_weights_sharded_over_the_training_gpus(
+    catalogue: Catalogue, constants: RolloutConstants
+) -> None:
+    total = profile_run(_run(method="full"), catalogue).counts.total
+    sizing, _ = _size(catalogue, constants, _run(method="dpo"), 4)
+    assert _role(sizing, Role.REFERENCE) == pytest.approx(total * 2 / 4 / GB)
+    split, _ = _size(catalogue, constants, _run(method="grpo", rollout={}), 8, Placement.SEPARATE, engine=2)
+    assert _role(split, Role.REFERENCE) == pytest.approx(total * 2 / 6 / GB)
+
+
+def test_precomputed_reference_and_adapters_drop_the_reference(
+    catalogue: Catalogue, constants: RolloutConstants
+) -> None:
+    precomputed, _ = _size(catalogue, constants, _run(method="dpo", reference="precomputed"))
+    qlora, _ = _size(
+        catalogue, constants, _run(method="grpo", adapter="qlora", rollout={}), 4, Placement.COLOCATED
+    )
+    assert Role.REFERENCE not in _roles(precomputed) | _roles(qlora)
+    with_ref, _ = _size(catalogue, constants, _run(method="dpo"))
+    assert with_ref.total_gb - precomputed.total_gb == pytest.approx(_role(with_ref, Role.REFERENCE))
+
+
+def test_reward_model_by_id_and_inline(catalogue: Catalogue, constants: RolloutConstants) -> None:
+    reward_total = profile_run(_run(model="qwen3-8b", method="full"), catalogue).counts.total
+    by_id, _ = _size(
+        catalogue, constants, _run(method="grpo", reward_model="qwen3-8b", rollout={}), 4, Placement.COLOCATED
+    )
+    assert _role(by_id, Role.REWARD) == pytest.approx(reward_total * 2 / 4 / GB)
+    arch = catalogue.model("qwen3-8b").architecture.model_dump()
+    inline = _run(method="grpo", reward_model={"name": "rm", "architecture": arch}, rollout={})
+    sizing, _ = _size(catalogue, constants, inline, 4, Placement.COLOCATED)
+    assert _role(sizing, Role.REWARD) == pytest.approx(_role(by_id, Role.REWARD))
+
+
+def test_ppo_critic_holds_the_policys_states(catalogue: Catalogue, constants: RolloutConstants) -> None:
+    ppo, _ = _size(catalogue, constants, _run(method="ppo", rollout={}), 8, Placement.COLOCATED)
+    grpo, _ = _size(catalogue, constants, _run(method="grpo", rollout={}), 8, Placement.COLOCATED)
+    assert _role(ppo, Role.CRITIC) == pytest.approx(ppo.states_gb)
+    assert Role.CRITIC not in _roles(grpo)
+    assert ppo.total_gb - grpo.total_gb == pytest.approx(_role(ppo, Role.CRITIC))
+
+
+def test_colocated_engine_takes_its_fraction_of_every_gpu(
+    catalogue: Catalogue, constants: RolloutConstants
+) -> None:
+    run = _run(method="grpo", rollout={"memory_fraction": 0.3})
+    sizing, gpu = _size(catalogue, constants, run, 4, Placement.COLOCATED)
+    engine = next(r for r in sizing.roles if r.role == Role.ROLLOUT)
+    assert (engine.gpus, engine.first) == (4, 0)
+    assert engine.memory_gb == pytest.approx(0.3 * gpu.memory_gb)
+    others = sum(r.memory_gb for r in sizing.roles if r.role != Role.ROLLOUT)
+    assert sizing.total_gb == pytest.approx(others + 0.3 * gpu.memory_gb)
+
+
+def test_separate_engine_has_gpus_of_its_own(catalogue: Catalogue, constants: RolloutConstants) -> None:
+    sizing, gpu = _size(
+        catalogue, constants, _run(method="grpo", rollout={}), 8, Placement.SEPARATE, engine=2
+    )
+    engine = next(r for r in sizing.roles if r.role == Role.ROLLOUT)
+    assert (engine.gpus, engine.first, sizing.train_gpus, sizing.gpus) == (2, 6, 6, 8)
+    assert engine.memory_gb == pytest.approx(constants.separate_memory_fraction * gpu.memory_gb)
+    assert all(r.gpus == 6 and r.first == 0 for r in sizing.roles if r.role != Role.ROLLOUT)
+    assert sizing.total_gb == pytest.approx(sum(r.memory_gb for r in sizing.roles if r.role != Role.ROLLOUT))
+
+
+def test_an_engine_whose_weights_do_not_fit_its_share_does_not_fit(
+    catalogue: Catalogue, constants: RolloutConstants
+) -> None:
+    run = _run(model="llama-3.3-70b", method="grpo", adapter="lora", rollout={"memory_fraction": 0.05})
+    sizing, _ = _size(catalogue, constants, run, 8, Placement.COLOCATED)
+    assert not sizing.rollout_fits and not sizing.fits
+    roomy = _run(model="llama-3.3-70b", method="grpo", adapter="lora", rollout={"memory_fraction": 0.5})
+    assert _size(catalogue, constants, roomy, 8, Placement.COLOCATED)[0].rollout_fits
+
+
+def test_disk_holds_the_reward_model_and_the_critics_checkpoints(
+    catalogue: Catalogue, constants: RolloutConstants
+) -> None:
+    grpo_run = _run(method="grpo", keep_checkpoints=2, rollout={})
+    grpo, _ = _size(catalogue, constants, grpo_run, 4, Placement.COLOCATED)
+    ppo_run = _run(method="ppo", reward_model="qwen3-8b", keep_checkpoints=2, rollout={})
+    ppo, _ = _size(catalogue, constants, ppo_run, 4, Placement.COLOCATED)
+    reward = profile_run(_run(model="qwen3-8b", method="full"), catalogue).counts.total * 2 / GB
+    assert ppo.nvme_gb - grpo.nvme_gb == pytest.approx(reward + 2 * ppo.checkpoint_gb)
+
+
+def test_multinode_roles_shard_over_every_gpu_and_the_engine_colocates(
+    catalogue: Catalogue, constants: RolloutConstants
+) -> None:
+    gpu = catalogue.gpu("b200-sxm")
+    nic = fabric_nic(catalogue)
+    assert nic is not None
+    net = node_network(gpu, 8, nic, 8, catalogue.speed)
+    run = _run(model="llama-3.3-70b", method="grpo", rollout={"memory_fraction": 0.4})
+    profile = profile_run(run, catalogue)
+    sizing = size_rl_multinode(
+        profile, gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, OPTIONS, net, constants
+    )
+    assert sizing is not None and sizing.placement == Placement.COLOCATED
+    assert _role(sizing, Role.REFERENCE) == pytest.approx(profile.counts.total * 2 / 16 / GB)
+    assert all(r.gpus == 8 and r.first == 0 for r in sizing.roles)  # one server's GPUs, on each server
+    separate = _run(model="llama-3.3-70b", method="grpo", rollout={"placement": "separate"})
+    args = (gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, OPTIONS, net, constants)
+    assert size_rl_multinode(profile_run(separate, catalogue), *args) is None

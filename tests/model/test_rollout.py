@@ -1,0 +1,105 @@
+"""The rollout engine: its KV cache per token, its tensor-parallel layout, and its generation time, which
+memory bandwidth (not FLOPs) bounds at decode; and an RL step's time from its phases."""
+
+from __future__ import annotations
+
+import pytest
+
+from ftopt.catalogue.rollout import load_rollout_constants
+from ftopt.model.hardware import Catalogue
+from ftopt.model.rl import Layout, rl_speed, size_rl
+from ftopt.model.rollout import generation_time, kv_bytes_per_token, lay_out_engine
+from ftopt.model.sizing import profile_run
+from ftopt.model.speed import planning_host
+from ftopt.model.workload import Offload, Optimizer, Placement, Rollout, Run, SizingOptions, Strategy
+
+CONSTANTS = load_rollout_constants()
+
+
+def test_kv_cache_of_llama_8b_is_128_kib_per_token(catalogue: Catalogue) -> None:
+    # 32 layers × 8 KV heads × 128 wide × (K and V) × 2 bytes = 131,072 bytes.
+    assert kv_bytes_per_token(catalogue.model("llama-3.1-8b").architecture) == 131_072
+
+
+def test_engine_takes_the_narrowest_layout_that_holds_the_weights(catalogue: Catalogue) -> None:
+    profile = profile_run(Run(name="r", model="llama-3.3-70b", method="full"), catalogue)
+    gpu = catalogue.gpu("h200-nvl")
+    rollout = Rollout()
+    engine = lay_out_engine(profile.counts, profile.arch, gpu, 8, 0.4 * gpu.memory_gb, rollout, CONSTANTS)
+    # 141 GB of BF16 weights: a shard of 70.6 GB on two cards exceeds 56.4 GB, 35 GB on four does not.
+    assert engine.tp == 4 and engine.replicas == 2 and engine.fits
+    assert engine.need_gb <= engine.budget_gb
+    assert engine.in_flight <= rollout.sequences // 2
+
+
+def test_decode_is_bound_by_memory_bandwidth(catalogue: Catalogue) -> None:
+    profile = profile_run(Run(name="r", model="llama-3.1-8b", method="full"), catalogue)
+    gpu = catalogue.gpu("h200-nvl")
+    rollout = Rollout(prompts_per_step=1, group_size=1, response_len=1000)
+    engine = lay_out_engine(profile.counts, profile.arch, gpu, 1, 0.5 * gpu.memory_gb, rollout, CONSTANTS)
+    time = generation_time(profile.counts, profile.arch, gpu, engine, rollout, CONSTANTS)
+    # One sequence: each of 1,000 decode steps reads the 16 GB of weights (plus a little cache).
+    weights_read = (
+        1000
+        * profile.counts.total
+        * 2
+        / (gpu.memory_bandwidth_gbps * 1e9 * CONSTANTS.decode_bandwidth_efficiency)
+    )
+    assert time.decode_seconds == pytest.approx(weights_read, rel=0.02)
+    faster = gpu.model_copy(update={"memory_bandwidth_gbps": 2 * gpu.memory_bandwidth_gbps})
+    quicker = generation_time(profile.counts, profile.arch, faster, engine, rollout, CONSTANTS)
+    assert quicker.decode_seconds == pytest.approx(time.decode_seconds / 2, rel=0.02)
+
+
+def test_more_engine_memory_means_fewer_waves_and_less_time(catalogue: Catalogue) -> None:
+    profile = profile_run(Run(name="r", model="llama-3.1-8b", method="full"), catalogue)
+    gpu = catalogue.gpu("h200-nvl")
+    rollout = Rollout(prompts_per_step=512, group_size=8, response_len=4096)
+    small = lay_out_engine(profile.counts, profile.arch, gpu, 1, 0.2 * gpu.memory_gb, rollout, CONSTANTS)
+    large = lay_out_engine(profile.counts, profile.arch, gpu, 1, 0.9 * gpu.memory_gb, rollout, CONSTANTS)
+    assert small.in_flight < large.in_flight
+    slow = generation_time(profile.counts, profile.arch, gpu, small, rollout, CONSTANTS).seconds
+    fast = generation_time(profile.counts, profile.arch, gpu, large, rollout, CONSTANTS).seconds
+    assert fast < slow
+
+
+def _step(
+    catalogue: Catalogue, method: str, placement: Placement, engine: int = 0
+) -> tuple[float, float, float]:
+    run = Run.model_validate({"name": "r", "model": "llama-3.1-8b", "method": method, "rollout": {}})
+    profile = profile_run(run, catalogue)
+    gpu = catalogue.gpu("h200-sxm")
+    layout = Layout(8, placement, engine, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE)
+    sizing = size_rl(profile, gpu, layout, SizingOptions(), CONSTANTS)
+    assert catalogue.speed is not None and profile.stack is not None
+    host = planning_host(catalogue, 8, catalogue.speed)
+    speed = rl_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host, CONSTANTS)
+    update = speed.step_seconds - speed.rollout_seconds
+    return speed.step_seconds, speed.rollout_seconds, update
+
+
+def test_rl_step_adds_generation_scoring_and_sync_to_the_update(catalogue: Catalogue) -> None:
+    step, phases, update = _step(catalogue, "grpo", Placement.COLOCATED)
+    assert phases > 0 and update > 0 and step == pytest.approx(phases + update)
+    _ppo_step, ppo_phases, ppo_update = _step(catalogue, "ppo", Placement.COLOCATED)
+    assert ppo_update == pytest.approx(update)  # the same policy update
+    assert ppo_phases > phases + update * 0.99  # plus the critic's update and forward pass
+
+
+def test_rl_tokens_per_step_are_the_policys_trained_tokens(catalogue: Catalogue) -> None:
+    run = Run.model_validate(
+        {
+            "name": "r",
+            "model": "llama-3.1-8b",
+            "method": "grpo",
+            "rollout": {"prompt_len": 100, "response_len": 300, "group_size": 4, "prompts_per_step": 10},
+        }
+    )
+    profile = profile_run(run, catalogue)
+    gpu = catalogue.gpu("h200-sxm")
+    layout = Layout(2, Placement.COLOCATED, 0, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE)
+    sizing = size_rl(profile, gpu, layout, SizingOptions(), CONSTANTS)
+    assert catalogue.speed is not None and profile.stack is not None
+    host = planning_host(catalogue, 2, catalogue.speed)
+    speed = rl_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host, CONSTANTS)
+    assert speed.tokens_per_step == 10 * 4 * (100 + 300)
