@@ -73,10 +73,10 @@ def peak(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k != "queue"} | {"runs": runs}
 
 
-def measure(jobs: int, time_limit: float, workers: int) -> dict[str, Any]:
+def measure(jobs: int, time_limit: float, workers: int, seed: int = 0) -> dict[str, Any]:
     """Solve the queue bid and its peak bid; their prices, statuses, gaps and seconds."""
     catalogue = load_catalogue()
-    data = instance(jobs)
+    data = instance(jobs, seed)
     settings = SolveSettings(time_limit=time_limit, workers=workers)
     started = time.perf_counter()
     queued = solve(Workload.model_validate(data), catalogue, settings)
@@ -87,6 +87,7 @@ def measure(jobs: int, time_limit: float, workers: int) -> dict[str, Any]:
     plan = queued.plan
     return {
         "jobs": jobs,
+        "seed": seed,
         "time_limit": time_limit,
         "status": queued.status.value,
         "price": queued.price,
@@ -124,9 +125,9 @@ def report(rows: list[dict[str, Any]], workers: int) -> str:
         f"verified), {workers} CP-SAT workers, on {platform.machine()} with {os.cpu_count()} cores, "
         f"Python {platform.python_version()}. The machine was shared with other work: times are noisy.",
         "",
-        "| jobs | limit s | status | queue price | bound | gap | s | servers (GPUs) | peak price | peak GPUs "
-        "| queue below peak | peak s | target | met |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| jobs | seed | limit s | status | queue price | bound | gap | s | servers (GPUs) | peak price "
+        "| peak GPUs | queue below peak | peak s | target | met |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     targets = {jobs: target for jobs, _, target in SIZES}
     for r in rows:
@@ -136,8 +137,8 @@ def report(rows: list[dict[str, Any]], workers: int) -> str:
         gap = f"{r['gap']:.2%}" if r["gap"] is not None else "-"
         target = targets.get(r["jobs"], "verified plan")
         lines.append(
-            f"| {r['jobs']} | {r['time_limit']:g} | {r['status']} | {price:,.0f} | {bound} | {gap} | "
-            f"{r['seconds']:.1f} | {r['servers']} ({r['gpus']}) | {peak:,.0f} | {r['peak_gpus']} | {below} | "
+            f"| {r['jobs']} | {r['seed']} | {r['time_limit']:g} | {r['status']} | {price:,.0f} | {bound} | "
+            f"{gap} | {r['seconds']:.1f} | {r['servers']} ({r['gpus']}) | {peak:,.0f} | {r['peak_gpus']} | {below} | "
             f"{r['peak_seconds']:.1f} | {target} | {'met' if _met(r, target) else 'MISSED'} |"
         )
     return "\n".join(lines) + "\n"
@@ -148,10 +149,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.queue", description=__doc__.split("\n")[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sizes", type=int, nargs="*", default=[jobs for jobs, _, _ in SIZES])
+    parser.add_argument("--seeds", type=int, default=3, help="instances per size (seeds 0, 1, …)")
     parser.add_argument("--output", type=Path, default=REPORT)
     args = parser.parse_args(argv)
     limits = {jobs: limit for jobs, limit, _ in SIZES}
-    rows = [measure(jobs, limits.get(jobs, 60.0), args.workers) for jobs in args.sizes]
+    rows = [
+        measure(jobs, limits.get(jobs, 60.0), args.workers, seed)
+        for jobs in args.sizes
+        for seed in range(args.seeds)
+    ]
     text = report(rows, args.workers)
     args.output.write_text(text, encoding="utf-8")
     print(text)
