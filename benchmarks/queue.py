@@ -138,8 +138,8 @@ def report(rows: list[dict[str, Any]], workers: int) -> str:
         target = targets.get(r["jobs"], "verified plan")
         lines.append(
             f"| {r['jobs']} | {r['seed']} | {r['time_limit']:g} | {r['status']} | {price:,.0f} | {bound} | "
-            f"{gap} | {r['seconds']:.1f} | {r['servers']} ({r['gpus']}) | {peak:,.0f} | {r['peak_gpus']} | {below} | "
-            f"{r['peak_seconds']:.1f} | {target} | {'met' if _met(r, target) else 'MISSED'} |"
+            f"{gap} | {r['seconds']:.1f} | {r['servers']} ({r['gpus']}) | {peak:,.0f} | {r['peak_gpus']} | "
+            f"{below} | {r['peak_seconds']:.1f} | {target} | {'met' if _met(r, target) else 'MISSED'} |"
         )
     return "\n".join(lines) + "\n"
 
