@@ -109,6 +109,8 @@ def group_heading(plan: Plan, group: ServerGroup) -> str:
     s = group.server
     bridges = f", {s.bridge_count} × {s.bridge}" if s.bridge else ""
     each = f"{money(s.price, plan.currency)} each" if group.quantity > 1 else money(s.price, plan.currency)
+    if s.owned:
+        each = "owned: nothing to buy"
     return (
         f"{group.label}: {s.gpu_count} × {s.gpu}{bridges} in {s.chassis}; "
         f"{s.cpu_count} × {s.cpu} ({s.cores} cores); {s.ram_gb:,} GB RAM ({s.dimm_count} × {s.dimm_gb} GB); "
@@ -129,6 +131,9 @@ def headline(plan: Plan) -> str:
     line = (
         f"{money(plan.total_price, plan.currency)} for {count} server{'s' if count != 1 else ''}, {gpus} GPUs"
     )
+    owned = sum(1 for s in plan.servers if s.owned)
+    if owned:
+        line += f" ({owned} of them owned already)"
     if plan.makespan_hours is not None:
         line += f"; every run trained within {plan.makespan_hours:,.1f} h"
     if plan.tco is not None and plan.tco.objective == "tco":

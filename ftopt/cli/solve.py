@@ -156,11 +156,12 @@ def solve_command(
 
 
 def _bids(workload: Workload, catalogue: Catalogue, settings: SolveSettings) -> Frontier | None:
-    """The bounded frontier behind the quote's three bids; None when no run gives train_tokens."""
+    """The bounded frontier behind the quote's three bids; None when no run gives train_tokens, and for
+    a queue bid."""
     from ftopt.solver.frontier import frontier, has_train_tokens
 
-    if not has_train_tokens(workload):
-        return None
+    if not has_train_tokens(workload) or workload.queue is not None:
+        return None  # a queue bid's deadlines are its windows: no makespan to trade against
     quick = replace(settings, time_limit=min(BIDS_POINT_S, settings.time_limit), what_if=False)
     found = frontier(workload, catalogue, quick, points=BIDS_POINTS, budget_s=BIDS_TOTAL_S)
     return found if found.points else None

@@ -370,7 +370,7 @@ def locate(node: yaml.Node | None, loc: tuple[str | int, ...], missing: bool) ->
     return path, line
 
 
-_RELATIVE = re.compile(r"^@((?:\[\d+\])?(?:\.?[A-Za-z_]+)?): ")
+_RELATIVE = re.compile(r"^@((?:\.?[A-Za-z_]+|\[\d+\])*): ")
 
 
 def _split_relative(message: str) -> tuple[tuple[str | int, ...], str]:

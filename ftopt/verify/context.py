@@ -10,7 +10,7 @@ rather than report the same fault again.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 import networkx as nx
@@ -97,6 +97,9 @@ def build_graph(parts: Parts) -> nx.Graph | None:
     return topology_graph(reference_topology(server.gpu_count, gpu.pcie_gbps, size, nvlink))
 
 
+#: Hours by which two scheduled jobs may touch (one ends as the next starts) without overlapping.
+WINDOW_EPS = 1e-6
+
 SizingKey = tuple[str, str, int, str, str, str, int, str | None, int, TrainingConfig | None]
 
 
@@ -125,6 +128,7 @@ class Context:
     parts: dict[str, Parts] = field(default_factory=dict)
     runs: dict[str, Run] = field(default_factory=dict)
     graphs: dict[str, nx.Graph | None] = field(default_factory=dict)
+    windows: dict[tuple[str, int], tuple[float, float]] = field(default_factory=dict)
     _profiles: dict[str, RunProfile | None] = field(default_factory=dict)
     _sizings: dict[SizingKey, Sizing | None] = field(default_factory=dict)
 
@@ -138,7 +142,51 @@ class Context:
                 ctx.parts[server.id] = parts
                 ctx.graphs[server.id] = build_graph(parts)
         ctx.runs = {run.name: run for run in workload.runs}
+        for job in plan.schedule if workload.queue is not None else ():
+            ctx.windows.setdefault((job.run, job.job), (job.start_hours, job.end_hours))
         return ctx
+
+    @property
+    def queued(self) -> bool:
+        """Whether the workload is a queue bid: each assignment is one job, its hours in `windows`."""
+        return self.workload.queue is not None
+
+    def expected_copies(self, run: Run) -> int:
+        """Copies a plan places of a run: its jobs in queue mode, else its concurrent copies."""
+        return run.job_count if self.queued else run.concurrent
+
+    def overlap(self, a: Assignment, b: Assignment) -> bool:
+        """Whether two copies train at the same time: always outside queue mode, and in it when their
+        scheduled hours intersect (a job without an entry is taken to overlap everything)."""
+        if not self.queued:
+            return True
+        wa, wb = self.windows.get((a.run, a.copy_)), self.windows.get((b.run, b.copy_))
+        if wa is None or wb is None:
+            return True
+        return wa[0] < wb[1] - WINDOW_EPS and wb[0] < wa[1] - WINDOW_EPS
+
+    def busiest(
+        self, copies: list[tuple[Assignment, Sizing | None]], weight: Callable[[Sizing], float]
+    ) -> list[tuple[Assignment, Sizing | None]]:
+        """The copies of one server that run together with the largest total `weight`: all of them
+        outside queue mode; in it, those running when some job starts (a sum over time peaks at a start)."""
+        if not self.queued:
+            return copies
+        best: list[tuple[Assignment, Sizing | None]] = []
+        best_weight = -1.0
+        for a, _ in copies:
+            together = [(b, s) for b, s in copies if b is a or self._starts_within(a, b)]
+            total = sum(weight(s) for _, s in together if s is not None)
+            if total > best_weight:
+                best, best_weight = together, total
+        return best
+
+    def _starts_within(self, a: Assignment, b: Assignment) -> bool:
+        """Whether `b` is running at the moment `a` starts."""
+        wa, wb = self.windows.get((a.run, a.copy_)), self.windows.get((b.run, b.copy_))
+        if wa is None or wb is None:
+            return True
+        return wb[0] <= wa[0] + WINDOW_EPS and wa[0] < wb[1] - WINDOW_EPS
 
     def servers(self) -> Iterator[Parts]:
         """Each distinct server with its parts."""

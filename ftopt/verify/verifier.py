@@ -15,6 +15,7 @@ from ftopt.model.workload import Workload
 from ftopt.verify import (
     components,
     host,
+    inventory,
     memory,
     multinode,
     nvlink,
@@ -22,8 +23,11 @@ from ftopt.verify import (
     placement,
     prices,
     racks,
+    rent,
     roles,
+    schedule,
     site,
+    supply,
     timing,
 )
 from ftopt.verify.context import Context
@@ -32,7 +36,7 @@ from ftopt.verify.violation import Violation
 Rule = Callable[[Context], Iterable[Violation]]
 
 #: The rules in the order their violations are listed: parts, placement, memory, NVLink, multi-node
-#: and fabric, host, site, money, time.
+#: and fabric, host, site, money, time, the queue's schedule, buy or rent.
 RULES: tuple[Rule, ...] = (
     components.check_catalogue_ids,
     components.check_server_fields,
@@ -88,12 +92,19 @@ RULES: tuple[Rule, ...] = (
     prices.check_one_card_model,
     prices.check_server_price,
     prices.check_total_price,
+    inventory.check_owned,
+    supply.check_stock,
+    supply.check_lead_time,
     prices.check_currency,
     prices.check_status,
     prices.check_gap,
     timing.check_deadlines,
     timing.check_energy,
     timing.check_tco,
+    schedule.check_schedule_entries,
+    schedule.check_windows,
+    schedule.check_durations,
+    rent.check_rent,
 )
 
 

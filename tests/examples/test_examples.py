@@ -182,3 +182,32 @@ def test_long_context_70b_under_megatron_splits_sequences_inside_each_of_several
     assert copy.multinode and all(s.chassis.startswith("hgx-") for s in plan.servers)
     assert copy.parallelism is not None and 1 < copy.parallelism.cp <= len(copy.gpus)
     assert copy.parallelism.dp * copy.parallelism.cp == copy.gpu_count
+
+
+def test_monthly_queue_buys_one_server_for_jobs_run_one_after_another():
+    plan = solved("monthly-queue")
+    (server,) = plan.servers
+    assert (server.gpu, server.gpu_count) == ("h200-nvl", 4)
+    assert plan.horizon_hours == 720 and len(plan.schedule) == 28
+    late = [j for j in plan.schedule if j.run == "search-qlora-32b"]
+    assert len(late) == 8 and all(j.start_hours >= 168 and j.end_hours <= 504 for j in late)
+
+
+def test_stock_limited_buys_around_the_shortage_and_says_why():
+    catalogue = load_catalogue(prices=EXAMPLES / "price-lists" / "stock-limited.yaml")
+    workload = load_workload(EXAMPLES / "stock-limited.yaml", catalogue)
+    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    assert plan.status == "optimal" and verify_plan(plan, workload, catalogue) == []
+    cards = sorted((s.gpu, s.gpu_count) for s in plan.servers)
+    assert cards == [("l40s", 2), ("rtx-pro-6000-se", 2)]  # the first project's 4 RTX, only 2 in stock
+    kinds = {(b.kind, b.subject) for b in plan.binding}
+    assert {("stock", "rtx-pro-6000-se"), ("lead-time", "h100-nvl")} <= kinds
+
+
+def test_owned_servers_leave_only_the_new_team_to_buy_for():
+    plan = solved("owned-servers")
+    owned = [s for s in plan.servers if s.owned]
+    bought = [s for s in plan.servers if not s.owned]
+    assert [(s.gpu, s.gpu_count, s.price) for s in owned] == [("rtx-pro-6000-se", 4, 0.0)]
+    assert [(s.gpu, s.gpu_count) for s in bought] == [("rtx-pro-6000-se", 2)]
+    assert plan.total_price == sum(s.price for s in bought)

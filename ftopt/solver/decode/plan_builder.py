@@ -77,6 +77,7 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         bill_of_materials=lines,
         nic=f.nic.id if f.nic else None,
         nic_count=f.nic_count,
+        owned=f.owned is not None,
     )
 
 

@@ -23,6 +23,7 @@ from ftopt.solver.problem.builds import Build, enumerate_builds
 from ftopt.solver.problem.configs import HeavyClass, HeavyConfig, HeavyShape, LightBudget, enumerate_configs
 from ftopt.solver.problem.modes import Mode, compatible, largest_domains, lowest_caps, run_modes
 from ftopt.solver.problem.multinode import MultiNodeOption, multinode_options
+from ftopt.solver.problem.owned import owned_builds
 
 
 def light(mode: Mode, build: Build, reserve_gb: float) -> bool:
@@ -53,6 +54,13 @@ class ProblemData:
         return [(c.heavy, c.price, c.free_blocks) for c in self.configs] == [
             (c.heavy, c.price, c.free_blocks) for c in self.safe_configs
         ]
+
+    def limit(self, item: str) -> int | None:
+        """Most units of a part (its stock) or servers of an inventory entry (its count) a plan may
+        use; None when unlimited."""
+        if item.startswith("owned:"):
+            return self.workload.inventory[int(item.split(":", 1)[1])].count
+        return self.catalogue.stock(item)
 
     def with_safe_configs(self) -> ProblemData:
         """The same problem whose heavy configurations budget for the light copies they may take."""
@@ -235,8 +243,9 @@ def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
         for i, p in enumerate(profiles)
         for o in run_modes(i, p, gpus, workload.sizing, domains, catalogue, caps)
     ]
-    builds = undominated_builds(build_set.builds, modes)
-    data = ProblemData(workload, catalogue, profiles, builds, modes, build_set.excluded)
+    owned, unusable = owned_builds(workload, build_set.builds)
+    builds = undominated_builds(build_set.builds, modes) + owned
+    data = ProblemData(workload, catalogue, profiles, builds, modes, [*build_set.excluded, *unusable])
     _classify(data)
     _add_multinode(data)
     data.index_modes()
