@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from benchmarks.baselines.hardware import Layout, Mode, Part, cheapest, holds, layouts, modes
 from ftopt.model.hardware import Catalogue, Dimm, Drive
 from ftopt.model.memory import GB
+from ftopt.model.parallelism import config_record
 from ftopt.model.plan import Assignment, LineItem, MemoryPerGpu, Plan, RoleOnGpus, Server, Status
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
@@ -266,4 +267,5 @@ def to_assignment(
             RoleOnGpus(role=r.role.value, gpus=gpus[r.first : r.first + r.gpus], memory_gb=r.memory_gb)
             for r in s.roles
         ],
+        **(config_record(s.config) if s.config else {}),
     )

@@ -25,6 +25,7 @@ from ftopt.cli import (
 )
 from ftopt.cli.errors import handle_errors
 from ftopt.model.estimate import EstimateOption, RunEstimate, estimate
+from ftopt.model.parallelism import config_label, config_record
 from ftopt.model.sizing import Sizing
 from ftopt.model.speed import Speed
 from ftopt.model.workload import Placement, Run
@@ -52,6 +53,7 @@ def speed_record(stack: str | None, speed: Speed) -> dict[str, Any]:
         "compute_seconds": seconds(speed.compute_seconds),
         "dequant_seconds": seconds(speed.dequant_seconds),
         "exposed_comm_seconds": seconds(speed.exposed_comm_seconds),
+        "parallel_seconds": seconds(speed.parallel_seconds),
         "offload_seconds": seconds(speed.offload_seconds),
         "optimizer_seconds": seconds(speed.optimizer_seconds),
         "overhead_seconds": seconds(speed.overhead_seconds),
@@ -81,6 +83,7 @@ def option_record(option: EstimateOption, stack: str | None) -> dict[str, Any]:
         "host_ram_gb": gb(sizing.host_ram_gb),
         "checkpoint_gb": gb(sizing.checkpoint_gb),
         "traffic_gb_per_step": gb(sizing.traffic_gb_per_step),
+        **(config_record(sizing.config) if sizing.config else {}),
         "step_seconds": seconds(speed.step_seconds) if speed else None,
         "bound_step_seconds": seconds(option.bound_step_seconds),
         "tokens_per_s": round(speed.tokens_per_s, 1) if speed else None,
@@ -135,7 +138,10 @@ def _count(value: int) -> str:
 
 def _caption(run: RunEstimate, states_only: bool, with_speed: bool) -> str:
     profile = run.profile
-    caption = "GB per GPU (1 GB = 1e9 bytes); servers: whole servers one copy spans"
+    caption = (
+        "GB per GPU (1 GB = 1e9 bytes); servers: whole servers one copy spans; configuration: "
+        "micro-batch × accumulation, recomputation, parallel degrees (chosen by ftopt)"
+    )
     if with_speed and profile.stack:
         caption += f"; step s and tok/s: the speed model, per copy, {profile.stack.id}, cards at full power"
         if profile.run.train_tokens:
@@ -160,7 +166,7 @@ def run_table(run: RunEstimate, states_only: bool) -> Table:
     r = profile.run
     title = (
         f"{r.name}: {profile.model_name}, {method_label(r)}, seq_len {r.seq_len:,}, "
-        f"micro_batch {r.micro_batch}, {_count(run.params)} params, {_count(run.trainable_params)} trainable"
+        f"{_count(run.params)} params, {_count(run.trainable_params)} trainable"
     )
     if profile.stack:
         title += f", stack {profile.stack.id}"
@@ -173,6 +179,7 @@ def run_table(run: RunEstimate, states_only: bool) -> Table:
     )
     for header in ("card", "GPUs", "servers", "strategy", "optimizer", "offload"):
         table.add_column(header, no_wrap=True)
+    table.add_column("configuration", ratio=1)  # wraps, so the figures keep their width
     numbers = ["states", "activ.", "overhead", "total", "fits", "free", "host RAM", "ckpt GB", "traffic GB"]
     numbers += ["step s", "tok/s"] if with_speed else ["bound s"]
     if with_speed and r.train_tokens:
@@ -193,6 +200,7 @@ def _cells(option: EstimateOption, with_speed: bool, with_hours: bool) -> list[s
         s.strategy.value,
         s.optimizer.value,
         s.offload.value,
+        config_label(s.config) if s.config else "",
         *(f"{gb(v):,.1f}" for v in (s.states_gb, s.activations_gb, s.overhead_gb, s.total_gb)),
         "yes" if s.fits else "no",
         *(f"{gb(v):,.1f}" for v in (s.free_gb, s.host_ram_gb, s.checkpoint_gb, s.traffic_gb_per_step)),

@@ -16,6 +16,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from ftopt.cli.render_frontier import three_bids_html
+from ftopt.cli.render_gantt import schedule_svg
 from ftopt.cli.render_page import page, table
 from ftopt.cli.render_quote import (
     ALTERNATIVE_HEADERS,
@@ -318,6 +319,60 @@ def _appendix(plan: Plan) -> str:
     )
 
 
+def _rent(plan: Plan) -> str:
+    """Buy or rent: the plan's GPU-hours at the cheapest published cloud rates, with their sources."""
+    rent = plan.rent
+    if rent is None:
+        return ""
+    rows = [
+        [
+            escape(s.card),
+            escape(s.kind),
+            f'<a href="{escape(s.url)}">{escape(s.provider)}</a>: {escape(s.offer)}'
+            + (" (nearest product)" if s.match == "nearest" else ""),
+            _num(s.gpu_hours),
+            f"{s.usd_per_gpu_hour:,.3f}",
+            escape(money(s.gpu_hours * s.usd_per_gpu_hour, plan.currency)),
+            escape(s.read),
+        ]
+        for s in rent.sources
+    ]
+    rows_html = table(
+        [("card", False), ("kind", False), ("rate from", False), ("GPU-hours", True), ("per GPU-hour", True),
+         ("cost", True), ("read", False)],
+        rows,
+    )  # fmt: skip
+    committed = (
+        f"; at committed rates {escape(money(rent.committed_cost, plan.currency))}"
+        if rent.committed_cost is not None
+        else "; no committed rate is published for every card"
+    )
+    horizon = (
+        f" Renting the horizon's jobs every {plan.horizon_hours:,g} h costs as much as buying these servers "
+        f"after <strong>{rent.break_even_months:,.1f} months</strong> (energy not counted)."
+        if rent.break_even_months is not None and plan.horizon_hours
+        else ""
+    )
+    return (
+        '<section id="rent"><h2>Buy or rent</h2>'
+        f"<p>The same {_num(rent.gpu_hours)} GPU-hours rented on demand cost "
+        f"<strong>{escape(money(rent.cost, plan.currency))}</strong>{committed}, against "
+        f"{escape(money(plan.total_price, plan.currency))} to buy.{horizon} Cloud rates change often; "
+        f"ftopt read these on {escape(rent.read_by_ftopt)}.</p>" + rows_html + "</section>"
+    )
+
+
+def _schedule(plan: Plan) -> str:
+    """A queue plan's Gantt chart of GPUs over the horizon; nothing for a plan without a schedule."""
+    if not plan.schedule:
+        return ""
+    return (
+        '<section id="schedule" class="diagram"><h2>Schedule</h2>'
+        f"<p>{len(plan.schedule)} jobs within {plan.horizon_hours or 0:,g} h: one lane per GPU, one bar "
+        "per job in its run's colour and letter. Hover for the hours.</p>" + schedule_svg(plan) + "</section>"
+    )
+
+
 def render_html(plan: Plan, bids: Frontier | None = None, internals: bool = True) -> str:
     """The whole plan as one self-contained HTML5 document; with `bids`, the three-bids section;
     without `internals`, no technical appendix."""
@@ -337,6 +392,7 @@ def render_html(plan: Plan, bids: Frontier | None = None, internals: bool = True
         "Hover for details.</p>",
         placement_svg(plan),
         "</section>",
+        _schedule(plan),
         '<section id="servers"><h2>Servers and bill of materials</h2>',
         "<p>Identical servers are one group, listed once with how many to buy.</p>",
         servers or "<p>No servers.</p>",
@@ -345,6 +401,7 @@ def render_html(plan: Plan, bids: Frontier | None = None, internals: bool = True
         "</section>",
         _runs(plan),
         _tco(plan),
+        _rent(plan),
         _alternatives(plan),
         '<section id="binding"><h2>What shaped the answer</h2>',
         _list(shaped(plan), "The solver reported no single rule that shaped the answer."),

@@ -109,6 +109,8 @@ def group_heading(plan: Plan, group: ServerGroup) -> str:
     s = group.server
     bridges = f", {s.bridge_count} × {s.bridge}" if s.bridge else ""
     each = f"{money(s.price, plan.currency)} each" if group.quantity > 1 else money(s.price, plan.currency)
+    if s.owned:
+        each = "owned: nothing to buy"
     return (
         f"{group.label}: {s.gpu_count} × {s.gpu}{bridges} in {s.chassis}; "
         f"{s.cpu_count} × {s.cpu} ({s.cores} cores); {s.ram_gb:,} GB RAM ({s.dimm_count} × {s.dimm_gb} GB); "
@@ -129,6 +131,9 @@ def headline(plan: Plan) -> str:
     line = (
         f"{money(plan.total_price, plan.currency)} for {count} server{'s' if count != 1 else ''}, {gpus} GPUs"
     )
+    owned = sum(1 for s in plan.servers if s.owned)
+    if owned:
+        line += f" ({owned} of them owned already)"
     if plan.makespan_hours is not None:
         line += f"; every run trained within {plan.makespan_hours:,.1f} h"
     if plan.tco is not None and plan.tco.objective == "tco":
@@ -200,7 +205,7 @@ class RunRow:
 
 def _training_key(a: Assignment, card: str) -> tuple[object, ...]:
     return (a.run, card, len(a.gpus), len(a.nodes), a.strategy, a.optimizer, a.offload, a.link,
-            a.tokens_per_s, a.hours)  # fmt: skip
+            a.tokens_per_s, a.hours, configuration_text(a))  # fmt: skip
 
 
 def run_rows(plan: Plan) -> list[RunRow]:
@@ -228,15 +233,35 @@ def _method(row: RunRow) -> str:
     return row.run.method + (f" r{row.run.lora_rank}" if row.run.lora_rank else "")
 
 
+def configuration_text(a: Assignment) -> str:
+    """The configuration the plan states for a copy, so its engineers can reproduce the run:
+    `micro-batch 2 × 4, recompute full, dp 2 tp 4` (degrees of 1 left out); empty in older plans."""
+    if a.micro_batch is None:
+        return ""
+    batch = f"micro-batch {a.micro_batch}" + (f" × {a.accumulation}" if (a.accumulation or 1) > 1 else "")
+    parts = [batch]
+    if a.recompute is not None:
+        parts.append(f"recompute {a.recompute.value}")
+    p = a.parallelism
+    if p is not None:
+        parts.append(
+            " ".join(f"{k} {v}" for k, v in (("dp", p.dp), ("tp", p.tp), ("pp", p.pp), ("cp", p.cp)) if v > 1)
+        )
+    return ", ".join(part for part in parts if part)
+
+
 def _training(row: RunRow) -> str:
-    """How a copy trains: sharding, optimiser, offload, micro-batch."""
+    """How a copy trains: sharding, optimiser, offload, link, and the configuration ftopt chose."""
     a = row.first
     parts = [a.strategy.value, a.optimizer.value]
     if a.offload.value != "none":
         parts.append(f"offload {a.offload.value}")
     if a.link:
         parts.append(f"over {a.link}")
-    if row.run is not None:
+    configuration = configuration_text(a)
+    if configuration:
+        parts.append(configuration)
+    elif row.run is not None:
         parts.append(f"micro-batch {row.run.micro_batch}")
     return ", ".join(parts)
 

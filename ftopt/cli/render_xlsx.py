@@ -6,8 +6,10 @@ in any quote they group by hand. Each group sheet lists one server's bill of mat
 `Price = Quantity × Unit price` and a `SUM` total; the summary multiplies each group's total by how
 many servers it has and sums them; the runs sheet computes hours from training tokens and speed and
 energy from copies; the power sheet sets each server's draw against its feed; the TCO sheet adds the
-energy of the servers' draw over the years to the summary's total. The per-copy placement and the
-solver's figures are sheets of their own. openpyxl is imported only when a workbook is written.
+energy of the servers' draw over the years to the summary's total; a queue bid's schedule sheet says
+when each job runs, and the buy-or-rent sheet prices the training hours at cloud rates (cost, totals
+and break-even as formulas). The per-copy placement and the solver's figures are sheets of their own.
+openpyxl is imported only when a workbook is written.
 
 Every text cell the user's words or a catalogue can reach goes through `cell_text`, so no cell
 starts like a formula; the workbook's own formulas are `Formula` values.
@@ -41,6 +43,11 @@ RUNS_HEADERS = ("Run", "Model", "Copies", "GPUs per copy", "Training tokens per 
 POWER_HEADERS = ("Sheet", "Quantity", "Power per server (W)", "Feed", "Usable per feed (W)", "Share of feed",
                  "Headroom (W)", "Within the feed", "Power (W)")  # fmt: skip
 SHEET_NAME_MAX = 31
+SCHEDULE_HEADERS = ("Run", "Job", "Server", "GPUs", "Start (h)", "End (h)")
+RENT_HEADERS = ("Card", "Kind", "Provider", "Offer", "Match", "GPU-hours", "Per GPU-hour", "Cost", "Source",
+                "Read")  # fmt: skip
+#: Hours in an average month, for the break-even (8,760 / 12).
+MONTH_HOURS = 730
 
 
 class Formula(str):
@@ -230,6 +237,58 @@ def _placement(book: Any, plan: Plan) -> None:
     _widths(sheet, (24, 8, 10, 18, 10, 20))
 
 
+def _schedule(book: Any, plan: Plan) -> None:
+    """A queue bid's jobs: run, number, server, GPUs, start and end hours."""
+    if not plan.schedule:
+        return
+    sheet = book.create_sheet("Schedule")
+    _header(sheet, SCHEDULE_HEADERS)
+    for job in plan.schedule:
+        gpus = ", ".join(str(g) for g in job.gpus)
+        _put(sheet, [job.run, job.job, job.server, gpus, job.start_hours, job.end_hours])
+    _widths(sheet, (24, 8, 10, 18, 12, 12))
+
+
+def _rent(book: Any, plan: Plan, total: str) -> None:
+    """The plan's GPU-hours at each cloud rate, cost = GPU-hours × rate as formulas, totals per kind,
+    and (queue plans) the break-even: purchase / on-demand rent per horizon × horizon / 730 h."""
+    rent = plan.rent
+    if rent is None:
+        return
+    sheet = book.create_sheet("Buy or rent")
+    _header(sheet, RENT_HEADERS)
+    for row, s in enumerate(rent.sources, start=2):
+        _put(sheet, [s.card, s.kind, s.provider, s.offer, s.match, s.gpu_hours, s.usd_per_gpu_hour,
+                     Formula(f"=F{row}*G{row}"), s.url, s.read])  # fmt: skip
+        sheet.cell(row, 8).number_format = MONEY
+    last = len(rent.sources) + 1
+    _put(sheet, [])
+    _put(
+        sheet,
+        ["Rent on demand", "", "", "", "", "", "", Formula(f'=SUMIF(B2:B{last},"on-demand",H2:H{last})')],
+    )
+    on_demand = sheet.max_row
+    committed: Any = (
+        Formula(f'=SUMIF(B2:B{last},"committed",H2:H{last})')
+        if rent.committed_cost is not None
+        else "no committed rate published for every card"
+    )
+    _put(sheet, ["Rent committed", "", "", "", "", "", "", committed])
+    _put(sheet, ["Purchase", "", "", "", "", "", "", Formula(f"=Summary!{total}")])
+    for row in range(on_demand, sheet.max_row + 1):
+        sheet.cell(row, 8).number_format = MONEY
+        _bold_row(sheet, row)
+    if plan.horizon_hours:
+        _put(sheet, ["Horizon (h)", "", "", "", "", "", "", plan.horizon_hours])
+        horizon = sheet.max_row
+        months = Formula(f"=H{horizon - 1}/H{on_demand}*H{horizon}/{MONTH_HOURS}")
+        _put(sheet, ["Break-even (months)", "", "", "", "", "", "", months])
+        sheet.cell(sheet.max_row, 8).number_format = "0.0"
+        _bold_row(sheet, sheet.max_row)
+    _put(sheet, [f"Cloud rates read by ftopt on {rent.read_by_ftopt}; each row gives its address and date."])
+    _widths(sheet, (16, 11, 12, 44, 9, 12, 12, 16, 50, 12))
+
+
 def _technical(book: Any, plan: Plan) -> None:
     sheet = book.create_sheet("Technical")
     for label, value in internals(plan):
@@ -251,6 +310,8 @@ def write_xlsx(plan: Plan, path: Path, internals: bool = True) -> None:
     _runs(book, plan)
     _power(book, plan, names)
     _tco(book, plan, total, f"I{len(names) + 2}")
+    _schedule(book, plan)
+    _rent(book, plan, total)
     _options(book, plan)
     if internals:
         _placement(book, plan)

@@ -163,11 +163,12 @@ def _bids(
     plan: Plan, workload: Workload, catalogue: Catalogue, settings: SolveSettings, left_s: float
 ) -> tuple[Plan, Frontier | None]:
     """The bounded frontier behind the quote's three bids, in what the time limit leaves (None when
-    no run gives train_tokens); when too little is left, the plan says the bids were skipped."""
+    no run gives train_tokens, and for a queue bid, whose deadlines are its windows: no makespan to
+    trade against); when too little is left, the plan says the bids were skipped."""
     from ftopt.solver.frontier import MIN_SOLVE_S, frontier, has_train_tokens
     from ftopt.solver.solve import skipped, with_note
 
-    if not has_train_tokens(workload):
+    if not has_train_tokens(workload) or workload.queue is not None:
         return plan, None
     if left_s < MIN_SOLVE_S:
         return with_note(plan, skipped("the quote's three bids", settings.time_limit)), None

@@ -19,22 +19,25 @@ from dataclasses import dataclass
 from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import (
     MULTI_NODE_STRATEGIES,
+    Network,
     fabric_nic,
+    multinode_copy_speed,
     nics_per_server,
     node_network,
 )
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import trainable_params
 from ftopt.model.references import allowed_gpus
-from ftopt.model.rl import copy_sizings, copy_speed, multinode_any_sizing, multinode_any_speed
+from ftopt.model.rl import copy_sizings, copy_speed, multinode_any_sizings, multinode_any_speed
 from ftopt.model.sizing import (
+    Ranker,
     RunProfile,
     Sizing,
     gpu_count_choices,
     optimizer_choices,
     profile_run,
 )
-from ftopt.model.speed import Speed, hours_to_train, planning_host
+from ftopt.model.speed import Host, Speed, hours_to_train, planning_host, speed_ranker
 from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, SizingOptions, Workload
 
 
@@ -101,7 +104,7 @@ def single_server_options(
     constants, stack = catalogue.speed, profile.stack
     result = []
     rollout = load_rollout_constants()
-    for sizing in copy_sizings(profile, gpu, options, rollout):
+    for sizing in copy_sizings(profile, gpu, options, rollout, speed_ranker(profile, gpu, catalogue)):
         speed = None
         if stack is not None and constants is not None:
             host = planning_host(catalogue, sizing.gpus, constants)
@@ -121,6 +124,21 @@ def server_shapes(catalogue: Catalogue, gpu: Gpu) -> list[tuple[int, int]]:
     return sorted(shapes.items())
 
 
+def _network_ranker(
+    profile: RunProfile, gpu: Gpu, host: Host | None, net: Network, catalogue: Catalogue
+) -> Ranker | None:
+    """Seconds per token of a multi-node configuration by the speed model (None without speed data)."""
+    constants = catalogue.speed
+    if host is None or constants is None or profile.stack is None:
+        return None
+
+    def rank(sizing: Sizing) -> float:
+        speed = multinode_copy_speed(profile, sizing, gpu, host, net, constants)
+        return 1 / speed.tokens_per_s if speed is not None else float("inf")
+
+    return rank
+
+
 def multi_server_options(
     profile: RunProfile, gpu: Gpu, catalogue: Catalogue, options: SizingOptions
 ) -> list[EstimateOption]:
@@ -133,21 +151,21 @@ def multi_server_options(
     for node_gpus, nics in server_shapes(catalogue, gpu):
         net = node_network(gpu, node_gpus, nic, nics, catalogue.speed)
         host = planning_host(catalogue, node_gpus, catalogue.speed) if catalogue.speed else None
+        rank = _network_ranker(profile, gpu, host, net, catalogue)
         for gpus in gpu_count_choices(run):
             if gpus not in MULTI_NODE_COUNTS or gpus % node_gpus or gpus // node_gpus < 2:
                 continue
             for strategy in MULTI_NODE_STRATEGIES:
                 for optimizer in optimizer_choices(run, profile.stack):
+                    rank = _network_ranker(profile, gpu, host, net, catalogue)
                     args = (profile, gpu, gpus, strategy, optimizer, options, net)
-                    sizing = multinode_any_sizing(*args, load_rollout_constants())
-                    if sizing is None:
-                        continue
-                    speed = None
-                    if host is not None and catalogue.speed is not None:
-                        speed = multinode_any_speed(
-                            profile, sizing, gpu, host, net, catalogue.speed, load_rollout_constants()
-                        )
-                    result.append(_option(profile, sizing, gpus // node_gpus, speed))
+                    for sizing in multinode_any_sizings(*args, load_rollout_constants(), rank):
+                        speed = None
+                        if host is not None and catalogue.speed is not None:
+                            speed = multinode_any_speed(
+                                profile, sizing, gpu, host, net, catalogue.speed, load_rollout_constants()
+                            )
+                        result.append(_option(profile, sizing, gpus // node_gpus, speed))
     return result
 
 

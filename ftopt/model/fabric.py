@@ -28,7 +28,23 @@ from dataclasses import dataclass, replace
 
 from ftopt.model.hardware import Cable, Catalogue, Chassis, Gpu, Nic, Switch
 from ftopt.model.memory import BF16, GB
-from ftopt.model.sizing import RunProfile, Sizing, size_run
+from ftopt.model.parallelism import (
+    DEGREES,
+    LONG_SEQUENCE,
+    Degrees,
+    TrainingConfig,
+    accumulation_for,
+    default_config,
+)
+from ftopt.model.sizing import (
+    Ranker,
+    RunProfile,
+    Sizing,
+    bound_seconds_per_token,
+    family_candidates,
+    size_run,
+    undominated,
+)
 from ftopt.model.speed import Host, Speed, bus_bandwidth_gbps, comm_bytes, estimate_speed, link_kind
 from ftopt.model.stack import SpeedConstants, Stack
 from ftopt.model.workload import Method, Offload, Optimizer, SizingOptions, Strategy
@@ -103,6 +119,13 @@ def shard_count(strategy: Strategy, gpus: int, node_gpus: int) -> int:
     return node_gpus if strategy == Strategy.HSDP else gpus
 
 
+def local_degrees(config: TrainingConfig, shard: int) -> Degrees:
+    """The degrees of the `shard` GPUs a multi-node copy is sized and timed on: its context-parallel
+    groups (inside one server) and the data-parallel ranks that fill the shard."""
+    cp = config.degrees.cp
+    return Degrees(dp=shard // cp, cp=cp)
+
+
 def size_multinode(
     profile: RunProfile,
     gpu: Gpu,
@@ -111,12 +134,16 @@ def size_multinode(
     optimizer: Optimizer,
     options: SizingOptions,
     net: Network,
+    config: TrainingConfig | None = None,
 ) -> Sizing:
     """One copy over `gpus` GPUs on servers of `net.node_gpus`: memory per GPU at its shard count,
     host RAM and NVMe of the whole copy (its servers share them), traffic and step time over the
-    network. No CPU offload: ZeRO-Offload across servers is not modelled."""
+    network. No CPU offload: ZeRO-Offload across servers is not modelled. `config` (pure data
+    parallelism over all `gpus`) gives the micro-batch and recomputation; by default the run's own."""
     shard = shard_count(strategy, gpus, net.node_gpus)
-    base = size_run(profile, gpu, shard, Strategy.FSDP, optimizer, Offload.NONE, options)
+    whole = config or default_config(profile.run, gpus)
+    local = replace(whole, degrees=local_degrees(whole, shard))
+    base = size_run(profile, gpu, shard, Strategy.FSDP, optimizer, Offload.NONE, options, config=local)
     data, seconds = multinode_comm(profile, strategy, gpus, net)
     return replace(
         base,
@@ -125,6 +152,7 @@ def size_multinode(
         traffic_gb_per_step=data / GB,
         link=NETWORK,
         transfer_seconds=seconds,
+        config=whole,
     )
 
 
@@ -141,7 +169,10 @@ def multinode_speed(
     GPU's shard (`estimate_speed`), with the communication of `multinode_comm` in place of one
     server's, a share of it hidden behind compute as the speed model hides it."""
     shard = shard_count(sizing.strategy, sizing.gpus, net.node_gpus)
-    local = replace(sizing, gpus=shard, strategy=Strategy.FSDP)
+    whole = sizing.config or default_config(profile.run, sizing.gpus)
+    local = replace(
+        sizing, gpus=shard, strategy=Strategy.FSDP, config=replace(whole, degrees=local_degrees(whole, shard))
+    )
     one = estimate_speed(profile, local, gpu, stack, constants, host, link=link_kind(gpu, net.node_gpus))
     _, comm = multinode_comm(profile, sizing.strategy, sizing.gpus, net)
     exposed = max(comm * (1 - constants.overlap), comm - one.compute_seconds)
@@ -270,3 +301,41 @@ def multinode_copy_speed(
     if profile.stack is None:
         return None
     return multinode_speed(profile, sizing, gpu, profile.stack, constants, host, net)
+
+
+def multinode_sizings(
+    profile: RunProfile,
+    gpu: Gpu,
+    gpus: int,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    options: SizingOptions,
+    net: Network,
+    rank: Ranker | None = None,
+) -> list[Sizing]:
+    """The undominated configurations of one multi-node copy: data parallelism over all its GPUs,
+    with context parallelism inside each server where the stack offers it and the sequence is long
+    (tensor and pipeline parallelism across servers are not planned), at each micro-batch and
+    recomputation the run allows; the largest micro-batch that fits per family, ranked by `rank`
+    (seconds per token)."""
+    run = profile.run
+    offered = profile.stack.parallelism.cp if profile.stack else "none"
+    long = offered != "none" and run.seq_len >= LONG_SEQUENCE and run.method != Method.QLORA
+    cps = [cp for cp in DEGREES if cp <= net.node_gpus and (cp == 1 or long)]
+    if offered == "ulysses":
+        cps = [cp for cp in cps if profile.arch.heads % cp == 0]
+    families: dict[tuple[object, ...], list[TrainingConfig]] = {}
+    for cp in cps:
+        for recompute in run.recompute_choices:
+            for micro_batch in run.micro_batch_choices:
+                degrees = Degrees(dp=gpus // cp, cp=cp)
+                accumulation = accumulation_for(run, micro_batch, degrees)
+                if accumulation is not None:
+                    config = TrainingConfig(micro_batch, accumulation, recompute, degrees)
+                    families.setdefault((cp, recompute, accumulation), []).append(config)
+
+    def size(config: TrainingConfig) -> Sizing:
+        return size_multinode(profile, gpu, gpus, strategy, optimizer, options, net, config)
+
+    sized = [s for family in families.values() for s in family_candidates(size, family)]
+    return undominated(sized, rank or bound_seconds_per_token) if sized else []

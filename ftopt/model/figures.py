@@ -102,6 +102,23 @@ class RacksFigures(Figures):
     gpu: str
 
 
+class OwnedFigures(Figures):
+    """Owned servers no build of this site matches."""
+
+    count: int
+    chassis: str
+    gpu: str
+
+
+class StockFigures(Figures):
+    stock: int
+
+
+class LeadTimeFigures(Figures):
+    lead_weeks: float
+    delivery_weeks: float
+
+
 class NoServerFigures(Figures):
     needs: list[str]
 
@@ -190,6 +207,10 @@ BY_KIND: dict[str, type[Figures]] = {
     "no-card": NoFigures,
     "no-plan": NoPlanFigures,
     "deadline": DeadlineFigures,
+    "owned": OwnedFigures,
+    "stock": StockFigures,
+    "lead-time": LeadTimeFigures,
+    "queue-heavy": NoFigures,
 }
 
 #: A rule note's figures depend on which rule it states (its subject); any other subject is a

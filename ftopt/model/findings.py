@@ -29,6 +29,9 @@ class FindingKind(StrEnum):
     NVME = "nvme"  # checkpoints sized a server's NVMe
     MULTI_GPU = "multi-gpu"  # memory puts each copy of a run on several cards
     SERVER_LIMIT = "server-limit"  # site.max_servers is reached
+    STOCK = "stock"  # every unit of a part in stock is used
+    LEAD_TIME = "lead-time"  # a part arrives after site.delivery_weeks and was left out
+    OWNED = "owned"  # an owned server that cannot stand at this site or meet the rules
     INLET = "inlet"  # the room's inlet rules a card out of a chassis
     FEED = "feed"  # the feed cannot power a build even with capped cards
     CHASSIS = "chassis"  # a chassis cannot take the RAM or NVMe its cards need
@@ -42,6 +45,7 @@ class FindingKind(StrEnum):
     NO_CARD = "no-card"  # the workload allows no card at all
     NO_PLAN = "no-plan"  # the time limit ran out before any plan was found
     DEADLINE = "deadline"  # a run fits but no way of training it finishes by its deadline
+    QUEUE_HEAVY = "queue-heavy"  # queue mode schedules light jobs only, and the peak bid has no plan
     # assumptions and defaults applied
     RULE = "rule"
 
@@ -63,7 +67,9 @@ class Finding(BaseModel):
         if not isinstance(data, dict):
             return data
         kind, subject, figures = data.get("kind"), data.get("subject"), data.get("figures", {})
-        if kind not in _KINDS or not isinstance(subject, str) or not isinstance(figures, dict):
+        if not isinstance(kind, str) or kind not in _KINDS or not isinstance(subject, str):
+            return data
+        if not isinstance(figures, dict):
             return data
         _check_figures(str(kind), subject, figures)
         if not data.get("text"):
@@ -250,6 +256,17 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.NVME: _nvme,
     FindingKind.MULTI_GPU: _multi_gpu,
     FindingKind.SERVER_LIMIT: lambda s, f: f"site.max_servers = {f['max_servers']} is reached",
+    FindingKind.OWNED: lambda s, f: (
+        f"{s}: the {f['count']} owned {f['chassis']} with {f['gpu']} cannot be used here: no build of "
+        "this site matches its parts within the rules (feed, inlet, RAM and disk tiers)"
+    ),
+    FindingKind.STOCK: lambda s, f: (
+        f"all {f['stock']:,} units of {s} in stock are used: more would change the plan"
+    ),
+    FindingKind.LEAD_TIME: lambda s, f: (
+        f"{s} arrives in {f['lead_weeks']:g} weeks, after the {f['delivery_weeks']:g} the site allows: "
+        "left out"
+    ),
     FindingKind.INLET: _inlet,
     FindingKind.FEED: _feed,
     FindingKind.CHASSIS: lambda s, f: (
@@ -269,6 +286,11 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
         f"no plan found within the time limit of {f['seconds']:g} s; raise --time-limit"
     ),
     FindingKind.DEADLINE: _deadline,
+    FindingKind.QUEUE_HEAVY: lambda s, f: (
+        f"run {s}: no light way to train it fits its window (queue mode schedules jobs whose host RAM "
+        "and NVMe fit their GPUs' share of a server), and every job at once has no plan either: "
+        "no plan found; widen the window or lift the server limit"
+    ),
     FindingKind.RULE: _rule,
 }
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
@@ -260,6 +260,12 @@ class Price(BaseModel):
     date: str = Field(pattern=r"^\d{4}-\d{2}(-\d{2})?$", description="when the price was seen")
     source: str = Field(min_length=1, description="where it was seen, or why it is an assumption")
     assumption: bool = Field(default=False, description="no public price found: a stated guess")
+    stock: int | None = Field(
+        default=None, ge=0, le=1_000_000, description="units available to buy; none given: unlimited"
+    )
+    lead_weeks: float | None = Field(
+        default=None, ge=0, le=520, description="weeks from order to delivery; none given: in time"
+    )
 
 
 class Rules(BaseModel):
@@ -314,6 +320,9 @@ PRICED: tuple[Kind, ...] = (
     "switches",
     "cables",
 )
+#: Kinds a price entry may give `stock` for: the parts a server's build fixes (ftopt counts them per
+#: server in its model); memory and drives come in tiers chosen per server, which it does not count.
+STOCKED: tuple[Kind, ...] = ("gpus", "bridges", "cpus", "chassis", "nics")
 
 
 ItemT = TypeVar("ItemT", bound=BaseModel)
@@ -377,7 +386,30 @@ class Catalogue(BaseModel):
             raise ValueError("stacks: each stack id may appear once")
         if not any(d.role == "boot" for d in self.drives):
             raise ValueError("the catalogue needs a boot drive")
+        for price in self.prices:
+            if price.stock is not None and ids.get(price.item) not in STOCKED:
+                raise ValueError(
+                    f"price for {price.item!r}: stock applies to chassis, cards, CPUs, bridges and NICs "
+                    "(the parts fixed by a server's build), not to memory or drives"
+                )
         return self
+
+    def arriving_within(self, weeks: float | None) -> Catalogue:
+        """The catalogue without the items whose lead time is longer than `weeks` (all of them
+        when `weeks` is None). Their prices stay, so plans made earlier still price their parts."""
+        late = {p.item for p in self.prices if weeks is not None and (p.lead_weeks or 0) > weeks}
+        if not late:
+            return self
+        update: dict[str, Any] = {
+            kind: tuple(i for i in getattr(self, kind) if i.id not in late) for kind in PRICED
+        }
+        kept = self.model_copy(update=update)
+        kept._lookups = {}  # the copy shares the original's cache, which still holds the late items
+        return kept
+
+    def stock(self, item_id: str) -> int | None:
+        """Units of an item the price list says are available; None when unlimited."""
+        return next((p.stock for p in self.prices if p.item == item_id), None)
 
     def __eq__(self, other: object) -> bool:
         """Equal when every field is: the lookup cache is no part of a catalogue's value."""

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ftopt.model.findings import Finding, FindingKind
-from ftopt.model.workload import Offload, Optimizer, Strategy
+from ftopt.model.workload import Offload, Optimizer, Recompute, Strategy
 
 _PLAN = ConfigDict(frozen=True, extra="forbid")
 
@@ -77,6 +77,7 @@ class Server(BaseModel):
     bill_of_materials: list[LineItem] = Field(default_factory=list)
     nic: str | None = Field(default=None, description="fabric NIC id, on servers of multi-node copies")
     nic_count: int = Field(default=0, ge=0, description="fabric NICs (one per GPU on HGX systems)")
+    owned: bool = Field(default=False, description="one of the customer's servers: nothing to buy")
     rack: str | None = Field(default=None, description="rack name, when the site is given as racks")
     circuit: int | None = Field(
         default=None, ge=0, description="index into its rack's feeds: the circuit the server draws from"
@@ -108,6 +109,16 @@ class RoleOnGpus(BaseModel):
     role: Literal["policy", "reference", "reward", "critic", "rollout"]
     gpus: list[int] = Field(description="GPU indices on the copy's server")
     memory_gb: float = Field(ge=0, description="memory per GPU, GB")
+
+
+class ParallelDegrees(BaseModel):
+    """Data, tensor, pipeline and context parallel degrees of a copy; their product is its GPUs."""
+
+    model_config = _PLAN
+    dp: int = Field(default=1, ge=1, description="data-parallel replicas (or FSDP shard groups)")
+    tp: int = Field(default=1, ge=1, description="tensor-parallel GPUs, inside one NVLink domain")
+    pp: int = Field(default=1, ge=1, description="pipeline stages (1F1B)")
+    cp: int = Field(default=1, ge=1, description="context-parallel GPUs splitting each sequence")
 
 
 class Assignment(BaseModel):
@@ -157,6 +168,14 @@ class Assignment(BaseModel):
     roles: list[RoleOnGpus] = Field(
         default_factory=list, description="a DPO/GRPO/PPO copy's models and engine on its GPUs"
     )
+    micro_batch: int | None = Field(
+        default=None, ge=1, description="sequences per GPU per forward pass (absent in older plans)"
+    )
+    accumulation: int | None = Field(default=None, ge=1, description="micro-batches per optimiser step")
+    recompute: Recompute | None = Field(default=None, description="activation recomputation")
+    parallelism: ParallelDegrees | None = Field(
+        default=None, description="dp, tp, pp, cp; dp·tp·pp·cp equals the copy's GPUs"
+    )
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
@@ -177,6 +196,53 @@ class Assignment(BaseModel):
     def multinode(self) -> bool:
         """Whether the copy spans several servers."""
         return len(self.nodes) > 1
+
+
+class ScheduledJob(BaseModel):
+    """When and where one job of a queue bid trains: its GPUs are its own from start to end."""
+
+    model_config = _PLAN
+    run: str
+    job: int = Field(
+        ge=1, description="job number within the run, from 1; the assignment with this copy number"
+    )
+    server: str = Field(description="the first node's server")
+    gpus: list[int] = Field(description="the first node's GPU indices")
+    start_hours: float = Field(ge=0, description="hours from the start of the horizon")
+    end_hours: float = Field(ge=0, description="start plus the speed model's hours for this placement")
+    nodes: list[Node] = Field(default_factory=list, description="every server and its GPUs, multi-node jobs")
+
+
+class RentSource(BaseModel):
+    """One cloud rate a rent figure used: card, provider's offer, rate, and where it is published."""
+
+    model_config = _PLAN
+    card: str
+    kind: str = Field(description="on-demand or committed")
+    provider: str
+    offer: str
+    match: str = Field(description="exact: the same product; nearest: the closest one rented")
+    usd_per_gpu_hour: float
+    gpu_hours: float = Field(description="the plan's GPU-hours on this card")
+    url: str
+    read: str = Field(description="when the rate was read")
+
+
+class Rent(BaseModel):
+    """The plan's training hours rented instead: cost, GPU-hours, when buying pays off, sources."""
+
+    model_config = _PLAN
+    cost: float = Field(ge=0, description="GPU-hours × the cheapest on-demand rate per card")
+    committed_cost: float | None = Field(
+        default=None, description="at the cheapest committed rate per card; null where none is published"
+    )
+    gpu_hours: float = Field(ge=0, description="Σ hours × GPUs over the copies or jobs")
+    break_even_months: float | None = Field(
+        default=None,
+        description="queue plans: months of renting the horizon's jobs on demand that cost the purchase",
+    )
+    sources: list[RentSource] = Field(default_factory=list)
+    read_by_ftopt: str = Field(default="", description="when ftopt read the rate table")
 
 
 class SiteSummary(BaseModel):
@@ -219,13 +285,15 @@ class RunSummary(BaseModel):
     model: str
     method: str
     seq_len: int
-    micro_batch: int
+    micro_batch: int | Literal["auto"]
     concurrent: int
     lora_rank: int | None = None
     algorithm: str | None = Field(default=None, description="dpo, grpo or ppo (None: supervised)")
     stack: str | None = Field(default=None, description="training stack the speed estimate assumes")
     train_tokens: int | None = Field(default=None, description="tokens one copy trains on")
     deadline_hours: float | None = Field(default=None, description="hours each copy must finish within")
+    jobs: int | None = Field(default=None, description="queue mode: jobs of the run within the horizon")
+    release_hours: float | None = Field(default=None, description="queue mode: earliest start of its jobs")
 
 
 class Tco(BaseModel):
@@ -303,6 +371,16 @@ class Plan(BaseModel):
     tco: Tco | None = Field(default=None, description="purchase plus energy over the years")
     fabric: Fabric | None = Field(
         default=None, description="the network of multi-node copies; in total_price"
+    )
+    horizon_hours: float | None = Field(
+        default=None, description="queue mode: every job lies within this many hours; null otherwise"
+    )
+    schedule: list[ScheduledJob] = Field(
+        default_factory=list,
+        description="queue mode: each job's server, GPUs and hours; each assignment is then one job",
+    )
+    rent: Rent | None = Field(
+        default=None, description="the same training hours rented on public clouds (buy or rent)"
     )
     racks: list[RackUse] = Field(
         default_factory=list, description="racks, units used and load per circuit, when the site has racks"

@@ -44,6 +44,7 @@ def unknown_references(workload: Workload, catalogue: Catalogue) -> list[Unknown
         if isinstance(run.reward_model, str) and not catalogue.has("models", run.reward_model)
     ]
     found += _unknown_feeds(workload, catalogue)
+    found += _unknown_owned_parts(workload, catalogue)
     if catalogue.stacks:  # the workload's stack first: a run without its own inherits it
         if not catalogue.has("stacks", workload.stack):
             found.append(UnknownReference(("stack",), "stack", workload.stack, catalogue.ids("stacks")))
@@ -63,6 +64,29 @@ def unknown_references(workload: Workload, catalogue: Catalogue) -> list[Unknown
             if not catalogue.has(kind, item)
         ]
     return found
+
+
+#: The parts of an owned server (inventory entry field → catalogue kind and what it is called).
+OWNED_PARTS: tuple[tuple[str, Kind, str], ...] = (
+    ("chassis", "chassis", "chassis"),
+    ("gpu", "gpus", "card"),
+    ("cpu", "cpus", "CPU"),
+    ("dimm", "dimms", "DIMM"),
+    ("data_drive", "drives", "drive"),
+    ("boot_drive", "drives", "drive"),
+    ("bridge", "bridges", "bridge"),
+    ("nic", "nics", "NIC"),
+)
+
+
+def _unknown_owned_parts(workload: Workload, catalogue: Catalogue) -> list[UnknownReference]:
+    """Every part id of an owned server (the workload's inventory) the catalogue lacks."""
+    return [
+        UnknownReference(("inventory", i, field), what, value, catalogue.ids(kind))
+        for i, entry in enumerate(workload.inventory)
+        for field, kind, what in OWNED_PARTS
+        if (value := getattr(entry, field)) is not None and not catalogue.has(kind, value)
+    ]
 
 
 def _unknown_feeds(workload: Workload, catalogue: Catalogue) -> list[UnknownReference]:

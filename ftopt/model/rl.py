@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ftopt.model.fabric import Network, multinode_copy_speed, shard_count, size_multinode
+from ftopt.model.fabric import Network, multinode_copy_speed, multinode_sizings, shard_count, size_multinode
 from ftopt.model.hardware import Gpu
 from ftopt.model.memory import BF16, GB
 from ftopt.model.roles import (
@@ -35,6 +35,7 @@ from ftopt.model.roles import (
 )
 from ftopt.model.rollout import Engine, RolloutConstants, generation_time, lay_out_engine, switch_seconds
 from ftopt.model.sizing import (
+    Ranker,
     RunProfile,
     Sizing,
     all_sizings,
@@ -68,7 +69,7 @@ def policy_profile(profile: RunProfile) -> RunProfile:
     run = profile.run
     if run.algorithm != Algorithm.DPO:
         return profile
-    pairs = run.model_copy(update={"micro_batch": 2 * run.micro_batch})
+    pairs = run.model_copy(update={"micro_batch": 2 * run.micro_batch_choices[0]})
     policy = replace(profile, run=pairs)
     policy.__dict__["counts"] = profile.counts  # the same model: keep its counted parameters
     return policy
@@ -211,11 +212,18 @@ def rl_sizings(
 
 
 def copy_sizings(
-    profile: RunProfile, gpu: Gpu, options: SizingOptions, constants: RolloutConstants
+    profile: RunProfile,
+    gpu: Gpu,
+    options: SizingOptions,
+    constants: RolloutConstants,
+    rank: Ranker | None = None,
+    domain: int | None = None,
 ) -> list[Sizing]:
-    """A copy's sizings whatever its algorithm: supervised runs as `all_sizings`, RL runs by role."""
+    """A copy's sizings whatever its algorithm: supervised runs as `all_sizings` (with their chosen
+    training configurations), RL runs by role (at the run's own settings: RL layouts are not searched
+    over configurations)."""
     if not is_rl(profile):
-        return all_sizings(profile, gpu, options)
+        return all_sizings(profile, gpu, options, rank, domain)
     return rl_sizings(profile, gpu, options, constants)
 
 
@@ -413,6 +421,26 @@ def multinode_any_sizing(
     if is_rl(profile):
         return size_rl_multinode(profile, gpu, gpus, strategy, optimizer, options, net, constants)
     return size_multinode(profile, gpu, gpus, strategy, optimizer, options, net)
+
+
+def multinode_any_sizings(
+    profile: RunProfile,
+    gpu: Gpu,
+    gpus: int,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    options: SizingOptions,
+    net: Network,
+    constants: RolloutConstants,
+    rank: Ranker | None = None,
+) -> list[Sizing]:
+    """A multi-node copy's sizings whatever its algorithm: a supervised copy's undominated training
+    configurations (`multinode_sizings`), or an RL copy's one sizing with its roles (none when its
+    separate engine is not modelled over several servers)."""
+    if is_rl(profile):
+        sizing = size_rl_multinode(profile, gpu, gpus, strategy, optimizer, options, net, constants)
+        return [] if sizing is None else [sizing]
+    return multinode_sizings(profile, gpu, gpus, strategy, optimizer, options, net, rank)
 
 
 def multinode_any_speed(

@@ -6,6 +6,7 @@ estimate command prints these records; the solver turns the ones that fit into p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -21,12 +22,21 @@ from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import (
     BF16,
     GB,
+    States,
     checkpoint_bytes,
     dequant_buffer_bytes,
     frozen_base_bytes,
     model_states,
     nvme_bytes,
     states_per_gpu,
+)
+from ftopt.model.parallelism import (
+    TrainingConfig,
+    bubble_factor,
+    config_choices,
+    default_config,
+    last_stage_activations,
+    split_activations,
 )
 from ftopt.model.roles import RoleMemory
 from ftopt.model.stack import Stack
@@ -137,6 +147,7 @@ class Sizing:
     placement: Placement | None = None  # where the rollout engine generates
     rollout_fits: bool = True  # whether the engine's weights and one sequence fit its share
     roles: tuple[RoleMemory, ...] = ()
+    config: TrainingConfig | None = None  # None: the run's own settings, pure data parallelism
 
     @property
     def total_gb(self) -> float:
@@ -227,6 +238,39 @@ def intended_link(gpu: Gpu, gpus: int) -> tuple[str | None, float | None]:
     return link_profile(max(8, gpus), gpu.pcie_gbps, bridge, nvlink, tuple(range(gpus)))
 
 
+def activations_per_gpu(
+    profile: RunProfile, config: TrainingConfig, options: SizingOptions, peak_allocated: bool
+) -> tuple[float, float]:
+    """(bytes on the card, bytes offloaded to host RAM) of the activations and the loss's logits.
+
+    Per micro-batch the model's activations are counted whole (activations.py) and then split as the
+    degrees split them (parallelism.py): the first pipeline stage holds `in_flight` micro-batches of
+    its layers, the last stage one micro-batch of its layers and the logits; the larger is the peak.
+    The loss's logits and the layer at work in the backward pass are counted together: what the card
+    must hold (nvidia-smi) was found to match that sum on the LLaMA-Factory measurements, the caching
+    allocator not reusing every freed logit block. `peak_allocated` counts only the larger of the two,
+    as PyTorch's peak allocated memory sees it.
+    """
+    run, arch, stack = profile.run, profile.arch, profile.stack
+    seq, batch, flash, recompute = run.seq_len, config.micro_batch, options.flash_attention, config.recompute
+    resident = resident_activation_bytes(arch, seq, batch, recompute, flash)
+    host = 0.0
+    if stack and stack.activation_offload and recompute == Recompute.FULL:
+        # Offloaded checkpointing keeps the layer inputs in host RAM, one layer's worth on the card.
+        host = offloadable_activation_bytes(arch, seq, batch)
+        resident -= host
+    d = config.degrees
+    working = working_activation_bytes(arch, seq, batch, recompute, flash) / (d.tp * d.cp)
+    logit_bytes = stack.loss.logit_bytes if stack else LEGACY_LOGIT_BYTES
+    loss = logits_bytes(arch, seq, batch, logit_bytes) / (d.tp * d.cp)
+    first = split_activations(resident, config) + working
+    last = last_stage_activations(resident, config) + (
+        max(working, loss) if peak_allocated else working + loss
+    )
+    card = last if d.pp == 1 else max(first, last)
+    return card, split_activations(host, config)
+
+
 def planning_margin(profile: RunProfile, options: SizingOptions) -> float:
     """The workload's `sizing.memory_margin` when given, else the stack and method's."""
     return profile.memory_margin if options.memory_margin is None else options.memory_margin
@@ -241,44 +285,40 @@ def size_run(
     offload: Offload,
     options: SizingOptions,
     peak_allocated: bool = False,
+    config: TrainingConfig | None = None,
 ) -> Sizing:
     """Memory, disk, traffic and time of one copy of `profile.run` trained this way on `gpu`.
 
-    The loss's logits and the layer at work in the backward pass are counted together: what the card
-    must hold (nvidia-smi) was found to match that sum on the LLaMA-Factory measurements, the caching
-    allocator not reusing every freed logit block. `peak_allocated` counts only the larger of the two,
-    as PyTorch's peak allocated memory sees it (the logits and their gradient are freed before the last
-    layer is rebuilt); the calibration uses it for measurements of allocated memory.
+    `config` is the training configuration (micro-batch, recomputation, degrees); by default the
+    run's own settings with pure data parallelism over `gpus`. Tensor and pipeline parallelism split
+    the states over tp·pp GPUs; FSDP then shards them over the dp·cp ranks that hold the same weights.
     """
-    run, counts, arch, stack = profile.run, profile.counts, profile.arch, profile.stack
-    master = stack.master_weights if stack else "fp32"
+    run, counts = profile.run, profile.counts
+    config = config or default_config(run, gpus)
+    d = config.degrees
+    master = profile.stack.master_weights if profile.stack else "fp32"
     states = model_states(
         counts, run.method, optimizer, offload, run.lora_rank, options.fp32_grad_buffer, master
     )
-    per_gpu_states = states_per_gpu(states, strategy, gpus)
+    split = States(states.gpu_bytes / d.model_parallel, states.host_bytes, states.trainable)
+    per_gpu_states = states_per_gpu(split, strategy, d.data_ranks)
     host_activations = 0.0
     if options.states_only:
         activations = overhead = 0.0
     else:
-        seq, batch, flash = run.seq_len, run.micro_batch, options.flash_attention
-        resident = resident_activation_bytes(arch, seq, batch, run.recompute, flash)
-        working = working_activation_bytes(arch, seq, batch, run.recompute, flash)
-        if stack and stack.activation_offload and run.recompute == Recompute.FULL:
-            # Offloaded checkpointing keeps the layer inputs in host RAM, one layer's worth on the card.
-            host_activations = offloadable_activation_bytes(arch, seq, batch)
-            resident -= host_activations
-        logit_bytes = stack.loss.logit_bytes if stack else LEGACY_LOGIT_BYTES
-        loss = logits_bytes(arch, seq, batch, logit_bytes)
-        activations = resident + (max(working, loss) if peak_allocated else working + loss)
-        gather = 2 * counts.largest_layer * BF16 if strategy == Strategy.FSDP else 0.0
-        buffers = gather + dequant_buffer_bytes(arch, run.method)
+        activations, host_activations = activations_per_gpu(profile, config, options, peak_allocated)
+        gather = 2 * counts.largest_layer * BF16 / d.tp if strategy == Strategy.FSDP else 0.0
+        buffers = gather + dequant_buffer_bytes(profile.arch, run.method)
         overhead = overhead_bytes(
             per_gpu_states, activations, options.cuda_context_gb, options.allocator_reserve, buffers
         )
     weights = counts.total * BF16 if run.method == Method.FULL else frozen_base_bytes(counts, run.method)
-    traffic = traffic_bytes_per_step(strategy, gpus, run.method, states.trainable, weights)
+    traffic = traffic_bytes_per_step(
+        strategy, d.data_ranks, run.method, states.trainable // d.model_parallel, weights / d.model_parallel
+    )
     link, gbps = intended_link(gpu, gpus)
-    flops = step_flops(counts.active, run.seq_len * run.micro_batch, run.method, run.recompute)
+    tokens = run.seq_len * config.micro_batch * config.accumulation * d.dp / gpus
+    flops = step_flops(counts.active, round(tokens), run.method, config.recompute)
     checkpoint = checkpoint_bytes(counts, run.method, optimizer, run.lora_rank)
     return Sizing(
         run=run.name,
@@ -299,18 +339,125 @@ def size_run(
         compute_seconds=compute_seconds(flops, gpu.bf16_dense_tflops, options.mfu),
         transfer_seconds=transfer_seconds(traffic, gbps) if gbps else 0.0,
         memory_margin=planning_margin(profile, options),
+        config=config,
     )
 
 
-def all_sizings(profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[Sizing]:
-    """Every way the run's settings allow on `gpu`, fitting or not (the estimate table)."""
+#: Ranks configurations of one copy: seconds per trained token, smaller is better.
+Ranker = Callable[[Sizing], float]
+
+
+def bound_seconds_per_token(sizing: Sizing) -> float:
+    """The sizing's own lower bound per token (compute and transfer overlapping perfectly, stretched
+    by a pipeline's bubble): the ranking without speed data."""
+    config = sizing.config
+    if config is None:
+        return sizing.step_seconds
+    tokens = config.micro_batch * config.accumulation * config.degrees.dp
+    return sizing.step_seconds * bubble_factor(config) / tokens
+
+
+def card_domain(gpu: Gpu) -> int:
+    """The largest NVLink domain the card may sit in: an SXM module's board of eight, else its largest
+    bridge (1 without NVLink: no tensor parallelism)."""
+    if gpu.form == "sxm":
+        return GPU_COUNTS[-1]
+    return max(gpu.nvlink.bridge_sizes, default=1) if gpu.nvlink else 1
+
+
+def undominated(sizings: list[Sizing], rank: Ranker) -> list[Sizing]:
+    """Of the fitting sizings, those no other beats on NVLink need (tensor parallelism), host RAM and
+    speed at once; with none fitting, the one needing the least memory (what a refusal quotes)."""
+    fitting = [s for s in sizings if s.fits]
+    if not fitting:
+        return [min(sizings, key=lambda s: s.total_gb)]
+    if len(fitting) == 1:
+        return fitting
+    keyed = sorted(
+        (
+            (s.config is not None and s.config.degrees.tp > 1, s.host_ram_gb, rank(s), i)
+            for i, s in enumerate(fitting)
+        )
+    )
+    kept: list[tuple[bool, float, float, int]] = []
+    for key in keyed:
+        if not any(k[0] <= key[0] and k[1] <= key[1] and k[2] <= key[2] for k in kept):
+            kept.append(key)
+    return [fitting[k[3]] for k in kept]
+
+
+def family_candidates(size: Callable[[TrainingConfig], Sizing], family: list[TrainingConfig]) -> list[Sizing]:
+    """Of one family of configurations (same degrees, recomputation and accumulation; micro-batch
+    ascending), the sizings that can be undominated: a larger micro-batch is never slower per token
+    (each step's exchanges, optimiser step and overhead are shared by more tokens) and never needs
+    less memory, so only the largest that fits (found by bisection), and the smallest where it needs
+    less host RAM (offloaded activations grow with it); with none fitting, the smallest (what a
+    refusal quotes)."""
+    smallest = size(family[0])
+    if not smallest.fits or len(family) == 1:
+        return [smallest]
+    low, high, largest = 0, len(family) - 1, smallest
+    top = size(family[high])  # most often the largest fits too: two sizings, no bisection
+    if top.fits:
+        low, largest = high, top
+    else:
+        high -= 1
+    while low < high:  # invariant: family[low] fits (as `largest`), family[high + 1:] do not
+        middle = (low + high + 1) // 2
+        sized = size(family[middle])
+        if sized.fits:
+            low, largest = middle, sized
+        else:
+            high = middle - 1
+    return [largest] if smallest.host_ram_gb >= largest.host_ram_gb else [smallest, largest]
+
+
+def chosen_sizings(
+    profile: RunProfile,
+    gpu: Gpu,
+    gpus: int,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    offload: Offload,
+    options: SizingOptions,
+    rank: Ranker | None = None,
+    domain: int | None = None,
+) -> list[Sizing]:
+    """The configurations worth planning for one copy trained this way: every one the run and the
+    stack allow (`parallelism.config_choices`) is sized, and only the undominated ones are kept, so
+    the solver sees one or two modes where there were dozens of configurations."""
+    configs = config_choices(
+        profile.run, profile.arch, profile.stack, gpus, card_domain(gpu) if domain is None else domain
+    )
+    families: dict[tuple[object, ...], list[TrainingConfig]] = {}
+    for config in configs:
+        families.setdefault((config.degrees, config.recompute, config.accumulation), []).append(config)
+
+    def size(config: TrainingConfig) -> Sizing:
+        return size_run(profile, gpu, gpus, strategy, optimizer, offload, options, config=config)
+
+    sized = [s for family in families.values() for s in family_candidates(size, family)]
+    return undominated(sized, rank or bound_seconds_per_token) if sized else []
+
+
+def all_sizings(
+    profile: RunProfile,
+    gpu: Gpu,
+    options: SizingOptions,
+    rank: Ranker | None = None,
+    domain: int | None = None,
+) -> list[Sizing]:
+    """Every way the run's settings allow on `gpu` with its chosen configurations, fitting or not
+    (the estimate table). `rank` orders configurations by speed (the speed model's where the caller
+    has it); `domain` is the largest NVLink domain tensor parallelism may use (the card's own)."""
     run = profile.run
     return [
-        size_run(profile, gpu, gpus, strategy, optimizer, offload, options)
+        sizing
         for gpus in gpu_count_choices(run)
         if gpus in GPU_COUNTS  # multi-node counts depend on the server: ftopt.model.fabric
         for strategy in strategy_choices(gpus)
         for optimizer in optimizer_choices(run, profile.stack)
         for offload in offload_choices(run, profile.stack)
         if not (offload == Offload.CPU and optimizer != Optimizer.ADAMW_32BIT)
+        for sizing in chosen_sizings(profile, gpu, gpus, strategy, optimizer, offload, options, rank, domain)
     ]

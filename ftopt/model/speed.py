@@ -22,12 +22,21 @@ Pure functions; no solver, no CLI. The solver can call `estimate_speed` per plac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ftopt.model.architecture import Architecture, ParamCounts, full_attention_layers
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import ADAPTER_ADAM_32BIT, BF16, GB, frozen_base_bytes
+from ftopt.model.parallelism import (
+    TrainingConfig,
+    bubble_factor,
+    cp_bytes,
+    default_config,
+    pp_bytes,
+    tp_bus_bytes,
+)
 from ftopt.model.sizing import RunProfile, Sizing
 from ftopt.model.stack import LinkKind, SpeedConstants, Stack
 from ftopt.model.topology import Topology, build_graph, gpu_node, reference_topology, topology_profile
@@ -64,6 +73,7 @@ class Speed:
     power_w: float | None = None  # the cards' power setting when capped (`at_power`); None: full power
     # An RL step's other phases (ftopt.model.rl): generation, scoring, the critic, weight sync, switch.
     rollout_seconds: float = 0.0
+    parallel_seconds: float = 0.0  # exposed tensor, pipeline and context parallel exchanges
 
     @property
     def step_seconds(self) -> float:
@@ -72,6 +82,7 @@ class Speed:
             self.compute_seconds
             + self.dequant_seconds
             + self.exposed_comm_seconds
+            + self.parallel_seconds
             + self.offload_seconds
             + self.optimizer_seconds
             + self.overhead_seconds
@@ -134,6 +145,7 @@ def speed_link(topology: Topology, gpus: tuple[int, ...]) -> LinkKind | None:
     return "pcie-socket" if len(sockets) == 1 else "pcie-cross-socket"
 
 
+@lru_cache(maxsize=256)
 def link_kind(gpu: Gpu, gpus: int) -> LinkKind | None:
     """The link kind `gpus` cards of this model talk over, placed as the reference server places
     them: an SXM module's NVSwitch board, the card's largest bridge when it holds the set, else PCIe
@@ -177,13 +189,15 @@ def comm_bytes(profile: RunProfile, strategy: Strategy, gpus: int, accumulation:
     return share * (2 * weights * accumulation + grads)
 
 
-def dequant_seconds(profile: RunProfile, gpu: Gpu, constants: SpeedConstants) -> float:
+def dequant_seconds(
+    profile: RunProfile, gpu: Gpu, constants: SpeedConstants, recompute: Recompute | None = None
+) -> float:
     """QLoRA's dequantisation per micro-batch: every NF4 weight expanded once per pass (forward,
     backward, and the recomputed forward), at the card's memory bandwidth."""
     run = profile.run
     if run.method != Method.QLORA:
         return 0.0
-    passes = 3 if run.recompute == Recompute.FULL else 2
+    passes = 3 if (recompute or run.recompute) == Recompute.FULL else 2
     traffic = passes * profile.counts.linear * constants.qlora_dequant_bytes_per_param
     return traffic / (gpu.memory_bandwidth_gbps * 1e9 * constants.hbm_efficiency)
 
@@ -237,6 +251,62 @@ def uses_fp8(precision: str, stack: Stack, gpu: Gpu) -> bool:
     return precision == "fp8" and stack.fp8 is not None and gpu.fp8_dense_tflops is not None
 
 
+def training_config(profile: RunProfile, sizing: Sizing, accumulation: int | None = None) -> TrainingConfig:
+    """The sizing's configuration (the run's own settings over its GPUs when it has none), with
+    `accumulation` micro-batches per step where the caller fixes it."""
+    config = sizing.config or default_config(profile.run, sizing.gpus)
+    return config if accumulation is None else replace(config, accumulation=accumulation)
+
+
+def tp_link(gpu: Gpu, kind: LinkKind | None) -> LinkKind | None:
+    """The link a tensor-parallel group talks over: its NVLink domain (the copy's own link when that
+    is one, else the card's NVSwitch board or largest bridge); None for a card without NVLink."""
+    if kind in ("nvswitch", "nvlink-2", "nvlink-4"):
+        return kind
+    if gpu.form == "sxm":
+        return "nvswitch"
+    if gpu.nvlink is None or not gpu.nvlink.bridge_sizes:
+        return None
+    return nvlink_kind(max(gpu.nvlink.bridge_sizes))
+
+
+def model_parallel_seconds(
+    profile: RunProfile,
+    config: TrainingConfig,
+    gpu: Gpu,
+    stack: Stack,
+    constants: SpeedConstants,
+    kind: LinkKind | None,
+    attention_seconds: float,
+) -> float:
+    """Exposed seconds per step of tensor, pipeline and context parallelism.
+
+    TP's all-reduces sit on the critical path of every layer (not hidden) on the NVLink domain; the
+    pipeline's activations go point to point over the copy's link; ring attention's K/V exchange
+    hides behind the attention it feeds (`attention_seconds`), Ulysses' all-to-alls do not.
+    """
+    arch, seq = profile.arch, profile.run.seq_len
+    seconds = 0.0
+    tp_kind = tp_link(gpu, kind)
+    if config.degrees.tp > 1 and tp_kind is not None:
+        seconds += tp_bus_bytes(arch, seq, config) / (bus_bandwidth_gbps(tp_kind, gpu, constants) * 1e9)
+    if kind is not None:
+        busbw = bus_bandwidth_gbps(kind, gpu, constants) * 1e9
+        seconds += pp_bytes(arch, seq, config) / busbw
+        ring = stack.parallelism.cp == "ring"
+        cp = cp_bytes(arch, seq, config, stack.parallelism.cp) / busbw
+        seconds += max(0.0, cp - attention_seconds) if ring else cp
+    return seconds
+
+
+def attention_share(profile: RunProfile, recompute: Recompute) -> float:
+    """The share of a step's FLOPs spent in attention (what ring attention hides its exchange behind)."""
+    run, counts, arch = profile.run, profile.counts, profile.arch
+    total = flops_per_token(counts, arch, run.seq_len, run.method, recompute)
+    linear_only = flops_per_token(counts, arch, 0, run.method, recompute)
+    return (total - linear_only) / total if total else 0.0
+
+
 def estimate_speed(
     profile: RunProfile,
     sizing: Sizing,
@@ -245,33 +315,41 @@ def estimate_speed(
     constants: SpeedConstants,
     host: Host,
     link: LinkKind | None = None,
-    accumulation: int = 1,
+    accumulation: int | None = None,
 ) -> Speed:
     """Tokens per second of one copy trained as `sizing` says on `gpu` with `stack`.
 
     `link` overrides the link kind the topology rules would give (the solver knows the placement).
-    `accumulation` micro-batches per optimiser step share one gradient exchange, one optimiser step
-    and one step overhead (FSDP still gathers the weights for every micro-batch).
+    The sizing's configuration gives the micro-batch, recomputation, degrees and the micro-batches
+    per optimiser step (`accumulation` overrides it), which share one gradient exchange, one
+    optimiser step and one step overhead (FSDP still gathers the weights for every micro-batch). The
+    copy trains micro_batch × accumulation × dp sequences per step; each GPU computes its 1/G share,
+    stretched by the pipeline's bubble.
     """
     run = profile.run
+    config = training_config(profile, sizing, accumulation)
+    d, m = config.degrees, config.accumulation
     kind = link if link is not None else link_kind(gpu, sizing.gpus)
-    tokens_per_gpu = run.seq_len * run.micro_batch * accumulation
+    tokens_per_step = config.tokens_per_step(run.seq_len)
     mfu = stack.method_mfu(gpu.card_class, run.method.value)
-    flops = flops_per_token(profile.counts, profile.arch, run.seq_len, run.method, run.recompute)
-    compute = flops * tokens_per_gpu / (gpu.bf16_dense_tflops * 1e12 * mfu)
+    flops = flops_per_token(profile.counts, profile.arch, run.seq_len, run.method, config.recompute)
+    compute = flops * tokens_per_step / sizing.gpus / (gpu.bf16_dense_tflops * 1e12 * mfu)
     fp8 = uses_fp8(run.precision, stack, gpu)
     if fp8 and stack.fp8 is not None:
         compute /= stack.fp8.speedup
+    busy = compute
+    compute *= bubble_factor(config)
     comm = 0.0
     if kind is not None:
-        comm = comm_bytes(profile, sizing.strategy, sizing.gpus, accumulation) / (
-            bus_bandwidth_gbps(kind, gpu, constants) * 1e9
-        )
+        data = comm_bytes(profile, sizing.strategy, d.data_ranks, m) / d.model_parallel
+        comm = data / (bus_bandwidth_gbps(kind, gpu, constants) * 1e9)
     exposed = max(comm * (1 - constants.overlap), comm - compute)
+    attention = busy * attention_share(profile, config.recompute)
+    parallel = model_parallel_seconds(profile, config, gpu, stack, constants, kind, attention)
     return Speed(
-        tokens_per_step=tokens_per_gpu * sizing.gpus,
+        tokens_per_step=tokens_per_step,
         compute_seconds=compute,
-        dequant_seconds=accumulation * dequant_seconds(profile, gpu, constants),
+        dequant_seconds=m * dequant_seconds(profile, gpu, constants, config.recompute),
         comm_seconds=comm,
         exposed_comm_seconds=exposed,
         offload_seconds=offload_seconds(profile, sizing, gpu, constants, host),
@@ -280,6 +358,7 @@ def estimate_speed(
         link=kind,
         mfu=mfu,
         precision="fp8" if fp8 else "bf16",
+        parallel_seconds=parallel,
     )
 
 
@@ -317,3 +396,17 @@ def energy_kwh(gpu_power_w: float, gpus: int, hours: float, energy: Energy, host
     factor: that share belongs to a server's years (`ftopt.model.timing.server_energy_kwh`)."""
     it_kw = gpus * (gpu_power_w + host_w_per_gpu) / 1000
     return it_kw * hours * energy.pue
+
+
+def speed_ranker(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> Callable[[Sizing], float] | None:
+    """Seconds per token by the speed model on the reference placement and the planning host: how
+    `all_sizings` ranks a copy's configurations (None without a stack or speed data)."""
+    stack, constants = profile.stack, catalogue.speed
+    if stack is None or constants is None:
+        return None
+
+    def rank(sizing: Sizing) -> float:
+        host = planning_host(catalogue, sizing.gpus, constants)
+        return 1 / estimate_speed(profile, sizing, gpu, stack, constants, host).tokens_per_s
+
+    return rank

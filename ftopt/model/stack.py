@@ -49,6 +49,21 @@ class Fp8(BaseModel):
     speedup: float = Field(ge=1, le=4, description="step-time gain of FP8 over BF16 on cards with FP8")
 
 
+class Parallelism(BaseModel):
+    """The model-parallel degrees a stack offers beside data parallelism (dp, always offered).
+
+    tp: tensor parallelism (with sequence parallelism on the norms and dropout-free regions, as
+    Megatron and torchtitan run it); pp: pipeline parallelism under a 1F1B schedule; cp: context
+    parallelism, as ring attention (K/V passed round the ring, overlapped with attention) or as
+    DeepSpeed-Ulysses (all-to-all of Q, K, V and the output over the heads, not overlapped).
+    """
+
+    model_config = _FROZEN
+    tp: bool = Field(default=False, description="tensor parallelism inside an NVLink domain")
+    pp: bool = Field(default=False, description="pipeline parallelism (1F1B)")
+    cp: Literal["none", "ring", "ulysses"] = Field(default="none", description="context parallelism")
+
+
 class Stack(BaseModel):
     """A fine-tuning framework as ftopt models it: speed per card class and method, memory habits."""
 
@@ -68,6 +83,12 @@ class Stack(BaseModel):
         description="checkpointed activations go to host RAM by default (offloaded checkpointing)"
     )
     fp8: Fp8 | None = Field(default=None, description="FP8 training, if the stack offers it")
+    methods: tuple[Literal["full", "lora", "qlora"], ...] = Field(
+        default=("full", "lora", "qlora"), min_length=1, description="training methods it has recipes for"
+    )
+    parallelism: Parallelism = Field(
+        default_factory=Parallelism, description="model-parallel degrees offered (none: DP/FSDP only)"
+    )
     sources: tuple[str, ...] = Field(default=(), description="where the figures come from")
 
     @model_validator(mode="after")

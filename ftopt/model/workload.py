@@ -11,6 +11,7 @@ is chosen.
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -33,6 +34,14 @@ MULTI_NODE_COUNTS = (16, 32, 64)
 #: accounting is the one ftopt used before stacks existed.
 DEFAULT_STACK = "hf-fsdp"
 MAX_TOKENS = 10**15
+#: Most jobs one run may have in queue mode (the model holds an interval per job and mode).
+MAX_JOBS = 100_000
+
+#: Micro-batches `micro_batch: auto` chooses from (sequences per GPU per forward pass). Beyond 8
+#: the matrix work of a fine-tuning sequence (thousands of tokens) is already large enough that a
+#: larger micro-batch buys little but memory.
+MICRO_BATCHES = (1, 2, 4, 8)
+MAX_MICRO_BATCH = 4096
 
 
 class Method(StrEnum):
@@ -150,8 +159,21 @@ class Run(BaseModel):
     offload: Offload | Literal["auto"] = Field(default=Offload.NONE, description="optimiser offload")
     lora_rank: int = Field(default=16, gt=0, le=4096, description="LoRA rank on all linear layers")
     seq_len: int = Field(default=4096, gt=0, le=1_048_576, description="tokens per sequence")
-    micro_batch: int = Field(default=1, gt=0, le=4096, description="sequences per GPU per step")
-    gradient_checkpointing: bool = Field(default=True, description="recompute activations fully")
+    micro_batch: int | Literal["auto"] = Field(
+        default="auto",
+        description="sequences per GPU per forward pass: auto (ftopt chooses, see MICRO_BATCHES) or 1-4096",
+    )
+    gradient_checkpointing: bool | Literal["auto", "none", "selective", "full"] = Field(
+        default=True,
+        description="activation recomputation: true = full, false = selective (FlashAttention's own), "
+        "none, selective, full, or auto (ftopt chooses)",
+    )
+    global_batch_tokens: int | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_TOKENS,
+        description="tokens per optimiser step; then micro_batch × accumulation × dp × seq_len must equal it",
+    )
     concurrent: int = Field(default=1, gt=0, le=100_000, description="copies running at once")
     gpus: int | Literal["auto"] = Field(
         default="auto", description="GPUs per copy: auto, 1, 2, 4, 8, or 16, 32, 64 over several servers"
@@ -186,6 +208,19 @@ class Run(BaseModel):
         default=None, description="grpo, ppo: catalogue id or inline architecture of a reward model"
     )
     rollout: Rollout | None = Field(default=None, description="grpo, ppo: the generation engine and batch")
+    jobs: int | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_JOBS,
+        description="queue mode: how many times the run is trained within the horizon, each on its "
+        "train_tokens (default 1)",
+    )
+    release_hours: float | None = Field(
+        default=None,
+        ge=0,
+        le=1_000_000,
+        description="queue mode: hours from the start of the horizon before which its jobs may not start",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -241,6 +276,32 @@ class Run(BaseModel):
                 data["seq_len"] = shape.prompt_len + shape.response_len
         return data
 
+    @field_validator("micro_batch", mode="before")
+    @classmethod
+    def _micro_batch_range(cls, value: Any) -> Any:
+        """auto or a whole number of sequences; a boolean is neither (YAML's `true` is no count)."""
+        if value == "auto" and isinstance(value, str):
+            return value
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_MICRO_BATCH:
+            raise ValueError(f"expected auto or an integer from 1 to {MAX_MICRO_BATCH}, got {quoted(value)}")
+        return value
+
+    @field_validator("gradient_checkpointing", mode="before")
+    @classmethod
+    def _recompute_setting(cls, value: Any) -> Any:
+        if isinstance(value, bool) or value in ("auto", "none", "selective", "full"):
+            return value
+        raise ValueError(f"expected true, false, auto, none, selective or full, got {quoted(value)}")
+
+    @model_validator(mode="after")
+    def _global_batch_whole_sequences(self) -> Run:
+        if self.global_batch_tokens is not None and self.global_batch_tokens % self.seq_len:
+            raise ValueError(
+                f"@global_batch_tokens: {self.global_batch_tokens} is not a whole number of "
+                f"{self.seq_len}-token sequences"
+            )
+        return self
+
     @field_validator("gpus")
     @classmethod
     def _power_of_two(cls, value: int | str) -> int | str:
@@ -282,14 +343,37 @@ class Run(BaseModel):
         return self.method.value if self.algorithm == Algorithm.SFT else self.algorithm.value
 
     @property
+    def job_count(self) -> int:
+        """Jobs of the run in queue mode (1 when `jobs` is not given)."""
+        return self.jobs or 1
+
+    @property
     def model_id(self) -> str:
         """The catalogue id, or the inline model's name."""
         return self.model if isinstance(self.model, str) else self.model.name
 
     @property
     def recompute(self) -> Recompute:
-        """Gradient checkpointing means full recomputation; otherwise FlashAttention's own."""
-        return Recompute.FULL if self.gradient_checkpointing else Recompute.SELECTIVE
+        """The recomputation the run fixes, or full under `auto` (the safe default where nothing
+        chooses). true means full recomputation, false FlashAttention's own (selective)."""
+        return self.recompute_choices[0]
+
+    @property
+    def recompute_choices(self) -> tuple[Recompute, ...]:
+        """What ftopt may choose from: the fixed setting, or under `auto` selective and full."""
+        setting = self.gradient_checkpointing
+        if setting is True:
+            return (Recompute.FULL,)
+        if setting is False:
+            return (Recompute.SELECTIVE,)
+        if setting == "auto":
+            return (Recompute.FULL, Recompute.SELECTIVE)
+        return (Recompute(setting),)
+
+    @property
+    def micro_batch_choices(self) -> tuple[int, ...]:
+        """What ftopt may choose from: the fixed micro-batch, or under `auto` MICRO_BATCHES."""
+        return MICRO_BATCHES if self.micro_batch == "auto" else (int(self.micro_batch),)
 
 
 class Energy(BaseModel):
@@ -371,6 +455,14 @@ class Site(BaseModel):
     feed: str = Field(default="400v-3p-16a", description="feed id at each server position")
     inlet_c: float = Field(default=25.0, ge=-10, le=60, description="warmest inlet temperature, °C")
     max_servers: int | None = Field(default=None, gt=0, le=10_000, description="server positions")
+    delivery_weeks: float | None = Field(
+        default=None,
+        ge=0,
+        le=520,
+        description="weeks until the servers must be delivered: parts whose price entry gives a longer "
+        "lead_weeks are left out",
+    )
+
     racks: tuple[Rack, ...] | None = Field(
         default=None,
         min_length=1,
@@ -400,6 +492,38 @@ class Site(BaseModel):
         if self.racks is None:
             return (self.feed,)
         return tuple(dict.fromkeys(f for rack in self.racks for f in rack.feeds))
+
+
+class OwnedServer(BaseModel):
+    """Servers the customer owns, described as a plan's server is (so one can be pasted from a plan)."""
+
+    model_config = _FROZEN
+    count: int = Field(default=1, gt=0, le=10_000, description="how many such servers are owned")
+    chassis: str = Field(description="chassis id")
+    gpu: str = Field(description="card id")
+    gpu_count: int = Field(gt=0, le=64)
+    cpu: str = Field(description="CPU id")
+    cpu_count: int = Field(gt=0, le=8)
+    dimm: str = Field(description="DIMM id")
+    dimm_count: int = Field(gt=0, le=256)
+    data_drive: str = Field(description="data drive id")
+    data_drive_count: int = Field(ge=0, le=64)
+    boot_drive: str = Field(description="boot drive id")
+    bridge: str | None = Field(default=None, description="NVLink bridge id, if bridged")
+    bridge_count: int = Field(default=0, ge=0, le=64)
+    nic: str | None = Field(
+        default=None, description="fabric NIC id (owned servers are used without a fabric)"
+    )
+    nic_count: int = Field(default=0, ge=0, le=64)
+
+
+class Queue(BaseModel):
+    """Queue mode: every job must run some time within the horizon, not all at once."""
+
+    model_config = _FROZEN
+    horizon_hours: float = Field(
+        gt=0, le=1_000_000, description="hours from the start of the horizon by which every job ends"
+    )
 
 
 class HardwareLimits(BaseModel):
@@ -460,6 +584,16 @@ class Workload(BaseModel):
         default="price", description="price: cheapest hardware; tco: hardware plus energy over the years"
     )
     energy: Energy = Field(default_factory=Energy, description="electricity price, PUE, utilisation")
+    inventory: tuple[OwnedServer, ...] = Field(
+        default=(),
+        max_length=1000,
+        description="servers the customer owns: free to use, checked like bought ones, marked owned",
+    )
+    queue: Queue | None = Field(
+        default=None,
+        description="queue mode: buy for every run's jobs within horizon_hours rather than for every "
+        "copy at once; deadline_hours then count from the start of the horizon",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -488,6 +622,41 @@ class Workload(BaseModel):
                 )
             seen.add(run.name)
         return runs
+
+    @model_validator(mode="after")
+    def _queue_fields(self) -> Workload:
+        """`jobs` and `release_hours` mean something only in queue mode, `concurrent` only outside it;
+        a job needs train_tokens (its duration) and a window the horizon holds."""
+        if self.queue is not None and self.inventory:
+            raise ValueError(
+                "@inventory: queue mode does not use owned servers yet; remove queue or inventory"
+            )
+        if self.queue is not None and self.site.racks is not None:
+            raise ValueError("@site.racks: queue mode does not lay servers out in racks yet; give site.feed")
+        for index, run in enumerate(self.runs):
+            at = f"@runs[{index}]"
+            if self.queue is None:
+                for name in ("jobs", "release_hours"):
+                    if getattr(run, name) is not None:
+                        raise ValueError(
+                            f"{at}.{name}: applies in queue mode only; add queue: {{horizon_hours: H}}"
+                        )
+                continue
+            if "concurrent" in run.model_fields_set:
+                raise ValueError(
+                    f"{at}.concurrent: in queue mode give jobs (trained one after another), not concurrent"
+                )
+            if run.train_tokens is None:
+                raise ValueError(
+                    f"{at}.train_tokens: queue mode needs each run's train_tokens (a job's length)"
+                )
+            end = min(run.deadline_hours or math.inf, self.queue.horizon_hours)
+            if (run.release_hours or 0.0) >= end:
+                raise ValueError(
+                    f"{at}.release_hours: {run.release_hours:g} h leaves no time before "
+                    f"{'its deadline' if end == run.deadline_hours else 'the horizon'} ({end:g} h)"
+                )
+        return self
 
     @property
     def total_copies(self) -> int:

@@ -35,7 +35,7 @@ def reference_message(ref: UnknownReference) -> str:
 
 
 def check_stacks(workload: Workload, catalogue: Catalogue, node: yaml.Node | None, file: str) -> None:
-    """Each run's stack offers the optimiser and precision the run asks for."""
+    """Each run's stack offers the method, optimiser and precision the run asks for."""
     for i, run in enumerate(workload.runs):
         stack_id = run.stack or workload.stack
         if not catalogue.has("stacks", stack_id):
@@ -45,6 +45,10 @@ def check_stacks(workload: Workload, catalogue: Catalogue, node: yaml.Node | Non
             path, line = locate(node, ("runs", i, "optimizer"), False)
             offered = ", ".join(stack.optimizers)
             raise InputError(file, path, f"stack {stack_id} offers {offered}; not {run.optimizer}", line)
+        if run.method.value not in stack.methods:
+            path, line = locate(node, ("runs", i, "method"), False)
+            offered = ", ".join(stack.methods)
+            raise InputError(file, path, f"stack {stack_id} trains {offered}; not {run.method.value}", line)
         if run.precision == "fp8" and stack.fp8 is None:
             path, line = locate(node, ("runs", i, "precision"), False)
             raise InputError(file, path, f"stack {stack_id} does not train in fp8; use bf16", line)

@@ -22,11 +22,13 @@ from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
 
+from ftopt.catalogue.cloud import load_cloud_prices
 from ftopt.errors import InputError, NoPlanInTimeError, UnverifiedPlanError, quoted
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Alternative, Plan, Status
 from ftopt.model.references import unknown_references
+from ftopt.model.rent import rent_for
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.formulation import build_formulation
@@ -35,10 +37,13 @@ from ftopt.solver.decode.layout import ServerLayout, price_of
 from ftopt.solver.decode.plan_builder import build_plan
 from ftopt.solver.decode.racks import place_in_racks
 from ftopt.solver.explain.reasons import describe_core, precheck
+from ftopt.solver.explain.supply import supply_findings
 from ftopt.solver.explain.whatif import binding_rules, relaxations, savings
+from ftopt.solver.problem.builds import within_stock
 from ftopt.solver.problem.data import ProblemData, build_problem
 from ftopt.solver.search.alternatives import ServerKey, next_cheapest, server_set
 from ftopt.solver.search.greedy import greedy_plan
+from ftopt.solver.search.queue import solve_queue
 from ftopt.solver.search.run import Outcome, Progress, SolveSettings, make_solver, run_model
 
 __all__ = ["Progress", "SolveSettings", "solve"]
@@ -110,6 +115,8 @@ def _greedy(data: ProblemData, servers: list[ServerLayout] | None) -> Outcome | 
     limit = data.workload.site.max_servers
     if servers is None or (limit is not None and len(servers) > limit):
         return None
+    if not within_stock(data.limit, [s.build.units() for s in servers]):
+        return None  # first-fit ignores stock; the model keeps it
     if data.workload.site.racks is not None and place_in_racks(data, servers) is None:
         return None
     fabric = fabric_price(data.catalogue, servers)  # its multi-node copies' switches and cables
@@ -188,7 +195,17 @@ def solve(
     started = time.perf_counter()
     clock = _Clock(started, {})
     check_references(workload, catalogue)
-    data = build_problem(workload, catalogue)
+    if workload.queue is not None:  # every job within the horizon, not every copy at once
+        result = solve_queue(workload, catalogue, settings, solve, workload_name)
+        if result.plan is None:
+            return result
+        supplied = [*result.plan.binding, *supply_findings(result.plan, workload, catalogue)]
+        plan = with_rent(result.plan).model_copy(update={"binding": supplied})
+        if settings.verify:
+            _verify(plan, workload, catalogue)  # again: the rent figures are new
+        return result.model_copy(update={"plan": plan})
+    # Parts that arrive after site.delivery_weeks are left out; the plan is verified against all.
+    data = build_problem(workload, catalogue.arriving_within(workload.site.delivery_weeks))
     mark = clock.lap("build", started)
     reasons = precheck(data)
     if reasons:
@@ -217,9 +234,11 @@ def solve(
         wall_seconds=time.perf_counter() - started,
         workload_name=workload_name,
     )
+    plan = with_rent(plan)
     mark = clock.lap("search", mark)
     ends = started + settings.time_limit
     plan = _explain_optimum(data, plan, settings, proven, time.perf_counter() - started, ends)
+    plan = plan.model_copy(update={"binding": [*plan.binding, *supply_findings(plan, workload, catalogue)]})
     mark = clock.lap("explain", mark)
     if settings.verify:
         _verify(plan, workload, catalogue)
@@ -236,6 +255,11 @@ def solve(
         verified=settings.verify,
         timings=clock.timings(),
     )
+
+
+def with_rent(plan: Plan) -> Plan:
+    """The plan with its training hours priced on public clouds (buy or rent), when it trains hours."""
+    return plan.model_copy(update={"rent": rent_for(plan, load_cloud_prices())})
 
 
 def _with_alternatives(

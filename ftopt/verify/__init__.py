@@ -3,10 +3,12 @@
 `verify_plan(plan, workload, catalogue)` returns the violations, one per broken rule and subject;
 `load_plan(path)` reads a plan JSON file with errors that name the file and field. The rules live in
 modules by concept: components (ids and server fields), placement (copies and GPUs), memory (how each
-copy trains), roles (the models and rollout engine of DPO, GRPO and PPO copies), nvlink (bridges and
-domains), multinode (copies over several servers, NICs and the fabric), host (RAM, cores, NVMe), site
-(power, feed, inlet), racks (rack, circuit, units, load), prices (bills of materials, totals, status)
-and timing (deadlines, run energy, TCO).
+copy trains), roles (the models and rollout engine of DPO, GRPO and PPO copies), parallelism (its
+stated training configuration), nvlink (bridges and domains), multinode (copies over several servers,
+NICs and the fabric), host (RAM, cores, NVMe), supply (stock and lead times), inventory (owned
+servers), site (power, feed, inlet), racks (rack, circuit, units, load), prices (bills of materials,
+totals, status), timing (deadlines, run energy, TCO), schedule (a queue bid's jobs over time) and
+rent.
 
 The verifier's power, host-RAM, NVMe and price arithmetic repeats the solver's on purpose: a
 second, independent derivation of each rule is what makes the check worth having, so these copies
@@ -19,13 +21,17 @@ Rule names, as violations print them:
 - placement: server-id, unknown-run, run-summary, copies, gpu-index, gpu-shared, max-servers
 - training: strategy, optimizer, offload, gpu-count, gpu-memory, memory-margin, sizing-report
 - RL roles: roles, role-memory, rollout-memory
-- NVLink: bridge, nvlink-domains, sharded-domain, link-report
+- configuration: parallelism, training-config, state-split
+- NVLink: bridge, nvlink-domains, sharded-domain, link-report, tensor-parallel-domain
 - multi-node: multinode-nodes, multinode-servers, multinode-strategy, nic, fabric-ports, fabric-price
 - host: host-ram, cores, sockets, cpu-tdp, nvme
 - site: power-cap, power-estimate, power-feed, feed, inlet
 - racks: rack, rack-units, circuit-load, rack-report
 - money and status: bill-of-materials, one-card-model, server-price, total-price, currency, status, gap
+- supply: stock, lead-time, owned
 - time and energy: deadline, energy, tco
+- queue schedule: schedule, window, duration
+- buy or rent: rent
 """
 
 from ftopt.verify.reading import load_plan, parse_plan

@@ -10,7 +10,7 @@ rather than report the same fault again.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 import networkx as nx
@@ -18,6 +18,7 @@ import networkx as nx
 from ftopt.model.fabric import Network, intra_bus_gbps, node_bus_gbps, size_multinode
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu, Nic
 from ftopt.model.memory import GB, model_states
+from ftopt.model.parallelism import Degrees, TrainingConfig
 from ftopt.model.plan import Assignment, Plan, Server
 from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
 from ftopt.model.topology import build_graph as topology_graph
@@ -96,7 +97,25 @@ def build_graph(parts: Parts) -> nx.Graph | None:
     return topology_graph(reference_topology(server.gpu_count, gpu.pcie_gbps, size, nvlink))
 
 
-SizingKey = tuple[str, str, int, str, str, str, int, str | None, int]
+#: Hours by which two scheduled jobs may touch (one ends as the next starts) without overlapping.
+WINDOW_EPS = 1e-6
+
+SizingKey = tuple[str, str, int, str, str, str, int, str | None, int, TrainingConfig | None]
+
+
+def stated_config(assignment: Assignment, run: Run) -> TrainingConfig | None:
+    """The training configuration the plan states for a copy, None when it states none (older plans:
+    the run's own settings with pure data parallelism). A missing micro-batch, accumulation or
+    recomputation beside stated degrees reads as the run's own."""
+    degrees = assignment.parallelism
+    if degrees is None:
+        return None
+    return TrainingConfig(
+        assignment.micro_batch or run.micro_batch_choices[0],
+        assignment.accumulation or 1,
+        assignment.recompute or run.recompute,
+        Degrees(degrees.dp, degrees.tp, degrees.pp, degrees.cp),
+    )
 
 
 @dataclass
@@ -109,6 +128,7 @@ class Context:
     parts: dict[str, Parts] = field(default_factory=dict)
     runs: dict[str, Run] = field(default_factory=dict)
     graphs: dict[str, nx.Graph | None] = field(default_factory=dict)
+    windows: dict[tuple[str, int], tuple[float, float]] = field(default_factory=dict)
     _profiles: dict[str, RunProfile | None] = field(default_factory=dict)
     _sizings: dict[SizingKey, Sizing | None] = field(default_factory=dict)
 
@@ -122,7 +142,51 @@ class Context:
                 ctx.parts[server.id] = parts
                 ctx.graphs[server.id] = build_graph(parts)
         ctx.runs = {run.name: run for run in workload.runs}
+        for job in plan.schedule if workload.queue is not None else ():
+            ctx.windows.setdefault((job.run, job.job), (job.start_hours, job.end_hours))
         return ctx
+
+    @property
+    def queued(self) -> bool:
+        """Whether the workload is a queue bid: each assignment is one job, its hours in `windows`."""
+        return self.workload.queue is not None
+
+    def expected_copies(self, run: Run) -> int:
+        """Copies a plan places of a run: its jobs in queue mode, else its concurrent copies."""
+        return run.job_count if self.queued else run.concurrent
+
+    def overlap(self, a: Assignment, b: Assignment) -> bool:
+        """Whether two copies train at the same time: always outside queue mode, and in it when their
+        scheduled hours intersect (a job without an entry is taken to overlap everything)."""
+        if not self.queued:
+            return True
+        wa, wb = self.windows.get((a.run, a.copy_)), self.windows.get((b.run, b.copy_))
+        if wa is None or wb is None:
+            return True
+        return wa[0] < wb[1] - WINDOW_EPS and wb[0] < wa[1] - WINDOW_EPS
+
+    def busiest(
+        self, copies: list[tuple[Assignment, Sizing | None]], weight: Callable[[Sizing], float]
+    ) -> list[tuple[Assignment, Sizing | None]]:
+        """The copies of one server that run together with the largest total `weight`: all of them
+        outside queue mode; in it, those running when some job starts (a sum over time peaks at a start)."""
+        if not self.queued:
+            return copies
+        best: list[tuple[Assignment, Sizing | None]] = []
+        best_weight = -1.0
+        for a, _ in copies:
+            together = [(b, s) for b, s in copies if b is a or self._starts_within(a, b)]
+            total = sum(weight(s) for _, s in together if s is not None)
+            if total > best_weight:
+                best, best_weight = together, total
+        return best
+
+    def _starts_within(self, a: Assignment, b: Assignment) -> bool:
+        """Whether `b` is running at the moment `a` starts."""
+        wa, wb = self.windows.get((a.run, a.copy_)), self.windows.get((b.run, b.copy_))
+        if wa is None or wb is None:
+            return True
+        return wb[0] <= wa[0] + WINDOW_EPS and wa[0] < wb[1] - WINDOW_EPS
 
     def servers(self) -> Iterator[Parts]:
         """Each distinct server with its parts."""
@@ -148,7 +212,14 @@ class Context:
         gpus = assignment.gpu_count
         if run is None or parts is None or parts.gpu is None or not 1 <= gpus <= MAX_GRAPH_GPUS:
             return None
+        if (
+            run.algorithm != Algorithm.SFT
+        ):  # its roles, at the run's own settings (RL copies are not configured)
+            return self._rl_sizing(assignment, run, parts.gpu)
         multi = assignment.multinode
+        config = stated_config(assignment, run)
+        if config is not None and config.degrees.gpus != gpus:
+            return None  # the parallelism rule reports it
         key: SizingKey = (
             run.name,
             parts.gpu.id,
@@ -159,9 +230,8 @@ class Context:
             parts.server.gpu_count if multi else 0,
             parts.server.nic if multi else None,
             parts.server.nic_count if multi else 0,
+            config,
         )
-        if run.algorithm != Algorithm.SFT:
-            return self._rl_sizing(assignment, run, parts.gpu)
         if key not in self._sizings and multi:
             self._sizings[key] = self._multinode_sizing(assignment, run, parts)
         if key not in self._sizings:
@@ -175,6 +245,7 @@ class Context:
                     assignment.optimizer,
                     assignment.offload,
                     self.workload.sizing,
+                    config=config,
                 )
                 if profile is not None
                 else None
@@ -190,7 +261,9 @@ class Context:
         if profile is None or not 1 <= train <= MAX_GRAPH_GPUS:
             return None
         if run.algorithm == Algorithm.DPO:
-            profile = replace(profile, run=run.model_copy(update={"micro_batch": 2 * run.micro_batch}))
+            profile = replace(
+                profile, run=run.model_copy(update={"micro_batch": 2 * run.micro_batch_choices[0]})
+            )
         if a.multinode:
             parts = self.parts.get(a.server)
             return None if parts is None else self._multinode_sizing(a, run, parts, profile)
@@ -244,7 +317,10 @@ class Context:
             return None
         speed = self.catalogue.speed
         net = Network(n, intra_bus_gbps(gpu, n, speed), node_bus_gbps(nic, nics, speed))
-        return size_multinode(profile, gpu, a.gpu_count, a.strategy, a.optimizer, self.workload.sizing, net)
+        config = stated_config(a, run)
+        return size_multinode(
+            profile, gpu, a.gpu_count, a.strategy, a.optimizer, self.workload.sizing, net, config
+        )
 
     def copies_by_server(self) -> dict[str, list[tuple[Assignment, Sizing | None]]]:
         """Each server id's copies with their re-sizings; a multi-node copy appears on each of its

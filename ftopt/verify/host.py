@@ -38,7 +38,7 @@ def check_host_ram(ctx: Context) -> Iterator[Violation]:
                     f"needs ≥ {num(need)} GB "
                     f"({num(rules.host_ram_per_gpu_memory)} × {num(memory)} GB GPU memory)",
                 )
-        copies = by_server.get(s.id, [])
+        copies = ctx.busiest(by_server.get(s.id, []), lambda sizing: sizing.host_ram_gb)
         offloaded = sum(sizing.host_ram_gb for _, sizing in copies if sizing is not None)
         need = offloaded + rules.host_ram_reserve_gb
         if not at_most(need, ram):
@@ -113,7 +113,7 @@ def check_nvme(ctx: Context) -> Iterator[Violation]:
                 f"{num(tb)} TB",
                 f"needs ≥ {num(need)} TB ({num(per_socket)} TB per socket)",
             )
-        copies = by_server.get(s.id, [])
+        copies = ctx.busiest(by_server.get(s.id, []), lambda sizing: sizing.nvme_gb)
         need_gb = sum(sizing.nvme_gb for _, sizing in copies if sizing is not None)
         if not at_most(need_gb, tb * 1000):
             yield Violation(

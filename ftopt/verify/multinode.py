@@ -64,7 +64,7 @@ def check_multinode_nodes(ctx: Context) -> Iterator[Violation]:
 
 
 def check_whole_servers(ctx: Context) -> Iterator[Violation]:
-    """Every node holds all its server's GPUs for the copy, and no other copy trains there."""
+    """Every node holds all its server's GPUs for the copy, and no other copy trains there meanwhile."""
     holders: dict[str, list[Assignment]] = {}
     for a in ctx.plan.assignments:
         for server in dict.fromkeys(n.server for n in a.nodes) if a.multinode else (a.server,):
@@ -81,7 +81,9 @@ def check_whole_servers(ctx: Context) -> Iterator[Violation]:
                     f"GPUs {node.gpus} of server {node.server}",
                     f"all its {p.server.gpu_count} GPUs",
                 )
-            others = [copy_subject(b) for b in holders.get(node.server, []) if b is not a]
+            others = [
+                copy_subject(b) for b in holders.get(node.server, []) if b is not a and ctx.overlap(a, b)
+            ]
             if others:
                 yield Violation(
                     "multinode-servers",

@@ -70,17 +70,26 @@ def check_gpu_indices(ctx: Context) -> Iterator[Violation]:
 
 
 def check_gpu_sharing(ctx: Context) -> Iterator[Violation]:
-    """No GPU is given to two copies."""
+    """No GPU is given to two copies at once (in queue mode: to two jobs whose hours intersect)."""
     holders: dict[tuple[str, int], list[Assignment]] = defaultdict(list)
     for a in ctx.plan.assignments:
         for index in sorted(set(a.gpus)):
             holders[a.server, index].append(a)
     for (server_id, index), copies in sorted(holders.items()):
-        if len(copies) > 1:
-            names = " and ".join(copy_subject(a) for a in copies)
-            yield Violation(
-                "gpu-shared", f"server {server_id}", f"GPU {index} given to {names}", "one copy per GPU"
-            )
+        clashing = _clashing(ctx, copies)
+        if clashing:
+            names = " and ".join(copy_subject(a) for a in clashing)
+            allowed = "one job per GPU at a time" if ctx.queued else "one copy per GPU"
+            yield Violation("gpu-shared", f"server {server_id}", f"GPU {index} given to {names}", allowed)
+
+
+def _clashing(ctx: Context, copies: list[Assignment]) -> list[Assignment]:
+    """Every copy of one GPU that overlaps another in time (all of them, outside queue mode)."""
+    if len(copies) < 2:
+        return []
+    if not ctx.queued:
+        return copies
+    return [a for a in copies if any(b is not a and ctx.overlap(a, b) for b in copies)]
 
 
 def check_known_runs(ctx: Context) -> Iterator[Violation]:
@@ -124,15 +133,17 @@ def check_copies(ctx: Context) -> Iterator[Violation]:
     """Every copy 1…concurrent of every run is placed exactly once, and no copy beyond that."""
     placed = Counter((a.run, a.copy_) for a in ctx.plan.assignments)
     for run in ctx.workload.runs:
-        for copy in range(1, run.concurrent + 1):
+        expected = ctx.expected_copies(run)
+        for copy in range(1, expected + 1):
             times = placed[run.name, copy]
             if times != 1:
                 found = "not placed" if times == 0 else f"placed {plural(times, 'time')}"
                 yield Violation("copies", f"run {run.name} copy {copy}", found, "placed exactly once")
-        extra = sorted(c for (name, c) in placed if name == run.name and c > run.concurrent)
+        extra = sorted(c for (name, c) in placed if name == run.name and c > expected)
+        what = "jobs" if ctx.queued else "concurrent"
         for copy in extra:
             yield Violation(
-                "copies", f"run {run.name} copy {copy}", "placed", f"the run has {run.concurrent} concurrent"
+                "copies", f"run {run.name} copy {copy}", "placed", f"the run has {expected} {what}"
             )
 
 

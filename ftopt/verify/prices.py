@@ -43,7 +43,9 @@ def _line_faults(ctx: Context, server: Server) -> Iterator[tuple[str, str]]:
         unit = _catalogue_price(ctx, line.item)
         if unit is None:
             yield f"line {line.item!r}", "no such priced item in the catalogue"
-        elif not close(line.unit_price, unit, PRICE_TOLERANCE):
+        elif server.owned and not close(line.unit_price, 0.0, PRICE_TOLERANCE):
+            yield f"{line.item} at {money(line.unit_price)} each", "the customer owns this server: 0"
+        elif not server.owned and not close(line.unit_price, unit, PRICE_TOLERANCE):
             yield f"{line.item} at {money(line.unit_price)} each", f"price list says {money(unit)}"
         if not close(line.price, line.unit_price * line.quantity, PRICE_TOLERANCE):
             yield (
@@ -60,7 +62,8 @@ def _line_faults(ctx: Context, server: Server) -> Iterator[tuple[str, str]]:
 
 
 def check_bill_of_materials(ctx: Context) -> Iterator[Violation]:
-    """Lines at price-list unit prices, priced to the cent, in the quantities the server holds."""
+    """Lines at price-list unit prices (0 on an owned server), priced to the cent, in the quantities the
+    server holds."""
     for p in ctx.servers():
         for found, allowed in _line_faults(ctx, p.server):
             yield Violation("bill-of-materials", p.subject, found, allowed)

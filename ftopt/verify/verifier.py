@@ -15,14 +15,19 @@ from ftopt.model.workload import Workload
 from ftopt.verify import (
     components,
     host,
+    inventory,
     memory,
     multinode,
     nvlink,
+    parallelism,
     placement,
     prices,
     racks,
+    rent,
     roles,
+    schedule,
     site,
+    supply,
     timing,
 )
 from ftopt.verify.context import Context
@@ -31,7 +36,7 @@ from ftopt.verify.violation import Violation
 Rule = Callable[[Context], Iterable[Violation]]
 
 #: The rules in the order their violations are listed: parts, placement, memory, NVLink, multi-node
-#: and fabric, host, site, money, time.
+#: and fabric, host, site, money, time, the queue's schedule, buy or rent.
 RULES: tuple[Rule, ...] = (
     components.check_catalogue_ids,
     components.check_server_fields,
@@ -50,6 +55,9 @@ RULES: tuple[Rule, ...] = (
     memory.check_optimizer,
     memory.check_offload,
     memory.check_gpu_count,
+    parallelism.check_parallelism_product,
+    parallelism.check_configuration,
+    parallelism.check_state_split,
     memory.check_gpu_memory,
     roles.check_role_layout,
     roles.check_role_memory,
@@ -60,6 +68,7 @@ RULES: tuple[Rule, ...] = (
     nvlink.check_nvlink_domains,
     nvlink.check_sharded_domains,
     nvlink.check_link_report,
+    parallelism.check_tensor_parallel_domain,
     multinode.check_multinode_nodes,
     multinode.check_whole_servers,
     multinode.check_multinode_strategy,
@@ -84,12 +93,19 @@ RULES: tuple[Rule, ...] = (
     prices.check_one_card_model,
     prices.check_server_price,
     prices.check_total_price,
+    inventory.check_owned,
+    supply.check_stock,
+    supply.check_lead_time,
     prices.check_currency,
     prices.check_status,
     prices.check_gap,
     timing.check_deadlines,
     timing.check_energy,
     timing.check_tco,
+    schedule.check_schedule_entries,
+    schedule.check_windows,
+    schedule.check_durations,
+    rent.check_rent,
 )
 
 

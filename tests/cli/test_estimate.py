@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from ftopt.catalogue.loader import load_catalogue
+from ftopt.model.parallelism import Degrees, TrainingConfig
 from ftopt.model.sizing import profile_run, size_run
-from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
+from ftopt.model.workload import Offload, Optimizer, Recompute, Run, SizingOptions, Strategy
 from tests.commands import invoke, write
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,6 +34,10 @@ OPTION_KEYS = {
     "checkpoint_gb",
     "traffic_gb_per_step",
     "step_seconds",
+    "micro_batch",
+    "accumulation",
+    "recompute",
+    "parallelism",
     "bound_step_seconds",
     "tokens_per_s",
     "hours",
@@ -186,6 +191,12 @@ def test_figures_match_the_sizing_layer(seventy_b: Path) -> None:
     data = estimate_json(seventy_b)
     catalogue = load_catalogue()
     run = Run(name="big-lora", model="llama-3.3-70b", method="lora", seq_len=4096)
+    got = option(data, "big-lora", "rtx-pro-6000-se", 4, "fsdp")
+    degrees = got["parallelism"]
+    assert degrees["dp"] * degrees["tp"] * degrees["pp"] * degrees["cp"] == 4
+    config = TrainingConfig(
+        got["micro_batch"], got["accumulation"], Recompute(got["recompute"]), Degrees(**degrees)
+    )
     expected = size_run(
         profile_run(run, catalogue),
         catalogue.gpu("rtx-pro-6000-se"),
@@ -194,8 +205,8 @@ def test_figures_match_the_sizing_layer(seventy_b: Path) -> None:
         Optimizer.ADAMW_32BIT,
         Offload.NONE,
         SizingOptions(),
+        config=config,
     )
-    got = option(data, "big-lora", "rtx-pro-6000-se", 4, "fsdp")
     assert got["memory_per_gpu_gb"] == {
         "states": round(expected.states_gb, 1),
         "activations": round(expected.activations_gb, 1),
@@ -210,7 +221,8 @@ def test_figures_match_the_sizing_layer(seventy_b: Path) -> None:
     assert got["bound_step_seconds"] == round(expected.step_seconds, 3)
     # One step time: the reported step is the speed model's, the one its tokens/s imply.
     assert got["step_seconds"] == got["speed"]["step_seconds"]
-    tokens_per_step = 4 * 4096  # four GPUs, one 4,096-token micro-batch each
+    # dp replicas of micro_batch × accumulation 4,096-token sequences each
+    tokens_per_step = degrees["dp"] * config.micro_batch * config.accumulation * 4096
     assert got["tokens_per_s"] == pytest.approx(tokens_per_step / got["step_seconds"], rel=2e-3)
     assert got["memory_per_gpu_gb"]["activations"] > 0
 

@@ -312,6 +312,42 @@ def test_pue_below_one(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("micro_batch: true", "runs[0].micro_batch: expected auto or an integer from 1 to 4096, got True"),
+        ("micro_batch: fast", "runs[0].micro_batch: expected auto or an integer from 1 to 4096, got 'fast'"),
+        ("micro_batch: 0", "runs[0].micro_batch: expected auto or an integer from 1 to 4096, got 0"),
+        (
+            "gradient_checkpointing: partial",
+            "runs[0].gradient_checkpointing: expected true, false, auto, none, selective or full, "
+            "got 'partial'",
+        ),
+        (
+            "global_batch_tokens: 5000",
+            "runs[0].global_batch_tokens: 5000 is not a whole number of 4096-token sequences",
+        ),
+    ],
+)
+def test_training_configuration_settings(tmp_path: Path, line: str, expected: str) -> None:
+    path = write(tmp_path, GOOD_RUN + f"    {line}\n")
+    assert error_line(estimate(str(path))) == f"ftopt: {path}:5: {expected}"
+
+
+@pytest.mark.parametrize("setting", ["auto", "none", "selective", "full", "true", "false"])
+def test_every_recomputation_setting_reads(tmp_path: Path, setting: str) -> None:
+    path = write(tmp_path, GOOD_RUN + f"    gradient_checkpointing: {setting}\n    micro_batch: auto\n")
+    assert estimate(str(path), "--format", "json").exit_code == 0
+
+
+def test_a_method_the_stack_has_no_recipe_for(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    stack: torchtitan\n")
+    assert (
+        error_line(estimate(str(path)))
+        == f"ftopt: {path}:4: runs[0].method: stack torchtitan trains full; not lora"
+    )
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         (

@@ -85,7 +85,17 @@ def test_one_sheet_per_server_group_and_a_sheet_per_view(quote):
         plan.servers
     )  # identical servers grouped
     names = group_sheet_names(plan)
-    assert book.sheetnames == ["Summary", *names, "Runs", "Power", "TCO", "Options", "Placement", "Technical"]
+    assert book.sheetnames == [
+        "Summary",
+        *names,
+        "Runs",
+        "Power",
+        "TCO",
+        "Buy or rent",
+        "Options",
+        "Placement",
+        "Technical",
+    ]
 
 
 def test_the_summary_total_is_quantity_times_each_group_and_computes_the_plan_price(quote):

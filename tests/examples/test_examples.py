@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from ftopt.catalogue import load_catalogue
+from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
+from ftopt.model.workload import Workload
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
@@ -86,12 +88,16 @@ def test_hgx_full_70b_falls_back_to_pcie_cards_on_a_16_amp_feed():
     assert (server.gpu, server.gpu_count, server.bridge_count) == ("h200-nvl", 8, 2)
 
 
-def test_deadline_moves_the_70b_lora_onto_four_nvlinked_h200():
+def test_deadline_moves_the_70b_lora_onto_eight_rtx_cards_at_a_larger_micro_batch():
     # Without the deadline: two RTX PRO 6000 over PCIe, about 136 h; a 36 h deadline rules that out.
+    # At micro-batch 1 eight RTX cards over PCIe needed 40 h and four NVLinked H200 NVL were bought;
+    # the micro-batch ftopt chooses makes the eight cheaper cards fast enough.
     plan = solved("deadline")
     lora = next(a for a in plan.assignments if a.run == "llama70b-lora")
     server = next(s for s in plan.servers if s.id == lora.server)
-    assert (server.gpu, len(lora.gpus), lora.link) == ("h200-nvl", 4, "nvlink")
+    assert (server.gpu, len(lora.gpus), lora.link) == ("rtx-pro-6000-se", 8, "pcie")
+    assert lora.micro_batch is not None and lora.micro_batch > 1
+    assert plan.total_price < 208_864  # the four-H200 plan micro-batch 1 left
     assert lora.hours is not None and lora.hours <= 36
     assert plan.makespan_hours is not None and plan.makespan_hours <= 36
 
@@ -130,3 +136,78 @@ def test_multinode_70b_deadline_puts_it_on_two_servers_for_sixteen_gpus():
     alone = solve(relaxed, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
     (single,) = alone.assignments
     assert len(single.nodes) == 1 and single.hours is not None and single.hours > 48
+
+
+def _with_run(name: str, **update: object) -> tuple[Workload, Catalogue]:
+    catalogue = load_catalogue()
+    workload = load_workload(EXAMPLES / f"{name}.yaml", catalogue)
+    run = workload.runs[0].model_copy(update=update)
+    return workload.model_copy(update={"runs": (run,)}), catalogue
+
+
+def test_deadline_70b_full_meets_200_hours_with_the_micro_batch_ftopt_chose():
+    # Issue 19: refused at micro-batch 1 (about 247 h on 8 × H200 NVL); micro-batch 2 makes 190 h.
+    plan = solved("deadline-70b-full")
+    (copy,) = plan.assignments
+    (server,) = plan.servers
+    assert (server.gpu, len(copy.gpus)) == ("h200-nvl", 8)
+    assert copy.micro_batch == 2 and copy.parallelism is not None and copy.parallelism.dp == 8
+    assert copy.hours is not None and copy.hours <= 200
+    fixed, catalogue = _with_run("deadline-70b-full", micro_batch=1)
+    result = solve(fixed, catalogue, SolveSettings(time_limit=20, workers=2))
+    assert result.plan is None
+    assert any("the fastest ftopt can reach is" in r.text for r in result.reasons)
+
+
+def test_long_context_70b_plans_context_parallelism_on_an_hgx_server():
+    # Issue 19: 131,072 tokens per sequence fit eight B200 only when each holds 1/8 of the sequence.
+    plan = solved("long-context-70b")
+    (copy,) = plan.assignments
+    (server,) = plan.servers
+    assert server.chassis.startswith("hgx-")
+    assert copy.parallelism is not None and copy.parallelism.cp == len(copy.gpus) == 8
+    without, catalogue = _with_run("long-context-70b", stack="hf-fsdp")  # no context parallelism
+    result = solve(without, catalogue, SolveSettings(time_limit=20, workers=2))
+    assert result.plan is None
+    assert any("GB per GPU" in r.text for r in result.reasons)
+
+
+def test_long_context_70b_under_megatron_splits_sequences_inside_each_of_several_hgx_servers():
+    # 32-bit AdamW (Megatron's only optimiser) needs 16 GPUs' worth of states: context parallelism
+    # inside each server, FSDP over all of them.
+    workload, catalogue = _with_run("long-context-70b", stack="megatron")
+    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    assert verify_plan(plan, workload, catalogue) == []
+    (copy,) = plan.assignments
+    assert copy.multinode and all(s.chassis.startswith("hgx-") for s in plan.servers)
+    assert copy.parallelism is not None and 1 < copy.parallelism.cp <= len(copy.gpus)
+    assert copy.parallelism.dp * copy.parallelism.cp == copy.gpu_count
+
+
+def test_monthly_queue_buys_one_server_for_jobs_run_one_after_another():
+    plan = solved("monthly-queue")
+    (server,) = plan.servers
+    assert (server.gpu, server.gpu_count) == ("h200-nvl", 4)
+    assert plan.horizon_hours == 720 and len(plan.schedule) == 28
+    late = [j for j in plan.schedule if j.run == "search-qlora-32b"]
+    assert len(late) == 8 and all(j.start_hours >= 168 and j.end_hours <= 504 for j in late)
+
+
+def test_stock_limited_buys_around_the_shortage_and_says_why():
+    catalogue = load_catalogue(prices=EXAMPLES / "price-lists" / "stock-limited.yaml")
+    workload = load_workload(EXAMPLES / "stock-limited.yaml", catalogue)
+    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    assert plan.status == "optimal" and verify_plan(plan, workload, catalogue) == []
+    cards = sorted((s.gpu, s.gpu_count) for s in plan.servers)
+    assert cards == [("l40s", 2), ("rtx-pro-6000-se", 2)]  # the first project's 4 RTX, only 2 in stock
+    kinds = {(b.kind, b.subject) for b in plan.binding}
+    assert {("stock", "rtx-pro-6000-se"), ("lead-time", "h100-nvl")} <= kinds
+
+
+def test_owned_servers_leave_only_the_new_team_to_buy_for():
+    plan = solved("owned-servers")
+    owned = [s for s in plan.servers if s.owned]
+    bought = [s for s in plan.servers if not s.owned]
+    assert [(s.gpu, s.gpu_count, s.price) for s in owned] == [("rtx-pro-6000-se", 4, 0.0)]
+    assert [(s.gpu, s.gpu_count) for s in bought] == [("rtx-pro-6000-se", 2)]
+    assert plan.total_price == sum(s.price for s in bought)

@@ -416,7 +416,7 @@ def test_row21_qwen27_compute_time(catalogue: Catalogue, tflops: float, stated_s
     run = Run(name="q", model=QWEN27, method=FULL, seq_len=8192, gradient_checkpointing=False)
     assert run.recompute != Recompute.FULL  # the article's 6·P·tokens has no recomputation term
     counts = counts_of(catalogue, QWEN27)
-    flops = step_flops(counts.active, run.seq_len * run.micro_batch, run.method, run.recompute)
+    flops = step_flops(counts.active, run.seq_len * run.micro_batch_choices[0], run.method, run.recompute)
     assert_figure(compute_seconds(flops, tflops, mfu=1.0), stated_s, 0.01)
 
 

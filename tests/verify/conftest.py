@@ -114,6 +114,25 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
         },
         {},
     ),
+    # Megatron on an HGX B200 system at 32k tokens: the configuration ftopt chose splits the
+    # sequence (context parallelism) and shards over the rest.
+    "hgx-megatron-32k": (
+        {
+            "runs": [
+                {
+                    "name": "l70-32k",
+                    "model": "llama-3.3-70b",
+                    "method": "full",
+                    "stack": "megatron",
+                    "seq_len": 32768,
+                    "train_tokens": 1_000_000_000,
+                }
+            ],
+            "site": FEED_32A,
+            "hardware": {"gpus": ["b200-sxm"]},
+        },
+        {},
+    ),
     # Multi-node (issue 14): a Llama 3.1 405B full fine-tune over 32 B200 in four HGX systems, each
     # with eight ConnectX-7 NICs, joined by one leaf switch.
     "multinode-405b": (

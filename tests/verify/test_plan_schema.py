@@ -95,7 +95,7 @@ def _set(data: Any, path: tuple[str | int, ...], value: Any) -> None:
 
 def test_every_number_and_word_of_a_plan_is_typed(solved) -> None:
     """Each distinct field of a solved multi-node plan (indices aside) damaged alone: a number made
-    a word, a word made a number. Every one is refused and named, so no field is read unchecked."""
+    a word, a word made a list. Every one is refused and named, so no field is read unchecked."""
     text = solved("multinode-405b").json
     seen: set[str] = set()
     checked = 0
@@ -105,7 +105,7 @@ def test_every_number_and_word_of_a_plan_is_typed(solved) -> None:
             continue
         seen.add(pattern)
         data = json.loads(text)
-        _set(data, path, "x" if isinstance(value, int | float) else 7)
+        _set(data, path, "x" if isinstance(value, int | float) else [7])
         error = _refused(data)
         assert error.field == _shown(path), (error.field, _shown(path))
         checked += 1

@@ -74,3 +74,26 @@ def add_server_limit(
     limit = data.workload.site.max_servers
     if limit is not None:
         model.add(sum(v.servers()) <= limit).only_enforce_if(enforce)
+
+
+def add_stock(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
+    """Units of each stocked part over all servers bought, at most its stock (price list `stock`), and
+    servers of each inventory entry at most as many as are owned."""
+    terms: dict[str, list[cp_model.LinearExprT]] = {}
+
+    def count(build_units: dict[str, int], servers: cp_model.IntVar) -> None:
+        for item, units in build_units.items():
+            if data.limit(item) is not None:
+                terms.setdefault(item, []).append(units * servers)
+
+    for f, servers in v.plain_servers.items():
+        count(data.builds[f].units(), servers)
+    for c, servers in v.config_servers.items():
+        count(data.builds[data.configs[c].build].units(), servers)
+    for option in data.multinode:
+        if option.mode in v.multinode_servers:
+            count(option.build.units(), v.multinode_servers[option.mode])
+    for item, parts in terms.items():
+        stock = data.limit(item)
+        assert stock is not None
+        model.add(sum(parts) <= stock)

@@ -42,6 +42,7 @@ def build_formulation(data: ProblemData) -> Formulation:
     constraints.add_heavy_classes_filled(model, data, v)
     constraints.add_gpu_blocks(model, data, v)
     constraints.add_server_limit(model, data, v, server_limit)
+    constraints.add_stock(model, data, v)
     add_racks(model, data, v, server_limit)  # the room's racks are a limit of the site, like max_servers
     v.fabric_cents = add_fabric(model, data, v)
     price = price_expression(data, v)

@@ -1,7 +1,7 @@
 """The objective: least total price (or TCO), then the tie-breaks, solved lexicographically.
 
 Prices enter in cents so a user's price list with cents stays exact. The tie-breaks (fewer servers,
-preferred modes: 32-bit Adam, no offload, replicated over sharded, sharding on NVLink; then more
+faster modes, preferred modes: 32-bit Adam, no offload, replicated over sharded, sharding on NVLink; then more
 free memory per GPU) are a second objective solved with the price held at its optimum, so they
 can never cost money.
 """
@@ -53,10 +53,14 @@ def _used_percent(data: ProblemData, mode: int) -> int:
 
 
 def tie_break_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
-    """Fewer servers first, then preferred modes, then fuller cards last (less used memory)."""
+    """Fewer servers first, then faster modes (none marked slower), then preferred modes, then fuller
+    cards last (less used memory)."""
     per_mode = v.copies_by_mode()
     most_memory = 800 * sum(data.copies) + 1  # 100 % on up to 8 GPUs per copy
     most_preference = (5 * sum(data.copies) + 1) * most_memory
+    most_slowness = (sum(data.copies) + 1) * most_preference
     memory = sum(_used_percent(data, m) * data.modes[m].gpus * x for m, x in per_mode)
     preference = sum(data.modes[m].preference * x for m, x in per_mode)
-    return most_preference * sum(v.servers()) + most_memory * preference + memory  # type: ignore[return-value]
+    slowness = sum(data.modes[m].slowness * x for m, x in per_mode)
+    servers = most_slowness * sum(v.servers())
+    return servers + most_preference * slowness + most_memory * preference + memory  # type: ignore[return-value]

@@ -18,7 +18,15 @@ def line_item(catalogue: Catalogue, item: str, name: str, quantity: int) -> Line
 
 
 def bill_of_materials(catalogue: Catalogue, layout: ServerLayout) -> list[LineItem]:
-    """Chassis, cards, bridges, CPUs, DIMMs, data drives, boot drive and NICs, with line prices."""
+    """Chassis, cards, bridges, CPUs, DIMMs, data drives, boot drive and NICs, with line prices (all
+    0 on a server the customer owns: there is nothing to buy)."""
+    lines = _lines(catalogue, layout)
+    if layout.build.owned is None:
+        return lines
+    return [line.model_copy(update={"unit_price": 0.0, "price": 0.0}) for line in lines]
+
+
+def _lines(catalogue: Catalogue, layout: ServerLayout) -> list[LineItem]:
     f = layout.build
     lines = [
         line_item(catalogue, f.chassis.id, f.chassis.name, 1),

@@ -13,6 +13,7 @@ from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import node_network
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
+from ftopt.model.parallelism import config_record
 from ftopt.model.plan import (
     Assignment,
     MemoryPerGpu,
@@ -76,6 +77,7 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         bill_of_materials=lines,
         nic=f.nic.id if f.nic else None,
         nic_count=f.nic_count,
+        owned=f.owned is not None,
     )
 
 
@@ -147,6 +149,7 @@ def _assignment(
         step_seconds=round(max(s.compute_seconds, transfer), 4),
         placement=s.placement.value if s.placement else None,
         roles=[RoleOnGpus(role=r.role.value, gpus=[], memory_gb=round(r.memory_gb, 2)) for r in s.roles],
+        **(config_record(s.config) if s.config else {}),
         **(timing or {}),
     )
 

@@ -21,17 +21,19 @@ from ftopt.model.fabric import (
     node_network,
 )
 from ftopt.model.findings import Finding, FindingKind, finding
-from ftopt.model.hardware import Gpu
+from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.references import allowed_gpus
-from ftopt.model.rl import copy_sizings, multinode_any_sizing
+from ftopt.model.rl import copy_sizings, multinode_any_sizings
 from ftopt.model.sizing import (
+    Ranker,
     RunProfile,
     Sizing,
+    bound_seconds_per_token,
     gpu_count_choices,
     optimizer_choices,
     size_run,
 )
-from ftopt.model.speed import hours_to_train
+from ftopt.model.speed import hours_to_train, speed_ranker
 from ftopt.model.workload import MULTI_NODE_COUNTS, Method, Offload, Run, SizingOptions, Strategy
 from ftopt.solver.problem.builds import Build, enumerate_builds
 from ftopt.solver.problem.data import ProblemData
@@ -49,7 +51,7 @@ def _relaxations(run: Run) -> list[str]:
         hints.append("gpus auto")
     if run.gradient_checkpointing is False:
         hints.append("gradient_checkpointing true")
-    if run.micro_batch > 1:
+    if run.micro_batch != "auto" and run.micro_batch > 1:
         hints.append("a smaller micro_batch")
     return hints
 
@@ -146,7 +148,8 @@ def _fastest_single_server(
     profile = data.profiles[run_index]
     best: _Best | None = None
     for gpu in gpus:
-        for mode in fitting_modes(run_index, profile, gpu, data.workload.sizing):
+        rank = speed_ranker(profile, gpu, data.catalogue)
+        for mode in fitting_modes(run_index, profile, gpu, data.workload.sizing, None, rank):
             reached = _reachable(data, builds, profile, mode, gpu)
             if reached is not None and (best is None or (reached[0], mode.gpus) < best[:2]):
                 reason = _late(profile.run, reached[0], gpu.id, mode.sizing, reached[1])
@@ -155,10 +158,16 @@ def _fastest_single_server(
 
 
 def _spanning_sizings(
-    profile: RunProfile, build: Build, net: Network, options: SizingOptions, limit: int | None
+    profile: RunProfile,
+    build: Build,
+    net: Network,
+    options: SizingOptions,
+    limit: int | None,
+    rank: Ranker | None = None,
 ) -> Iterator[tuple[int, Sizing]]:
     """(servers, sizing) of every copy over several whole servers of `build` that fits its cards,
-    within the site's server limit, as the multi-node options size them."""
+    within the site's server limit, as the multi-node options size them (their configurations
+    ranked by `rank`)."""
     n = build.gpu_count
     for gpus in gpu_count_choices(profile.run):
         servers = gpus // n
@@ -172,9 +181,19 @@ def _spanning_sizings(
         for strategy in MULTI_NODE_STRATEGIES:
             for optimizer in optimizer_choices(profile.run, profile.stack):
                 args = (profile, build.gpu, gpus, strategy, optimizer, options, net)
-                sizing = multinode_any_sizing(*args, load_rollout_constants())
-                if sizing is not None and sizing.fits:
-                    yield servers, sizing
+                for sizing in multinode_any_sizings(*args, load_rollout_constants(), rank):
+                    if sizing.fits:
+                        yield servers, sizing
+
+
+def _network_rank(profile: RunProfile, build: Build, net: Network, catalogue: Catalogue) -> Ranker:
+    """Seconds per token of a multi-node configuration on servers of `build`, as the options rank them."""
+
+    def rank(sizing: Sizing) -> float:
+        speed = speed_on_servers(profile, sizing, build, net, catalogue)
+        return 1 / speed.tokens_per_s if speed is not None else bound_seconds_per_token(sizing)
+
+    return rank
 
 
 def _fastest_multi_server(data: ProblemData, run_index: int, builds: list[Build]) -> _Best | None:
@@ -191,7 +210,8 @@ def _fastest_multi_server(data: ProblemData, run_index: int, builds: list[Build]
         if networked is None:
             continue
         net = node_network(build.gpu, build.gpu_count, nic, networked.nic_count, catalogue.speed)
-        for servers, sizing in _spanning_sizings(profile, build, net, data.workload.sizing, limit):
+        rank = _network_rank(profile, networked, net, catalogue)
+        for servers, sizing in _spanning_sizings(profile, build, net, data.workload.sizing, limit, rank):
             speed = speed_on_servers(profile, sizing, networked, net, catalogue)
             if speed is None:
                 continue

@@ -13,6 +13,8 @@ builds out entirely, and each filter records why, for the explanation of an infe
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TypeVar
@@ -74,6 +76,7 @@ class Build:
     # Multi-node servers (ftopt/solver/problem/multinode.py): their fabric NICs, in fixed_price and power_w.
     nic: Nic | None = None
     nic_count: int = 0
+    owned: int | None = None  # index of the workload's inventory entry: a server the customer owns
 
     @cached_property
     def topology(self) -> Topology:
@@ -105,6 +108,19 @@ class Build:
         """Warmest inlet this build accepts: the card's, the chassis' and the pair's limit."""
         return self.chassis.inlet_limit_c(self.gpu)
 
+    def units(self) -> dict[str, int]:
+        """Units of each part the build fixes, by catalogue id (what stock counts): chassis, cards,
+        bridges, CPUs, boot drive and fabric NICs; memory and data drives come with the tiers."""
+        units = {self.chassis.id: 1, self.gpu.id: self.gpu_count, self.cpu.id: self.chassis.sockets}
+        units[self.boot.id] = units.get(self.boot.id, 0) + 1
+        if self.bridge:
+            units[self.bridge.id] = self.bridge_count
+        if self.nic:
+            units[self.nic.id] = self.nic_count
+        if self.owned is not None:
+            units[owned_item(self.owned)] = 1
+        return units
+
     @property
     def key(self) -> str:
         """A readable, unique, deterministic name."""
@@ -113,7 +129,8 @@ class Build:
             bridges = "nvswitch"
         nics = f"/{self.nic_count}x{self.nic.id}" if self.nic else ""
         cards = f"{self.gpu_count}x{self.gpu.id}"
-        return f"{self.chassis.id}/{cards}/{bridges}/{self.power_cap_w}W/{self.cpu.id}{nics}"
+        owned = f"/owned{self.owned}" if self.owned is not None else ""
+        return f"{self.chassis.id}/{cards}/{bridges}/{self.power_cap_w}W/{self.cpu.id}{nics}{owned}"
 
 
 def server_power_w(gpu_w: int, gpu_count: int, cpu: Cpu, sockets: int, overhead: float) -> int:
@@ -321,3 +338,17 @@ def _builds_for(
             )
         )
     return builds
+
+
+def owned_item(entry: int) -> str:
+    """The pseudo part one owned server of inventory entry `entry` uses: its count is the limit."""
+    return f"owned:{entry}"
+
+
+def within_stock(limit: Callable[[str], int | None], servers: list[dict[str, int]]) -> bool:
+    """Whether servers with these fixed parts (`Build.units`) use no part beyond its limit (a part's
+    stock, or how many servers of an inventory entry are owned)."""
+    used: Counter[str] = Counter()
+    for units in servers:
+        used.update(units)
+    return all((most := limit(item)) is None or count <= most for item, count in used.items())

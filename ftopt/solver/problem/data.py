@@ -23,6 +23,7 @@ from ftopt.solver.problem.builds import Build, enumerate_builds
 from ftopt.solver.problem.configs import HeavyClass, HeavyConfig, HeavyShape, LightBudget, enumerate_configs
 from ftopt.solver.problem.modes import Mode, compatible, largest_domains, lowest_caps, run_modes
 from ftopt.solver.problem.multinode import MultiNodeOption, multinode_options
+from ftopt.solver.problem.owned import owned_builds
 
 
 def light(mode: Mode, build: Build, reserve_gb: float) -> bool:
@@ -53,6 +54,13 @@ class ProblemData:
         return [(c.heavy, c.price, c.free_blocks) for c in self.configs] == [
             (c.heavy, c.price, c.free_blocks) for c in self.safe_configs
         ]
+
+    def limit(self, item: str) -> int | None:
+        """Most units of a part (its stock) or servers of an inventory entry (its count) a plan may
+        use; None when unlimited."""
+        if item.startswith("owned:"):
+            return self.workload.inventory[int(item.split(":", 1)[1])].count
+        return self.catalogue.stock(item)
 
     def with_safe_configs(self) -> ProblemData:
         """The same problem whose heavy configurations budget for the light copies they may take."""
@@ -118,18 +126,23 @@ def _needs(mode: Mode, is_light: bool) -> tuple[float, ...]:
 
 
 def _undominated(candidates: list[tuple[int, Mode, bool]]) -> list[tuple[int, Mode, bool]]:
-    """Per run and build: drop a mode when a kept one needs no more and is no less preferred.
+    """Per run and build: drop a mode when a kept one needs no more, is no slower and is no less
+    preferred.
 
     On one build a light copy needs only its GPUs, so two light modes of one GPU count are
     interchangeable for the price; keeping the preferred one (then the one with more free memory)
     removes that symmetry without touching the optimum or the tie-breaks.
     """
-    ordered = sorted(candidates, key=lambda c: (_needs(c[1], c[2]), c[1].preference, c[1].sizing.total_gb))
+    ordered = sorted(
+        candidates, key=lambda c: (_needs(c[1], c[2]), c[1].slowness, c[1].preference, c[1].sizing.total_gb)
+    )
     kept: list[tuple[int, Mode, bool]] = []
     for m, mode, is_light in ordered:
         needs = _needs(mode, is_light)
         if not any(
-            k.preference <= mode.preference and all(a <= b for a, b in zip(_needs(k, kl), needs, strict=True))
+            k.slowness <= mode.slowness
+            and k.preference <= mode.preference
+            and all(a <= b for a, b in zip(_needs(k, kl), needs, strict=True))
             for _, k, kl in kept
         ):
             kept.append((m, mode, is_light))
@@ -230,8 +243,9 @@ def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
         for i, p in enumerate(profiles)
         for m in run_modes(i, p, gpus, workload.sizing, domains, catalogue, caps)
     ]
-    builds = undominated_builds(build_set.builds, modes)
-    data = ProblemData(workload, catalogue, profiles, builds, modes, build_set.excluded)
+    owned, unusable = owned_builds(workload, build_set.builds)
+    builds = undominated_builds(build_set.builds, modes) + owned
+    data = ProblemData(workload, catalogue, profiles, builds, modes, [*build_set.excluded, *unusable])
     _classify(data)
     _add_multinode(data)
     data.index_modes()

@@ -20,13 +20,13 @@ here changes the modes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.rl import copy_sizings, copy_speed
-from ftopt.model.sizing import RunProfile, Sizing
-from ftopt.model.speed import Host, Speed, at_power, hours_to_train, speed_link
+from ftopt.model.sizing import Ranker, RunProfile, Sizing
+from ftopt.model.speed import Host, Speed, at_power, hours_to_train, speed_link, speed_ranker
 from ftopt.model.stack import LinkKind
 from ftopt.model.timing import copy_host
 from ftopt.model.topology import topology_of
@@ -42,6 +42,9 @@ class Mode:
     sizing: Sizing
     domain: int  # NVLink domain size the GPUs must lie in; 0 when none is needed
     min_power_w: int = 0  # the least power setting its cards need to meet a deadline; 0: any
+    #: 1 when another mode of the run on the same card and GPU count trains faster (`mark_slower`):
+    #: at equal price the tie-break prefers the faster one, before any other preference.
+    slowness: int = field(default=0, kw_only=True)
 
     @property
     def gpu(self) -> str:
@@ -90,19 +93,28 @@ def required_domain(gpu: Gpu, sizing: Sizing, largest: int | None = None) -> int
     """
     if largest is None:
         largest = max(gpu.nvlink.bridge_sizes, default=0) if gpu.nvlink else 0
-    if sizing.strategy != Strategy.FSDP or gpu.nvlink is None or largest == 0:
+    tp = sizing.config.degrees.tp if sizing.config else 1
+    if gpu.nvlink is None or largest == 0 or (sizing.strategy != Strategy.FSDP and tp < 2):
         return 0
-    return min(sizing.gpus, largest)
+    return min(sizing.gpus, largest) if sizing.strategy == Strategy.FSDP else tp
 
 
 def fitting_modes(
-    run_index: int, profile: RunProfile, gpu: Gpu, sizing_options: SizingOptions, largest: int | None = None
+    run_index: int,
+    profile: RunProfile,
+    gpu: Gpu,
+    sizing_options: SizingOptions,
+    largest: int | None = None,
+    rank: Ranker | None = None,
 ) -> list[Mode]:
     """Memory per GPU: only sizings whose states, activations and overhead fit the card (an RL run's
-    roles together, and its rollout engine in its share)."""
+    roles together, and its rollout engine in its share), each with the undominated training
+    configurations `all_sizings` keeps (ranked by `rank`, the speed model's seconds per token where the
+    caller has it); tensor parallelism only inside the `largest` domain."""
+    domain = None if largest is None else max(largest, 1)
     return [
         Mode(run_index, s, required_domain(gpu, s, largest))
-        for s in copy_sizings(profile, gpu, sizing_options, load_rollout_constants())
+        for s in copy_sizings(profile, gpu, sizing_options, load_rollout_constants(), rank, domain)
         if s.fits
     ]
 
@@ -111,6 +123,7 @@ def _dominates(a: Mode, b: Mode) -> bool:
     return (
         a.gpu == b.gpu
         and a.preference <= b.preference
+        and a.slowness <= b.slowness
         and all(x <= y for x, y in zip(a.resources, b.resources, strict=True))
     )
 
@@ -271,11 +284,38 @@ def run_modes(
     found = [
         m
         for gpu in gpus
-        for m in fitting_modes(run_index, profile, gpu, sizing_options, (domains or {}).get(gpu.id))
+        for m in fitting_modes(
+            run_index,
+            profile,
+            gpu,
+            sizing_options,
+            (domains or {}).get(gpu.id),
+            speed_ranker(profile, gpu, catalogue) if catalogue is not None else None,
+        )
     ]
     if catalogue is not None:
-        found = deadline_modes(profile, found, gpus, catalogue, caps)
+        found = mark_slower(deadline_modes(profile, found, gpus, catalogue, caps), profile, catalogue)
     return prune_dominated(found)
+
+
+def mark_slower(modes: list[Mode], profile: RunProfile, catalogue: Catalogue) -> list[Mode]:
+    """Among a run's modes on one card and GPU count (its configurations, strategies, optimisers),
+    all but the fastest by the speed model are marked slower, so that at equal price the objective's
+    tie-break takes the fastest (nothing is marked without speed data)."""
+    groups: dict[tuple[str, int], list[int]] = {}
+    for i, mode in enumerate(modes):
+        groups.setdefault((mode.gpu, mode.gpus), []).append(i)
+    marked = list(modes)
+    for (gpu_id, _), members in groups.items():
+        rank = speed_ranker(profile, catalogue.gpu(gpu_id), catalogue)
+        if rank is None or len(members) < 2:
+            continue
+        seconds = {i: rank(modes[i].sizing) for i in members}
+        fastest = min(seconds.values())
+        for i in members:
+            if seconds[i] > fastest * (1 + 1e-9):
+                marked[i] = replace(modes[i], slowness=1)
+    return marked
 
 
 def largest_domains(builds: Iterable[Build]) -> dict[str, int]:

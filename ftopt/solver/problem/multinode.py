@@ -32,8 +32,14 @@ from ftopt.model.fabric import (
     node_network,
 )
 from ftopt.model.hardware import Catalogue, Nic
-from ftopt.model.rl import multinode_any_sizing, multinode_any_speed
-from ftopt.model.sizing import RunProfile, Sizing, gpu_count_choices, optimizer_choices
+from ftopt.model.rl import multinode_any_sizings, multinode_any_speed
+from ftopt.model.sizing import (
+    RunProfile,
+    Sizing,
+    bound_seconds_per_token,
+    gpu_count_choices,
+    optimizer_choices,
+)
 from ftopt.model.speed import Host, Speed, at_power, hours_to_train
 from ftopt.model.timing import copy_host
 from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, Optimizer, Strategy, Workload
@@ -139,6 +145,11 @@ def _candidates(
     reserve = catalogue.rules.host_ram_reserve_gb
     limit = bid.workload.site.max_servers
     found: list[tuple[MultiNodeMode, MultiNodeOption]] = []
+
+    def rank(sizing: Sizing) -> float:
+        speed = speed_on_servers(profile, sizing, networked, net, catalogue)
+        return 1 / speed.tokens_per_s if speed is not None else bound_seconds_per_token(sizing)
+
     for gpus in gpu_count_choices(profile.run):
         nodes = gpus // n
         if gpus not in MULTI_NODE_COUNTS or gpus % n or nodes < 2 or (limit is not None and nodes > limit):
@@ -146,15 +157,15 @@ def _candidates(
         for strategy in MULTI_NODE_STRATEGIES:
             for optimizer in optimizer_choices(profile.run, profile.stack):
                 args = (profile, build.gpu, gpus, strategy, optimizer, bid.workload.sizing, net)
-                sizing = multinode_any_sizing(*args, load_rollout_constants())
-                if sizing is None or not sizing.fits or late(profile, sizing, networked, net, catalogue):
-                    continue
-                ram = cheapest_tier(build.ram_upgrades, sizing.host_ram_gb / nodes + reserve)
-                disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / nodes)
-                if ram is None or disk is None:
-                    continue
-                mode = MultiNodeMode(run=run, sizing=sizing, domain=0, node_gpus=n, build=f)
-                found.append((mode, MultiNodeOption(-1, networked, nodes, ram, disk)))
+                for sizing in multinode_any_sizings(*args, load_rollout_constants(), rank):
+                    if not sizing.fits or late(profile, sizing, networked, net, catalogue):
+                        continue
+                    ram = cheapest_tier(build.ram_upgrades, sizing.host_ram_gb / nodes + reserve)
+                    disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / nodes)
+                    if ram is None or disk is None:
+                        continue
+                    mode = MultiNodeMode(run=run, sizing=sizing, domain=0, node_gpus=n, build=f)
+                    found.append((mode, MultiNodeOption(-1, networked, nodes, ram, disk)))
     return found
 
 

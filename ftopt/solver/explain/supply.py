@@ -1,0 +1,47 @@
+"""What stock and lead times did to a plan, as findings the quote shows beside the binding rules.
+
+A part whose stock the plan uses up shaped it (one more unit might have made it cheaper); a part
+left out because it arrives after `site.delivery_weeks` shaped it when the bid could otherwise have
+used it (a card the workload allows, or any other part of the catalogue's builds).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ftopt.model.findings import Finding, FindingKind, finding
+from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Plan
+from ftopt.model.references import allowed_gpus
+from ftopt.model.workload import Workload
+
+
+def supply_findings(plan: Plan, workload: Workload, catalogue: Catalogue) -> list[Finding]:
+    """Stock used up and parts left out for their lead time (`catalogue` is the whole one)."""
+    used: Counter[str] = Counter()
+    for s in plan.servers:
+        used.update({s.chassis: 1, s.gpu: s.gpu_count, s.cpu: s.cpu_count})
+        if s.bridge:
+            used[s.bridge] += s.bridge_count
+        if s.nic:
+            used[s.nic] += s.nic_count
+    found = [
+        finding(FindingKind.STOCK, item, stock=stock)
+        for item, count in sorted(used.items())
+        if (stock := catalogue.stock(item)) is not None and count >= stock
+    ]
+    weeks = workload.site.delivery_weeks
+    if weeks is None:
+        return found
+    allowed = {g.id for g in allowed_gpus(catalogue, workload)}
+    gpus = {g.id for g in catalogue.gpus}
+    for price in sorted(catalogue.prices, key=lambda p: p.item):
+        if (
+            price.lead_weeks is not None
+            and price.lead_weeks > weeks
+            and (price.item in allowed or price.item not in gpus)
+        ):
+            found.append(
+                finding(FindingKind.LEAD_TIME, price.item, lead_weeks=price.lead_weeks, delivery_weeks=weeks)
+            )
+    return found

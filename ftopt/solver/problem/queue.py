@@ -1,0 +1,136 @@
+"""Queue mode's problem data: each run's jobs, its window in minutes, and the options a job may take.
+
+An option is a light (mode, build) pair of the peak bid's `ProblemData` (copies whose host RAM and
+NVMe fit their GPUs' share of the build's base RAM and disk, so that any set of them running
+together fits the server), with the minutes a job reserves: its slowest aligned block on that
+build, rounded up, so that the hours the plan reports for its actual GPUs never exceed it. Of a
+run's options on one build, one needing no fewer GPUs and no fewer minutes than another is dropped.
+Runs with heavy or multi-node options keep only their light ones here, and the model's bound is then
+no proof (`QueueProblem.complete`).
+
+`peak_workload` is the same bid with every job running at once, each within its window's length.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ftopt.model.speed import hours_to_train
+from ftopt.model.workload import Run, Workload
+from ftopt.solver.decode.plan_builder import placed_speed
+from ftopt.solver.problem.data import ProblemData
+
+MINUTES_PER_HOUR = 60
+
+
+@dataclass(frozen=True)
+class JobOption:
+    """One way to train a job of a run: a mode on a build, its GPUs and its reserved minutes."""
+
+    mode: int  # index into data.modes
+    build: int  # index into data.builds
+    gpus: int
+    minutes: int
+
+
+@dataclass
+class QueueProblem:
+    """The runs' options and windows, in minutes from the start of the horizon."""
+
+    data: ProblemData
+    jobs: list[int]  # jobs per run
+    windows: list[tuple[int, int]]  # per run: earliest start, latest end
+    options: list[list[JobOption]]  # per run, Pareto-pruned on (GPUs, minutes) per build
+    complete: bool  # no run has a heavy or multi-node option left out: the model's bound is a proof
+
+    @property
+    def builds(self) -> list[int]:
+        """Builds some option uses, in index order."""
+        return sorted({o.build for opts in self.options for o in opts})
+
+
+def slowest_hours(data: ProblemData, mode: int, build: int) -> float | None:
+    """Hours a job of the mode needs on the slowest aligned block of the build (None without speed data)."""
+    m, b = data.modes[mode], data.builds[build]
+    tokens = data.profiles[m.run].run.train_tokens
+    if tokens is None:
+        return None
+    hours = []
+    for start in range(0, b.gpu_count - m.gpus + 1, m.gpus):
+        speed = placed_speed(data, m, b, start)
+        if speed is None:
+            return None
+        hours.append(hours_to_train(tokens, speed))
+    return max(hours) if hours else None
+
+
+def _window(workload: Workload, run: int) -> tuple[int, int]:
+    r, queue = workload.runs[run], workload.queue
+    assert queue is not None
+    end = min(r.deadline_hours or math.inf, queue.horizon_hours)
+    return math.ceil((r.release_hours or 0.0) * MINUTES_PER_HOUR), math.floor(end * MINUTES_PER_HOUR + 1e-9)
+
+
+def _pareto(options: list[JobOption]) -> list[JobOption]:
+    """Per build, drop an option another needs no more GPUs and no more minutes than."""
+    kept: list[JobOption] = []
+    for option in sorted(options, key=lambda o: (o.build, o.gpus, o.minutes, o.mode)):
+        if not any(k.build == option.build and k.minutes <= option.minutes for k in kept):
+            kept.append(option)
+    return kept
+
+
+def queue_problem(data: ProblemData, workload: Workload) -> QueueProblem:
+    """Each run's light options that fit its window, with their reserved minutes."""
+    runs = range(len(workload.runs))
+    windows = [_window(workload, r) for r in runs]
+    found: list[list[JobOption]] = [[] for _ in runs]
+    for mode, build in data.pool:
+        run = data.modes[mode].run
+        hours = slowest_hours(data, mode, build)
+        if hours is None:
+            continue
+        minutes = max(1, math.ceil(hours * MINUTES_PER_HOUR))
+        if minutes <= windows[run][1] - windows[run][0]:
+            found[run].append(JobOption(mode, build, data.modes[mode].gpus, minutes))
+    complete = not data.heavy_classes and not data.multinode
+    return QueueProblem(
+        data, [r.job_count for r in workload.runs], windows, [_pareto(o) for o in found], complete
+    )
+
+
+def server_cost_cents(data: ProblemData, build: int) -> int:
+    """What one server of the build adds to the objective (its energy too under `objective: tco`)."""
+    b = data.builds[build]
+    return round((b.price + b.energy_cost) * 100)
+
+
+@dataclass(frozen=True)
+class ScheduledOption:
+    """One job as the model placed it: its run, number, option and start minute."""
+
+    run: int
+    job: int
+    option: JobOption
+    start: int
+
+
+def peak_workload(workload: Workload) -> Workload:
+    """Every job of every run as a concurrent copy that must finish within its window's length."""
+    queue = workload.queue
+    assert queue is not None
+    runs = []
+    for run in workload.runs:
+        release = run.release_hours or 0.0
+        end = min(run.deadline_hours or math.inf, queue.horizon_hours)
+        runs.append(
+            Run.model_validate(
+                {
+                    **run.model_dump(exclude={"jobs", "release_hours", "deadline_hours", "concurrent"}),
+                    "concurrent": run.job_count,
+                    "deadline_hours": end - release,
+                }
+            )
+        )
+    return workload.model_copy(update={"queue": None, "runs": tuple(runs)})

@@ -1,0 +1,238 @@
+"""Queue mode: buy for every job within the horizon, not for every copy at once.
+
+1. The peak bid first: every job as a concurrent copy (`peak_workload`), its deadline shortened to
+   its window. Its plan is a queue plan too (each job at its release on its own GPUs), so the queue
+   bid is never dearer than the peak bid, and a plan is in hand before the queue model runs.
+2. A greedy plan (`ftopt/solver/search/queue_greedy.py`): jobs back to back on the fewest servers
+   of one build; the model's hint and price ceiling.
+3. The queue model (`ftopt/solver/cpsat/queue.py`), started from the greedy plan, chooses servers
+   per build and a schedule; `realise` gives its jobs GPU indices.
+
+The cheapest plan is returned with the queue model's bound: a proof when every option of every run
+is in the model (`ftopt.solver.problem.queue.QueueProblem.complete`).
+
+The plan returned is checked by the independent verifier against the queue workload.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from ortools.sat.python import cp_model
+
+from ftopt.errors import UnverifiedPlanError
+from ftopt.model.findings import FindingKind, finding
+from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Plan, Status
+from ftopt.model.result import PhaseTimings, Result
+from ftopt.model.workload import Workload
+from ftopt.solver.cpsat.queue import add_hint, aggregate_bound, build_queue_model
+from ftopt.solver.decode.layout import ServerLayout
+from ftopt.solver.decode.plan_builder import build_plan
+from ftopt.solver.decode.queue import (
+    attach_schedule,
+    lay_out,
+    plan_order,
+    read_solution,
+    realise,
+    starts_by_copy,
+)
+from ftopt.solver.problem.builds import within_stock
+from ftopt.solver.problem.data import build_problem
+from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, peak_workload, queue_problem
+from ftopt.solver.search.queue_greedy import GreedyPlan, greedy_queue, greedy_servers, repair_fleet
+from ftopt.solver.search.run import SolveSettings, make_solver
+
+#: Share of the time limit the peak bid may take; the queue model gets the rest.
+PEAK_SHARE = 0.3
+#: Prices are whole cents; CP-SAT's float bound is this close to one.
+BOUND_EPSILON = 1e-6
+#: Longest solve of the counts-only relaxation (`aggregate_bound`), seconds.
+AGGREGATE_S = 2.0
+#: Time kept back from the queue model to build, realise and verify its plan: this share of the
+#: limit, and at least MARGIN_MIN_S (a 1,000-job plan took about 3 s to build and verify).
+MARGIN_SHARE = 0.08
+MARGIN_MIN_S = 0.5
+
+
+def _objective(plan: Plan) -> float:
+    """What the solver minimised, in the plan's currency: the price or the TCO."""
+    return plan.tco.total if plan.tco is not None and plan.tco.objective == "tco" else plan.total_price
+
+
+def with_bound(plan: Plan, bound: float | None) -> Plan:
+    """The plan with the queue model's bound (on the objective), its gap and the status it proves."""
+    if bound is None:
+        return plan.model_copy(update={"status": Status.FEASIBLE, "bound": None, "gap": None})
+    objective = _objective(plan)
+    bound = min(bound, objective)
+    gap = (objective - bound) / objective if objective else 0.0
+    price_bound = plan.total_price - (objective - bound)
+    status = Status.OPTIMAL if objective - bound < 0.005 else Status.FEASIBLE
+    return plan.model_copy(
+        update={"status": status, "bound": round(max(price_bound, 0.0), 2), "gap": round(gap, 6)}
+    )
+
+
+#: Why the peak bid has no plan that holds for the queue too: about one run alone, not runs together
+#: (the findings that come with them, such as an inlet that rules a card out, explain them).
+ALONE = frozenset({FindingKind.NO_FIT, FindingKind.NO_SERVER, FindingKind.NO_CARD, FindingKind.DEADLINE})
+
+
+#: The ordinary solve, which the peak bid is (passed in: `ftopt.solver.solve` dispatches here).
+PeakSolve = Callable[[Workload, Catalogue, SolveSettings], Result]
+
+
+def _peak(
+    workload: Workload, catalogue: Catalogue, settings: SolveSettings, seconds: float, solve: PeakSolve
+) -> Result:
+    """The peak bid's result, its plan (if any) made a queue plan: each job at its release."""
+    quick = replace(settings, time_limit=max(1.0, seconds), what_if=False, alternatives=0, verify=False)
+    result = solve(peak_workload(workload), catalogue, quick)
+    if result.plan is None:
+        return result
+    releases = {r.name: r.release_hours or 0.0 for r in workload.runs}
+    starts = {(a.run, a.copy_): releases[a.run] for a in result.plan.assignments}
+    return result.model_copy(update={"plan": attach_schedule(result.plan, workload, starts)})
+
+
+@dataclass
+class QueueOutcome:
+    """The queue plans found (greedy, model) and the model's bound on the objective (None: no proof)."""
+
+    plans: list[Plan]
+    bound: float | None
+    infeasible: bool = False  # the model proved that no plan in its options exists
+
+
+def _plan_of(
+    qp: QueueProblem, workload: Workload, laid: list[tuple[ServerLayout, list[ScheduledOption]]]
+) -> Plan:
+    """A queue plan from servers with their jobs."""
+    ordered = plan_order(laid)
+    plan = build_plan(qp.data, [layout for layout, _ in ordered], Status.FEASIBLE, 0.0, 0.0, workload.name)
+    return attach_schedule(plan, workload, starts_by_copy(plan, ordered))
+
+
+def _cheapest(qp: QueueProblem, plans: list[GreedyPlan | None]) -> GreedyPlan | None:
+    """The cheapest greedy plan within every part's stock."""
+    fits = [
+        p
+        for p in plans
+        if p is not None
+        and within_stock(
+            qp.data.limit, [qp.data.builds[f].units() for f, n in p.fleet.items() for _ in range(n)]
+        )
+    ]
+    return min(fits, key=lambda p: p.cost_cents(qp), default=None)
+
+
+def _laid(qp: QueueProblem, plan: GreedyPlan) -> list[tuple[ServerLayout, list[ScheduledOption]]]:
+    """The greedy plan's servers as layouts with their jobs."""
+    return [pair for f, servers in greedy_servers(plan).items() for pair in lay_out(qp.data, f, servers)]
+
+
+def _queue_plans(
+    qp: QueueProblem, workload: Workload, settings: SolveSettings, deadline: float, ceiling: float | None
+) -> QueueOutcome:
+    """The greedy plan, then the queue model's from its hint, realised on servers."""
+    if any(not options for options in qp.options):
+        return QueueOutcome([], None)
+    plans: list[Plan] = []
+    left = deadline - time.perf_counter()
+    floor, fleet = aggregate_bound(qp, min(AGGREGATE_S, max(0.1, left / 4)), settings.workers)
+    if floor == math.inf:  # the jobs' GPU-minutes fit no servers the site allows
+        return QueueOutcome(plans, None, infeasible=qp.complete and ceiling is None)
+    greedy = _cheapest(qp, [greedy_queue(qp), repair_fleet(qp, fleet) if fleet else None])
+    if greedy is not None:
+        plans.append(_plan_of(qp, workload, _laid(qp, greedy)))
+        cost = greedy.cost_cents(qp) / 100
+        ceiling = cost if ceiling is None else min(ceiling, cost)
+    if ceiling is not None and floor is not None and round(ceiling * 100) <= math.ceil(floor - BOUND_EPSILON):
+        return QueueOutcome(plans, floor / 100 if qp.complete else None)  # the plan in hand meets the bound
+    built = build_queue_model(qp, round(ceiling * 100) if ceiling is not None else None)
+    if greedy is not None and greedy.cost_cents(qp) <= round(ceiling * 100 if ceiling is not None else 0):
+        add_hint(qp, built, greedy.fleet, [job for job, _, _ in greedy.jobs])
+    margin = max(MARGIN_MIN_S, MARGIN_SHARE * settings.time_limit)  # to build and verify the plan
+    solver = make_solver(settings, max(0.1, deadline - time.perf_counter() - margin))
+    status = solver.solve(built.model)
+    found = solver.best_objective_bound if status != cp_model.UNKNOWN else 0.0
+    bound = max(found, floor or 0.0) / 100 if qp.complete else None
+    if status == cp_model.INFEASIBLE:
+        # Nothing in the model's options costs at most the ceiling: the plan in hand is optimal.
+        return QueueOutcome(plans, ceiling if qp.complete else None, infeasible=ceiling is None)
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        counts, jobs = read_solution(qp, built, solver)
+        laid = realise(qp.data, counts, jobs)
+        if within_stock(qp.data.limit, [layout.build.units() for layout, _ in laid]):
+            plans.append(_plan_of(qp, workload, laid))  # a server added for fragmentation may break it
+    return QueueOutcome(plans, bound)
+
+
+def solve_queue(
+    workload: Workload,
+    catalogue: Catalogue,
+    settings: SolveSettings,
+    peak_solve: PeakSolve,
+    workload_name: str | None = None,
+) -> Result:
+    """The cheapest servers that train every job of every run inside its window and the horizon."""
+    started = time.perf_counter()
+    deadline = started + settings.time_limit
+    peak_result = _peak(workload, catalogue, settings, PEAK_SHARE * settings.time_limit, peak_solve)
+    if peak_result.status == Status.INFEASIBLE and any(r.kind in ALONE for r in peak_result.reasons):
+        # A run that fits no card, or misses its window's length even alone, has no queue plan either.
+        return Result(status=Status.INFEASIBLE, reasons=peak_result.reasons, timings=_timings(started))
+    peak = peak_result.plan
+    data = build_problem(peak_workload(workload), catalogue.arriving_within(workload.site.delivery_weeks))
+    qp = queue_problem(data, workload)
+    ceiling = _objective(peak) if peak is not None else None
+    outcome = _queue_plans(qp, workload, settings, deadline, ceiling)
+    candidates = [*outcome.plans, *([peak] if peak is not None else [])]
+    if not candidates and outcome.infeasible and qp.complete:
+        reason = finding(FindingKind.CONFLICT, "runs")
+        return Result(status=Status.INFEASIBLE, reasons=(reason,), timings=_timings(started))
+    unscheduled = [workload.runs[r].name for r, options in enumerate(qp.options) if not options]
+    if not candidates and unscheduled:
+        reasons = tuple(finding(FindingKind.QUEUE_HEAVY, name) for name in unscheduled)
+        return Result(status=Status.NO_PLAN_IN_TIME, reasons=reasons, timings=_timings(started))
+    if not candidates:
+        reason = finding(FindingKind.NO_PLAN, "time-limit", seconds=settings.time_limit)
+        return Result(status=Status.NO_PLAN_IN_TIME, reasons=(reason,), timings=_timings(started))
+    best = min(candidates, key=lambda p: (_objective(p), p is peak))
+    bound = math.ceil(outcome.bound * 100 - BOUND_EPSILON) / 100 if outcome.bound is not None else None
+    plan = with_bound(best, bound).model_copy(
+        update={
+            "wall_seconds": round(time.perf_counter() - started, 3),
+            "workload": workload_name or workload.name,
+        }
+    )
+    if settings.verify:
+        _verify(plan, workload, catalogue)
+    return Result(
+        status=plan.status,
+        plan=plan,
+        price=plan.total_price,
+        bound=plan.bound,
+        gap=plan.gap,
+        verified=settings.verify,
+        timings=_timings(started),
+    )
+
+
+def _verify(plan: Plan, workload: Workload, catalogue: Catalogue) -> None:
+    """Re-check the plan against the queue workload with the independent verifier."""
+    from ftopt.verify import verify_plan  # as in solve.py: the verifier is optional at import time
+
+    violations = verify_plan(plan, workload, catalogue)
+    if violations:
+        lines = "; ".join(str(v) for v in violations)
+        raise UnverifiedPlanError(f"internal error: the queue plan fails verification: {lines}")
+
+
+def _timings(started: float) -> PhaseTimings:
+    elapsed = time.perf_counter() - started
+    return PhaseTimings(search=elapsed, total=elapsed)

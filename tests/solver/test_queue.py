@@ -1,0 +1,115 @@
+"""Queue mode: every job inside its window and the horizon, on fewer servers than the peak bid."""
+
+from __future__ import annotations
+
+import pytest
+
+from ftopt.model.findings import FindingKind
+from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Plan, Status
+from ftopt.model.workload import Workload
+from ftopt.solver.problem.data import build_problem
+from ftopt.solver.problem.queue import peak_workload, queue_problem
+from ftopt.solver.search.queue_greedy import greedy_queue, repair_fleet
+from ftopt.solver.solve import SolveSettings, solve
+from ftopt.verify import verify_plan
+from tests.solver.conftest import workload_from
+
+#: Twelve 8B LoRA jobs of ~98 h on an H200 (~180 h on an RTX PRO 6000) in a month: far fewer GPUs
+#: than twelve at once.
+MONTH = """
+queue: {horizon_hours: 720}
+runs:
+  - {name: lora, model: llama-3.1-8b, method: lora, jobs: 12, train_tokens: 2000000000}
+  - {name: late, model: qwen3-32b, method: qlora, jobs: 4, train_tokens: 500000000,
+     release_hours: 168, deadline_hours: 504}
+site: {feed: 230v-32a, inlet_c: 27}
+hardware: {gpus: [rtx-pro-6000-se, h200-nvl]}
+"""
+
+
+@pytest.fixture(scope="module")
+def month(catalogue: Catalogue) -> tuple[Workload, Plan]:
+    workload = workload_from(MONTH)
+    return workload, solve(workload, catalogue, SolveSettings(time_limit=30, workers=2)).plan_or_raise()
+
+
+def test_queue_plan_is_proven_and_verified(month: tuple[Workload, Plan], catalogue: Catalogue) -> None:
+    workload, plan = month
+    assert plan.status == Status.OPTIMAL
+    assert verify_plan(plan, workload, catalogue) == []
+    assert plan.horizon_hours == 720
+    assert len(plan.schedule) == len(plan.assignments) == 16
+
+
+def test_queue_bid_is_below_the_peak_bid(month: tuple[Workload, Plan], catalogue: Catalogue) -> None:
+    workload, plan = month
+    peak = solve(peak_workload(workload), catalogue, SolveSettings(time_limit=30, workers=2)).plan_or_raise()
+    assert plan.total_price < peak.total_price
+    assert sum(s.gpu_count for s in plan.servers) < 16 <= sum(s.gpu_count for s in peak.servers)
+
+
+def test_every_job_lies_in_its_window(month: tuple[Workload, Plan]) -> None:
+    _, plan = month
+    late = [j for j in plan.schedule if j.run == "late"]
+    assert len(late) == 4
+    assert all(j.start_hours >= 168 and j.end_hours <= 504 for j in late)
+    assert all(0 <= j.start_hours < j.end_hours <= 720 for j in plan.schedule)
+
+
+def test_the_peak_workload_runs_every_job_at_once() -> None:
+    peak = peak_workload(workload_from(MONTH))
+    assert peak.queue is None
+    assert [(r.concurrent, r.deadline_hours, r.jobs) for r in peak.runs] == [(12, 720, None), (4, 336, None)]
+
+
+@pytest.mark.parametrize("fleet", ["one build", "two builds from one server each"])
+def test_greedy_schedule_keeps_windows_and_gpus_apart(catalogue: Catalogue, fleet: str) -> None:
+    workload = workload_from(MONTH)
+    qp = queue_problem(build_problem(peak_workload(workload), catalogue), workload)
+    plan = greedy_queue(qp) if fleet == "one build" else repair_fleet(qp, {qp.builds[0]: 1, qp.builds[-1]: 1})
+    assert plan is not None
+    assert sum(qp.jobs) == len(plan.jobs)
+    held: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
+    for job, server, first in plan.jobs:
+        early, late = qp.windows[job.run]
+        end = job.start + job.option.minutes
+        assert early <= job.start and end <= late
+        assert server < plan.fleet[job.option.build]
+        for card in range(first, first + job.option.gpus):
+            for a, b in held.get((job.option.build, server, card), []):
+                assert end <= a or b <= job.start, "two jobs on one card at once"
+            held.setdefault((job.option.build, server, card), []).append((job.start, end))
+
+
+def test_a_window_shorter_than_any_job_is_infeasible(catalogue: Catalogue) -> None:
+    workload = workload_from(MONTH.replace("deadline_hours: 504", "deadline_hours: 170"))
+    result = solve(workload, catalogue, SolveSettings(time_limit=10, workers=2))
+    assert result.status == Status.INFEASIBLE
+    deadlines = [r.subject for r in result.reasons if r.kind == FindingKind.DEADLINE]
+    assert deadlines == ["late"]  # inlet findings may come with it, as context
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"queue": None}, "queue mode only"),
+        ({"concurrent": 2}, "give jobs"),
+        ({"train_tokens": None}, "train_tokens"),
+        ({"release_hours": 800}, "no time before"),
+    ],
+)
+def test_queue_fields_are_checked(change: dict[str, object], message: str) -> None:
+    data: dict[str, object] = {
+        "queue": {"horizon_hours": 720},
+        "runs": [{"name": "a", "model": "llama-3.1-8b", "method": "lora", "jobs": 2, "train_tokens": 10**9}],
+    }
+    run = dict(data["runs"][0])  # type: ignore[index]
+    if "queue" in change:
+        data.pop("queue")
+    else:
+        run.update(change)
+        run = {k: v for k, v in run.items() if v is not None}
+    data["runs"] = [run]
+    with pytest.raises(ValueError, match=message):
+        Workload.model_validate(data)
