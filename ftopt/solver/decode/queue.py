@@ -191,21 +191,3 @@ def read_solution(
             k = next(k for k, p in enumerate(presences) if solver.boolean_value(p))
             jobs.append(ScheduledOption(run, job + 1, options[k], solver.value(built.starts[run][job])))
     return counts, jobs
-
-
-def add_hint(
-    qp: QueueProblem, built: QueueModel, counts: dict[int, int], jobs: list[ScheduledOption]
-) -> None:
-    """Start the search from a plan in hand: its server counts, options and starts."""
-    for f, var in built.servers.items():
-        built.model.add_hint(var, counts.get(f, 0))
-    # Jobs of a run are ordered by start in the model: hint them in that order.
-    by_run: dict[int, list[ScheduledOption]] = {}
-    for job in jobs:
-        by_run.setdefault(job.run, []).append(job)
-    for run, placed in by_run.items():
-        placed.sort(key=lambda j: j.start)
-        for k, job in enumerate(placed):
-            built.model.add_hint(built.starts[run][k], job.start)
-            for option, present in zip(qp.options[run], built.chosen[run][k], strict=True):
-                built.model.add_hint(present, option == job.option)
