@@ -174,6 +174,8 @@ def to_plan(servers: list[OpenServer], workload: Workload, catalogue: Catalogue,
             copy_numbers[name] = copy_numbers.get(name, 0) + 1
             assignments.append(to_assignment(name, copy_numbers[name], server_id, server.layout, mode, gpus))
     return Plan(
+        # FFD states no speed figures and no run summaries: it makes version 2's promises only.
+        schema_version=2,
         status=Status.FEASIBLE,
         currency=catalogue.currency,
         total_price=round(sum(s.price for s in built), 2),

@@ -9,6 +9,7 @@ stderr, so stdout stays clean for JSON. OR-Tools is imported only when the comma
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -147,24 +148,33 @@ def solve_command(
         time_limit=time_limit, deterministic=deterministic, what_if=what_if, alternatives=alternatives
     )
     settings = replace(settings, workers=workers) if workers else settings
+    started = time.perf_counter()
     result = solve(
         parsed, catalogue, settings, _progress_printer(quiet), workload_name=parsed.name or workload.stem
     )
     plan = result.plan_or_raise()
-    bids = _bids(parsed, catalogue, settings) if fmt == "html" and with_frontier else None
+    bids = None
+    if fmt == "html" and with_frontier:
+        plan, bids = _bids(plan, parsed, catalogue, settings, time_limit - (time.perf_counter() - started))
     write_plan(plan, fmt, output, bids, internals)
 
 
-def _bids(workload: Workload, catalogue: Catalogue, settings: SolveSettings) -> Frontier | None:
-    """The bounded frontier behind the quote's three bids; None when no run gives train_tokens, and for
-    a queue bid."""
-    from ftopt.solver.frontier import frontier, has_train_tokens
+def _bids(
+    plan: Plan, workload: Workload, catalogue: Catalogue, settings: SolveSettings, left_s: float
+) -> tuple[Plan, Frontier | None]:
+    """The bounded frontier behind the quote's three bids, in what the time limit leaves (None when
+    no run gives train_tokens, and for a queue bid, whose deadlines are its windows: no makespan to
+    trade against); when too little is left, the plan says the bids were skipped."""
+    from ftopt.solver.frontier import MIN_SOLVE_S, frontier, has_train_tokens
+    from ftopt.solver.solve import skipped, with_note
 
     if not has_train_tokens(workload) or workload.queue is not None:
-        return None  # a queue bid's deadlines are its windows: no makespan to trade against
+        return plan, None
+    if left_s < MIN_SOLVE_S:
+        return with_note(plan, skipped("the quote's three bids", settings.time_limit)), None
     quick = replace(settings, time_limit=min(BIDS_POINT_S, settings.time_limit), what_if=False)
-    found = frontier(workload, catalogue, quick, points=BIDS_POINTS, budget_s=BIDS_TOTAL_S)
-    return found if found.points else None
+    found = frontier(workload, catalogue, quick, points=BIDS_POINTS, budget_s=min(BIDS_TOTAL_S, left_s))
+    return plan, (found if found.points else None)
 
 
 def write_plan(

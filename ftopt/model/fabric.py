@@ -55,10 +55,6 @@ MULTI_NODE_STRATEGIES = (Strategy.FSDP, Strategy.HSDP)
 #: The link kind plans report for a copy that spans servers.
 NETWORK = "network"
 
-#: Without a measured figure for a port rate, the share of its line rate a ring reaches (47 of 50
-#: GB/s at 400G, issue #290 in speed.yaml).
-LINE_RATE_SHARE = 0.94
-
 
 def nics_per_server(chassis: Chassis, gpu_count: int) -> int:
     """One NIC per GPU (rail-optimised), or as many as the chassis has NIC slots; 0: none fit."""
@@ -66,9 +62,12 @@ def nics_per_server(chassis: Chassis, gpu_count: int) -> int:
 
 
 def port_bus_gbps(nic: Nic, constants: SpeedConstants | None) -> float:
-    """Measured ring bus bandwidth of one NIC port, GB/s (a share of its line rate when unmeasured)."""
-    measured = constants.network_bus_bandwidth_gbps.get(nic.port_gbits) if constants else None
-    return measured if measured is not None else nic.port_gbits / 8 * LINE_RATE_SHARE
+    """Measured ring bus bandwidth of one NIC port, GB/s: the speed data's figure for its line rate,
+    else the data's share of the line rate (`network_line_rate_share`), else the line rate itself."""
+    if constants is None:
+        return nic.port_gbits / 8
+    measured = constants.network_bus_bandwidth_gbps.get(nic.port_gbits)
+    return measured if measured is not None else nic.port_gbits / 8 * constants.network_line_rate_share
 
 
 def node_bus_gbps(nic: Nic, nics: int, constants: SpeedConstants | None) -> float:

@@ -12,7 +12,10 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ftopt.errors import quoted
+from ftopt.model.figures import figures_type
 
 Figure = int | float | str | bool | list[int | float | str] | None
 
@@ -58,14 +61,44 @@ class Finding(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _word(cls, data: Any) -> Any:
-        if isinstance(data, dict) and not data.get("text"):
-            kind = FindingKind(data["kind"])
-            data = {**data, "text": describe(kind, data["subject"], data.get("figures") or {})}
+    def _check_and_word(cls, data: Any) -> Any:
+        """Figures must match their kind's type (ftopt.model.figures); the sentence is filled from
+        them when absent. Anything not even shaped like a finding is left to the field types."""
+        if not isinstance(data, dict):
+            return data
+        kind, subject, figures = data.get("kind"), data.get("subject"), data.get("figures", {})
+        if not isinstance(kind, str) or kind not in _KINDS or not isinstance(subject, str):
+            return data
+        if not isinstance(figures, dict):
+            return data
+        _check_figures(str(kind), subject, figures)
+        if not data.get("text"):
+            data = {**data, "text": describe(FindingKind(kind), subject, figures)}
         return data
 
     def __str__(self) -> str:
         return self.text
+
+
+_KINDS = frozenset(k.value for k in FindingKind)
+
+
+def _check_figures(kind: str, subject: str, figures: dict[str, Any]) -> None:
+    """Raise a ValueError naming the first figure that does not match the kind's type, located
+    (`@figures.cap_w: …`) so that a plan's reader can name the field and its line."""
+    try:
+        figures_type(kind, subject).model_validate(figures)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in error["loc"])
+        if error["type"] == "missing":
+            problem = "required figure is missing"
+        elif error["type"] == "extra_forbidden":
+            problem = f"unknown figure for a {kind} finding"
+        else:
+            wanted = str(error["msg"]).removeprefix("Input should be ")
+            problem = f"expected {wanted}, got {quoted(error.get('input'))}"
+        raise ValueError(f"@figures{where}: {problem}") from None
 
 
 def finding(kind: FindingKind, subject: str, **figures: Any) -> Finding:
@@ -207,6 +240,8 @@ def _rule(subject: str, f: dict[str, Any]) -> str:
             f"CUDA context + {f['allocator_reserve']:.0%} allocator reserve; a copy fits with that total "
             f"raised by {margin}"
         )
+    if subject == "skipped":
+        return f"{f['what']} skipped: the time limit of {f['seconds']:g} s was spent on the plan itself"
     if subject == "step-time":
         return f"step time: lower bound at {f['mfu']:.0%} MFU, transfers overlapped"
     return (

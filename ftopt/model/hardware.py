@@ -197,7 +197,9 @@ class Feed(_Item):
         return int(self.volts * self.amps * factor * self.derating)
 
 
-Fabric = Literal["infiniband", "ethernet"]
+#: The network technology a NIC speaks or a switch is built for. Not `Fabric`: that name is the
+#: plan's network section (`ftopt.model.plan.Fabric`).
+FabricProtocol = Literal["infiniband", "ethernet"]
 
 
 class Nic(_Item):
@@ -206,7 +208,7 @@ class Nic(_Item):
     ports: int = Field(gt=0, description="network ports")
     port_gbits: int = Field(gt=0, description="line rate per port, Gb/s")
     connector: str = Field(min_length=1, description="cage: OSFP, QSFP112, ...")
-    fabrics: tuple[Fabric, ...] = Field(min_length=1, description="InfiniBand, Ethernet or both")
+    fabrics: tuple[FabricProtocol, ...] = Field(min_length=1, description="InfiniBand, Ethernet or both")
     pcie_gbps: float = Field(gt=0, description="host link GB/s, both directions summed")
     power_w: float = Field(gt=0, description="card power at full load, without optics")
 
@@ -214,7 +216,7 @@ class Nic(_Item):
 class Switch(_Item):
     """A leaf or spine switch of the GPU fabric."""
 
-    fabric: Fabric = Field(description="InfiniBand or Ethernet")
+    fabric: FabricProtocol = Field(description="InfiniBand or Ethernet")
     ports: int = Field(gt=0, description="ports at port_gbits (after breakout where noted)")
     port_gbits: int = Field(gt=0, description="line rate per port, Gb/s")
     cages: int = Field(gt=0, description="physical cages on the front panel")

@@ -18,8 +18,12 @@ from ftopt.model.workload import Offload, Optimizer, Recompute, Strategy
 _PLAN = ConfigDict(frozen=True, extra="forbid")
 
 #: Version 1 plans had sentences for binding rules and notes; version 2 has `Finding` records
-#: (kind, subject, figures and the sentence) and a separate list of what-if savings.
-SCHEMA_VERSION = 2
+#: (kind, subject, figures and the sentence) and a separate list of what-if savings; version 3 plans
+#: promise every figure the catalogue's data gives: each run's stack, each copy's tokens per second
+#: and hours (ftopt verify holds them to it; older plans without them still read and verify).
+SCHEMA_VERSION = 3
+#: The first version whose plans must state every run's stack and every copy's speed figures.
+COMPLETE_SINCE = 3
 
 
 class Status(StrEnum):

@@ -190,6 +190,12 @@ class SpeedConstants(BaseModel):
         description="measured multi-node all-reduce bus bandwidth per NIC port, GB/s, by port line rate "
         "in Gb/s (nccl-tests, NCCL_ALGO=RING)",
     )
+    network_line_rate_share: float = Field(
+        gt=0,
+        le=1,
+        description="share of a NIC port's line rate a ring all-reduce reaches, for port rates "
+        "network_bus_bandwidth_gbps does not list",
+    )
     power_exponent: dict[CardClass, float] = Field(
         default_factory=dict,
         description="compute speed at a power cap = (cap / full power) ** exponent, per card class; a "

@@ -26,6 +26,7 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 import networkx as nx
 
@@ -201,7 +202,13 @@ def bottleneck_gbps(graph: nx.Graph, gpus: Iterable[int]) -> float | None:
     return narrowest
 
 
-def link_kind(graph: nx.Graph, gpus: Iterable[int]) -> str | None:
+#: What a copy's GPUs share on one server, as the plan's `link` reports it; the speed model's finer
+#: *link kinds* (`ftopt.model.stack.LinkKind`: bridge size, NVSwitch, PCIe within or across sockets)
+#: are another name for another thing.
+Interconnect = Literal["nvlink", "pcie"]
+
+
+def interconnect(graph: nx.Graph, gpus: Iterable[int]) -> Interconnect | None:
     """'nvlink' when all of `gpus` share one NVLink domain, 'pcie' when they do not, None for one GPU."""
     members = sorted(gpus)
     if len(members) < 2:
@@ -211,10 +218,10 @@ def link_kind(graph: nx.Graph, gpus: Iterable[int]) -> str | None:
 
 @lru_cache(maxsize=4096)
 def topology_profile(topology: Topology, gpus: tuple[int, ...]) -> tuple[str | None, float | None]:
-    """Link kind and bottleneck bandwidth of `gpus` in a server of this topology; cached, as a bid
+    """Interconnect and bottleneck bandwidth of `gpus` in a server of this topology; cached, as a bid
     asks the same few questions thousands of times."""
     graph = build_graph(topology)
-    return link_kind(graph, gpus), bottleneck_gbps(graph, gpus)
+    return interconnect(graph, gpus), bottleneck_gbps(graph, gpus)
 
 
 @lru_cache(maxsize=256)

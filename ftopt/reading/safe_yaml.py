@@ -370,11 +370,12 @@ def locate(node: yaml.Node | None, loc: tuple[str | int, ...], missing: bool) ->
     return path, line
 
 
-_RELATIVE = re.compile(r"^@((?:\.?[A-Za-z_]+|\[\d+\])*): ")
+_RELATIVE = re.compile(r"^@((?:\[\d+\]|\.?[A-Za-z_]+)+): ")
 
 
 def _split_relative(message: str) -> tuple[tuple[str | int, ...], str]:
-    """A validator's `@[3].name: text` → the extra location parts and the text."""
+    """A validator's `@[3].name: text` (or `@figures.need_gb[0]: text`) → the extra location parts
+    and the text."""
     match = _RELATIVE.match(message)
     if not match:
         return (), message
@@ -439,20 +440,40 @@ def _most_specific(errors: list[ErrorDetails]) -> ErrorDetails:
     return max(errors, key=lambda e: len(e["loc"]))
 
 
+def _input_error(
+    model: type[BaseModel], exc: ValidationError, node: yaml.Node | None, file: str
+) -> InputError:
+    """The first problem of a validation as one InputError naming the field and its line."""
+    errors = exc.errors()
+    # A misspelt key close to a field is the cause of that field's "missing": report the key.
+    hinted = [e for e in errors if e["type"] == "extra_forbidden" and _field_hint(model, tuple(e["loc"]))]
+    error = hinted[0] if hinted else _most_specific(errors)
+    extra, _ = _split_relative(str(error["msg"]).removeprefix("Value error, "))
+    loc = tuple(error["loc"]) + extra
+    path, line = locate(node, loc, error["type"] == "missing")
+    hint = _field_hint(model, loc) if error["type"] == "extra_forbidden" else ""
+    return InputError(file, path, expected_text(error) + hint, line)
+
+
 def validate(model: type[Model], data: Any, node: yaml.Node | None, file: str) -> Model:
     """`model` validated from `data`, or one InputError for the first problem."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        errors = exc.errors()
-        # A misspelt key close to a field is the cause of that field's "missing": report the key.
-        hinted = [e for e in errors if e["type"] == "extra_forbidden" and _field_hint(model, tuple(e["loc"]))]
-        error = hinted[0] if hinted else _most_specific(errors)
-        extra, _ = _split_relative(str(error["msg"]).removeprefix("Value error, "))
-        loc = tuple(error["loc"]) + extra
-        path, line = locate(node, loc, error["type"] == "missing")
-        hint = _field_hint(model, loc) if error["type"] == "extra_forbidden" else ""
-        raise InputError(file, path, expected_text(error) + hint, line) from None
+        raise _input_error(model, exc, node, file) from None
+
+
+def validate_json_strictly(model: type[Model], text: str, node: yaml.Node | None, file: str) -> Model:
+    """`model` validated from JSON `text` in strict mode, or one InputError for the first problem.
+
+    Strict, because a document ftopt wrote holds every figure in its own type: a string where a
+    number belongs (`"ram_gb": "700"`) or a fraction where a count belongs is a damaged file, not
+    something to coerce. JSON strings still read as the enums and literals they name.
+    """
+    try:
+        return model.model_validate_json(text, strict=True)
+    except ValidationError as exc:
+        raise _input_error(model, exc, node, file) from None
 
 
 def require_mapping(data: Any, file: str, what: str) -> None:

@@ -26,6 +26,8 @@ from ftopt.solver.solve import solve
 
 #: Each step's deadline is this share below the last makespan (and at least a micro-hour below it).
 TIGHTEN = 1e-6
+#: A frontier solve is not started with less of the budget left than this, seconds.
+MIN_SOLVE_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -153,8 +155,10 @@ def frontier(
 ) -> Frontier:
     """Up to `points` Pareto points of price (or TCO) against makespan, by tightening deadlines.
 
-    `budget_s` bounds the whole search (the HTML quote's three bids use it); each solve still has
-    `settings.time_limit`. At most 4 × `points` + 4 solves are made, as equal-price steps are dropped.
+    `budget_s` bounds the whole search (the HTML quote's three bids use it): each solve has
+    `settings.time_limit` or what is left of the budget, whichever is less, and none starts with
+    under `MIN_SOLVE_S` left. At most 4 × `points` + 4 solves are made, as equal-price steps are
+    dropped.
     """
     settings = replace(settings or SolveSettings(), what_if=False)
     started = time.perf_counter()
@@ -162,14 +166,17 @@ def frontier(
     found: list[FrontierPoint] = []
     current = workload
     while True:
-        if budget_s is not None and time.perf_counter() - started > budget_s:
+        limit = settings.time_limit
+        if budget_s is not None:
+            limit = min(limit, budget_s - (time.perf_counter() - started))
+        if limit < MIN_SOLVE_S:
             out.stopped = "budget"
             break
         if out.solves >= 4 * points + 4:
             out.stopped = "points"
             break
         began = time.perf_counter()
-        result = solve(current, catalogue, settings)
+        result = solve(current, catalogue, replace(settings, time_limit=limit))
         out.solves += 1
         point = _point(result, workload.objective, time.perf_counter() - began)
         if point is None:

@@ -32,6 +32,7 @@ from ftopt.model.rent import rent_for
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.formulation import build_formulation
+from ftopt.solver.decode.bills import fabric_price
 from ftopt.solver.decode.layout import ServerLayout, price_of
 from ftopt.solver.decode.plan_builder import build_plan
 from ftopt.solver.decode.racks import place_in_racks
@@ -97,6 +98,12 @@ BOUND_EPSILON = 1e-6
 #: What-if re-solves together take this share of the solve's own time, and at least WHAT_IF_MIN_S.
 WHAT_IF_SHARE = 0.5
 WHAT_IF_MIN_S = 0.5
+#: Share of the time limit the search may use: the rest is kept for the plan, the binding rules and
+#: the verifier, so that the whole solve ends within the limit. What-if re-solves and alternatives
+#: get what the search leaves, or are skipped with a note in the plan.
+SEARCH_SHARE = 0.9
+#: Shortest time an alternative search is worth starting, seconds.
+ALTERNATIVES_MIN_S = 1.0
 #: Longest single-worker feasibility pass when the greedy plan breaks the server limit, seconds.
 QUICK_CHECK_S = 5.0
 #: Longest search for the smallest conflicting set of runs, once the bid is known impossible, seconds.
@@ -112,7 +119,8 @@ def _greedy(data: ProblemData, servers: list[ServerLayout] | None) -> Outcome | 
         return None  # first-fit ignores stock; the model keeps it
     if data.workload.site.racks is not None and place_in_racks(data, servers) is None:
         return None
-    return Outcome(servers, False, round(price_of(servers) * 100), 0.0)
+    fabric = fabric_price(data.catalogue, servers)  # its multi-node copies' switches and cables
+    return Outcome(servers, False, round((price_of(servers) + fabric) * 100), 0.0, fabric)
 
 
 def _best_outcome(
@@ -203,7 +211,8 @@ def solve(
     if reasons:
         return Result(status=Status.INFEASIBLE, reasons=tuple(reasons), timings=clock.timings())
     try:
-        outcome, bound = _best_outcome(data, settings, started + settings.time_limit, on_progress)
+        search_end = started + SEARCH_SHARE * settings.time_limit
+        outcome, bound = _best_outcome(data, settings, search_end, on_progress)
     except _Infeasible as exc:
         clock.lap("search", mark)
         return Result(status=Status.INFEASIBLE, reasons=tuple(exc.reasons), timings=clock.timings())
@@ -227,14 +236,15 @@ def solve(
     )
     plan = with_rent(plan)
     mark = clock.lap("search", mark)
-    plan = _explain_optimum(data, plan, settings, proven, time.perf_counter() - started)
+    ends = started + settings.time_limit
+    plan = _explain_optimum(data, plan, settings, proven, time.perf_counter() - started, ends)
     plan = plan.model_copy(update={"binding": [*plan.binding, *supply_findings(plan, workload, catalogue)]})
     mark = clock.lap("explain", mark)
     if settings.verify:
         _verify(plan, workload, catalogue)
         mark = clock.lap("verify", mark)
     if settings.alternatives:
-        plan = _with_alternatives(data, plan, outcome.servers, settings, workload_name)
+        plan = _with_alternatives(data, plan, outcome.servers, settings, workload_name, ends)
         clock.lap("alternatives", mark)
     return Result(
         status=plan.status,
@@ -258,9 +268,13 @@ def _with_alternatives(
     servers: list[ServerLayout],
     settings: SolveSettings,
     workload_name: str | None,
+    ends: float,
 ) -> Plan:
-    """The plan with the next cheapest bids whose server sets differ, each built and verified."""
-    seconds = max(1.0, settings.time_limit / 2)
+    """The plan with the next cheapest bids whose server sets differ, each built and verified, in
+    what is left of the time limit (skipped with a note when that is under a second)."""
+    seconds = min(max(1.0, settings.time_limit / 2), ends - time.perf_counter())
+    if seconds < ALTERNATIVES_MIN_S:
+        return with_note(plan, skipped("the alternatives", settings.time_limit))
     offered = []
     for rank, alt in enumerate(next_cheapest(data, settings, servers, settings.alternatives, seconds), 1):
         other = build_plan(data, alt.servers, Status.FEASIBLE, plan.total_price, 0.0, workload_name)
@@ -302,19 +316,35 @@ def _verify(plan: Plan, workload: Workload, catalogue: Catalogue) -> None:
 
 
 def _explain_optimum(
-    data: ProblemData, plan: Plan, settings: SolveSettings, proven: bool, elapsed: float
+    data: ProblemData, plan: Plan, settings: SolveSettings, proven: bool, elapsed: float, ends: float
 ) -> Plan:
     """Attach the binding rules and, when asked and the optimum is proven, what relaxations save.
 
     The re-solves share one budget: half the time the solve itself took (at least 0.5 s, at most a
-    quarter of the time limit), so the whole `ftopt solve` stays under twice the solve. Each had
+    quarter of the time limit), and never more than the time limit leaves once the verifier's share
+    is kept (`SEARCH_SHARE`); when that is under 0.5 s they are skipped with a note. Each had
     min(5 s, a quarter of the limit) before, and four of them on a 10,000-copy bid took longer than
     the solve."""
     saved: list[Finding] = []
+    binding = binding_rules(data, plan)
     if settings.what_if and proven:
         eased = relaxations(data)
-        budget = min(settings.time_limit / 4, max(WHAT_IF_MIN_S, WHAT_IF_SHARE * elapsed))
-        share = budget / max(1, len(eased))
-        quick = replace(settings, time_limit=share, what_if=False, verify=False)
-        saved = savings(data, plan, lambda workload: solve(workload, data.catalogue, quick))
-    return plan.model_copy(update={"binding": binding_rules(data, plan), "savings": saved})
+        reserve = (1 - SEARCH_SHARE) * settings.time_limit
+        left = ends - reserve - time.perf_counter()
+        budget = min(settings.time_limit / 4, max(WHAT_IF_MIN_S, WHAT_IF_SHARE * elapsed), left)
+        if eased and budget < WHAT_IF_MIN_S:
+            plan = with_note(plan, skipped("the what-if savings", settings.time_limit))
+        elif eased:
+            quick = replace(settings, time_limit=budget / len(eased), what_if=False, verify=False)
+            saved = savings(data, plan, lambda workload: solve(workload, data.catalogue, quick))
+    return plan.model_copy(update={"binding": binding, "savings": saved})
+
+
+def skipped(what: str, seconds: float) -> Finding:
+    """A note that `what` was left out to keep within the time limit."""
+    return finding(FindingKind.RULE, "skipped", what=what, seconds=seconds)
+
+
+def with_note(plan: Plan, note: Finding) -> Plan:
+    """The plan with one more note."""
+    return plan.model_copy(update={"notes": [*plan.notes, note]})

@@ -18,7 +18,7 @@ are not to be merged with the solver's (a test asserts the verifier imports noth
 Rule names, as violations print them:
 
 - parts: catalogue-id, server-fields, gpu-slots, dimm-channels, drive-bays, hardware-limits
-- placement: server-id, unknown-run, copies, gpu-index, gpu-shared, max-servers
+- placement: server-id, unknown-run, run-summary, copies, gpu-index, gpu-shared, max-servers
 - training: strategy, optimizer, offload, gpu-count, gpu-memory, memory-margin, sizing-report
 - RL roles: roles, role-memory, rollout-memory
 - configuration: parallelism, training-config, state-split

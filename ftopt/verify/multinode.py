@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from ftopt.model.plan import Assignment, Fabric
 from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, Strategy
 from ftopt.verify.context import Context, copy_subject
-from ftopt.verify.violation import CENT, Violation, close, money
+from ftopt.verify.violation import PRICE_TOLERANCE, Violation, close, money
 
 NETWORK = "network"
 
@@ -199,10 +199,10 @@ def check_fabric_price(ctx: Context) -> Iterator[Violation]:
     for line in fabric.bill_of_materials:
         billed[line.item] += line.quantity
         unit = ctx.catalogue.price(line.item).amount if _priced(ctx, line.item) else None
-        if unit is None or not close(line.unit_price, unit, CENT):
+        if unit is None or not close(line.unit_price, unit, PRICE_TOLERANCE):
             wanted = f"price list says {money(unit)}" if unit is not None else "no such priced item"
             yield Violation("fabric-price", "fabric", f"{line.item} at {money(line.unit_price)}", wanted)
-        if not close(line.price, line.unit_price * line.quantity, CENT):
+        if not close(line.price, line.unit_price * line.quantity, PRICE_TOLERANCE):
             yield Violation(
                 "fabric-price", "fabric", f"{line.item} line {money(line.price)}", f"{line.quantity} × unit"
             )
@@ -213,7 +213,7 @@ def check_fabric_price(ctx: Context) -> Iterator[Violation]:
                 "fabric-price", "fabric", f"{billed[item]} × {item} billed", f"it has {expected[item]}"
             )
     total = sum(line.price for line in fabric.bill_of_materials)
-    if not close(fabric.price, total, CENT) or math.isnan(fabric.price):
+    if not close(fabric.price, total, PRICE_TOLERANCE) or math.isnan(fabric.price):
         yield Violation("fabric-price", "fabric", money(fabric.price), f"its lines sum to {money(total)}")
 
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import networkx as nx
 
 from ftopt.model.plan import Assignment
-from ftopt.model.topology import bridged_domains, gpu_node, largest_domain, link_kind, nvlink_domains
+from ftopt.model.topology import bridged_domains, gpu_node, interconnect, largest_domain, nvlink_domains
 from ftopt.model.workload import Strategy
 from ftopt.verify.context import Context, Parts, copy_subject
 from ftopt.verify.violation import Violation
@@ -131,6 +131,6 @@ def check_link_report(ctx: Context) -> Iterator[Violation]:
         placed = _placed_gpus(ctx, a)
         if placed is None or a.multinode:  # multi-node links: ftopt.verify.multinode
             continue
-        expected = link_kind(*placed)
+        expected = interconnect(*placed)
         if a.link != expected:
             yield Violation("link-report", copy_subject(a), f"link {a.link}", f"its GPUs share {expected}")

@@ -2,7 +2,8 @@
 
 A server carries one card model by construction (its `gpu` field); what can go wrong is the
 assignments: a GPU index past the server's cards, one GPU given to two copies, a copy missing,
-placed twice or numbered past the run's `concurrent`, a run the workload does not have.
+placed twice or numbered past the run's `concurrent`, a run the workload does not have, and the
+plan's restatement of the runs (names in order, each one's stack) differing from the workload.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
-from ftopt.model.plan import Assignment
+from ftopt.model.plan import COMPLETE_SINCE, Assignment
+from ftopt.model.workload import Run
 from ftopt.verify.context import Context, copy_subject
 from ftopt.verify.violation import Violation, plural
 
@@ -96,6 +98,34 @@ def check_known_runs(ctx: Context) -> Iterator[Violation]:
         if a.run not in ctx.runs:
             yield Violation(
                 "unknown-run", copy_subject(a), f"run {a.run!r}", "the workload has no run of that name"
+            )
+
+
+def _stack_of(ctx: Context, run: Run) -> str | None:
+    """The stack a loaded run trains with (its own, else the workload's); None without stack data."""
+    stack = run.stack or ctx.workload.stack
+    return stack if ctx.catalogue.has("stacks", stack) else None
+
+
+def check_run_summaries(ctx: Context) -> Iterator[Violation]:
+    """The plan's `runs` restate the workload's runs in order, each with the stack its speed
+    assumes: a reader of the plan alone learns what was asked and under which stack."""
+    if ctx.plan.schema_version < COMPLETE_SINCE:
+        return  # older plans may lack the runs or their stacks
+    stated = [r.name for r in ctx.plan.runs]
+    wanted = [r.name for r in ctx.workload.runs]
+    if stated != wanted:
+        yield Violation(
+            "run-summary", "plan", f"runs {stated[:SHOWN]}", f"the workload's runs are {wanted[:SHOWN]}"
+        )
+        return
+    for summary, run in zip(ctx.plan.runs, ctx.workload.runs, strict=True):
+        if summary.stack != _stack_of(ctx, run):
+            yield Violation(
+                "run-summary",
+                f"run {run.name}",
+                f"stack {summary.stack}",
+                f"the run trains with {_stack_of(ctx, run)}",
             )
 
 

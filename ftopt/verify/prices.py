@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from ftopt.model.plan import Server, Status
 from ftopt.verify.context import Context
-from ftopt.verify.violation import CENT, Violation, close, money, num
+from ftopt.verify.violation import PRICE_TOLERANCE, Violation, close, money, num
 
 
 def expected_quantities(server: Server) -> Counter[str]:
@@ -43,11 +43,11 @@ def _line_faults(ctx: Context, server: Server) -> Iterator[tuple[str, str]]:
         unit = _catalogue_price(ctx, line.item)
         if unit is None:
             yield f"line {line.item!r}", "no such priced item in the catalogue"
-        elif server.owned and not close(line.unit_price, 0.0, CENT):
+        elif server.owned and not close(line.unit_price, 0.0, PRICE_TOLERANCE):
             yield f"{line.item} at {money(line.unit_price)} each", "the customer owns this server: 0"
-        elif not server.owned and not close(line.unit_price, unit, CENT):
+        elif not server.owned and not close(line.unit_price, unit, PRICE_TOLERANCE):
             yield f"{line.item} at {money(line.unit_price)} each", f"price list says {money(unit)}"
-        if not close(line.price, line.unit_price * line.quantity, CENT):
+        if not close(line.price, line.unit_price * line.quantity, PRICE_TOLERANCE):
             yield (
                 f"{line.item} line price {money(line.price)}",
                 f"{line.quantity} × {money(line.unit_price)} = {money(line.unit_price * line.quantity)}",
@@ -92,7 +92,7 @@ def check_server_price(ctx: Context) -> Iterator[Violation]:
     """A server's price is the sum of its lines."""
     for p in ctx.servers():
         total = sum(line.price for line in p.server.bill_of_materials)
-        if not close(p.server.price, total, CENT):
+        if not close(p.server.price, total, PRICE_TOLERANCE):
             yield Violation(
                 "server-price", p.subject, money(p.server.price), f"its lines sum to {money(total)}"
             )
@@ -102,7 +102,7 @@ def check_total_price(ctx: Context) -> Iterator[Violation]:
     """The plan's price is the sum of its servers' and its fabric's."""
     fabric = ctx.plan.fabric.price if ctx.plan.fabric else 0.0
     total = sum(s.price for s in ctx.plan.servers) + fabric
-    if not close(ctx.plan.total_price, total, CENT):
+    if not close(ctx.plan.total_price, total, PRICE_TOLERANCE):
         tail = " and its fabric" if ctx.plan.fabric else ""
         yield Violation(
             "total-price", "plan", money(ctx.plan.total_price), f"its servers{tail} sum to {money(total)}"
@@ -128,7 +128,7 @@ def check_gap(ctx: Context) -> Iterator[Violation]:
     plan = ctx.plan
     if plan.gap is not None and not 0 <= plan.gap <= 1:
         yield Violation("gap", "plan", f"gap {num(plan.gap)}", "between 0 and 1")
-    if plan.bound is not None and not plan.bound <= plan.total_price + CENT:
+    if plan.bound is not None and not plan.bound <= plan.total_price + PRICE_TOLERANCE:
         yield Violation(
             "gap",
             "plan",

@@ -1,8 +1,11 @@
 """Reading a plan JSON file back into a `Plan`, with errors that name the file, the field and the line.
 
-JSON is parsed with the standard library (numbers such as `1e-05` stay numbers); only when the plan
-does not validate is the text composed as YAML, a superset of JSON, to find the line of the field.
-NaN and infinities are refused: no rule can be checked against them.
+JSON is parsed with the standard library first (numbers such as `1e-05` stay numbers; NaN and
+infinities are refused: no rule can be checked against them), then the whole document is validated
+against the plan's types in strict mode: every field, those added by later features included,
+since the types are the schema (a string where a number belongs, a finding whose figures do not
+match its kind, an unknown field are each refused). Only when the plan does not validate is the text
+composed as YAML, a superset of JSON, to find the line of the field.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pydantic import ValidationError
 
 from ftopt.errors import InputError, clipped, quoted
 from ftopt.model.plan import Plan
-from ftopt.reading.safe_yaml import read_user_file, validate
+from ftopt.reading.safe_yaml import read_user_file, validate_json_strictly
 
 #: Plans grow with copies (about 600 bytes each); this admits some hundred thousand.
 MAX_PLAN_BYTES = 64 * 1024 * 1024
@@ -74,9 +77,9 @@ def parse_plan(text: str, file: str) -> Plan:
     if _ESCAPED_SURROGATE.search(text):
         _refuse_lone_surrogates(data, file)
     try:
-        return Plan.model_validate(data)
+        return Plan.model_validate_json(text, strict=True)
     except ValidationError:
-        return validate(Plan, data, _node_tree(text), file)
+        return validate_json_strictly(Plan, text, _node_tree(text), file)
 
 
 def load_plan(path: Path) -> Plan:

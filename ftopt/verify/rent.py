@@ -18,7 +18,8 @@ from ftopt.verify.violation import Violation, close, money, num
 
 #: An average month, hours (8,760 / 12).
 MONTH_HOURS = 730
-CENT = 0.01
+#: A stated sum of rent figures each rounded to the cent, against the sum: a cent apart at most.
+SUM_TOLERANCE = 0.01
 
 
 def _gpu_hours(ctx: Context) -> dict[str, float] | None:
@@ -67,7 +68,7 @@ def check_rent(ctx: Context) -> Iterator[Violation]:
             )
         totals[source.kind] += source.gpu_hours * source.usd_per_gpu_hour
     for kind, stated in (("on-demand", rent.cost), ("committed", rent.committed_cost)):
-        if stated is not None and not close(stated, totals.get(kind, 0.0), CENT + 1e-6 * stated):
+        if stated is not None and not close(stated, totals.get(kind, 0.0), SUM_TOLERANCE + 1e-6 * stated):
             yield Violation(
                 "rent",
                 "plan",

@@ -6,7 +6,8 @@
   socket or across the two), the host of the server's CPU (one socket's memory channels, its GPUs'
   share of the cores), and the server's GPU power setting (its compute slowed by the card class's
   power exponent, re-derived here). The copy must finish within its run's `deadline_hours`, and
-  the hours, tokens per second and makespan the plan reports must be these.
+  the hours, tokens per second and makespan the plan reports must be these: present wherever the
+  model gives them (version 3 plans).
 - energy: each copy's training energy is its re-derived hours × its GPUs × (the server's GPU power
   setting + the host's watts per GPU) × PUE, with no utilisation (the hours are training time), and
   the plan's `energy_kwh` is their sum.
@@ -24,13 +25,13 @@ from dataclasses import replace
 from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import node_network
 from ftopt.model.hardware import Gpu
-from ftopt.model.plan import Assignment
+from ftopt.model.plan import COMPLETE_SINCE, Assignment
 from ftopt.model.rl import copy_speed, multinode_any_speed
 from ftopt.model.sizing import RunProfile, Sizing
 from ftopt.model.speed import Speed, hours_to_train
 from ftopt.model.stack import LinkKind, SpeedConstants
 from ftopt.model.timing import copy_host
-from ftopt.model.topology import gpu_node, link_kind
+from ftopt.model.topology import gpu_node, interconnect
 from ftopt.verify.context import Context, Parts, copy_subject
 from ftopt.verify.violation import Violation, close, money, num
 
@@ -38,7 +39,8 @@ from ftopt.verify.violation import Violation, close, money, num
 #: compared within 0.1 % or that rounding, whichever is larger.
 RELATIVE = 1e-3
 HOURS_PER_YEAR = 8760
-CENT = 0.01
+#: A sum of figures each rounded to the cent, against the rounded sum: a cent apart at most.
+SUM_TOLERANCE = 0.01
 
 
 def _link(ctx: Context, assignment: Assignment) -> LinkKind | None:
@@ -47,7 +49,7 @@ def _link(ctx: Context, assignment: Assignment) -> LinkKind | None:
     parts = ctx.parts[assignment.server]
     if graph is None or len(assignment.gpus) < 2:
         return None
-    if link_kind(graph, assignment.gpus) == "nvlink":
+    if interconnect(graph, assignment.gpus) == "nvlink":
         if parts.chassis is not None and parts.chassis.nvswitch:
             return "nvswitch"
         return "nvlink-2" if parts.bridge is not None and parts.bridge.size == 2 else "nvlink-4"
@@ -128,6 +130,7 @@ def _multinode_speed(
 def check_deadlines(ctx: Context) -> Iterator[Violation]:
     """Each copy finishes within its run's deadline; reported speed, hours and makespan are the model's."""
     longest: float | None = None
+    complete = ctx.plan.schema_version >= COMPLETE_SINCE  # older plans may lack the figures
     for assignment in ctx.plan.assignments:
         run = ctx.runs.get(assignment.run)
         speed = assignment_speed(ctx, assignment)
@@ -135,9 +138,12 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
             continue
         subject = copy_subject(assignment)
         rate = speed.tokens_per_s
-        if assignment.tokens_per_s is not None and not close(
-            assignment.tokens_per_s, rate, max(RELATIVE * rate, 0.05)
-        ):
+        if assignment.tokens_per_s is None:
+            if complete:
+                yield Violation(
+                    "deadline", subject, "tokens_per_s missing", f"the speed model gives {num(rate)}"
+                )
+        elif not close(assignment.tokens_per_s, rate, max(RELATIVE * rate, 0.05)):
             yield Violation(
                 "deadline",
                 subject,
@@ -156,7 +162,10 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
                 f"{num(hours)} h to train {run.train_tokens:,} tokens",
                 f"run {run.name} must finish within {num(run.deadline_hours)} h",
             )
-        if assignment.hours is not None and not close(assignment.hours, hours, max(RELATIVE * hours, 1e-6)):
+        if assignment.hours is None:
+            if complete:
+                yield Violation("deadline", subject, "hours missing", f"the speed model gives {num(hours)} h")
+        elif not close(assignment.hours, hours, max(RELATIVE * hours, 1e-6)):
             yield Violation(
                 "deadline",
                 subject,
@@ -235,20 +244,20 @@ def check_tco(ctx: Context) -> Iterator[Violation]:
     cost = sum(round(k * energy.price_per_kwh, 2) for k in kwh)
     if not close(tco.energy_kwh, sum(kwh), 0.05 + 1e-9 * sum(kwh)):
         yield Violation("tco", "plan", f"{num(tco.energy_kwh)} kWh", f"the servers draw {num(sum(kwh))} kWh")
-    if not close(tco.energy_cost, cost, CENT):
+    if not close(tco.energy_cost, cost, SUM_TOLERANCE):
         yield Violation(
             "tco", "plan", f"energy cost {money(tco.energy_cost)}", f"{money(cost)} at the servers' draw"
         )
     # total-price checks the plan's own figures; the purchase is the servers and the fabric
     purchase = sum(server.price for server in plan.servers) + (plan.fabric.price if plan.fabric else 0.0)
-    if not close(tco.purchase, purchase, CENT):
+    if not close(tco.purchase, purchase, SUM_TOLERANCE):
         yield Violation(
             "tco",
             "plan",
             f"purchase {money(tco.purchase)}",
             f"its servers and fabric sum to {money(purchase)}",
         )
-    if not close(tco.total, tco.purchase + tco.energy_cost, CENT):
+    if not close(tco.total, tco.purchase + tco.energy_cost, SUM_TOLERANCE):
         yield Violation(
             "tco",
             "plan",

@@ -46,6 +46,7 @@ RULES: tuple[Rule, ...] = (
     components.check_hardware_limits,
     placement.check_server_ids,
     placement.check_known_runs,
+    placement.check_run_summaries,
     placement.check_copies,
     placement.check_gpu_indices,
     placement.check_gpu_sharing,

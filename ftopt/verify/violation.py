@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 #: Reported GB figures are rounded to the cent of a GB; a re-computation may differ by this much.
 GB_TOLERANCE = 0.01
-#: Prices are compared to the cent.
-CENT = 0.005
+#: Prices are compared to the cent: two prices each rounded to the cent agree within half of one.
+PRICE_TOLERANCE = 0.005
 #: Float noise allowed in comparisons of figures that should be equal.
 EPS = 1e-9
 

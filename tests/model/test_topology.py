@@ -12,7 +12,7 @@ from ftopt.model.topology import (
     SOCKET_LINK_GBPS,
     bottleneck_gbps,
     gpu_node,
-    link_kind,
+    interconnect,
     nvlink_domains,
     server_graph,
 )
@@ -75,14 +75,14 @@ def test_bottleneck_without_nvlink_is_pcie() -> None:
         assert bottleneck_gbps(g, pair) == PCIE
 
 
-def test_link_kind() -> None:
+def test_interconnect() -> None:
     g = server_graph(8, PCIE, bridge_size=4, nvlink_gbps=NVLINK)
-    assert link_kind(g, [0, 1]) == "nvlink"
-    assert link_kind(g, [4, 5, 6, 7]) == "nvlink"
-    assert link_kind(g, [2, 5]) == "pcie"
-    assert link_kind(g, range(8)) == "pcie"
-    assert link_kind(g, [0]) is None
-    assert link_kind(server_graph(8, PCIE), [0, 1]) == "pcie"
+    assert interconnect(g, [0, 1]) == "nvlink"
+    assert interconnect(g, [4, 5, 6, 7]) == "nvlink"
+    assert interconnect(g, [2, 5]) == "pcie"
+    assert interconnect(g, range(8)) == "pcie"
+    assert interconnect(g, [0]) is None
+    assert interconnect(server_graph(8, PCIE), [0, 1]) == "pcie"
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ from ftopt.model.topology import (
     bridged_domains,
     build_graph,
     gpu_node,
+    interconnect,
     largest_domain,
-    link_kind,
     nic_node,
     nvlink_domains,
     server_graph,
@@ -31,7 +31,7 @@ def test_hgx_h200_is_one_nvswitch_domain_over_two_sockets() -> None:
     assert nvlink_domains(graph) == [list(range(8))]
     assert bridged_domains(graph) == []
     assert [graph.nodes[gpu_node(i)]["socket"] for i in range(8)] == [0, 0, 0, 0, 1, 1, 1, 1]
-    assert link_kind(graph, [3, 4]) == "nvlink"
+    assert interconnect(graph, [3, 4]) == "nvlink"
     assert bottleneck_gbps(graph, range(8)) == 900
     assert largest_domain(chassis, gpu) == 8
 

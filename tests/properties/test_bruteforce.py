@@ -12,10 +12,11 @@ from typing import Any
 from hypothesis import event, given, note
 
 from tests.bruteforce import brute_force, instance
-from tests.properties.support import describe, outcome, price_cents, proven
+from tests.properties.support import describe, exercised, outcome, price_cents, proven, reached
 from tests.strategies import CATALOGUE, dump, tiny_workload_dicts, to_workload
 
 
+@exercised(minimum=8)
 @given(tiny_workload_dicts())
 def test_bruteforce_optimum_equals_the_solver_optimum(data: dict[str, Any]) -> None:
     """Equal prices when the solver proves optimality; otherwise the plan's price is no lower, and
@@ -30,6 +31,7 @@ def test_bruteforce_optimum_equals_the_solver_optimum(data: dict[str, Any]) -> N
         return
     assert plan is not None, f"the brute force found a plan of {reference.cents / 100:,.2f}, the solver none"
     assert plan.bound is not None and round(plan.bound * 100) <= reference.cents, "the bound is not a bound"
+    reached()
     if proven(plan):
         assert price_cents(plan) == reference.cents
     else:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from ftopt.model.workload import Workload
 from ftopt.solver.solve import SolveSettings, solve
 from tests.bruteforce import multinode_brute_force
+from tests.properties.support import exercised, reached
 from tests.strategies import CATALOGUE
 
 MODELS = ("llama-3.3-70b", "qwen3-32b", "llama-3.1-405b", "mixtral-8x7b")
@@ -47,6 +48,7 @@ def multinode_bids(draw: st.DrawFn) -> dict[str, Any]:
     return bid
 
 
+@exercised(minimum=15)
 @settings(max_examples=40, deadline=None)
 @given(multinode_bids())
 def test_multinode_optimum_equals_the_brute_force(bid: dict[str, Any]) -> None:
@@ -61,3 +63,4 @@ def test_multinode_optimum_equals_the_brute_force(bid: dict[str, Any]) -> None:
         return
     assert result.plan is not None and result.status == "optimal"
     assert round(result.price * 100) == reference
+    reached()

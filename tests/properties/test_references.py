@@ -23,6 +23,7 @@ from tests.bruteforce import (
     lower_bound_cents,
     set_partitions,
 )
+from tests.properties.support import exercised, reached
 from tests.strategies import CATALOGUE, tiny_workload_dicts, to_workload
 
 
@@ -100,6 +101,7 @@ runs: [{name: o, model: qwen3-32b, method: full, offload: cpu, gpus: 1, seq_len:
     assert best == cents(build.fixed_price) + cents(ram) + cents(build.disk.price)
 
 
+@exercised(minimum=15)
 @given(tiny_workload_dicts())
 def test_bounds_enclose_the_brute_force(data: dict[str, Any]) -> None:
     problem_data = instance(to_workload(data), CATALOGUE)
@@ -109,5 +111,6 @@ def test_bounds_enclose_the_brute_force(data: dict[str, Any]) -> None:
         assert greedy is None
         return
     assert low is not None and low <= best
+    reached()
     if greedy is not None:
         assert best <= greedy

@@ -17,10 +17,11 @@ from hypothesis import strategies as st
 
 from ftopt.verify import verify_plan
 from tests.bruteforce import first_fit_decreasing, instance, lower_bound_cents
-from tests.properties.support import DETERMINISTIC, describe, outcome, price_cents, proven
+from tests.properties.support import DETERMINISTIC, describe, exercised, outcome, price_cents, proven, reached
 from tests.strategies import CATALOGUE, dump, relaxed_sites, run_dicts, to_workload, workload_dicts
 
 
+@exercised(minimum=15)
 @given(workload_dicts())
 def test_every_plan_verifies(data: dict[str, Any]) -> None:
     note(dump(data))
@@ -30,6 +31,7 @@ def test_every_plan_verifies(data: dict[str, Any]) -> None:
         return
     violations = verify_plan(plan, workload, CATALOGUE)
     assert violations == [], "\n".join(map(str, violations))
+    reached()
 
 
 @st.composite
@@ -52,8 +54,10 @@ def _assert_no_cheaper(smaller: dict[str, Any], larger: dict[str, Any]) -> None:
     elif proven(small) and proven(large):
         assert large is not None
         assert price_cents(small) <= price_cents(large)
+        reached()
 
 
+@exercised(minimum=10)
 @given(_with_an_extra_run())
 def test_adding_a_run_never_lowers_the_price(pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
     base, bigger = pair
@@ -68,6 +72,7 @@ def _with_a_run_removed(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]
     return fewer, full
 
 
+@exercised(minimum=10)
 @given(_with_a_run_removed())
 def test_removing_a_run_never_raises_the_price(pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
     fewer, full = pair
@@ -82,6 +87,7 @@ def _with_a_relaxed_site(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any
     return relaxed, tight
 
 
+@exercised(minimum=8)
 @given(_with_a_relaxed_site())
 def test_relaxing_the_site_never_raises_the_price(pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
     relaxed, tight = pair
@@ -91,6 +97,7 @@ def test_relaxing_the_site_never_raises_the_price(pair: tuple[dict[str, Any], di
 _NAMES = st.from_regex(r"\A[A-Za-z0-9_.\-]{1,16}\Z")
 
 
+@exercised(minimum=10)
 @given(workload_dicts(min_runs=2), st.data())
 def test_reordering_and_renaming_runs_keeps_the_price(data: dict[str, Any], draw: st.DataObject) -> None:
     runs = data["runs"]
@@ -105,8 +112,10 @@ def test_reordering_and_renaming_runs_keeps_the_price(data: dict[str, Any], draw
     if proven(first) and proven(second):
         assert first is not None and second is not None
         assert price_cents(first) == price_cents(second)
+        reached()
 
 
+@exercised(minimum=10)
 @given(workload_dicts(max_runs=3), st.data())
 def test_raising_the_price_of_an_unused_component_keeps_the_price(
     data: dict[str, Any], draw: st.DataObject
@@ -132,8 +141,10 @@ def test_raising_the_price_of_an_unused_component_keeps_the_price(
     assert again is not None, "raising the price of an unused item made the bid infeasible"
     if proven(again):
         assert price_cents(again) == price_cents(plan)
+        reached()
 
 
+@exercised(minimum=10)
 @given(workload_dicts())
 def test_price_lies_between_a_lower_bound_and_a_greedy_plan(data: dict[str, Any]) -> None:
     note(dump(data))
@@ -147,10 +158,12 @@ def test_price_lies_between_a_lower_bound_and_a_greedy_plan(data: dict[str, Any]
         return
     assert low is not None, "the solver placed a run that no server holds"
     assert low <= price_cents(plan)
+    reached()
     if greedy is not None and proven(plan):
         assert price_cents(plan) <= greedy
 
 
+@exercised(minimum=12)
 @given(workload_dicts())
 def test_the_same_input_gives_the_same_price(data: dict[str, Any]) -> None:
     note(dump(data))
@@ -160,8 +173,10 @@ def test_the_same_input_gives_the_same_price(data: dict[str, Any]) -> None:
     if proven(first) and proven(second):
         assert first is not None and second is not None
         assert price_cents(first) == price_cents(second)
+        reached()
 
 
+@exercised(minimum=8)
 @given(workload_dicts())
 def test_deterministic_mode_gives_the_same_plan(data: dict[str, Any]) -> None:
     note(dump(data))
@@ -170,3 +185,4 @@ def test_deterministic_mode_gives_the_same_plan(data: dict[str, Any]) -> None:
     assert (first is None) == (second is None)
     if first is not None and second is not None:
         assert first.model_dump(exclude={"wall_seconds"}) == second.model_dump(exclude={"wall_seconds"})
+        reached()

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from ftopt.model.plan import Plan
 from ftopt.solver.frontier import frontier
-from tests.properties.support import SETTINGS, describe, outcome, price_cents, proven
+from tests.properties.support import SETTINGS, describe, exercised, outcome, price_cents, proven, reached
 from tests.strategies import CATALOGUE, dump, to_workload, workload_dicts
 
 TOKENS = (10**7, 10**8, 10**9)
@@ -54,6 +54,7 @@ def _placement(plan: Plan) -> list[tuple[Any, ...]]:
     return [tuple(sorted(str(s) for s in servers)), tuple(copies), plan.total_price]
 
 
+@exercised(minimum=10)
 @given(_timed())
 def test_removing_every_deadline_gives_todays_plan(data: dict[str, Any]) -> None:
     note(dump(data))
@@ -70,8 +71,10 @@ def test_removing_every_deadline_gives_todays_plan(data: dict[str, Any]) -> None
     if proven(plain) and proven(timed):
         assert _placement(timed) == _placement(plain)
         assert timed.makespan_hours is not None or not any("train_tokens" in r for r in data["runs"])
+        reached()
 
 
+@exercised(minimum=8)
 @given(_timed(), st.sampled_from((2.0, 1.0, 0.9, 0.6, 0.3)), st.sampled_from((1.0, 0.8, 0.5)))
 def test_a_tighter_deadline_never_lowers_the_price(
     data: dict[str, Any], share: float, tighter: float
@@ -90,6 +93,7 @@ def test_a_tighter_deadline_never_lowers_the_price(
     # A looser deadline never raises the price: none at all is the loosest.
     if proven(base) and proven(loose):
         assert price_cents(base) <= price_cents(loose)
+        reached()
     if tight is not None and proven(loose) and proven(tight):
         assert price_cents(loose) <= price_cents(tight)
         event("deadline binds" if price_cents(tight) > price_cents(base) else "deadline free")
@@ -98,6 +102,7 @@ def test_a_tighter_deadline_never_lowers_the_price(
             assert plan.makespan_hours <= loose_hours * (1 + 1e-6)
 
 
+@exercised(minimum=5)
 @settings(max_examples=10)
 @given(_timed())
 def test_the_frontier_is_monotone(data: dict[str, Any]) -> None:
@@ -108,12 +113,14 @@ def test_the_frontier_is_monotone(data: dict[str, Any]) -> None:
     found = frontier(workload, CATALOGUE, SETTINGS, points=5)
     note(" | ".join(f"{p.makespan_hours:.3f} h {p.total_price} {p.status}" for p in found.points))
     points = found.points
+    reached()
     for a, b in itertools.pairwise(points):
         assert a.makespan_hours < b.makespan_hours
         if a.status == b.status == "optimal":
             assert a.total_price > b.total_price
 
 
+@exercised(minimum=15)
 @given(_timed(), st.sampled_from((0.08, 0.3, 1.0)))
 def test_tco_is_at_least_the_price_and_the_tco_objective_minimises_it(
     data: dict[str, Any], kwh: float
@@ -130,3 +137,4 @@ def test_tco_is_at_least_the_price_and_the_tco_objective_minimises_it(
     if proven(by_price) and proven(by_tco):
         assert round(by_tco.tco.total * 100) <= round(by_price.tco.total * 100) + 1
         assert price_cents(by_price) <= price_cents(by_tco)
+        reached()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from ftopt.model.plan import SCHEMA_VERSION, Plan
+
 
 def test_the_deadline_plan_is_clean_and_reports_its_hours(solved) -> None:
     c = solved("deadline")
@@ -97,14 +99,28 @@ def test_tco_for_other_energy_settings(solved) -> None:
     assert c.rules(workload=c.workload.model_copy(update={"energy": energy})) == {"tco"}
 
 
-def test_old_plans_without_the_new_fields_still_verify(solved) -> None:
-    c = solved("first-project")
-    stripped = c.plan.model_copy(update={"tco": None, "makespan_hours": None, "energy_kwh": None})
+def _without_speed_figures(plan: Plan, version: int) -> Plan:
+    stripped = plan.model_copy(
+        update={"tco": None, "makespan_hours": None, "energy_kwh": None, "schema_version": version}
+    )
     assignments = [
         a.model_copy(update={"tokens_per_s": None, "hours": None, "energy_kwh": None})
         for a in stripped.assignments
     ]
-    assert c.verify(stripped.model_copy(update={"assignments": assignments})) == []
+    return stripped.model_copy(update={"assignments": assignments})
+
+
+def test_old_plans_without_the_new_fields_still_verify(solved) -> None:
+    c = solved("first-project")
+    assert c.verify(_without_speed_figures(c.plan, 2)) == []
+
+
+def test_a_current_plan_must_state_each_copys_speed_and_hours(solved) -> None:
+    c = solved("deadline")
+    violations = c.verify(_without_speed_figures(c.plan, SCHEMA_VERSION))
+    found = {(v.rule, v.found) for v in violations}
+    assert found == {("deadline", "tokens_per_s missing"), ("deadline", "hours missing")}
+    assert len(violations) == 2 * len(c.plan.assignments)
 
 
 def test_the_deadline_plans_energy_is_hours_times_watts_times_pue(solved) -> None:

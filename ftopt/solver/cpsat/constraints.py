@@ -21,8 +21,8 @@ def add_every_copy_placed(
 ) -> None:
     """Every copy of every run is placed once (switched by a literal, for infeasibility cores)."""
     placed: dict[int, list[cp_model.IntVar]] = {r: [] for r in range(len(data.profiles))}
-    for o, copies in v.copies_by_mode():
-        placed[data.modes[o].run].append(copies)
+    for m, copies in v.copies_by_mode():
+        placed[data.modes[m].run].append(copies)
     for run, terms in placed.items():
         model.add(sum(terms) == data.copies[run]).only_enforce_if(enforce[run])
 
@@ -48,8 +48,8 @@ def add_gpu_blocks(model: cp_model.CpModel, data: ProblemData, v: Variables) -> 
     the free blocks of ≥ t GPUs. Exact for power-of-two sizes; an aligned block of ≤ 4 cards never
     straddles an NVLink domain it fits in, so compatible() settles the domain rule."""
     light_on: dict[int, list[tuple[int, cp_model.IntVar]]] = {}
-    for (o, f), x in v.light_copies.items():
-        light_on.setdefault(f, []).append((data.modes[o].gpus, x))
+    for (m, f), x in v.light_copies.items():
+        light_on.setdefault(f, []).append((data.modes[m].gpus, x))
     configs_on: dict[int, list[tuple[int, HeavyConfig]]] = {}
     for c, config in enumerate(data.configs):
         configs_on.setdefault(config.build, []).append((c, config))

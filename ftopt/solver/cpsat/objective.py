@@ -55,12 +55,12 @@ def _used_percent(data: ProblemData, mode: int) -> int:
 def tie_break_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
     """Fewer servers first, then faster modes (none marked slower), then preferred modes, then fuller
     cards last (less used memory)."""
-    per_option = v.copies_by_mode()
+    per_mode = v.copies_by_mode()
     most_memory = 800 * sum(data.copies) + 1  # 100 % on up to 8 GPUs per copy
     most_preference = (5 * sum(data.copies) + 1) * most_memory
     most_slowness = (sum(data.copies) + 1) * most_preference
-    memory = sum(_used_percent(data, o) * data.modes[o].gpus * x for o, x in per_option)
-    preference = sum(data.modes[o].preference * x for o, x in per_option)
-    slowness = sum(data.modes[o].slowness * x for o, x in per_option)
+    memory = sum(_used_percent(data, m) * data.modes[m].gpus * x for m, x in per_mode)
+    preference = sum(data.modes[m].preference * x for m, x in per_mode)
+    slowness = sum(data.modes[m].slowness * x for m, x in per_mode)
     servers = most_slowness * sum(v.servers())
     return servers + most_preference * slowness + most_memory * preference + memory  # type: ignore[return-value]

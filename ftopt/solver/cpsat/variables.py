@@ -40,7 +40,7 @@ class Variables:
 
     def copies_by_mode(self) -> list[tuple[int, cp_model.IntVar]]:
         """(mode, count) for every placement variable: light, heavy and multi-node."""
-        pairs = [(o, x) for (o, _), x in [*self.light_copies.items(), *self.heavy_copies.items()]]
+        pairs = [(m, x) for (m, _), x in [*self.light_copies.items(), *self.heavy_copies.items()]]
         return pairs + list(self.multinode_copies.items())
 
     def servers(self) -> list[cp_model.IntVar]:
@@ -53,15 +53,15 @@ def make_variables(model: cp_model.CpModel, data: ProblemData) -> Variables:
     v = Variables()
     for f in sorted({f for _, f in data.pool}):
         v.plain_servers[f] = model.new_int_var(0, data.pool_bound(f), f"servers[{data.builds[f].key}]")
-    for o, f in data.pool:
-        run = data.modes[o].run
-        v.light_copies[o, f] = model.new_int_var(0, data.copies[run], f"copies[{o},{f}]")
+    for m, f in data.pool:
+        run = data.modes[m].run
+        v.light_copies[m, f] = model.new_int_var(0, data.copies[run], f"copies[{m},{f}]")
     for c, config in enumerate(data.configs):
         v.config_servers[c] = model.new_int_var(0, data.config_bound(config), f"config[{c}]")
     for k, heavy_class in enumerate(data.heavy_classes):
-        for o in heavy_class.modes:
-            run = data.modes[o].run
-            v.heavy_copies[o, k] = model.new_int_var(0, data.copies[run], f"heavy[{o},{k}]")
+        for m in heavy_class.modes:
+            run = data.modes[m].run
+            v.heavy_copies[m, k] = model.new_int_var(0, data.copies[run], f"heavy[{m},{k}]")
     return v
 
 

@@ -31,7 +31,7 @@ def decode(data: ProblemData, built: Formulation, solver: cp_model.CpSolver) -> 
     """Concrete servers from the solution's counts, build by build, each right-sized."""
     v = built.variables
     queues = {
-        k: [data.modes[o] for o in c.modes for _ in range(solver.value(v.heavy_copies[o, k]))]
+        k: [data.modes[m] for m in c.modes for _ in range(solver.value(v.heavy_copies[m, k]))]
         for k, c in enumerate(data.heavy_classes)
     }
     heavy_on: dict[int, list[HeavyServer]] = {}
@@ -42,8 +42,8 @@ def decode(data: ProblemData, built: Formulation, solver: cp_model.CpSolver) -> 
             )
             heavy_on.setdefault(config.build, []).append(server)
     light_on: dict[int, list[Mode]] = {}
-    for (o, f), x in sorted(v.light_copies.items()):
-        light_on.setdefault(f, []).extend([data.modes[o]] * solver.value(x))
+    for (m, f), x in sorted(v.light_copies.items()):
+        light_on.setdefault(f, []).extend([data.modes[m]] * solver.value(x))
     servers: list[ServerLayout] = []
     for f, build in enumerate(data.builds):
         heavy, light = heavy_on.get(f, []), light_on.get(f, [])

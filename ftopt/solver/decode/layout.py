@@ -112,8 +112,8 @@ def right_size(server: ServerLayout, reserve_gb: float) -> ServerLayout | None:
     offloaded states (plus the reserve) and checkpoints.
     """
     build = server.build
-    ram = cheapest_tier(build.ram_upgrades, sum(o.host_ram_gb for o, _ in server.copies) + reserve_gb)
-    disk = cheapest_tier(build.disk_upgrades, math.ceil(sum(o.nvme_gb for o, _ in server.copies)))
+    ram = cheapest_tier(build.ram_upgrades, sum(m.host_ram_gb for m, _ in server.copies) + reserve_gb)
+    disk = cheapest_tier(build.disk_upgrades, math.ceil(sum(m.nvme_gb for m, _ in server.copies)))
     if ram is None or disk is None:
         return None
     return ServerLayout(build, ram, disk, server.copies, server.group)

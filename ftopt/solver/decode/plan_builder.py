@@ -326,7 +326,7 @@ def build_plan(
     """The plan with servers numbered s1… in a deterministic order and copies numbered per run."""
     layouts = sorted(
         layouts,
-        key=lambda s: (s.build.key, s.ram.gb, s.disk.gb, [(o.run, o.gpus, g) for o, g in s.copies]),
+        key=lambda s: (s.build.key, s.ram.gb, s.disk.gb, [(m.run, m.gpus, g) for m, g in s.copies]),
     )
     servers, assignments = [], []
     placed = _Assignments(data)

@@ -245,9 +245,9 @@ def _deadline_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Find
 
 def _no_server_reason(data: ProblemData, run_index: int) -> Finding:
     run = data.profiles[run_index].run
-    modes = [data.modes[o] for o in data.modes_of(run_index)]
+    modes = [data.modes[m] for m in data.modes_of(run_index)]
     needs = sorted(
-        {f"{o.gpus} × {o.gpu}" + (f" in one NVLink domain of {o.domain}" if o.domain else "") for o in modes}
+        {f"{m.gpus} × {m.gpu}" + (f" in one NVLink domain of {m.domain}" if m.domain else "") for m in modes}
     )
     return finding(FindingKind.NO_SERVER, run.name, needs=needs)
 
@@ -264,7 +264,7 @@ def precheck(data: ProblemData) -> list[Finding]:
             reasons.append(late if late is not None else _no_fit_reason(data, run_index, buildable))
         elif (
             modes
-            and not any(compatible(data.modes[o], f) for o in modes for f in data.builds)
+            and not any(compatible(data.modes[m], f) for m in modes for f in data.builds)
             and not data.has_multinode(run_index)
         ):
             late = _deadline_reason(data, run_index, buildable)

@@ -97,14 +97,14 @@ class ProblemData:
         Not capped by `site.max_servers`: that limit is a constraint of its own, so that an
         infeasible bid's assumption core can name it.
         """
-        gpus = sum(self.modes[o].gpus * self.copies[self.modes[o].run] for o, f in self.pool if f == build)
+        gpus = sum(self.modes[m].gpus * self.copies[self.modes[m].run] for m, f in self.pool if f == build)
         return math.ceil(gpus / self.builds[build].gpu_count)
 
     def class_copies(self, heavy_class: int) -> int:
         """Copies of all runs that may take one heavy class."""
         if heavy_class not in self._class_copies:
             modes = self.heavy_classes[heavy_class].modes
-            self._class_copies[heavy_class] = sum(self._copies[self.modes[o].run] for o in modes)
+            self._class_copies[heavy_class] = sum(self._copies[self.modes[m].run] for m in modes)
         return self._class_copies[heavy_class]
 
     def config_bound(self, config: HeavyConfig) -> int:
@@ -113,10 +113,10 @@ class ProblemData:
 
 
 def _budget(data: ProblemData, build: int) -> LightBudget:
-    light_options = [data.modes[o] for o, f in data.pool if f == build]
+    light_modes = [data.modes[m] for m, f in data.pool if f == build]
     return LightBudget(
-        host_ram_gb=max((o.host_ram_gb / o.gpus for o in light_options), default=0.0),
-        nvme_gb=max((o.nvme_gb / o.gpus for o in light_options), default=0.0),
+        host_ram_gb=max((m.host_ram_gb / m.gpus for m in light_modes), default=0.0),
+        nvme_gb=max((m.nvme_gb / m.gpus for m in light_modes), default=0.0),
     )
 
 
@@ -137,7 +137,7 @@ def _undominated(candidates: list[tuple[int, Mode, bool]]) -> list[tuple[int, Mo
         candidates, key=lambda c: (_needs(c[1], c[2]), c[1].slowness, c[1].preference, c[1].sizing.total_gb)
     )
     kept: list[tuple[int, Mode, bool]] = []
-    for o, mode, is_light in ordered:
+    for m, mode, is_light in ordered:
         needs = _needs(mode, is_light)
         if not any(
             k.slowness <= mode.slowness
@@ -145,7 +145,7 @@ def _undominated(candidates: list[tuple[int, Mode, bool]]) -> list[tuple[int, Mo
             and all(a <= b for a, b in zip(_needs(k, kl), needs, strict=True))
             for _, k, kl in kept
         ):
-            kept.append((o, mode, is_light))
+            kept.append((m, mode, is_light))
     return kept
 
 
@@ -159,15 +159,15 @@ def _classify(data: ProblemData) -> None:
     for f, build in enumerate(data.builds):
         for run in range(len(data.profiles)):
             candidates = [
-                (o, data.modes[o], light(data.modes[o], build, reserve))
-                for o in data.modes_of(run)
-                if compatible(data.modes[o], build)
+                (m, data.modes[m], light(data.modes[m], build, reserve))
+                for m in data.modes_of(run)
+                if compatible(data.modes[m], build)
             ]
-            for o, mode, is_light in _undominated(candidates):
+            for m, mode, is_light in _undominated(candidates):
                 if is_light:
-                    data.pool.append((o, f))
+                    data.pool.append((m, f))
                 else:
-                    heavy.setdefault(f, {}).setdefault(_shape(mode), []).append(o)
+                    heavy.setdefault(f, {}).setdefault(_shape(mode), []).append(m)
     data.pool.sort()
     for f, by_shape in sorted(heavy.items()):
         shapes = []
@@ -211,7 +211,7 @@ def undominated_builds(builds: list[Build], modes: list[Mode]) -> list[Build]:
     more modes stays (the first, when they hold the same). Ranking by (price, fewer modes held,
     index) is a strict order, so of every set of equivalent builds one survives.
     """
-    holds = [frozenset(o for o, mode in enumerate(modes) if compatible(mode, f)) for f in builds]
+    holds = [frozenset(m for m, mode in enumerate(modes) if compatible(mode, f)) for f in builds]
     rank = [(f.fixed_price, -len(holds[i]), i) for i, f in enumerate(builds)]
 
     def dominated(b: int) -> bool:
@@ -239,9 +239,9 @@ def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
     profiles = [profile_run(run, catalogue) for run in workload.runs]
     domains, caps = largest_domains(build_set.builds), lowest_caps(build_set.builds)
     modes = [
-        o
+        m
         for i, p in enumerate(profiles)
-        for o in run_modes(i, p, gpus, workload.sizing, domains, catalogue, caps)
+        for m in run_modes(i, p, gpus, workload.sizing, domains, catalogue, caps)
     ]
     owned, unusable = owned_builds(workload, build_set.builds)
     builds = undominated_builds(build_set.builds, modes) + owned

@@ -131,7 +131,7 @@ def _dominates(a: Mode, b: Mode) -> bool:
 def prune_dominated(modes: list[Mode]) -> list[Mode]:
     """Drop modes another mode beats on every resource and on preference (first kept on ties)."""
     kept: list[Mode] = []
-    for mode in sorted(modes, key=lambda o: (o.gpu, o.resources, o.preference)):
+    for mode in sorted(modes, key=lambda m: (m.gpu, m.resources, m.preference)):
         if not any(_dominates(k, mode) for k in kept):
             kept.append(mode)
     return kept
@@ -282,9 +282,9 @@ def run_modes(
     the modes that meet the run's deadline with the cards at their lowest power setting (`caps`,
     see `lowest_caps`)."""
     found = [
-        o
+        m
         for gpu in gpus
-        for o in fitting_modes(
+        for m in fitting_modes(
             run_index,
             profile,
             gpu,

@@ -24,6 +24,7 @@ class Hint:
     light: dict[tuple[int, int], int] = field(default_factory=dict)
     config: dict[int, int] = field(default_factory=dict)
     heavy: dict[tuple[int, int], int] = field(default_factory=dict)
+    multinode: dict[int, int] = field(default_factory=dict)  # multi-node mode → copies
     complete: bool = True  # every server found its counterpart in the model
 
 
@@ -33,7 +34,7 @@ def _bump(counts: dict[_K, int], key: _K) -> None:
 
 def _light_stand_in(
     data: ProblemData,
-    o: int | None,
+    m: int | None,
     f: int,
     pool: set[tuple[int, int]],
     heavy_class: dict[tuple[int, int], int],
@@ -41,9 +42,9 @@ def _light_stand_in(
 ) -> int | None:
     """A mode the model dropped as dominated on build f stands in as its run's light mode there with
     the fewest GPUs: light copies need only GPUs, so fewer keep every block count met."""
-    if o is None or (o, f) in pool or (o, f) in heavy_class:
-        return o
-    return stand_in.get((data.modes[o].run, f), o)
+    if m is None or (m, f) in pool or (m, f) in heavy_class:
+        return m
+    return stand_in.get((data.modes[m].run, f), m)
 
 
 def hint(data: ProblemData, servers: list[ServerLayout]) -> Hint:
@@ -51,32 +52,42 @@ def hint(data: ProblemData, servers: list[ServerLayout]) -> Hint:
     class and one configuration per server that holds any. A server whose copies or configuration
     the model lacks (a mode it dropped as dominated) is left out, and the hint marked incomplete."""
     build_index = {id(b): f for f, b in enumerate(data.builds)}
-    mode_index = {id(o): i for i, o in enumerate(data.modes)}
+    mode_index = {id(m): i for i, m in enumerate(data.modes)}
     pool = set(data.pool)
     stand_in: dict[tuple[int, int], int] = {}  # (run, build): its light mode needing fewest GPUs
-    for o, on in data.pool:
-        key, mode = (data.modes[o].run, on), data.modes[o]
+    for m, on in data.pool:
+        key, mode = (data.modes[m].run, on), data.modes[m]
         held = stand_in.get(key)
         if held is None or (mode.gpus, mode.preference) < (
             data.modes[held].gpus,
             data.modes[held].preference,
         ):
-            stand_in[key] = o
-    heavy_class = {(o, c.build): k for k, c in enumerate(data.heavy_classes) for o in c.modes}
+            stand_in[key] = m
+    heavy_class = {(m, c.build): k for k, c in enumerate(data.heavy_classes) for m in c.modes}
     configs = {(c.build, c.heavy, bool(c.free_blocks)): i for i, c in enumerate(data.configs)}
     out = Hint()
+    spanning = {option.mode for option in data.multinode}
+    counted_groups: set[int] = set()
     for server in servers:
+        if server.group is not None:  # one node of a multi-node copy: the copy counts once
+            index = mode_index.get(id(server.copies[0][0])) if server.copies else None
+            if index is None or index not in spanning:
+                out.complete = False
+            elif server.group not in counted_groups:
+                counted_groups.add(server.group)
+                _bump(out.multinode, index)
+            continue
         f = build_index.get(id(server.build))
         modes = [mode_index.get(id(mode)) for mode, _ in server.copies]
-        if f is None or any(o is None for o in modes):
+        if f is None or any(m is None for m in modes):
             out.complete = False
             continue
-        modes = [_light_stand_in(data, o, f, pool, heavy_class, stand_in) for o in modes]
-        light = [o for o in modes if o is not None and (o, f) in pool]
+        modes = [_light_stand_in(data, m, f, pool, heavy_class, stand_in) for m in modes]
+        light = [m for m in modes if m is not None and (m, f) in pool]
         heavy = [
-            (o, heavy_class[o, f])
-            for o in modes
-            if o is not None and (o, f) in heavy_class and (o, f) not in pool
+            (m, heavy_class[m, f])
+            for m in modes
+            if m is not None and (m, f) in heavy_class and (m, f) not in pool
         ]
         if len(light) + len(heavy) < len(modes):
             out.complete = False
@@ -93,8 +104,8 @@ def hint(data: ProblemData, servers: list[ServerLayout]) -> Hint:
             _bump(out.config, config)
         else:
             _bump(out.plain, f)
-        for o in light:
-            _bump(out.light, (o, f))
+        for m in light:
+            _bump(out.light, (m, f))
         for key in heavy:
             _bump(out.heavy, key)
     return out
@@ -111,3 +122,7 @@ def add_hint(built: Formulation, hint: Hint) -> None:
         model.add_hint(var, hint.config.get(c, 0))
     for key, var in v.heavy_copies.items():
         model.add_hint(var, hint.heavy.get(key, 0))
+    nodes = {o.mode: o.nodes for o in built.data.multinode}
+    for m, var in v.multinode_copies.items():
+        model.add_hint(var, hint.multinode.get(m, 0))
+        model.add_hint(v.multinode_servers[m], nodes[m] * hint.multinode.get(m, 0))

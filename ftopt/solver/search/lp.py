@@ -61,7 +61,7 @@ def _columns_and_rows(data: ProblemData) -> tuple[list[_Column], list[_Column], 
     block_row: dict[tuple[int, int], int] = {}
     light_builds = sorted({f for _, f in data.pool})
     for f in light_builds:
-        gpus = {data.modes[o].gpus for o, ff in data.pool if ff == f}
+        gpus = {data.modes[m].gpus for m, ff in data.pool if ff == f}
         for t in BLOCK_SIZES:
             if any(g >= t for g in gpus):
                 block_row[f, t] = len(rows)
@@ -83,14 +83,14 @@ def _columns_and_rows(data: ProblemData) -> tuple[list[_Column], list[_Column], 
         build = data.builds[f]
         capacity = {t: build.gpu_count if build.gpu_count >= t else 0 for t in BLOCK_SIZES}
         columns.append(_Column(cents(build.price), data.pool_bound(f), server_entries(f, capacity)))
-    for o, f in data.pool:
-        mode = data.modes[o]
+    for m, f in data.pool:
+        mode = data.modes[m]
         entries = [(run_row[mode.run], 1.0)]
         entries += [(block_row[f, t], float(mode.gpus)) for t in BLOCK_SIZES if mode.gpus >= t]
         columns.append(_Column(0.0, data.copies[mode.run], entries))
     for k, heavy_class in enumerate(data.heavy_classes):
-        for o in heavy_class.modes:
-            run = data.modes[o].run
+        for m in heavy_class.modes:
+            run = data.modes[m].run
             columns.append(_Column(0.0, data.copies[run], [(run_row[run], 1.0), (class_row[k], 1.0)]))
     configs = []
     for config in data.configs:

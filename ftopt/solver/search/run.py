@@ -207,7 +207,7 @@ def run_model(
     lp = lp_bound(data) if len(data.configs) >= MANY_CONFIGS and plan else None
     if lp is None or plan is None:
         return _run(data, settings, deadline, on_progress, hint(data, plan) if plan else None)
-    upper = round(price_of(plan) * 100)
+    upper = round((price_of(plan) + fabric_price(data.catalogue, plan)) * 100)
     ranked = sorted(range(len(data.configs)), key=lambda c: lp.config_bounds[c])
     first = set(ranked[:FIRST_COLUMNS]) | _configs_used(data, plan)
     first_data = _restrict(data, first)

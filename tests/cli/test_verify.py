@@ -6,6 +6,7 @@ The command object is invoked directly (registering it in the `ftopt` group is m
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from click.testing import CliRunner, Result
 import ftopt.cli.verify as verify_module
 from ftopt.cli.verify import verify
 from ftopt.model.hardware import Catalogue
+from tests.verify.conftest import Case, solve_case
 
 
 def run(*args: str) -> Result:
@@ -29,6 +31,12 @@ def one_error_line(result: Result, code: int) -> str:
     assert len(lines) == 1, lines
     assert lines[0].startswith("ftopt: ")
     return lines[0]
+
+
+@pytest.fixture
+def solved() -> Callable[[str], Case]:
+    """The verifier tests' solved cases (each solved once per session)."""
+    return solve_case
 
 
 @pytest.fixture
@@ -170,3 +178,12 @@ def test_failure_inside_the_verifier_is_one_line_not_a_traceback(files, monkeypa
 def test_command_is_named_verify() -> None:
     assert verify.name == "verify"
     assert verify.callback is not None and verify.callback.__name__ == "verify"
+
+
+def test_a_finding_figure_of_the_wrong_type_exits_2_naming_file_field_and_line(files, solved) -> None:
+    data = json.loads(solved("first-project").json)
+    data["notes"][0]["figures"]["reserve_gb"] = "lots"
+    args = files("first-project", json.dumps(data, indent=2))
+    line = one_error_line(run(*args), 2)
+    assert line.startswith(f"ftopt: {args[1]}:")
+    assert ": notes[0].figures.reserve_gb: expected a valid number, got 'lots'" in line

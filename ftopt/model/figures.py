@@ -1,0 +1,232 @@
+"""The figures each kind of finding carries, as types: which names, and a number, a word or a list.
+
+Why types and not a free mapping: a finding's sentence, the quote and the sweep table read its
+figures by name, so a plan whose `power-cap` finding says `"cap_w": "300"` or `null` would word
+wrongly or fail far from where it was read. `Finding` checks its figures against the type of its
+kind here (strictly: no string for a number, no number for a word), at construction in the solver
+and when `ftopt verify` reads a plan back. A new kind of finding gets its figures type here; a test
+holds every kind to having one.
+
+Figures whose wording tolerates their absence (`link` of a deadline finding, `max_servers` of a
+conflict) are optional; every other figure is required.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Figures(BaseModel):
+    """Base of every figures type: frozen, strict, no figure it does not name."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class NoFigures(Figures):
+    """A finding whose sentence needs nothing but its kind and subject."""
+
+
+class PowerCapFigures(Figures):
+    feed: str
+    feed_usable_w: int
+    gpu_count: int
+    gpu: str
+    cap_w: int
+
+
+class HostRamFigures(Figures):
+    runs: list[str]
+    need_gb: float
+    reserve_gb: float
+    ram_gb: int | None = None
+
+
+class NvmeFigures(Figures):
+    need_gb: float
+    nvme_tb: float
+
+
+class MultiGpuFigures(Figures):
+    gpus: int
+    gpu: str
+    strategy: str
+    per_gpu_gb: float
+
+
+class ServerLimitFigures(Figures):
+    max_servers: int
+
+
+class InletFigures(Figures):
+    inlet_c: float
+    chassis: str
+    limit_c: float
+
+
+class FeedFigures(Figures):
+    feed: str
+    feed_usable_w: int
+    gpu_count: int
+    need_w: int
+    cap_w: int
+
+
+class ChassisFigures(Figures):
+    gpu_count: int
+    gpu: str
+
+
+class SavingFigures(Figures):
+    saved: float
+    eased_price: float
+    price: float
+    currency: str
+    eased_status: str | None = None
+
+
+class NoFitFigures(Figures):
+    """One entry per allowed card in each list, in the same order."""
+
+    cards: list[str]
+    need_gb: list[float]
+    gpus: list[int]
+    setup: list[str]
+    card_gb: list[float]
+    relax: list[str]
+    margin: float = 0.0  # the memory margin the needs include
+
+
+class RacksFigures(Figures):
+    """A chassis without a height, left out of a site given as racks."""
+
+    gpu: str
+
+
+class OwnedFigures(Figures):
+    """Owned servers no build of this site matches."""
+
+    count: int
+    chassis: str
+    gpu: str
+
+
+class StockFigures(Figures):
+    stock: int
+
+
+class LeadTimeFigures(Figures):
+    lead_weeks: float
+    delivery_weeks: float
+
+
+class NoServerFigures(Figures):
+    needs: list[str]
+
+
+class ConflictFigures(Figures):
+    """Empty when no smaller conflict was found in time."""
+
+    runs: list[str] = []
+    copies: int | None = None
+    max_servers: int | None = None
+    racks: str | None = None  # the site's racks in words, when they are in the conflict
+
+
+class NoPlanFigures(Figures):
+    seconds: float
+
+
+class DeadlineFigures(Figures):
+    deadline_hours: float
+    fastest_hours: float
+    gpu: str
+    gpus: int
+    strategy: str
+    optimizer: str
+    offload: str
+    link: str | None = None
+    servers: int = 1
+
+
+class StatementFigures(Figures):
+    """A version 1 plan's sentence, read back as a rule."""
+
+    statement: str
+
+
+class HostRuleFigures(Figures):
+    ram_per_gpu_memory: float
+    reserve_gb: float
+    cores_per_gpu: int
+    data_tb_per_socket: float
+
+
+class PowerRuleFigures(Figures):
+    overhead: float
+    chassis_overheads: list[str] = []
+
+
+class MemoryRuleFigures(Figures):
+    states_only: bool
+    flash_attention: bool
+    cuda_context_gb: float
+    allocator_reserve: float
+    memory_margin: float | None = None  # the workload's; None: each stack and method's own
+
+
+class StepTimeRuleFigures(Figures):
+    mfu: float
+
+
+class PricesRuleFigures(Figures):
+    items: list[str]
+
+
+class SkippedFigures(Figures):
+    """Something asked for but left out to keep within the time limit."""
+
+    what: str
+    seconds: float
+
+
+#: The figures of each kind of finding, by its value (`FindingKind` is a string enum).
+BY_KIND: dict[str, type[Figures]] = {
+    "power-cap": PowerCapFigures,
+    "host-ram": HostRamFigures,
+    "nvme": NvmeFigures,
+    "multi-gpu": MultiGpuFigures,
+    "server-limit": ServerLimitFigures,
+    "inlet": InletFigures,
+    "feed": FeedFigures,
+    "chassis": ChassisFigures,
+    "racks": RacksFigures,
+    "saving": SavingFigures,
+    "no-fit": NoFitFigures,
+    "no-server": NoServerFigures,
+    "conflict": ConflictFigures,
+    "no-card": NoFigures,
+    "no-plan": NoPlanFigures,
+    "deadline": DeadlineFigures,
+    "owned": OwnedFigures,
+    "stock": StockFigures,
+    "lead-time": LeadTimeFigures,
+    "queue-heavy": NoFigures,
+}
+
+#: A rule note's figures depend on which rule it states (its subject); any other subject is a
+#: version 1 plan's sentence.
+RULES_BY_SUBJECT: dict[str, type[Figures]] = {
+    "host": HostRuleFigures,
+    "power": PowerRuleFigures,
+    "memory": MemoryRuleFigures,
+    "step-time": StepTimeRuleFigures,
+    "prices": PricesRuleFigures,
+    "skipped": SkippedFigures,
+}
+
+
+def figures_type(kind: str, subject: str) -> type[Figures]:
+    """The figures type a finding of this kind about this subject must match."""
+    if kind == "rule":
+        return RULES_BY_SUBJECT.get(subject, StatementFigures)
+    return BY_KIND[kind]

@@ -1,0 +1,38 @@
+"""The workload file's model: runs inherit the workload's stack, and bad values are refused."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from ftopt.model.workload import DEFAULT_STACK, GPU_COUNTS, MULTI_NODE_COUNTS, Workload
+
+BASE = {"site": {"feed": "230v-16a"}, "runs": [{"name": "a", "model": "llama-3.1-8b", "method": "lora"}]}
+
+
+def test_runs_inherit_the_workloads_stack() -> None:
+    assert Workload.model_validate(BASE).runs[0].stack == DEFAULT_STACK
+    named = {**BASE, "stack": "torchtune"}
+    assert Workload.model_validate(named).runs[0].stack == "torchtune"
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        {"name": "a", "model": "llama-3.1-8b", "method": "lora", "gpus": 3},
+        {"name": "a", "model": "llama-3.1-8b", "method": "lora", "concurrent": 0},
+        {"name": "a", "model": "llama-3.1-8b", "method": "sft"},
+    ],
+    ids=["gpu-count", "concurrent", "method"],
+)
+def test_bad_run_values_are_refused(run: dict[str, object]) -> None:
+    with pytest.raises(ValidationError):
+        Workload.model_validate({**BASE, "runs": [run]})
+
+
+def test_gpu_counts_are_the_single_server_and_multi_node_powers_of_two() -> None:
+    assert GPU_COUNTS == (1, 2, 4, 8)
+    assert MULTI_NODE_COUNTS == (16, 32, 64)
+    for count in (*GPU_COUNTS, *MULTI_NODE_COUNTS):
+        run = {"name": "a", "model": "llama-3.1-8b", "method": "lora", "gpus": count}
+        assert Workload.model_validate({**BASE, "runs": [run]}).runs[0].gpus == count

@@ -1,0 +1,37 @@
+"""From servers to the plan document: ids, per-run copy numbers, prices that add up, the notes."""
+
+from __future__ import annotations
+
+from ftopt.model.plan import Status
+from ftopt.solver.decode.plan_builder import build_link, build_plan, price_list_summary
+from ftopt.solver.search.greedy import greedy_plan
+from tests.solver.tiny import SMALL, catalogue, problem
+
+
+def test_a_plan_numbers_servers_and_copies_and_adds_up() -> None:
+    data = problem(SMALL)
+    servers = greedy_plan(data)
+    assert servers is not None
+    plan = build_plan(data, servers, Status.FEASIBLE, 0.0, 1.0, "tiny")
+    assert [s.id for s in plan.servers] == [f"s{i}" for i in range(1, len(servers) + 1)]
+    assert sorted((a.run, a.copy_) for a in plan.assignments) == [
+        ("one", 1),
+        ("one", 2),
+        ("one", 3),
+        ("two", 1),
+        ("two", 2),
+    ]
+    assert abs(plan.total_price - sum(s.price for s in plan.servers)) < 0.01
+    assert {n.subject for n in plan.notes} >= {"host", "power", "memory", "step-time"}
+    assert plan.workload == "tiny" and plan.gap == 1.0
+
+
+def test_one_gpu_has_no_link_and_two_pcie_cards_a_pcie_one() -> None:
+    build = next(b for b in problem(SMALL).builds if b.gpu_count == 2)
+    assert build_link(build, [0]) == (None, None)
+    link, gbps = build_link(build, [0, 1])
+    assert link == "pcie" and gbps is not None and gbps > 0
+
+
+def test_the_price_list_summary_names_the_currency() -> None:
+    assert price_list_summary(catalogue()).startswith(catalogue().currency)

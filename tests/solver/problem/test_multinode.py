@@ -1,0 +1,39 @@
+"""Multi-node options: whole networked servers per copy, NICs in their price and power."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ftopt.model.fabric import MULTI_NODE_STRATEGIES
+from ftopt.solver.problem.builds import enumerate_builds
+from ftopt.solver.problem.multinode import networked_build
+from tests.solver.tiny import MULTINODE, SMALL, catalogue, problem
+
+
+def test_each_option_takes_whole_servers_of_one_networked_build() -> None:
+    data = problem(MULTINODE)
+    assert data.multinode
+    for option in data.multinode:
+        mode = data.modes[option.mode]
+        assert option.nodes > 1 and option.nodes * option.build.gpu_count == mode.gpus
+        assert option.build.nic is not None and option.build.nic_count > 0
+        assert mode.sizing.strategy in MULTI_NODE_STRATEGIES
+        assert option.price == option.nodes * option.server_price
+
+
+def test_a_networked_build_carries_its_nics_in_price_and_power() -> None:
+    data = problem(MULTINODE)
+    option = data.multinode[0]
+    nic = option.build.nic
+    assert nic is not None
+    every = enumerate_builds(catalogue(), data.workload).builds
+    plain = next(
+        b for b in every if replace(b, nic=nic, nic_count=option.build.nic_count).key == option.build.key
+    )
+    networked = networked_build(catalogue(), plain, nic)
+    assert networked is not None
+    assert networked.fixed_price > plain.fixed_price and networked.power_w > plain.power_w
+
+
+def test_a_bid_that_fits_one_server_gets_no_multinode_options() -> None:
+    assert problem(SMALL).multinode == []

@@ -1,0 +1,42 @@
+"""The first-fit plan in hand: every copy placed on disjoint GPUs, servers right-sized."""
+
+from __future__ import annotations
+
+from ftopt.solver.decode.layout import price_of
+from ftopt.solver.search.greedy import greedy_plan, memory_need
+from tests.solver.tiny import HEAVY, MULTINODE, SMALL, copies_placed, no_gpu_shared, problem
+
+
+def test_every_copy_is_placed_once_on_its_own_gpus() -> None:
+    for text in (SMALL, HEAVY):
+        data = problem(text)
+        servers = greedy_plan(data)
+        assert servers is not None
+        assert copies_placed(servers) == dict(enumerate(data.copies))
+        assert no_gpu_shared(servers)
+
+
+def test_five_single_card_gpus_of_copies_fill_a_few_servers() -> None:
+    data = problem(SMALL)  # 3 one-card copies and 2 two-card copies: 7 GPUs in all
+    servers = greedy_plan(data)
+    assert servers is not None
+    assert sum(s.build.gpu_count for s in servers) >= 7
+    assert price_of(servers) > 0
+
+
+def test_the_memory_need_is_gpus_times_gb_per_gpu() -> None:
+    data = problem(SMALL)
+    for mode in data.modes:
+        assert memory_need(mode) == mode.gpus * mode.sizing.total_gb
+
+
+def test_copies_no_server_holds_take_whole_servers_of_a_multinode_option() -> None:
+    data = problem(MULTINODE)
+    servers = greedy_plan(data)
+    assert servers is not None, "a bid of multi-node copies has a plan in hand"
+    assert copies_placed(servers) == dict(enumerate(data.copies))
+    groups = {s.group for s in servers}
+    assert None not in groups and len(groups) == sum(data.copies)
+    option = next(o for o in data.multinode if data.modes[o.mode] is servers[0].copies[0][0])
+    assert len(servers) == option.nodes * sum(data.copies)
+    assert all(s.build is option.build for s in servers)

@@ -1,0 +1,35 @@
+"""The LP relaxation's bound: never above the proven optimum, so it can prune nothing optimal."""
+
+from __future__ import annotations
+
+from ortools.sat.python import cp_model
+
+from ftopt.solver.cpsat.formulation import build_formulation
+from ftopt.solver.search.lp import MARGIN_CENTS, lp_bound
+from tests.solver.tiny import HEAVY, SMALL, problem
+
+
+def _optimum_cents(text: str) -> float:
+    built = build_formulation(problem(text))
+    built.enforce_all()
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    assert solver.solve(built.model) == cp_model.OPTIMAL
+    return solver.objective_value
+
+
+def test_the_bound_is_at_most_the_optimum_and_keeps_the_optimal_configurations() -> None:
+    for text in (SMALL, HEAVY):
+        bound = lp_bound(problem(text))
+        assert bound is not None
+        optimum = _optimum_cents(text)
+        assert 0 < bound.bound <= optimum + MARGIN_CENTS
+        assert len(bound.config_bounds) == len(problem(text).configs)
+        assert all(b >= bound.bound - MARGIN_CENTS for b in bound.config_bounds)
+
+
+def test_keep_drops_configurations_dearer_than_the_price_in_hand() -> None:
+    bound = lp_bound(problem(HEAVY))
+    assert bound is not None and bound.config_bounds
+    assert bound.keep(min(bound.config_bounds) - 10 * MARGIN_CENTS) == []
+    assert len(bound.keep(max(bound.config_bounds))) == len(bound.config_bounds)
