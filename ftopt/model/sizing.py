@@ -6,7 +6,7 @@ estimate command prints these records; the solver turns the ones that fit into p
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -412,6 +412,19 @@ def family_candidates(size: Callable[[TrainingConfig], Sizing], family: list[Tra
     return [largest] if smallest.host_ram_gb >= largest.host_ram_gb else [smallest, largest]
 
 
+def undominated_configs(
+    configs: Iterable[TrainingConfig], size: Callable[[TrainingConfig], Sizing], rank: Ranker | None
+) -> list[Sizing]:
+    """The undominated sizings of `configs` (micro-batch ascending within each family of the same
+    degrees, recomputation and accumulation): each family's candidates (`family_candidates`), ranked
+    by `rank` (by default the sizing's own bound, `bound_seconds_per_token`)."""
+    families: dict[tuple[object, ...], list[TrainingConfig]] = {}
+    for config in configs:
+        families.setdefault((config.degrees, config.recompute, config.accumulation), []).append(config)
+    sized = [s for family in families.values() for s in family_candidates(size, family)]
+    return undominated(sized, rank or bound_seconds_per_token) if sized else []
+
+
 def chosen_sizings(
     profile: RunProfile,
     gpu: Gpu,
@@ -429,15 +442,11 @@ def chosen_sizings(
     configs = config_choices(
         profile.run, profile.arch, profile.stack, gpus, card_domain(gpu) if domain is None else domain
     )
-    families: dict[tuple[object, ...], list[TrainingConfig]] = {}
-    for config in configs:
-        families.setdefault((config.degrees, config.recompute, config.accumulation), []).append(config)
 
     def size(config: TrainingConfig) -> Sizing:
         return size_run(profile, gpu, gpus, strategy, optimizer, offload, options, config=config)
 
-    sized = [s for family in families.values() for s in family_candidates(size, family)]
-    return undominated(sized, rank or bound_seconds_per_token) if sized else []
+    return undominated_configs(configs, size, rank)
 
 
 def all_sizings(
