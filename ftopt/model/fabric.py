@@ -43,7 +43,15 @@ from ftopt.model.sizing import (
     size_run,
     undominated_configs,
 )
-from ftopt.model.speed import Host, Speed, bus_bandwidth_gbps, comm_bytes, estimate_speed, link_kind
+from ftopt.model.speed import (
+    Host,
+    Speed,
+    bus_bandwidth_gbps,
+    comm_bytes,
+    estimate_speed,
+    exposed_seconds,
+    link_kind,
+)
 from ftopt.model.stack import SpeedConstants, Stack
 from ftopt.model.workload import Method, Offload, Optimizer, SizingOptions, Strategy
 
@@ -173,7 +181,7 @@ def multinode_speed(
     )
     one = estimate_speed(profile, local, gpu, stack, constants, host, link=link_kind(gpu, net.node_gpus))
     _, comm = multinode_comm(profile, sizing.strategy, sizing.gpus, net)
-    exposed = max(comm * (1 - constants.overlap), comm - one.compute_seconds)
+    exposed = exposed_seconds(comm, one.compute_seconds, constants)
     per_gpu = one.tokens_per_step // shard
     return replace(
         one, tokens_per_step=per_gpu * sizing.gpus, comm_seconds=comm, exposed_comm_seconds=exposed, link=None
