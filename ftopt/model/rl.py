@@ -40,8 +40,7 @@ from ftopt.model.sizing import (
     Sizing,
     all_sizings,
     gpu_count_choices,
-    offload_choices,
-    optimizer_choices,
+    optimizer_offload_choices,
     size_run,
     strategy_choices,
 )
@@ -195,9 +194,7 @@ def rl_layouts(profile: RunProfile, total: int) -> list[Layout]:
         Layout(total, placement, engine, strategy, optimizer, offload)
         for placement, engine in placement_choices(profile, total)
         for strategy in strategy_choices(total - engine)
-        for optimizer in optimizer_choices(run, stack)
-        for offload in offload_choices(run, stack)
-        if not (offload == Offload.CPU and optimizer != Optimizer.ADAMW_32BIT)
+        for optimizer, offload in optimizer_offload_choices(run, stack)
     ]
 
 

@@ -211,6 +211,17 @@ def offload_choices(run: Run, stack: Stack | None = None) -> tuple[Offload, ...]
     return (Offload.NONE, Offload.CPU) if run.method == Method.FULL and can_offload else (Offload.NONE,)
 
 
+def optimizer_offload_choices(run: Run, stack: Stack | None = None) -> list[tuple[Optimizer, Offload]]:
+    """The (optimiser, offload) pairs the run may train with: CPU offload runs DeepSpeed's 32-bit CPU
+    Adam, so it pairs with adamw-32bit only."""
+    return [
+        (optimizer, offload)
+        for optimizer in optimizer_choices(run, stack)
+        for offload in offload_choices(run, stack)
+        if not (offload == Offload.CPU and optimizer != Optimizer.ADAMW_32BIT)
+    ]
+
+
 def gpu_count_choices(run: Run) -> tuple[int, ...]:
     """The GPU counts a copy may use: on one server (1-8) or, under `auto` or when asked, over several
     (16, 32, 64; sized by `ftopt.model.fabric.size_multinode`)."""
@@ -465,8 +476,6 @@ def all_sizings(
         for gpus in gpu_count_choices(run)
         if gpus in GPU_COUNTS  # multi-node counts depend on the server: ftopt.model.fabric
         for strategy in strategy_choices(gpus)
-        for optimizer in optimizer_choices(run, profile.stack)
-        for offload in offload_choices(run, profile.stack)
-        if not (offload == Offload.CPU and optimizer != Optimizer.ADAMW_32BIT)
+        for optimizer, offload in optimizer_offload_choices(run, profile.stack)
         for sizing in chosen_sizings(profile, gpu, gpus, strategy, optimizer, offload, options, rank, domain)
     ]
