@@ -148,6 +148,7 @@ def multi_server_options(
     if nic is None or run.offload == Offload.CPU:
         return []
     result = []
+    rollout = load_rollout_constants()
     for node_gpus, nics in server_shapes(catalogue, gpu):
         net = node_network(gpu, node_gpus, nic, nics, catalogue.speed)
         host = planning_host(catalogue, node_gpus, catalogue.speed) if catalogue.speed else None
@@ -157,13 +158,12 @@ def multi_server_options(
                 continue
             for strategy in MULTI_NODE_STRATEGIES:
                 for optimizer in optimizer_choices(run, profile.stack):
-                    rank = _network_ranker(profile, gpu, host, net, catalogue)
                     args = (profile, gpu, gpus, strategy, optimizer, options, net)
-                    for sizing in multinode_any_sizings(*args, load_rollout_constants(), rank):
+                    for sizing in multinode_any_sizings(*args, rollout, rank):
                         speed = None
                         if host is not None and catalogue.speed is not None:
                             speed = multinode_any_speed(
-                                profile, sizing, gpu, host, net, catalogue.speed, load_rollout_constants()
+                                profile, sizing, gpu, host, net, catalogue.speed, rollout
                             )
                         result.append(_option(profile, sizing, gpus // node_gpus, speed))
     return result

@@ -40,12 +40,18 @@ from ftopt.model.sizing import (
     Ranker,
     RunProfile,
     Sizing,
-    bound_seconds_per_token,
-    family_candidates,
     size_run,
-    undominated,
+    undominated_configs,
 )
-from ftopt.model.speed import Host, Speed, bus_bandwidth_gbps, comm_bytes, estimate_speed, link_kind
+from ftopt.model.speed import (
+    Host,
+    Speed,
+    bus_bandwidth_gbps,
+    comm_bytes,
+    estimate_speed,
+    exposed_seconds,
+    link_kind,
+)
 from ftopt.model.stack import SpeedConstants, Stack
 from ftopt.model.workload import Method, Offload, Optimizer, SizingOptions, Strategy
 
@@ -175,7 +181,7 @@ def multinode_speed(
     )
     one = estimate_speed(profile, local, gpu, stack, constants, host, link=link_kind(gpu, net.node_gpus))
     _, comm = multinode_comm(profile, sizing.strategy, sizing.gpus, net)
-    exposed = max(comm * (1 - constants.overlap), comm - one.compute_seconds)
+    exposed = exposed_seconds(comm, one.compute_seconds, constants)
     per_gpu = one.tokens_per_step // shard
     return replace(
         one, tokens_per_step=per_gpu * sizing.gpus, comm_seconds=comm, exposed_comm_seconds=exposed, link=None
@@ -324,18 +330,16 @@ def multinode_sizings(
     cps = [cp for cp in DEGREES if cp <= net.node_gpus and (cp == 1 or long)]
     if offered == "ulysses":
         cps = [cp for cp in cps if profile.arch.heads % cp == 0]
-    families: dict[tuple[object, ...], list[TrainingConfig]] = {}
+    configs: list[TrainingConfig] = []
     for cp in cps:
         for recompute in run.recompute_choices:
             for micro_batch in run.micro_batch_choices:
                 degrees = Degrees(dp=gpus // cp, cp=cp)
                 accumulation = accumulation_for(run, micro_batch, degrees)
                 if accumulation is not None:
-                    config = TrainingConfig(micro_batch, accumulation, recompute, degrees)
-                    families.setdefault((cp, recompute, accumulation), []).append(config)
+                    configs.append(TrainingConfig(micro_batch, accumulation, recompute, degrees))
 
     def size(config: TrainingConfig) -> Sizing:
         return size_multinode(profile, gpu, gpus, strategy, optimizer, options, net, config)
 
-    sized = [s for family in families.values() for s in family_candidates(size, family)]
-    return undominated(sized, rank or bound_seconds_per_token) if sized else []
+    return undominated_configs(configs, size, rank)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from ftopt.model.fabric import Network, multinode_copy_speed, multinode_sizings, shard_count, size_multinode
 from ftopt.model.hardware import Gpu
-from ftopt.model.memory import BF16, GB
+from ftopt.model.memory import BF16, GB, States
 from ftopt.model.roles import (
     Role,
     RoleMemory,
@@ -40,8 +40,7 @@ from ftopt.model.sizing import (
     Sizing,
     all_sizings,
     gpu_count_choices,
-    offload_choices,
-    optimizer_choices,
+    optimizer_offload_choices,
     size_run,
     strategy_choices,
 )
@@ -131,6 +130,27 @@ class Layout:
     offload: Offload
 
 
+def role_shares(
+    profile: RunProfile, optimizer: Optimizer, offload: Offload, strategy: Strategy, gpus: int
+) -> tuple[States | None, dict[Role, float]]:
+    """PPO's critic states (None without a critic) and GB per training GPU of the reference, reward
+    model and critic, held beside the policy as `strategy` holds them over `gpus`."""
+    run, counts = profile.run, profile.counts
+    master = profile.stack.master_weights if profile.stack else "fp32"
+    critic = critic_states(run, counts, optimizer, offload, master)
+    return critic, {
+        Role.REFERENCE: reference_gb(run, counts, strategy, gpus),
+        Role.REWARD: reward_gb(profile.reward_counts, strategy, gpus),
+        Role.CRITIC: critic_gb(critic, strategy, gpus),
+    }
+
+
+def training_roles(policy: Sizing, shares: dict[Role, float], gpus: int) -> list[RoleMemory]:
+    """The roles on the `gpus` training GPUs: the policy, and each other role that takes memory."""
+    roles = [RoleMemory(Role.POLICY, gpus, 0, policy.total_gb)]
+    return roles + [RoleMemory(role, gpus, 0, gb) for role, gb in shares.items() if gb > 0]
+
+
 def size_rl(
     profile: RunProfile,
     gpu: Gpu,
@@ -147,15 +167,8 @@ def size_rl(
     if policy is None:
         args = (layout.strategy, layout.optimizer, layout.offload, options)
         policy = size_run(policy_profile(profile), gpu, train, *args)
-    master = profile.stack.master_weights if profile.stack else "fp32"
-    critic = critic_states(run, counts, layout.optimizer, layout.offload, master)
-    shares = {
-        Role.REFERENCE: reference_gb(run, counts, layout.strategy, train),
-        Role.REWARD: reward_gb(profile.reward_counts, layout.strategy, train),
-        Role.CRITIC: critic_gb(critic, layout.strategy, train),
-    }
-    roles = [RoleMemory(Role.POLICY, train, 0, policy.total_gb)]
-    roles += [RoleMemory(role, train, 0, gb) for role, gb in shares.items() if gb > 0]
+    critic, shares = role_shares(profile, layout.optimizer, layout.offload, layout.strategy, train)
+    roles = training_roles(policy, shares, train)
     engine = lay_out_copy_engine(profile, gpu, layout.placement, layout.total, train, constants)
     if engine is not None:
         first = 0 if layout.placement == Placement.COLOCATED else train
@@ -181,9 +194,7 @@ def rl_layouts(profile: RunProfile, total: int) -> list[Layout]:
         Layout(total, placement, engine, strategy, optimizer, offload)
         for placement, engine in placement_choices(profile, total)
         for strategy in strategy_choices(total - engine)
-        for optimizer in optimizer_choices(run, stack)
-        for offload in offload_choices(run, stack)
-        if not (offload == Offload.CPU and optimizer != Optimizer.ADAMW_32BIT)
+        for optimizer, offload in optimizer_offload_choices(run, stack)
     ]
 
 
@@ -381,16 +392,9 @@ def size_rl_multinode(
         placement = Placement.COLOCATED
     policy = size_multinode(policy_profile(profile), gpu, gpus, strategy, optimizer, options, net)
     shard = shard_count(strategy, gpus, net.node_gpus)
-    master = profile.stack.master_weights if profile.stack else "fp32"
-    critic = critic_states(run, counts, optimizer, Offload.NONE, master)
-    shares = {
-        Role.REFERENCE: reference_gb(run, counts, Strategy.FSDP, shard),
-        Role.REWARD: reward_gb(profile.reward_counts, Strategy.FSDP, shard),
-        Role.CRITIC: critic_gb(critic, Strategy.FSDP, shard),
-    }
+    _, shares = role_shares(profile, optimizer, Offload.NONE, Strategy.FSDP, shard)
     node = net.node_gpus  # roles list one server's GPUs: every server of the copy holds the same
-    roles = [RoleMemory(Role.POLICY, node, 0, policy.total_gb)]
-    roles += [RoleMemory(role, node, 0, gb) for role, gb in shares.items() if gb > 0]
+    roles = training_roles(policy, shares, node)
     engine = lay_out_copy_engine(profile, gpu, placement, gpus, gpus, constants)
     if engine is not None:
         roles.append(RoleMemory(Role.ROLLOUT, node, 0, engine.budget_gb))

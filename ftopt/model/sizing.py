@@ -6,7 +6,7 @@ estimate command prints these records; the solver turns the ones that fit into p
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -211,6 +211,17 @@ def offload_choices(run: Run, stack: Stack | None = None) -> tuple[Offload, ...]
     return (Offload.NONE, Offload.CPU) if run.method == Method.FULL and can_offload else (Offload.NONE,)
 
 
+def optimizer_offload_choices(run: Run, stack: Stack | None = None) -> list[tuple[Optimizer, Offload]]:
+    """The (optimiser, offload) pairs the run may train with: CPU offload runs DeepSpeed's 32-bit CPU
+    Adam, so it pairs with adamw-32bit only."""
+    return [
+        (optimizer, offload)
+        for optimizer in optimizer_choices(run, stack)
+        for offload in offload_choices(run, stack)
+        if not (offload == Offload.CPU and optimizer != Optimizer.ADAMW_32BIT)
+    ]
+
+
 def gpu_count_choices(run: Run) -> tuple[int, ...]:
     """The GPU counts a copy may use: on one server (1-8) or, under `auto` or when asked, over several
     (16, 32, 64; sized by `ftopt.model.fabric.size_multinode`)."""
@@ -412,6 +423,19 @@ def family_candidates(size: Callable[[TrainingConfig], Sizing], family: list[Tra
     return [largest] if smallest.host_ram_gb >= largest.host_ram_gb else [smallest, largest]
 
 
+def undominated_configs(
+    configs: Iterable[TrainingConfig], size: Callable[[TrainingConfig], Sizing], rank: Ranker | None
+) -> list[Sizing]:
+    """The undominated sizings of `configs` (micro-batch ascending within each family of the same
+    degrees, recomputation and accumulation): each family's candidates (`family_candidates`), ranked
+    by `rank` (by default the sizing's own bound, `bound_seconds_per_token`)."""
+    families: dict[tuple[object, ...], list[TrainingConfig]] = {}
+    for config in configs:
+        families.setdefault((config.degrees, config.recompute, config.accumulation), []).append(config)
+    sized = [s for family in families.values() for s in family_candidates(size, family)]
+    return undominated(sized, rank or bound_seconds_per_token) if sized else []
+
+
 def chosen_sizings(
     profile: RunProfile,
     gpu: Gpu,
@@ -429,15 +453,11 @@ def chosen_sizings(
     configs = config_choices(
         profile.run, profile.arch, profile.stack, gpus, card_domain(gpu) if domain is None else domain
     )
-    families: dict[tuple[object, ...], list[TrainingConfig]] = {}
-    for config in configs:
-        families.setdefault((config.degrees, config.recompute, config.accumulation), []).append(config)
 
     def size(config: TrainingConfig) -> Sizing:
         return size_run(profile, gpu, gpus, strategy, optimizer, offload, options, config=config)
 
-    sized = [s for family in families.values() for s in family_candidates(size, family)]
-    return undominated(sized, rank or bound_seconds_per_token) if sized else []
+    return undominated_configs(configs, size, rank)
 
 
 def all_sizings(
@@ -456,8 +476,6 @@ def all_sizings(
         for gpus in gpu_count_choices(run)
         if gpus in GPU_COUNTS  # multi-node counts depend on the server: ftopt.model.fabric
         for strategy in strategy_choices(gpus)
-        for optimizer in optimizer_choices(run, profile.stack)
-        for offload in offload_choices(run, profile.stack)
-        if not (offload == Offload.CPU and optimizer != Optimizer.ADAMW_32BIT)
+        for optimizer, offload in optimizer_offload_choices(run, profile.stack)
         for sizing in chosen_sizings(profile, gpu, gpus, strategy, optimizer, offload, options, rank, domain)
     ]

@@ -307,6 +307,12 @@ def attention_share(profile: RunProfile, recompute: Recompute) -> float:
     return (total - linear_only) / total if total else 0.0
 
 
+def exposed_seconds(comm: float, compute: float, constants: SpeedConstants) -> float:
+    """Seconds of the `comm` exchange not hidden behind `compute`: the share (1 − overlap) that is
+    never hidden, or all of what outlasts the compute, whichever is more."""
+    return max(comm * (1 - constants.overlap), comm - compute)
+
+
 def estimate_speed(
     profile: RunProfile,
     sizing: Sizing,
@@ -343,7 +349,7 @@ def estimate_speed(
     if kind is not None:
         data = comm_bytes(profile, sizing.strategy, d.data_ranks, m) / d.model_parallel
         comm = data / (bus_bandwidth_gbps(kind, gpu, constants) * 1e9)
-    exposed = max(comm * (1 - constants.overlap), comm - compute)
+    exposed = exposed_seconds(comm, compute, constants)
     attention = busy * attention_share(profile, config.recompute)
     parallel = model_parallel_seconds(profile, config, gpu, stack, constants, kind, attention)
     return Speed(
@@ -381,7 +387,7 @@ def at_power(speed: Speed, gpu: Gpu, power_w: float, constants: SpeedConstants) 
         return speed
     compute = speed.compute_seconds / factor
     comm = speed.comm_seconds
-    exposed = max(comm * (1 - constants.overlap), comm - compute)
+    exposed = exposed_seconds(comm, compute, constants)
     return replace(speed, compute_seconds=compute, exposed_comm_seconds=exposed, power_w=power_w)
 
 

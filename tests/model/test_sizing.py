@@ -12,6 +12,7 @@ from ftopt.model.activations import activation_bytes, logits_bytes
 from ftopt.model.architecture import Architecture
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.sizing import (
+    LEGACY_LOGIT_BYTES,
     RunProfile,
     Sizing,
     all_sizings,
@@ -21,6 +22,7 @@ from ftopt.model.sizing import (
     size_run,
 )
 from ftopt.model.workload import (
+    DEFAULT_STACK,
     InlineModel,
     Method,
     Offload,
@@ -344,3 +346,9 @@ def test_the_stack_margin_comes_from_the_catalogue_and_the_workload_overrides_it
 def test_a_margin_beyond_one_is_refused() -> None:
     with pytest.raises(ValidationError):
         SizingOptions(memory_margin=1.5)
+
+
+def test_the_stackless_logit_bytes_are_the_default_stacks(catalogue: Catalogue) -> None:
+    """A run without a stack counts its loss's logits as the default stack does (sizing.py says so);
+    this binds the constant to stacks.yaml, where the figure and its source live."""
+    assert catalogue.stack(DEFAULT_STACK).loss.logit_bytes == LEGACY_LOGIT_BYTES
