@@ -23,8 +23,10 @@ from ftopt.cli.render_quote import (
     ServerGroup,
     alternative_rows,
     buyer_notes,
+    fabric_heading,
     group_heading,
     headline,
+    headroom_cell,
     internals,
     power_words,
     price_words,
@@ -37,7 +39,6 @@ from ftopt.cli.render_quote import (
 )
 from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
-from ftopt.cli.render_table import fabric_heading, headroom_cell
 from ftopt.model.findings import Finding, money
 from ftopt.model.plan import LineItem, Plan, Server
 

@@ -10,11 +10,15 @@ from __future__ import annotations
 from ftopt.cli.render_escape import markdown_text as md
 from ftopt.cli.render_quote import (
     ALTERNATIVE_HEADERS,
+    BOUND_NOTE,
     alternative_rows,
     buyer_notes,
+    fabric_heading,
     group_heading,
     headline,
     internals,
+    placement_headers,
+    placement_rows,
     price_words,
     proof_words,
     run_table,
@@ -24,15 +28,6 @@ from ftopt.cli.render_quote import (
 )
 from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
 from ftopt.cli.render_roles import role_lines
-from ftopt.cli.render_table import (
-    BOUND_NOTE,
-    PLACEMENT_HEADERS,
-    TIMING_HEADERS,
-    fabric_heading,
-    has_hours,
-    placement_cells,
-    timing_cells,
-)
 from ftopt.model.findings import money
 from ftopt.model.plan import LineItem, Plan
 
@@ -76,8 +71,7 @@ def _alternatives(plan: Plan) -> list[str]:
 def _appendix(plan: Plan) -> list[str]:
     lines = ["## Technical appendix", ""]
     lines += [f"- {md(label)}: {md(value)}" for label, value in internals(plan)]
-    timed = has_hours(plan)
-    header = list(PLACEMENT_HEADERS) + (list(TIMING_HEADERS) if timed else [])
+    headers = placement_headers(plan)
     lines += [
         "",
         "### Placement per copy",
@@ -85,8 +79,8 @@ def _appendix(plan: Plan) -> list[str]:
         "Memory per GPU in GB; headroom is what stays free after the planning memory margin.",
         "",
     ]
-    lines += [_row(header), _rule([i >= 8 for i in range(len(header))])]
-    lines += [_row(placement_cells(a) + (timing_cells(a) if timed else [])) for a in plan.assignments]
+    lines += [_row([h for h, _ in headers]), _rule([numeric for _, numeric in headers])]
+    lines += [_row(row) for row in placement_rows(plan)]
     return [*lines, "", md(BOUND_NOTE + ".")]
 
 
