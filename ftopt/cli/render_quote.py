@@ -369,6 +369,8 @@ def alternative_rows(plan: Plan) -> list[list[str]]:
 
 
 ALTERNATIVE_HEADERS = ("option", "price", "more than option 1", "what differs", "servers")
+#: (header, numeric) of each column, so that every format right-aligns the same ones.
+ALTERNATIVE_COLUMNS = tuple((h, h in ("price", "more than option 1")) for h in ALTERNATIVE_HEADERS)
 
 
 def shaped(plan: Plan) -> list[Finding]:

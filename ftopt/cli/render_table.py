@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ftopt.cli import UNBOUNDED_WIDTH
 from ftopt.cli.render_quote import (
-    ALTERNATIVE_HEADERS,
+    ALTERNATIVE_COLUMNS,
     BOUND_NOTE,
     alternative_rows,
     buyer_notes,
@@ -31,7 +31,7 @@ from ftopt.cli.render_quote import (
     shaped,
     tco_lines,
 )
-from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
+from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.cli.render_roles import role_lines
 from ftopt.model.findings import money
 from ftopt.model.plan import LineItem, Plan
@@ -76,8 +76,7 @@ def runs_table(console: Console, plan: Plan) -> Table:
 
 def racks_table(console: Console, plan: Plan) -> Table:
     """Units used per rack and the load on each circuit."""
-    headers = [(h, h in ("load W", "usable W", "load")) for h in RACK_HEADERS]
-    table = _table(console, headers, "racks")
+    table = _table(console, list(RACK_COLUMNS), "racks")
     for row in rack_rows(plan):
         table.add_row(*row)
     return table
@@ -88,8 +87,7 @@ def alternatives_table(console: Console, plan: Plan) -> Table | None:
     rows = alternative_rows(plan)
     if not rows:
         return None
-    table = _table(console, [(h, h in ("price", "more than option 1")) for h in ALTERNATIVE_HEADERS],
-                   "other options (option 1 is the bid above)")  # fmt: skip
+    table = _table(console, list(ALTERNATIVE_COLUMNS), "other options (option 1 is the bid above)")
     for row in rows:
         table.add_row(*row)
     return table
