@@ -19,12 +19,14 @@ from ftopt.cli.render_frontier import three_bids_html
 from ftopt.cli.render_gantt import schedule_svg
 from ftopt.cli.render_page import page, table
 from ftopt.cli.render_quote import (
-    ALTERNATIVE_HEADERS,
+    ALTERNATIVE_COLUMNS,
     ServerGroup,
     alternative_rows,
     buyer_notes,
+    fabric_heading,
     group_heading,
     headline,
+    headroom_cell,
     internals,
     power_words,
     price_words,
@@ -35,9 +37,8 @@ from ftopt.cli.render_quote import (
     shaped,
     tco_lines,
 )
-from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
+from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
-from ftopt.cli.render_table import fabric_heading, headroom_cell
 from ftopt.model.findings import Finding, money
 from ftopt.model.plan import LineItem, Plan, Server
 
@@ -191,11 +192,10 @@ def _racks(plan: Plan) -> str:
     """The racks section: units used and the load on each circuit, when the site has racks."""
     if not plan.racks:
         return ""
-    headers = [(h, h in ("load W", "usable W", "load")) for h in RACK_HEADERS]
     rows = [[escape(cell) for cell in row] for row in rack_rows(plan)]
     return (
         f'<section class="racks" id="racks"><h3>Racks</h3><p>{escape(racks_note(plan))}</p>'
-        f"{table(headers, rows)}</section>"
+        f"{table(list(RACK_COLUMNS), rows)}</section>"
     )
 
 
@@ -299,12 +299,11 @@ def _alternatives(plan: Plan) -> str:
         return ""
     cells = [[escape(c) for c in row[:3]] + ["<br>".join(escape(d) for d in alt.differs), escape(row[4])]
              for row, alt in zip(rows, plan.alternatives, strict=True)]  # fmt: skip
-    headers = [(h, h in ("price", "more than option 1")) for h in ALTERNATIVE_HEADERS]
     return (
         '<section id="alternatives"><h2>Other options</h2>'
         "<p>Option 1 is the plan above. Each further option is the next cheapest set of servers "
         "that differs from every option before it; each was checked by the independent verifier.</p>"
-        f"{table(headers, cells)}</section>"
+        f"{table(list(ALTERNATIVE_COLUMNS), cells)}</section>"
     )
 
 

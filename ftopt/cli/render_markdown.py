@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from ftopt.cli.render_escape import markdown_text as md
 from ftopt.cli.render_quote import (
-    ALTERNATIVE_HEADERS,
+    ALTERNATIVE_COLUMNS,
+    BOUND_NOTE,
     alternative_rows,
     buyer_notes,
+    fabric_heading,
     group_heading,
     headline,
     internals,
+    placement_headers,
+    placement_rows,
     price_words,
     proof_words,
     run_table,
@@ -22,17 +26,8 @@ from ftopt.cli.render_quote import (
     shaped,
     tco_lines,
 )
-from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
+from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.cli.render_roles import role_lines
-from ftopt.cli.render_table import (
-    BOUND_NOTE,
-    PLACEMENT_HEADERS,
-    TIMING_HEADERS,
-    fabric_heading,
-    has_hours,
-    placement_cells,
-    timing_cells,
-)
 from ftopt.model.findings import money
 from ftopt.model.plan import LineItem, Plan
 
@@ -44,6 +39,11 @@ def _row(cells: list[str]) -> str:
 
 def _rule(numeric: list[bool]) -> str:
     return "| " + " | ".join("---:" if n else "---" for n in numeric) + " |"
+
+
+def _head(columns: list[tuple[str, bool]]) -> list[str]:
+    """A table's header row and its alignment rule, from (header, numeric) columns."""
+    return [_row([h for h, _ in columns]), _rule([numeric for _, numeric in columns])]
 
 
 def _bill(lines: list[LineItem], currency: str) -> list[str]:
@@ -69,15 +69,13 @@ def _alternatives(plan: Plan) -> list[str]:
         "Option 1 is the bid above; each option was checked by the verifier.",
         "",
     ]
-    lines += [_row(list(ALTERNATIVE_HEADERS)), _rule([False, True, True, False, False])]
+    lines += _head(list(ALTERNATIVE_COLUMNS))
     return [*lines, *(_row(row) for row in rows), ""]
 
 
 def _appendix(plan: Plan) -> list[str]:
     lines = ["## Technical appendix", ""]
     lines += [f"- {md(label)}: {md(value)}" for label, value in internals(plan)]
-    timed = has_hours(plan)
-    header = list(PLACEMENT_HEADERS) + (list(TIMING_HEADERS) if timed else [])
     lines += [
         "",
         "### Placement per copy",
@@ -85,8 +83,8 @@ def _appendix(plan: Plan) -> list[str]:
         "Memory per GPU in GB; headroom is what stays free after the planning memory margin.",
         "",
     ]
-    lines += [_row(header), _rule([i >= 8 for i in range(len(header))])]
-    lines += [_row(placement_cells(a) + (timing_cells(a) if timed else [])) for a in plan.assignments]
+    lines += _head(placement_headers(plan))
+    lines += [_row(row) for row in placement_rows(plan)]
     return [*lines, "", md(BOUND_NOTE + ".")]
 
 
@@ -123,11 +121,10 @@ def render_markdown(plan: Plan, internals: bool = True) -> str:
             *_bill(plan.fabric.bill_of_materials, plan.currency),
         ]
     if plan.racks:
-        lines += ["## Racks", "", md(racks_note(plan)), "", _row(list(RACK_HEADERS))]
-        lines += [_rule([h in ("load W", "usable W", "load") for h in RACK_HEADERS])]
+        lines += ["## Racks", "", md(racks_note(plan)), "", *_head(list(RACK_COLUMNS))]
         lines += [*(_row(row) for row in rack_rows(plan)), ""]
     columns, rows = run_table(plan)
-    lines += ["## Runs", "", _row([c.header for c in columns]), _rule([c.numeric for c in columns])]
+    lines += ["## Runs", "", *_head([(c.header, c.numeric) for c in columns])]
     lines += [*(_row(row) for row in rows), ""]
     if roles := role_lines(plan):
         lines += ["## Roles (memory per GPU)", "", *_bullets(roles), ""]

@@ -369,6 +369,8 @@ def alternative_rows(plan: Plan) -> list[list[str]]:
 
 
 ALTERNATIVE_HEADERS = ("option", "price", "more than option 1", "what differs", "servers")
+#: (header, numeric) of each column, so that every format right-aligns the same ones.
+ALTERNATIVE_COLUMNS = tuple((h, h in ("price", "more than option 1")) for h in ALTERNATIVE_HEADERS)
 
 
 def shaped(plan: Plan) -> list[Finding]:
@@ -414,3 +416,74 @@ def internals(plan: Plan) -> list[tuple[str, str]]:
         ("price list", plan.price_list or "not stated"),
         ("assumed prices", f"{len(assumed)}: {', '.join(assumed)}" if assumed else "none"),
     ]
+
+
+def fabric_heading(plan: Plan) -> str:
+    """One line for the fabric of multi-node copies: NICs, switches, links and price."""
+    f = plan.fabric
+    if f is None:
+        return ""
+    switches = ", ".join(f"{s.count} × {s.id} {s.role}" for s in f.switches)
+    links = ", ".join(f"{g.links} {g.joins} links" for g in f.links)
+    servers = len(f.nics_per_server)
+    return (
+        f"fabric: {f.nic_ports} ports of {f.nic} on {servers} servers; {switches}; {links}; "
+        f"{money(f.price, plan.currency)} (NICs in their servers' bills)"
+    )
+
+
+PLACEMENT_HEADERS = ("run", "copy", "server", "gpus", "strategy", "link", "optimizer", "offload", "states",
+                     "activ.", "overhead", "free", "headroom (margin)", "host RAM", "bound s")  # fmt: skip
+TIMING_HEADERS = ("tok/s", "hours", "kWh")
+#: The plan's `step_seconds` is the sizing's lower bound at the workload's MFU, not the speed model's
+#: step (which tok/s implies): its column says so.
+BOUND_HEADER = PLACEMENT_HEADERS[-1]
+BOUND_NOTE = (
+    "bound s: a step's lower bound at the workload's sizing MFU, compute and transfer overlapped; "
+    "tok/s, hours and kWh: the speed model for this placement and power setting"
+)
+
+
+def headroom_cell(a: Assignment) -> str:
+    """Free memory per GPU after the planning margin, with the margin; '—' for a plan without one."""
+    if a.headroom_gb is None or a.memory_margin is None:
+        return "—"
+    return f"{a.headroom_gb:.1f} (+{a.memory_margin:.0%})"
+
+
+def has_hours(plan: Plan) -> bool:
+    """Whether any copy has hours (its run gives train_tokens): then the placement shows speed too."""
+    return any(a.hours is not None for a in plan.assignments)
+
+
+def timing_cells(a: Assignment) -> list[str]:
+    """Tokens per second, hours to train and their energy ('-' where unknown)."""
+    return [
+        f"{a.tokens_per_s:,.0f}" if a.tokens_per_s is not None else "—",
+        f"{a.hours:,.1f}" if a.hours is not None else "—",
+        f"{a.energy_kwh:,.0f}" if a.energy_kwh is not None else "—",
+    ]
+
+
+def placement_cells(a: Assignment) -> list[str]:
+    """One copy's row of the per-copy placement (technical appendix), shared by the terminal and
+    Markdown views; a multi-node copy names all its servers and the GPUs it takes on each."""
+    m = a.memory_per_gpu_gb
+    servers = "+".join(n.server for n in a.nodes) if a.multinode else a.server
+    gpus = ",".join(map(str, a.gpus)) + (f" on each of {len(a.nodes)}" if a.multinode else "")
+    return [a.run, str(a.copy_), servers, gpus, a.strategy.value, a.link or "—", a.optimizer.value,
+            a.offload.value, f"{m.states:.1f}", f"{m.activations:.1f}", f"{m.overhead:.1f}",
+            f"{a.free_gb:.1f}", headroom_cell(a), f"{a.host_ram_gb:.0f}",
+            f"{a.step_seconds:.2f}"]  # fmt: skip
+
+
+def placement_headers(plan: Plan) -> list[tuple[str, bool]]:
+    """(header, numeric) of the per-copy placement, with the speed columns when any copy has hours."""
+    headers = [(h, i >= 8) for i, h in enumerate(PLACEMENT_HEADERS)]
+    return headers + [(h, True) for h in TIMING_HEADERS] if has_hours(plan) else headers
+
+
+def placement_rows(plan: Plan) -> list[list[str]]:
+    """The per-copy placement's rows, in the columns of `placement_headers`."""
+    timed = has_hours(plan)
+    return [placement_cells(a) + (timing_cells(a) if timed else []) for a in plan.assignments]

@@ -9,6 +9,8 @@ from __future__ import annotations
 from ftopt.model.plan import Plan
 
 RACK_HEADERS = ("rack", "units", "circuit", "feed", "servers", "load W", "usable W", "load")
+#: (header, numeric) of each column, so that every format right-aligns the same ones.
+RACK_COLUMNS = tuple((h, h in ("load W", "usable W", "load")) for h in RACK_HEADERS)
 
 
 def rack_rows(plan: Plan) -> list[list[str]]:

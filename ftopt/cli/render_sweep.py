@@ -20,7 +20,7 @@ from html import escape
 from typing import Any
 
 from ftopt.cli.render_escape import cell_text, markdown_text
-from ftopt.cli.render_page import ACCENT, FONT, page
+from ftopt.cli.render_page import ACCENT, FONT, page, table
 from ftopt.sweep.report import (
     breakdown,
     by_value,
@@ -323,21 +323,16 @@ def _charts(heading: str, charts: list[str]) -> list[str]:
 def _scenario_table(records: list[Record], kinds: dict[str, str], paths: list[str]) -> str:
     labels = kind_labels()
     makespan, tco = has_makespan(records), objective(records) == "tco"
-    head = "".join(f"<th>{escape(h)}</th>" for h in ["#", *paths, *_columns(records), *labels, "note"])
+    status, *figures = _columns(records)
+    headers = [("#", True), *((p, False) for p in paths), (status, False), *((f, True) for f in figures)]
+    headers += [*((label, True) for label in labels), ("note", False)]
     rows = []
     for record in records:
         parts = breakdown(record, kinds)
-        cells = [f'<td class="num">{escape(str(record.get("index")))}</td>']
-        cells += [f"<td>{escape(shown(record['scenario'].get(p)))}</td>" for p in paths]
-        figures = _row(record, makespan, tco)
-        cells.append(f"<td>{escape(figures[0])}</td>")
-        cells += [f'<td class="num">{escape(c)}</td>' for c in figures[1:]]
-        cells += [f'<td class="num">{_amount(parts.get(label))}</td>' for label in labels]
-        cells.append(f"<td>{escape(note(record))}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return (
-        f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
-    )
+        cells = [str(record.get("index")), *(shown(record["scenario"].get(p)) for p in paths)]
+        cells += _row(record, makespan, tco) + [_amount(parts.get(label)) for label in labels]
+        rows.append([escape(c) for c in [*cells, note(record)]])
+    return table(headers, rows)
 
 
 def _makespan(record: Record) -> float | None:

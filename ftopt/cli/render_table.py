@@ -14,12 +14,16 @@ from rich.text import Text
 
 from ftopt.cli import UNBOUNDED_WIDTH
 from ftopt.cli.render_quote import (
-    ALTERNATIVE_HEADERS,
+    ALTERNATIVE_COLUMNS,
+    BOUND_NOTE,
     alternative_rows,
     buyer_notes,
+    fabric_heading,
     group_heading,
     headline,
     internals,
+    placement_headers,
+    placement_rows,
     price_words,
     proof_words,
     run_table,
@@ -27,10 +31,10 @@ from ftopt.cli.render_quote import (
     shaped,
     tco_lines,
 )
-from ftopt.cli.render_racks import RACK_HEADERS, rack_rows, racks_note
+from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.cli.render_roles import role_lines
 from ftopt.model.findings import money
-from ftopt.model.plan import Assignment, LineItem, Plan
+from ftopt.model.plan import LineItem, Plan
 
 
 def _table(console: Console, headers: list[tuple[str, bool]], title: str | None = None) -> Table:
@@ -52,74 +56,12 @@ def bom_table(console: Console, lines: list[LineItem], currency: str) -> Table:
     return table
 
 
-def fabric_heading(plan: Plan) -> str:
-    """One line for the fabric of multi-node copies: NICs, switches, links and price."""
-    f = plan.fabric
-    if f is None:
-        return ""
-    switches = ", ".join(f"{s.count} × {s.id} {s.role}" for s in f.switches)
-    links = ", ".join(f"{g.links} {g.joins} links" for g in f.links)
-    servers = len(f.nics_per_server)
-    return (
-        f"fabric: {f.nic_ports} ports of {f.nic} on {servers} servers; {switches}; {links}; "
-        f"{money(f.price, plan.currency)} (NICs in their servers' bills)"
-    )
-
-
-PLACEMENT_HEADERS = ("run", "copy", "server", "gpus", "strategy", "link", "optimizer", "offload", "states",
-                     "activ.", "overhead", "free", "headroom (margin)", "host RAM", "bound s")  # fmt: skip
-TIMING_HEADERS = ("tok/s", "hours", "kWh")
-#: The plan's `step_seconds` is the sizing's lower bound at the workload's MFU, not the speed model's
-#: step (which tok/s implies): its column says so.
-BOUND_HEADER = PLACEMENT_HEADERS[-1]
-BOUND_NOTE = (
-    "bound s: a step's lower bound at the workload's sizing MFU, compute and transfer overlapped; "
-    "tok/s, hours and kWh: the speed model for this placement and power setting"
-)
-
-
-def headroom_cell(a: Assignment) -> str:
-    """Free memory per GPU after the planning margin, with the margin; '—' for a plan without one."""
-    if a.headroom_gb is None or a.memory_margin is None:
-        return "—"
-    return f"{a.headroom_gb:.1f} (+{a.memory_margin:.0%})"
-
-
-def has_hours(plan: Plan) -> bool:
-    """Whether any copy has hours (its run gives train_tokens): then the placement shows speed too."""
-    return any(a.hours is not None for a in plan.assignments)
-
-
-def timing_cells(a: Assignment) -> list[str]:
-    """Tokens per second, hours to train and their energy ('-' where unknown)."""
-    return [
-        f"{a.tokens_per_s:,.0f}" if a.tokens_per_s is not None else "—",
-        f"{a.hours:,.1f}" if a.hours is not None else "—",
-        f"{a.energy_kwh:,.0f}" if a.energy_kwh is not None else "—",
-    ]
-
-
-def placement_cells(a: Assignment) -> list[str]:
-    """One copy's row of the per-copy placement (technical appendix), shared by the terminal and
-    Markdown views; a multi-node copy names all its servers and the GPUs it takes on each."""
-    m = a.memory_per_gpu_gb
-    servers = "+".join(n.server for n in a.nodes) if a.multinode else a.server
-    gpus = ",".join(map(str, a.gpus)) + (f" on each of {len(a.nodes)}" if a.multinode else "")
-    return [a.run, str(a.copy_), servers, gpus, a.strategy.value, a.link or "—", a.optimizer.value,
-            a.offload.value, f"{m.states:.1f}", f"{m.activations:.1f}", f"{m.overhead:.1f}",
-            f"{a.free_gb:.1f}", headroom_cell(a), f"{a.host_ram_gb:.0f}",
-            f"{a.step_seconds:.2f}"]  # fmt: skip
-
-
 def placement_table(console: Console, plan: Plan) -> Table:
     """Each copy: server, GPUs, strategy and link, optimiser, memory per GPU, host RAM, step time."""
-    timed = has_hours(plan)
-    headers = [(h, i >= 8) for i, h in enumerate(PLACEMENT_HEADERS)]
-    headers += [(h, True) for h in TIMING_HEADERS] if timed else []
-    table = _table(console, headers, "placement per copy (memory per GPU, GB)")
+    table = _table(console, placement_headers(plan), "placement per copy (memory per GPU, GB)")
     table.caption, table.caption_justify = BOUND_NOTE, "left"
-    for a in plan.assignments:
-        table.add_row(*placement_cells(a), *(timing_cells(a) if timed else ()))
+    for row in placement_rows(plan):
+        table.add_row(*row)
     return table
 
 
@@ -134,8 +76,7 @@ def runs_table(console: Console, plan: Plan) -> Table:
 
 def racks_table(console: Console, plan: Plan) -> Table:
     """Units used per rack and the load on each circuit."""
-    headers = [(h, h in ("load W", "usable W", "load")) for h in RACK_HEADERS]
-    table = _table(console, headers, "racks")
+    table = _table(console, list(RACK_COLUMNS), "racks")
     for row in rack_rows(plan):
         table.add_row(*row)
     return table
@@ -146,8 +87,7 @@ def alternatives_table(console: Console, plan: Plan) -> Table | None:
     rows = alternative_rows(plan)
     if not rows:
         return None
-    table = _table(console, [(h, h in ("price", "more than option 1")) for h in ALTERNATIVE_HEADERS],
-                   "other options (option 1 is the bid above)")  # fmt: skip
+    table = _table(console, list(ALTERNATIVE_COLUMNS), "other options (option 1 is the bid above)")
     for row in rows:
         table.add_row(*row)
     return table
