@@ -7,17 +7,12 @@ calibration.json are what the current model produces."""
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # `benchmarks` is not an installed package; it lives at the repository root
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.calibration import (  # noqa: E402
+from benchmarks.calibration import (
     JSON,
     MARKDOWN,
     POINTS,
@@ -30,14 +25,16 @@ from benchmarks.calibration import (  # noqa: E402
     sources_of,
     summarise,
 )
-from benchmarks.calibration.margins import (  # noqa: E402
+from benchmarks.calibration.margins import (
     MARGINS_FILE,
     derive_margins,
     memory_habits,
     read_margins,
     render_margins,
 )
-from ftopt.catalogue import load_catalogue  # noqa: E402
+from ftopt.catalogue import load_catalogue
+
+ROOT = Path(__file__).resolve().parents[2]
 
 OUTCOMES = run_calibration()
 MATCHED = [o for o in OUTCOMES if o.ftopt is not None]
