@@ -4,16 +4,9 @@ report is what the current model produces."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # `benchmarks` is not an installed package; it lives at the repository root
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.calibration.rl import (  # noqa: E402
+from benchmarks.calibration.rl import (
     JSON,
     MARKDOWN,
     RlOutcome,

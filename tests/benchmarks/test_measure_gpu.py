@@ -11,12 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # `benchmarks` is not an installed package; it lives at the repository root
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.calibration import calibration_cards, recompute  # noqa: E402
-from benchmarks.measure_gpu import (  # noqa: E402
+from benchmarks.calibration import calibration_cards, recompute
+from benchmarks.measure_gpu import (
     DEFAULT_CONFIGS,
     GIB,
     MODELS,
@@ -29,8 +25,10 @@ from benchmarks.measure_gpu import (  # noqa: E402
     to_points,
     transformers_config,
 )
-from ftopt.catalogue import load_catalogue  # noqa: E402
-from ftopt.model.architecture import Architecture  # noqa: E402
+from ftopt.catalogue import load_catalogue
+from ftopt.model.architecture import Architecture
+
+ROOT = Path(__file__).resolve().parents[2]
 
 DAY = dt.date(2026, 12, 3)
 MEASURED = Measurement(

@@ -3,17 +3,12 @@ and the committed timing report covers every RL-mix and seed instance. No timing
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # `benchmarks` is not an installed package; it lives at the repository root
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.rl_mix import MARKDOWN, instances  # noqa: E402
-from ftopt import SolveSettings, Status, load_catalogue, load_workload, solve, verify_plan  # noqa: E402
+from benchmarks.rl_mix import MARKDOWN, instances
+from ftopt import SolveSettings, Status, load_catalogue, load_workload, solve, verify_plan
 
 RLMIX = [path for tier, path in instances() if tier == "rlmix"]
 
