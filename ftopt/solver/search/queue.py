@@ -11,7 +11,8 @@
 The cheapest plan is returned with the queue model's bound: a proof when every option of every run
 is in the model (`ftopt.solver.problem.queue.QueueProblem.complete`).
 
-The plan returned is checked by the independent verifier against the queue workload.
+The plan returned is priced for rent, given its supply findings and checked by the independent
+verifier against the queue workload (`ftopt.solver.decode.finish`), once.
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
 
-from ftopt.errors import UnverifiedPlanError
 from ftopt.model.findings import FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.queue import add_hint, aggregate_bound, build_queue_model
+from ftopt.solver.decode.finish import verify, with_rent, with_supply
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.plan_builder import build_plan
 from ftopt.solver.decode.queue import (
@@ -210,8 +211,9 @@ def solve_queue(
             "workload": workload_name or workload.name,
         }
     )
+    plan = with_supply(with_rent(plan), workload, catalogue)
     if settings.verify:
-        _verify(plan, workload, catalogue)
+        verify(plan, workload, catalogue, "the queue plan")
     return Result(
         status=plan.status,
         plan=plan,
@@ -221,16 +223,6 @@ def solve_queue(
         verified=settings.verify,
         timings=_timings(started),
     )
-
-
-def _verify(plan: Plan, workload: Workload, catalogue: Catalogue) -> None:
-    """Re-check the plan against the queue workload with the independent verifier."""
-    from ftopt.verify import verify_plan  # as in solve.py: the verifier is optional at import time
-
-    violations = verify_plan(plan, workload, catalogue)
-    if violations:
-        lines = "; ".join(str(v) for v in violations)
-        raise UnverifiedPlanError(f"internal error: the queue plan fails verification: {lines}")
 
 
 def _timings(started: float) -> PhaseTimings:
