@@ -324,10 +324,7 @@ def build_plan(
     workload_name: str | None,
 ) -> Plan:
     """The plan with servers numbered s1… in a deterministic order and copies numbered per run."""
-    layouts = sorted(
-        layouts,
-        key=lambda s: (s.build.key, s.ram.gb, s.disk.gb, [(m.run, m.gpus, g) for m, g in s.copies]),
-    )
+    layouts = sorted(layouts, key=ServerLayout.order)
     servers, assignments = [], []
     placed = _Assignments(data)
     groups: dict[int, tuple[Mode, list[Node]]] = {}
