@@ -14,7 +14,6 @@ ftopt's bug, never an answer.
 
 from __future__ import annotations
 
-import math
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -42,7 +41,7 @@ from ftopt.solver.problem.data import ProblemData, build_problem
 from ftopt.solver.search.alternatives import ServerKey, next_cheapest, server_set
 from ftopt.solver.search.greedy import greedy_plan
 from ftopt.solver.search.queue import solve_queue
-from ftopt.solver.search.run import Outcome, Progress, SolveSettings, make_solver, run_model
+from ftopt.solver.search.run import Outcome, Progress, SolveSettings, make_solver, proven_cents, run_model
 
 __all__ = ["Progress", "SolveSettings", "solve"]
 
@@ -89,9 +88,6 @@ def _infeasible(data: ProblemData, settings: SolveSettings, seconds: float, limi
     runs = [r for r, lit in built.place_run.items() if lit.index in core]
     return _Infeasible([describe_core(data, runs, built.server_limit.index in core)])
 
-
-#: CP-SAT reports its bound as a float a hair below a whole number of cents; this much is noise.
-BOUND_EPSILON = 1e-6
 
 #: What-if re-solves together take this share of the solve's own time, and at least WHAT_IF_MIN_S.
 WHAT_IF_SHARE = 0.5
@@ -215,7 +211,7 @@ def solve(
     # The bound is a valid lower bound whichever model found the plan: a plan at the bound is optimal
     # even when the model that found it stopped before its own proof (the safe configurations' run).
     # Prices are whole cents, so a bound of 8183999.999999999 (CP-SAT's float) proves 8184000.
-    bound = math.ceil(bound - BOUND_EPSILON)
+    bound = proven_cents(bound)
     proven = outcome.price_cents <= bound
     plan = build_plan(
         data,

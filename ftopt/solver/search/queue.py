@@ -45,12 +45,10 @@ from ftopt.solver.problem.builds import within_stock
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, peak_workload, queue_problem
 from ftopt.solver.search.queue_greedy import GreedyPlan, greedy_queue, greedy_servers, repair_fleet
-from ftopt.solver.search.run import SolveSettings, make_solver
+from ftopt.solver.search.run import SolveSettings, make_solver, proven_cents
 
 #: Share of the time limit the peak bid may take; the queue model gets the rest.
 PEAK_SHARE = 0.3
-#: Prices are whole cents; CP-SAT's float bound is this close to one.
-BOUND_EPSILON = 1e-6
 #: Longest solve of the counts-only relaxation (`aggregate_bound`), seconds.
 AGGREGATE_S = 2.0
 #: Time kept back from the queue model to build, realise and verify its plan: this share of the
@@ -152,7 +150,7 @@ def _queue_plans(
         plans.append(_plan_of(qp, workload, _laid(qp, greedy)))
         cost = greedy.cost_cents(qp) / 100
         ceiling = cost if ceiling is None else min(ceiling, cost)
-    if ceiling is not None and floor is not None and round(ceiling * 100) <= math.ceil(floor - BOUND_EPSILON):
+    if ceiling is not None and floor is not None and round(ceiling * 100) <= proven_cents(floor):
         return QueueOutcome(plans, floor / 100 if qp.complete else None)  # the plan in hand meets the bound
     built = build_queue_model(qp, round(ceiling * 100) if ceiling is not None else None)
     if greedy is not None and greedy.cost_cents(qp) <= round(ceiling * 100 if ceiling is not None else 0):
@@ -204,7 +202,7 @@ def solve_queue(
         reason = finding(FindingKind.NO_PLAN, "time-limit", seconds=settings.time_limit)
         return Result(status=Status.NO_PLAN_IN_TIME, reasons=(reason,), timings=_timings(started))
     best = min(candidates, key=lambda p: (_objective(p), p is peak))
-    bound = math.ceil(outcome.bound * 100 - BOUND_EPSILON) / 100 if outcome.bound is not None else None
+    bound = proven_cents(outcome.bound * 100) / 100 if outcome.bound is not None else None
     plan = with_bound(best, bound).model_copy(
         update={
             "wall_seconds": round(time.perf_counter() - started, 3),
