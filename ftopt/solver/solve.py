@@ -30,9 +30,8 @@ from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.formulation import build_formulation
 from ftopt.solver.decode.bills import fabric_price
-from ftopt.solver.decode.finish import verify, with_rent, with_supply
 from ftopt.solver.decode.layout import ServerLayout, price_of
-from ftopt.solver.decode.plan_builder import build_plan
+from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent, with_supply
 from ftopt.solver.decode.racks import place_in_racks
 from ftopt.solver.explain.reasons import describe_core, precheck
 from ftopt.solver.explain.whatif import binding_rules, relaxations, savings

@@ -12,7 +12,7 @@ The cheapest plan is returned with the queue model's bound: a proof when every o
 is in the model (`ftopt.solver.problem.queue.QueueProblem.complete`).
 
 The plan returned is priced for rent, given its supply findings and checked by the independent
-verifier against the queue workload (`ftopt.solver.decode.finish`), once.
+verifier against the queue workload (`ftopt.solver.decode.plan_builder`), once.
 """
 
 from __future__ import annotations
@@ -30,9 +30,8 @@ from ftopt.model.plan import Plan, Status
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.queue import add_hint, aggregate_bound, build_queue_model
-from ftopt.solver.decode.finish import verify, with_rent, with_supply
 from ftopt.solver.decode.layout import ServerLayout
-from ftopt.solver.decode.plan_builder import build_plan
+from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent, with_supply
 from ftopt.solver.decode.queue import (
     attach_schedule,
     lay_out,
