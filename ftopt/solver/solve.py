@@ -14,7 +14,6 @@ ftopt's bug, never an answer.
 
 from __future__ import annotations
 
-import math
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -22,29 +21,26 @@ from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
 
-from ftopt.catalogue.cloud import load_cloud_prices
-from ftopt.errors import InputError, NoPlanInTimeError, UnverifiedPlanError, quoted
+from ftopt.errors import InputError, NoPlanInTimeError, quoted
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Alternative, Plan, Status
 from ftopt.model.references import unknown_references
-from ftopt.model.rent import rent_for
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.formulation import build_formulation
 from ftopt.solver.decode.bills import fabric_price
 from ftopt.solver.decode.layout import ServerLayout, price_of
-from ftopt.solver.decode.plan_builder import build_plan
+from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent, with_supply
 from ftopt.solver.decode.racks import place_in_racks
 from ftopt.solver.explain.reasons import describe_core, precheck
-from ftopt.solver.explain.supply import supply_findings
 from ftopt.solver.explain.whatif import binding_rules, relaxations, savings
 from ftopt.solver.problem.builds import within_stock
 from ftopt.solver.problem.data import ProblemData, build_problem
 from ftopt.solver.search.alternatives import ServerKey, next_cheapest, server_set
 from ftopt.solver.search.greedy import greedy_plan
 from ftopt.solver.search.queue import solve_queue
-from ftopt.solver.search.run import Outcome, Progress, SolveSettings, make_solver, run_model
+from ftopt.solver.search.run import Outcome, Progress, SolveSettings, make_solver, proven_cents, run_model
 
 __all__ = ["Progress", "SolveSettings", "solve"]
 
@@ -91,9 +87,6 @@ def _infeasible(data: ProblemData, settings: SolveSettings, seconds: float, limi
     runs = [r for r, lit in built.place_run.items() if lit.index in core]
     return _Infeasible([describe_core(data, runs, built.server_limit.index in core)])
 
-
-#: CP-SAT reports its bound as a float a hair below a whole number of cents; this much is noise.
-BOUND_EPSILON = 1e-6
 
 #: What-if re-solves together take this share of the solve's own time, and at least WHAT_IF_MIN_S.
 WHAT_IF_SHARE = 0.5
@@ -196,14 +189,7 @@ def solve(
     clock = _Clock(started, {})
     check_references(workload, catalogue)
     if workload.queue is not None:  # every job within the horizon, not every copy at once
-        result = solve_queue(workload, catalogue, settings, solve, workload_name)
-        if result.plan is None:
-            return result
-        supplied = [*result.plan.binding, *supply_findings(result.plan, workload, catalogue)]
-        plan = with_rent(result.plan).model_copy(update={"binding": supplied})
-        if settings.verify:
-            _verify(plan, workload, catalogue)  # again: the rent figures are new
-        return result.model_copy(update={"plan": plan})
+        return solve_queue(workload, catalogue, settings, solve, workload_name)
     # Parts that arrive after site.delivery_weeks are left out; the plan is verified against all.
     data = build_problem(workload, catalogue.arriving_within(workload.site.delivery_weeks))
     mark = clock.lap("build", started)
@@ -224,7 +210,7 @@ def solve(
     # The bound is a valid lower bound whichever model found the plan: a plan at the bound is optimal
     # even when the model that found it stopped before its own proof (the safe configurations' run).
     # Prices are whole cents, so a bound of 8183999.999999999 (CP-SAT's float) proves 8184000.
-    bound = math.ceil(bound - BOUND_EPSILON)
+    bound = proven_cents(bound)
     proven = outcome.price_cents <= bound
     plan = build_plan(
         data,
@@ -238,10 +224,10 @@ def solve(
     mark = clock.lap("search", mark)
     ends = started + settings.time_limit
     plan = _explain_optimum(data, plan, settings, proven, time.perf_counter() - started, ends)
-    plan = plan.model_copy(update={"binding": [*plan.binding, *supply_findings(plan, workload, catalogue)]})
+    plan = with_supply(plan, workload, catalogue)
     mark = clock.lap("explain", mark)
     if settings.verify:
-        _verify(plan, workload, catalogue)
+        verify(plan, workload, catalogue)
         mark = clock.lap("verify", mark)
     if settings.alternatives:
         plan = _with_alternatives(data, plan, outcome.servers, settings, workload_name, ends)
@@ -255,11 +241,6 @@ def solve(
         verified=settings.verify,
         timings=clock.timings(),
     )
-
-
-def with_rent(plan: Plan) -> Plan:
-    """The plan with its training hours priced on public clouds (buy or rent), when it trains hours."""
-    return plan.model_copy(update={"rent": rent_for(plan, load_cloud_prices())})
 
 
 def _with_alternatives(
@@ -279,7 +260,7 @@ def _with_alternatives(
     for rank, alt in enumerate(next_cheapest(data, settings, servers, settings.alternatives, seconds), 1):
         other = build_plan(data, alt.servers, Status.FEASIBLE, plan.total_price, 0.0, workload_name)
         if settings.verify:
-            _verify(other, data.workload, data.catalogue)
+            verify(other, data.workload, data.catalogue)
         offered.append(
             Alternative(
                 rank=rank,
@@ -303,16 +284,6 @@ def differences(base: Counter[ServerKey], other: Counter[ServerKey]) -> list[str
     added = [f"+{n} × {words(k)}" for k, n in sorted((other - base).items())]
     dropped = [f"−{n} × {words(k)}" for k, n in sorted((base - other).items())]
     return added + dropped
-
-
-def _verify(plan: Plan, workload: Workload, catalogue: Catalogue) -> None:
-    """Re-check the plan with code that shares nothing with the solver; a failure is ftopt's bug."""
-    from ftopt.verify import verify_plan  # the verifier is optional at import time for the solver
-
-    violations = verify_plan(plan, workload, catalogue)
-    if violations:
-        lines = "; ".join(str(v) for v in violations)
-        raise UnverifiedPlanError(f"internal error: the solver's plan fails verification: {lines}")
 
 
 def _explain_optimum(

@@ -212,9 +212,7 @@ class Context:
         gpus = assignment.gpu_count
         if run is None or parts is None or parts.gpu is None or not 1 <= gpus <= MAX_GRAPH_GPUS:
             return None
-        if (
-            run.algorithm != Algorithm.SFT
-        ):  # its roles, at the run's own settings (RL copies are not configured)
+        if run.algorithm != Algorithm.SFT:  # its roles, at the run's own settings (RL: not configured)
             return self._rl_sizing(assignment, run, parts.gpu)
         multi = assignment.multinode
         config = stated_config(assignment, run)
@@ -275,18 +273,20 @@ class Context:
         if run is None or parts is None or parts.gpu is None:
             return None
         policy = self._policy_sizing(a, run, parts.gpu)
-        if policy is None:
-            return None
-        return expected_roles(self.catalogue, a, run, parts.gpu.memory_gb, policy.states_gb, policy.total_gb)
+        return None if policy is None else self._roles(a, run, parts.gpu, policy)
+
+    def _roles(self, a: Assignment, run: Run, gpu: Gpu, policy: Sizing) -> Expected:
+        """Each role's memory per GPU, from the policy's sizing."""
+        return expected_roles(self.catalogue, a, run, gpu.memory_gb, policy.states_gb, policy.total_gb)
 
     def _rl_sizing(self, a: Assignment, run: Run, gpu: Gpu) -> Sizing | None:
         """An RL copy: its policy's sizing with the other roles on the training GPUs and the engine's
         share (what the card must hold, free memory and host RAM include them)."""
-        policy = self._policy_sizing(a, run, gpu)
-        expected = self.role_memory(a)
+        policy = self._policy_sizing(a, run, gpu)  # once: the roles are derived from it too
         profile = self.profile(run)
-        if policy is None or expected is None or profile is None:
+        if policy is None or profile is None:
             return None
+        expected = self._roles(a, run, gpu, policy)
         others = sum(gb for role, gb in expected.memory.items() if role not in ("policy", "rollout"))
         critic_host = 0.0
         if "critic" in expected.memory:

@@ -17,7 +17,7 @@ caps each count.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
@@ -32,7 +32,6 @@ class QueueModel:
     servers: dict[int, cp_model.IntVar]  # per build
     starts: list[list[cp_model.IntVar]]  # per run, per job
     chosen: list[list[list[cp_model.IntVar]]]  # per run, per job, per option: presence
-    cost: dict[int, int] = field(default_factory=dict)  # cents per server of each build
 
 
 def _upper_bounds(qp: QueueProblem, ceiling_cents: int | None) -> dict[int, int]:
@@ -95,9 +94,8 @@ def build_queue_model(qp: QueueProblem, ceiling_cents: int | None = None) -> Que
     if limit is not None:
         model.add(sum(servers.values()) <= limit)
     _add_stock(qp, model, servers)
-    cost = {f: server_cost_cents(data, f) for f in qp.builds}
-    model.minimize(sum(servers[f] * cost[f] for f in qp.builds))
-    return QueueModel(model, servers, starts, chosen, cost)
+    model.minimize(sum(servers[f] * server_cost_cents(data, f) for f in qp.builds))
+    return QueueModel(model, servers, starts, chosen)
 
 
 def _add_stock(qp: QueueProblem, model: cp_model.CpModel, servers: dict[int, cp_model.IntVar]) -> None:

@@ -29,6 +29,11 @@ class ServerLayout:
     copies: list[tuple[Mode, list[int]]] = field(default_factory=list)
     group: int | None = None  # the multi-node copy this server is one node of (solver/problem/multinode.py)
 
+    def order(self) -> tuple[str, int, float, list[tuple[int, int, list[int]]]]:
+        """The key `build_plan` numbers servers by (s1, s2, …); queue mode sorts its jobs' servers by
+        it too, to know which number each gets."""
+        return (self.build.key, self.ram.gb, self.disk.gb, [(m.run, m.gpus, g) for m, g in self.copies])
+
 
 @dataclass
 class HeavyServer:

@@ -9,7 +9,9 @@ server and with the host (memory channels, cores) of that server's CPU. The dead
 
 from __future__ import annotations
 
+from ftopt.catalogue.cloud import load_cloud_prices
 from ftopt.catalogue.rollout import load_rollout_constants
+from ftopt.errors import UnverifiedPlanError
 from ftopt.model.fabric import node_network
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
@@ -26,15 +28,17 @@ from ftopt.model.plan import (
     Status,
     Tco,
 )
+from ftopt.model.rent import rent_for
 from ftopt.model.rl import copy_speed
 from ftopt.model.speed import Speed, at_power, energy_kwh, hours_to_train, speed_link
 from ftopt.model.timing import copy_host, server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
-from ftopt.model.workload import Algorithm, Method
+from ftopt.model.workload import Algorithm, Method, Workload
 from ftopt.solver.decode.bills import bill_of_materials, build_fabric
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.racks import place_in_racks, rack_uses, racked
+from ftopt.solver.explain.supply import supply_findings
 from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.problem.modes import Mode
@@ -324,10 +328,7 @@ def build_plan(
     workload_name: str | None,
 ) -> Plan:
     """The plan with servers numbered s1… in a deterministic order and copies numbered per run."""
-    layouts = sorted(
-        layouts,
-        key=lambda s: (s.build.key, s.ram.gb, s.disk.gb, [(m.run, m.gpus, g) for m, g in s.copies]),
-    )
+    layouts = sorted(layouts, key=ServerLayout.order)
     servers, assignments = [], []
     placed = _Assignments(data)
     groups: dict[int, tuple[Mode, list[Node]]] = {}
@@ -378,3 +379,27 @@ def build_plan(
         fabric=fabric,
         racks=racks,
     )
+
+
+# The last steps every returned plan takes, whichever search made it (ordinary or queue).
+
+
+def with_rent(plan: Plan) -> Plan:
+    """The plan with its training hours priced on public clouds (buy or rent), when it trains hours."""
+    return plan.model_copy(update={"rent": rent_for(plan, load_cloud_prices())})
+
+
+def with_supply(plan: Plan, workload: Workload, catalogue: Catalogue) -> Plan:
+    """The plan with the stock it used up and the parts left out for their lead time among its binding
+    rules (`catalogue` is the whole one)."""
+    return plan.model_copy(update={"binding": [*plan.binding, *supply_findings(plan, workload, catalogue)]})
+
+
+def verify(plan: Plan, workload: Workload, catalogue: Catalogue, what: str = "the solver's plan") -> None:
+    """Re-check the plan with code that shares nothing with the solver; a failure is ftopt's bug."""
+    from ftopt.verify import verify_plan  # the verifier is optional at import time for the solver
+
+    violations = verify_plan(plan, workload, catalogue)
+    if violations:
+        lines = "; ".join(str(v) for v in violations)
+        raise UnverifiedPlanError(f"internal error: {what} fails verification: {lines}")

@@ -107,15 +107,7 @@ def plan_order(
     laid: list[tuple[ServerLayout, list[ScheduledOption]]],
 ) -> list[tuple[ServerLayout, list[ScheduledOption]]]:
     """The servers in the order `build_plan` numbers them (its sort is stable, so it keeps this one)."""
-    return sorted(
-        laid,
-        key=lambda p: (
-            p[0].build.key,
-            p[0].ram.gb,
-            p[0].disk.gb,
-            [(o.run, o.gpus, g) for o, g in p[0].copies],
-        ),
-    )
+    return sorted(laid, key=lambda pair: pair[0].order())
 
 
 def starts_by_copy(

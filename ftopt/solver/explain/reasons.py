@@ -8,37 +8,32 @@ enforcement literals and CP-SAT's assumption core names the smallest conflicting
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import (
-    MULTI_NODE_STRATEGIES,
     NETWORK,
-    Network,
     fabric_kits,
     fabric_nic,
     node_network,
 )
 from ftopt.model.findings import Finding, FindingKind, finding
-from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.hardware import Gpu
 from ftopt.model.references import allowed_gpus
-from ftopt.model.rl import copy_sizings, multinode_any_sizings
+from ftopt.model.rl import copy_sizings
 from ftopt.model.sizing import (
-    Ranker,
     RunProfile,
     Sizing,
-    bound_seconds_per_token,
     gpu_count_choices,
     optimizer_choices,
     size_run,
 )
 from ftopt.model.speed import hours_to_train, speed_ranker
-from ftopt.model.workload import MULTI_NODE_COUNTS, Method, Offload, Run, SizingOptions, Strategy
+from ftopt.model.workload import Method, Offload, Run, SizingOptions, Strategy
 from ftopt.solver.problem.builds import Build, enumerate_builds
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.problem.modes import Mode, compatible, fitting_modes, mode_hours, mode_speeds, nvlink_domain
-from ftopt.solver.problem.multinode import networked_build, speed_on_servers
+from ftopt.solver.problem.multinode import network_rank, networked_build, spanning_sizings, speed_on_servers
 
 
 def _relaxations(run: Run) -> list[str]:
@@ -157,45 +152,6 @@ def _fastest_single_server(
     return best
 
 
-def _spanning_sizings(
-    profile: RunProfile,
-    build: Build,
-    net: Network,
-    options: SizingOptions,
-    limit: int | None,
-    rank: Ranker | None = None,
-) -> Iterator[tuple[int, Sizing]]:
-    """(servers, sizing) of every copy over several whole servers of `build` that fits its cards,
-    within the site's server limit, as the multi-node options size them (their configurations
-    ranked by `rank`)."""
-    n = build.gpu_count
-    for gpus in gpu_count_choices(profile.run):
-        servers = gpus // n
-        if (
-            gpus not in MULTI_NODE_COUNTS
-            or gpus % n
-            or servers < 2
-            or (limit is not None and servers > limit)
-        ):
-            continue
-        for strategy in MULTI_NODE_STRATEGIES:
-            for optimizer in optimizer_choices(profile.run, profile.stack):
-                args = (profile, build.gpu, gpus, strategy, optimizer, options, net)
-                for sizing in multinode_any_sizings(*args, load_rollout_constants(), rank):
-                    if sizing.fits:
-                        yield servers, sizing
-
-
-def _network_rank(profile: RunProfile, build: Build, net: Network, catalogue: Catalogue) -> Ranker:
-    """Seconds per token of a multi-node configuration on servers of `build`, as the options rank them."""
-
-    def rank(sizing: Sizing) -> float:
-        speed = speed_on_servers(profile, sizing, build, net, catalogue)
-        return 1 / speed.tokens_per_s if speed is not None else bound_seconds_per_token(sizing)
-
-    return rank
-
-
 def _fastest_multi_server(data: ProblemData, run_index: int, builds: list[Build]) -> _Best | None:
     """The fastest copy over several whole servers of one build, as the multi-node options size and
     time it (on the build's own host, NICs and power setting), within the site's server limit."""
@@ -210,8 +166,8 @@ def _fastest_multi_server(data: ProblemData, run_index: int, builds: list[Build]
         if networked is None:
             continue
         net = node_network(build.gpu, build.gpu_count, nic, networked.nic_count, catalogue.speed)
-        rank = _network_rank(profile, networked, net, catalogue)
-        for servers, sizing in _spanning_sizings(profile, build, net, data.workload.sizing, limit, rank):
+        rank = network_rank(profile, networked, net, catalogue)
+        for servers, sizing in spanning_sizings(profile, build, net, data.workload.sizing, limit, rank):
             speed = speed_on_servers(profile, sizing, networked, net, catalogue)
             if speed is None:
                 continue

@@ -19,7 +19,7 @@ the fabric, and fabric cost never falls as ports are removed).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from ftopt.catalogue.rollout import load_rollout_constants
@@ -34,6 +34,7 @@ from ftopt.model.fabric import (
 from ftopt.model.hardware import Catalogue, Nic
 from ftopt.model.rl import multinode_any_sizings, multinode_any_speed
 from ftopt.model.sizing import (
+    Ranker,
     RunProfile,
     Sizing,
     bound_seconds_per_token,
@@ -42,7 +43,7 @@ from ftopt.model.sizing import (
 )
 from ftopt.model.speed import Host, Speed, at_power, hours_to_train
 from ftopt.model.timing import copy_host
-from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, Optimizer, Strategy, Workload
+from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, Optimizer, SizingOptions, Strategy, Workload
 from ftopt.solver.problem.builds import Build, DiskTier, RamTier
 from ftopt.solver.problem.configs import cheapest_tier
 from ftopt.solver.problem.modes import Mode, compatible
@@ -135,37 +136,65 @@ class _Bid:
     singles: Sequence[Mode]  # every run's single-server modes
 
 
+def network_rank(profile: RunProfile, build: Build, net: Network, catalogue: Catalogue) -> Ranker:
+    """Seconds per token of a multi-node configuration on servers of the networked `build`: the speed
+    model's figure, or the bound a sizing gives without speed data."""
+
+    def rank(sizing: Sizing) -> float:
+        speed = speed_on_servers(profile, sizing, build, net, catalogue)
+        return 1 / speed.tokens_per_s if speed is not None else bound_seconds_per_token(sizing)
+
+    return rank
+
+
+def spanning_sizings(
+    profile: RunProfile,
+    build: Build,
+    net: Network,
+    options: SizingOptions,
+    limit: int | None,
+    rank: Ranker | None = None,
+) -> Iterator[tuple[int, Sizing]]:
+    """(servers, sizing) of every copy over several whole servers of `build` that fits its cards,
+    within the site's server limit (their configurations ranked by `rank`): what the multi-node
+    options are made of, and what `ftopt.solver.explain.reasons` times when a deadline rules a run out."""
+    n = build.gpu_count
+    for gpus in gpu_count_choices(profile.run):
+        servers = gpus // n
+        if (
+            gpus not in MULTI_NODE_COUNTS
+            or gpus % n
+            or servers < 2
+            or (limit is not None and servers > limit)
+        ):
+            continue
+        for strategy in MULTI_NODE_STRATEGIES:
+            for optimizer in optimizer_choices(profile.run, profile.stack):
+                args = (profile, build.gpu, gpus, strategy, optimizer, options, net)
+                for sizing in multinode_any_sizings(*args, load_rollout_constants(), rank):
+                    if sizing.fits:
+                        yield servers, sizing
+
+
 def _candidates(
     bid: _Bid, run: int, f: int, networked: Build, nic: Nic
 ) -> list[tuple[MultiNodeMode, MultiNodeOption]]:
     """Every fitting, timely multi-node sizing of one run on one build, with its RAM and disk tiers."""
     catalogue, profile, build = bid.catalogue, bid.profiles[run], bid.builds[f]
-    n = build.gpu_count
-    net = node_network(build.gpu, n, nic, networked.nic_count, catalogue.speed)
+    net = node_network(build.gpu, build.gpu_count, nic, networked.nic_count, catalogue.speed)
     reserve = catalogue.rules.host_ram_reserve_gb
-    limit = bid.workload.site.max_servers
+    rank = network_rank(profile, networked, net, catalogue)
     found: list[tuple[MultiNodeMode, MultiNodeOption]] = []
-
-    def rank(sizing: Sizing) -> float:
-        speed = speed_on_servers(profile, sizing, networked, net, catalogue)
-        return 1 / speed.tokens_per_s if speed is not None else bound_seconds_per_token(sizing)
-
-    for gpus in gpu_count_choices(profile.run):
-        nodes = gpus // n
-        if gpus not in MULTI_NODE_COUNTS or gpus % n or nodes < 2 or (limit is not None and nodes > limit):
+    limit = bid.workload.site.max_servers
+    for nodes, sizing in spanning_sizings(profile, build, net, bid.workload.sizing, limit, rank):
+        if late(profile, sizing, networked, net, catalogue):
             continue
-        for strategy in MULTI_NODE_STRATEGIES:
-            for optimizer in optimizer_choices(profile.run, profile.stack):
-                args = (profile, build.gpu, gpus, strategy, optimizer, bid.workload.sizing, net)
-                for sizing in multinode_any_sizings(*args, load_rollout_constants(), rank):
-                    if not sizing.fits or late(profile, sizing, networked, net, catalogue):
-                        continue
-                    ram = cheapest_tier(build.ram_upgrades, sizing.host_ram_gb / nodes + reserve)
-                    disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / nodes)
-                    if ram is None or disk is None:
-                        continue
-                    mode = MultiNodeMode(run=run, sizing=sizing, domain=0, node_gpus=n, build=f)
-                    found.append((mode, MultiNodeOption(-1, networked, nodes, ram, disk)))
+        ram = cheapest_tier(build.ram_upgrades, sizing.host_ram_gb / nodes + reserve)
+        disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / nodes)
+        if ram is None or disk is None:
+            continue
+        mode = MultiNodeMode(run=run, sizing=sizing, domain=0, node_gpus=build.gpu_count, build=f)
+        found.append((mode, MultiNodeOption(-1, networked, nodes, ram, disk)))
     return found
 
 

@@ -65,11 +65,16 @@ def slowest_hours(data: ProblemData, mode: int, build: int) -> float | None:
     return max(hours) if hours else None
 
 
-def _window(workload: Workload, run: int) -> tuple[int, int]:
-    r, queue = workload.runs[run], workload.queue
+def window_hours(workload: Workload, run: Run) -> tuple[float, float]:
+    """The hours a queue bid's run may train in: from its release to its deadline or the horizon."""
+    queue = workload.queue
     assert queue is not None
-    end = min(r.deadline_hours or math.inf, queue.horizon_hours)
-    return math.ceil((r.release_hours or 0.0) * MINUTES_PER_HOUR), math.floor(end * MINUTES_PER_HOUR + 1e-9)
+    return run.release_hours or 0.0, min(run.deadline_hours or math.inf, queue.horizon_hours)
+
+
+def _window(workload: Workload, run: int) -> tuple[int, int]:
+    release, end = window_hours(workload, workload.runs[run])
+    return math.ceil(release * MINUTES_PER_HOUR), math.floor(end * MINUTES_PER_HOUR + 1e-9)
 
 
 def _pareto(options: list[JobOption]) -> list[JobOption]:
@@ -118,12 +123,9 @@ class ScheduledOption:
 
 def peak_workload(workload: Workload) -> Workload:
     """Every job of every run as a concurrent copy that must finish within its window's length."""
-    queue = workload.queue
-    assert queue is not None
     runs = []
     for run in workload.runs:
-        release = run.release_hours or 0.0
-        end = min(run.deadline_hours or math.inf, queue.horizon_hours)
+        release, end = window_hours(workload, run)
         runs.append(
             Run.model_validate(
                 {

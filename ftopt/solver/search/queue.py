@@ -11,7 +11,8 @@
 The cheapest plan is returned with the queue model's bound: a proof when every option of every run
 is in the model (`ftopt.solver.problem.queue.QueueProblem.complete`).
 
-The plan returned is checked by the independent verifier against the queue workload.
+The plan returned is priced for rent, given its supply findings and checked by the independent
+verifier against the queue workload (`ftopt.solver.decode.plan_builder`), once.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
 
-from ftopt.errors import UnverifiedPlanError
 from ftopt.model.findings import FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
@@ -31,7 +31,7 @@ from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.queue import add_hint, aggregate_bound, build_queue_model
 from ftopt.solver.decode.layout import ServerLayout
-from ftopt.solver.decode.plan_builder import build_plan
+from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent, with_supply
 from ftopt.solver.decode.queue import (
     attach_schedule,
     lay_out,
@@ -44,12 +44,10 @@ from ftopt.solver.problem.builds import within_stock
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, peak_workload, queue_problem
 from ftopt.solver.search.queue_greedy import GreedyPlan, greedy_queue, greedy_servers, repair_fleet
-from ftopt.solver.search.run import SolveSettings, make_solver
+from ftopt.solver.search.run import SolveSettings, make_solver, proven_cents
 
 #: Share of the time limit the peak bid may take; the queue model gets the rest.
 PEAK_SHARE = 0.3
-#: Prices are whole cents; CP-SAT's float bound is this close to one.
-BOUND_EPSILON = 1e-6
 #: Longest solve of the counts-only relaxation (`aggregate_bound`), seconds.
 AGGREGATE_S = 2.0
 #: Time kept back from the queue model to build, realise and verify its plan: this share of the
@@ -151,7 +149,7 @@ def _queue_plans(
         plans.append(_plan_of(qp, workload, _laid(qp, greedy)))
         cost = greedy.cost_cents(qp) / 100
         ceiling = cost if ceiling is None else min(ceiling, cost)
-    if ceiling is not None and floor is not None and round(ceiling * 100) <= math.ceil(floor - BOUND_EPSILON):
+    if ceiling is not None and floor is not None and round(ceiling * 100) <= proven_cents(floor):
         return QueueOutcome(plans, floor / 100 if qp.complete else None)  # the plan in hand meets the bound
     built = build_queue_model(qp, round(ceiling * 100) if ceiling is not None else None)
     if greedy is not None and greedy.cost_cents(qp) <= round(ceiling * 100 if ceiling is not None else 0):
@@ -203,15 +201,16 @@ def solve_queue(
         reason = finding(FindingKind.NO_PLAN, "time-limit", seconds=settings.time_limit)
         return Result(status=Status.NO_PLAN_IN_TIME, reasons=(reason,), timings=_timings(started))
     best = min(candidates, key=lambda p: (_objective(p), p is peak))
-    bound = math.ceil(outcome.bound * 100 - BOUND_EPSILON) / 100 if outcome.bound is not None else None
+    bound = proven_cents(outcome.bound * 100) / 100 if outcome.bound is not None else None
     plan = with_bound(best, bound).model_copy(
         update={
             "wall_seconds": round(time.perf_counter() - started, 3),
             "workload": workload_name or workload.name,
         }
     )
+    plan = with_supply(with_rent(plan), workload, catalogue)
     if settings.verify:
-        _verify(plan, workload, catalogue)
+        verify(plan, workload, catalogue, "the queue plan")
     return Result(
         status=plan.status,
         plan=plan,
@@ -221,16 +220,6 @@ def solve_queue(
         verified=settings.verify,
         timings=_timings(started),
     )
-
-
-def _verify(plan: Plan, workload: Workload, catalogue: Catalogue) -> None:
-    """Re-check the plan against the queue workload with the independent verifier."""
-    from ftopt.verify import verify_plan  # as in solve.py: the verifier is optional at import time
-
-    violations = verify_plan(plan, workload, catalogue)
-    if violations:
-        lines = "; ".join(str(v) for v in violations)
-        raise UnverifiedPlanError(f"internal error: the queue plan fails verification: {lines}")
 
 
 def _timings(started: float) -> PhaseTimings:

@@ -80,6 +80,15 @@ FULL_SUBSOLVERS = ("quick_restart", "reduced_costs", "default_lp", "max_lp", "ps
 TIE_BREAK_CAP_S = 1.0
 
 
+#: CP-SAT reports its bound as a float a hair below a whole number of cents; this much is noise.
+BOUND_EPSILON = 1e-6
+
+
+def proven_cents(bound: float) -> int:
+    """The whole cents CP-SAT's float bound (in cents) proves: 8183999.999999999 proves 8184000."""
+    return math.ceil(bound - BOUND_EPSILON)
+
+
 def make_solver(settings: SolveSettings, time_limit: float) -> cp_model.CpSolver:
     """A CP-SAT solver with the user's workers and a wall (or, if deterministic, a work) limit."""
     solver = cp_model.CpSolver()
