@@ -408,7 +408,10 @@ def multinode_ways(workload: Workload, catalogue: Catalogue, run_index: int) -> 
         gpus = int(run.gpus)
         if nic is None or nics == 0 or gpus % n or gpus // n < 2:
             continue
-        if build.power_w + math.ceil(nics * nic.power_w) > build.feed.usable_w:
+        load = build.load_w + nics * nic.power_w
+        if math.ceil(round(load / build.chassis.psu_efficiency, 6)) > build.feed.usable_w:
+            continue
+        if load > build.chassis.psu_capacity_w:
             continue
         net = Network(
             n, intra_bus_gbps(build.gpu, n, catalogue.speed), node_bus_gbps(nic, nics, catalogue.speed)

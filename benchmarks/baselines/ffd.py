@@ -28,6 +28,8 @@ from ftopt.model.hardware import Catalogue, Dimm, Drive
 from ftopt.model.memory import GB
 from ftopt.model.parallelism import config_record
 from ftopt.model.plan import Assignment, LineItem, MemoryPerGpu, Plan, RoleOnGpus, Server, Status
+from ftopt.model.power import Parts as PowerParts
+from ftopt.model.power import load_w, wall_w
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import Workload
@@ -204,6 +206,19 @@ def to_server(server_id: str, s: OpenServer, workload: Workload, catalogue: Cata
     ]
     lines = [_line(catalogue, item, name, n) for item, name, n in parts]
     feed = catalogue.feed(workload.site.feed)
+    load = load_w(
+        PowerParts(
+            chassis,
+            layout.power_cap_w,
+            layout.gpu_count,
+            layout.cpu,
+            dimm,
+            s.ram.count,
+            layout.boot,
+            drive,
+            s.disk.count,
+        )
+    )
     return Server(
         id=server_id,
         chassis=chassis.id,
@@ -224,12 +239,17 @@ def to_server(server_id: str, s: OpenServer, workload: Workload, catalogue: Cata
         bridge_count=bridges,
         nvlink_domains=[list(d) for d in topology_domains(layout.topology)],
         gpu_power_cap_w=layout.power_cap_w,
-        power_w=layout.power_w,
+        power_w=wall_w(chassis, load),
         feed=feed.id,
         feed_usable_w=feed.usable_w,
         max_inlet_c=chassis.inlet_limit_c(layout.gpu),
         price=round(sum(line.price for line in lines), 2),
         bill_of_materials=lines,
+        psu_load_w=math.ceil(round(load, 6)),
+        psu_watts=chassis.psu_watts,
+        psu_count=chassis.psu_count,
+        psu_redundancy=chassis.psu_redundancy,
+        psu_capacity_w=chassis.psu_capacity_w,
     )
 
 

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Gpu
+from ftopt.model.power import Parts as PowerParts
+from ftopt.model.power import load_w, supplies_carry, wall_w
 from ftopt.model.rl import copy_sizings
 from ftopt.model.sizing import Sizing, profile_run
 from ftopt.model.topology import Topology, topology_of
@@ -114,10 +116,16 @@ def unit_price(catalogue: Catalogue, item_id: str) -> float:
     return catalogue.price(item_id).amount
 
 
-def server_power_w(catalogue: Catalogue, chassis: Chassis, gpu_w: int, cpu: Cpu) -> int:
-    """Full-load draw: (cards at their setting + CPUs' TDP) × (1 + overhead), rounded up."""
-    overhead = catalogue.rules.power_overhead if chassis.power_overhead is None else chassis.power_overhead
-    return math.ceil((gpu_w * chassis.gpu_slots + cpu.tdp_w * chassis.sockets) * (1 + overhead))
+def server_power_w(chassis: Chassis, gpu_w: int, cpu: Cpu, boot: Drive, ram: Part, disk: Part) -> int | None:
+    """Draw at the wall with the cheapest RAM and disk (ftopt.model.power); None when the chassis'
+    supplies cannot carry it."""
+    if not isinstance(ram.item, Dimm) or not isinstance(disk.item, Drive):
+        return None
+    parts = PowerParts(
+        chassis, gpu_w, chassis.gpu_slots, cpu, ram.item, ram.count, boot, disk.item, disk.count
+    )
+    load = load_w(parts)
+    return wall_w(chassis, load) if supplies_carry(chassis, load) else None
 
 
 def cheapest_cpu(catalogue: Catalogue, chassis: Chassis) -> Cpu | None:
@@ -155,16 +163,19 @@ def layouts(catalogue: Catalogue, workload: Workload) -> list[Layout]:
                 or workload.site.inlet_c > chassis.inlet_limit_c(gpu)
             ):
                 continue
-            cap = next(
-                (
-                    w
-                    for w in gpu.power_settings_w
-                    if server_power_w(catalogue, chassis, w, cpu) <= feed.usable_w
-                ),
-                None,
-            )
-            if cap is None:
+            rams, disks = ram_options(catalogue, chassis, gpu), disk_options(catalogue, chassis)
+            if not rams or not disks:
                 continue
+            powered = (
+                (w, power)
+                for w in gpu.power_settings_w
+                if (power := server_power_w(chassis, w, cpu, boot, rams[0], disks[0])) is not None
+                and power <= feed.usable_w
+            )
+            setting = next(powered, None)
+            if setting is None:
+                continue
+            cap, power = setting
             for bridge in _bridges(catalogue, gpu, chassis.gpu_slots):
                 fixed = (
                     unit_price(catalogue, chassis.id)
@@ -173,10 +184,7 @@ def layouts(catalogue: Catalogue, workload: Workload) -> list[Layout]:
                     + unit_price(catalogue, boot.id)
                     + (unit_price(catalogue, bridge.id) * chassis.gpu_slots // bridge.size if bridge else 0.0)
                 )
-                power = server_power_w(catalogue, chassis, cap, cpu)
-                rams, disks = ram_options(catalogue, chassis, gpu), disk_options(catalogue, chassis)
-                if rams and disks:
-                    found.append(Layout(chassis, gpu, bridge, cpu, cap, power, boot, fixed, rams, disks))
+                found.append(Layout(chassis, gpu, bridge, cpu, cap, power, boot, fixed, rams, disks))
     return found
 
 

@@ -23,6 +23,7 @@ from ftopt.cli.render_quote import (
     ServerGroup,
     alternative_rows,
     buyer_notes,
+    circuit_share,
     fabric_heading,
     group_heading,
     headline,
@@ -35,6 +36,7 @@ from ftopt.cli.render_quote import (
     run_rows,
     server_groups,
     shaped,
+    supplies_words,
     tco_lines,
 )
 from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
@@ -146,7 +148,7 @@ def _group(plan: Plan, group: ServerGroup) -> str:
     currency = plan.currency
     each = " (each server)" if group.quantity > 1 else ""
     bom = _bill(server.bill_of_materials, f"Server total{each}", server.price, currency)
-    share = server.power_w / server.feed_usable_w if server.feed_usable_w else 0.0
+    share = circuit_share(server)
     over = " over" if share > 1 else ""
     gpu_name = escape(names.get(server.gpu, server.gpu))
     ids = {s.id for s in group.servers}
@@ -165,9 +167,11 @@ def _group(plan: Plan, group: ServerGroup) -> str:
         f"<h3>{escape(group.label)}: {server.gpu_count} × {gpu_name}</h3>"
         f'<p class="muted">{escape(group_heading(plan, group))}</p>'
         f"<p>{server.gpu_count} GPUs per server{_nvlink(server, names)}. Runs here: {runs}.</p>"
-        f'<div class="power"><span><strong>Power</strong> {server.power_w:,} W of '
+        f'<div class="power"><span><strong>Power</strong> {server.power_w:,} W at the wall of '
         f"{server.feed_usable_w:,} W usable on the {escape(server.feed)} feed ({share:.0%}) per server; "
-        f"{escape(power_words(plan, server))}</span>"
+        f"{escape(power_words(plan, server))}"
+        + (f"; supplies {escape(supplies_words(server))}" if server.psu_count else "")
+        + "</span>"
         f'<span class="bar{over}" role="img" aria-label="{share:.0%} of the feed">'
         f'<span style="width:{min(share, 1.0) * 100:.1f}%"></span></span>'
         f"<span><strong>Inlet air</strong> at most {server.max_inlet_c:g} °C (server limit)"

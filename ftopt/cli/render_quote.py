@@ -104,6 +104,22 @@ def power_words(plan: Plan, server: Server) -> str:
     return f"cards at {server.gpu_power_cap_w:,} W"
 
 
+def supplies_words(server: Server) -> str:
+    """The server's supplies as a buyer reads them, "4 × 2,400 W, N+N", with what they deliver when
+    the redundant ones fail; empty for a plan written before supplies were stated."""
+    if not server.psu_count:
+        return ""
+    return (
+        f"{server.psu_count} × {server.psu_watts:,} W, {server.psu_redundancy} "
+        f"({server.psu_load_w:,} W of {server.psu_capacity_w:,} W with the redundant ones failed)"
+    )
+
+
+def circuit_share(server: Server) -> float:
+    """The share of its circuit's usable watts the server draws at the wall."""
+    return server.power_w / server.feed_usable_w if server.feed_usable_w else 0.0
+
+
 def group_heading(plan: Plan, group: ServerGroup) -> str:
     """One line: quantity, the group, its power against the feed, inlet limit and price each."""
     s = group.server
@@ -114,8 +130,10 @@ def group_heading(plan: Plan, group: ServerGroup) -> str:
     return (
         f"{group.label}: {s.gpu_count} × {s.gpu}{bridges} in {s.chassis}; "
         f"{s.cpu_count} × {s.cpu} ({s.cores} cores); {s.ram_gb:,} GB RAM ({s.dimm_count} × {s.dimm_gb} GB); "
-        f"{s.nvme_tb:g} TB NVMe; {s.power_w:,} W of {s.feed_usable_w:,} W ({s.feed}, "
-        f"{power_words(plan, s)}); inlet ≤ {s.max_inlet_c:g} °C; {each}"
+        f"{s.nvme_tb:g} TB NVMe; {s.power_w:,} W at the wall of {s.feed_usable_w:,} W "
+        f"({circuit_share(s):.0%} of the {s.feed} circuit, {power_words(plan, s)})"
+        + (f"; supplies {supplies_words(s)}" if s.psu_count else "")
+        + f"; inlet ≤ {s.max_inlet_c:g} °C; {each}"
     )
 
 

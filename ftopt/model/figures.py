@@ -71,6 +71,15 @@ class FeedFigures(Figures):
     cap_w: int
 
 
+class SuppliesFigures(Figures):
+    chassis: str
+    supplies: str
+    capacity_w: int
+    gpu_count: int
+    need_w: int
+    cap_w: int
+
+
 class ChassisFigures(Figures):
     gpu_count: int
     gpu: str
@@ -162,8 +171,7 @@ class HostRuleFigures(Figures):
 
 
 class PowerRuleFigures(Figures):
-    overhead: float
-    chassis_overheads: list[str] = []
+    supplies: list[str] = []  # "chassis: 4 × 3,000 W, N+1", one per chassis the builds use
 
 
 class MemoryRuleFigures(Figures):
@@ -198,6 +206,7 @@ BY_KIND: dict[str, type[Figures]] = {
     "server-limit": ServerLimitFigures,
     "inlet": InletFigures,
     "feed": FeedFigures,
+    "supplies": SuppliesFigures,
     "chassis": ChassisFigures,
     "racks": RacksFigures,
     "saving": SavingFigures,

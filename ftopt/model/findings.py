@@ -34,6 +34,7 @@ class FindingKind(StrEnum):
     OWNED = "owned"  # an owned server that cannot stand at this site or meet the rules
     INLET = "inlet"  # the room's inlet rules a card out of a chassis
     FEED = "feed"  # the feed cannot power a build even with capped cards
+    SUPPLIES = "supplies"  # a chassis' redundant supplies cannot carry its cards even capped
     CHASSIS = "chassis"  # a chassis cannot take the RAM or NVMe its cards need
     RACKS = "racks"  # a chassis without a height cannot go in the site's racks
     # what one eased rule would save
@@ -154,6 +155,14 @@ def _feed(subject: str, f: dict[str, Any]) -> str:
     )
 
 
+def _supplies(subject: str, f: dict[str, Any]) -> str:
+    return (
+        f"the supplies of {f['chassis']} ({f['supplies']}: {f['capacity_w']:,} W with the redundant ones "
+        f"failed) cannot carry {f['gpu_count']} × {subject} (at least {f['need_w']:,} W at {f['cap_w']} W "
+        "per card)"
+    )
+
+
 def _saving(subject: str, f: dict[str, Any]) -> str:
     currency = f["currency"]
     return (
@@ -219,11 +228,13 @@ def _rule(subject: str, f: dict[str, Any]) -> str:
             f"≥ {f['data_tb_per_socket']:g} TB data NVMe per socket plus a boot drive"
         )
     if subject == "power":
-        own = f.get("chassis_overheads") or []
-        systems = f" ({'; '.join(own)} for systems with their own figure)" if own else ""
+        supplies = "; ".join(f.get("supplies") or [])
         return (
-            f"power = (cards at their cap + CPU TDP) × {1 + f['overhead']:.2f}{systems}, at most the "
-            f"feed's usable watts; sharded runs stay inside one NVLink domain when one holds them"
+            "power at the wall = (cards at their setting + CPU TDP + DIMMs + drives + NICs + the "
+            "chassis' fans and baseboard) / the supplies' efficiency, at most the feed's usable watts; "
+            "the supplies left when the redundant ones fail carry the parts"
+            + (f" ({supplies})" if supplies else "")
+            + "; sharded runs stay inside one NVLink domain when one holds them"
         )
     if subject == "memory":
         if f["states_only"]:
@@ -269,6 +280,7 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     ),
     FindingKind.INLET: _inlet,
     FindingKind.FEED: _feed,
+    FindingKind.SUPPLIES: _supplies,
     FindingKind.CHASSIS: lambda s, f: (
         f"{s} cannot take the RAM or NVMe that {f['gpu_count']} × {f['gpu']} need"
     ),

@@ -142,9 +142,6 @@ class Chassis(_Item):
     pcie_switches: tuple[PcieSwitch, ...] = Field(default=(), description="PCIe switches on the board")
     nvswitch: bool = Field(default=False, description="NVSwitch joins all its GPUs in one NVLink domain")
     nic_slots: tuple[Attach, ...] = Field(default=(), description="PCIe Gen5 x16 NIC slots: attachment")
-    power_overhead: float | None = Field(
-        default=None, ge=0, description="share added to cards + CPUs for this chassis; None: the rules'"
-    )
     rack_units: int | None = Field(
         default=None, gt=0, le=60, description="height, U; needed to place the chassis in a site's racks"
     )
@@ -312,7 +309,6 @@ class Rules(BaseModel):
     host_ram_per_gpu_memory: float = Field(gt=0, description="system memory ≥ this × GPU memory")
     host_ram_reserve_gb: float = Field(ge=0, description="kept free beside offloaded states")
     data_tb_per_socket: float = Field(ge=0, description="training NVMe per socket at least")
-    power_overhead: float = Field(ge=0, description="memory, drives, NICs, fans, conversion")
     sources: tuple[str, ...] = Field(default=(), description="where the rules come from")
 
 

@@ -69,7 +69,9 @@ class Server(BaseModel):
     bridge_count: int = Field(default=0, ge=0)
     nvlink_domains: list[list[int]] = Field(default_factory=list, description="GPU indices per domain")
     gpu_power_cap_w: int = Field(gt=0)
-    power_w: int = Field(gt=0, description="estimated full-load draw")
+    power_w: int = Field(
+        gt=0, description="full-load draw at the wall: the parts over the supplies' efficiency"
+    )
     feed: str
     feed_usable_w: int = Field(gt=0)
     max_inlet_c: float
@@ -81,6 +83,15 @@ class Server(BaseModel):
     rack: str | None = Field(default=None, description="rack name, when the site is given as racks")
     circuit: int | None = Field(
         default=None, ge=0, description="index into its rack's feeds: the circuit the server draws from"
+    )
+    psu_load_w: int = Field(
+        default=0, ge=0, description="what its supplies deliver at full load (the parts' sum), rounded up"
+    )
+    psu_watts: int = Field(default=0, ge=0, description="one supply's rating")
+    psu_count: int = Field(default=0, ge=0, description="supplies fitted")
+    psu_redundancy: str = Field(default="", description="none, N+1 or N+N")
+    psu_capacity_w: int = Field(
+        default=0, ge=0, description="what the supplies deliver with the redundant ones failed"
     )
 
 

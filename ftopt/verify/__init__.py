@@ -25,7 +25,7 @@ Rule names, as violations print them:
 - NVLink: bridge, nvlink-domains, sharded-domain, link-report, tensor-parallel-domain
 - multi-node: multinode-nodes, multinode-servers, multinode-strategy, nic, fabric-ports, fabric-price
 - host: host-ram, cores, sockets, cpu-tdp, nvme
-- site: power-cap, power-estimate, power-feed, feed, inlet
+- site: power-cap, power-estimate, power-feed, power-supplies, feed, inlet
 - racks: rack, rack-units, circuit-load, rack-report
 - money and status: bill-of-materials, one-card-model, server-price, total-price, currency, status, gap
 - supply: stock, lead-time, owned

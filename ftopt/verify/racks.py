@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ftopt.model.plan import CircuitLoad, RackUse
 from ftopt.model.workload import Rack
 from ftopt.verify.context import Context, Parts
-from ftopt.verify.site import overhead_of, server_power_w
+from ftopt.verify.site import server_power_w
 from ftopt.verify.violation import Violation
 
 
@@ -36,7 +36,7 @@ class _Filled:
 
 def _draw(ctx: Context, p: Parts) -> int:
     """The server's draw: the larger of the stated and the re-computed full-load figure."""
-    return max(p.server.power_w, server_power_w(p, overhead_of(ctx, p)) or 0)
+    return max(p.server.power_w, server_power_w(p) or 0)
 
 
 def _placed(ctx: Context) -> dict[str, _Filled]:

@@ -1,9 +1,11 @@
 """Rules of the site: power caps, the server's draw against its feed, the feed itself, inlet air.
 Racks and their circuits have rules of their own (racks.py).
 
-Power is the full-load estimate of docs/design.md: (cards at their cap + CPU TDP × CPUs) × (1 + overhead),
-rounded up to the watt. Both the stated and the re-computed draw must stay within the feed's usable
-watts, and the feed must be the one the site has at every position.
+Power is the draw at the wall of docs/design.md: the parts (cards at their cap, CPU TDP, DIMMs,
+drives, fabric NICs, the chassis' fans and baseboard) over the supplies' efficiency, rounded up to the
+watt. Both the stated and the re-computed draw must stay within the feed's usable watts, the supplies
+left when the redundant ones fail must carry the parts, and the feed must be the one the site has at
+every position. Re-computed here, never taken from the model's power module.
 """
 
 from __future__ import annotations
@@ -15,19 +17,42 @@ from ftopt.verify.context import Context, Parts
 from ftopt.verify.violation import EPS, Violation, close, num
 
 
-def overhead_of(ctx: Context, p: Parts) -> float:
-    """The chassis' own overhead share (an HGX baseboard's), else the rules'."""
-    own = p.chassis.power_overhead if p.chassis else None
-    return ctx.catalogue.rules.power_overhead if own is None else own
-
-
-def server_power_w(p: Parts, overhead: float) -> int | None:
-    """Full-load draw of the server at its power cap, or None if its card or CPU is unknown."""
-    s = p.server
-    if p.gpu is None or p.cpu is None:
+def supplies_load_w(p: Parts) -> float | None:
+    """What the supplies deliver at full load: cards at their setting, CPU TDP, DIMMs, drives,
+    fabric NICs and the chassis' own fans and baseboard; None if a part does not resolve."""
+    s, cpu, chassis, dimm, boot = p.server, p.cpu, p.chassis, p.dimm, p.boot_drive
+    if p.gpu is None or cpu is None or chassis is None or dimm is None or boot is None:
         return None
-    nics = math.ceil(s.nic_count * p.nic.power_w) if p.nic else 0  # fabric NICs at their own rating
-    return math.ceil((s.gpu_power_cap_w * s.gpu_count + p.cpu.tdp_w * s.cpu_count) * (1 + overhead)) + nics
+    if s.data_drive_count and p.data_drive is None:
+        return None
+    watts = [
+        float(s.gpu_power_cap_w * s.gpu_count),
+        float(cpu.tdp_w * s.cpu_count),
+        dimm.watts * s.dimm_count,
+        boot.watts,
+        p.data_drive.watts * s.data_drive_count if p.data_drive else 0.0,
+        p.nic.power_w * s.nic_count if p.nic else 0.0,
+        chassis.base_watts,
+    ]
+    return sum(watts)
+
+
+def server_power_w(p: Parts) -> int | None:
+    """Full-load draw at the wall: the supplies' load over their efficiency, rounded up."""
+    load = supplies_load_w(p)
+    if load is None or p.chassis is None:
+        return None
+    return math.ceil(round(load / p.chassis.psu_efficiency, 6))
+
+
+def carrying_w(p: Parts) -> int | None:
+    """What the supplies deliver with the redundant ones failed: all of them (none), all but one
+    (N+1) or half (N+N)."""
+    c = p.chassis
+    if c is None:
+        return None
+    failed = {"none": 0, "N+1": 1, "N+N": c.psu_count // 2}[c.psu_redundancy]
+    return (c.psu_count - failed) * c.psu_watts
 
 
 def check_power_cap(ctx: Context) -> Iterator[Violation]:
@@ -44,19 +69,17 @@ def check_power_cap(ctx: Context) -> Iterator[Violation]:
 
 
 def check_power_estimate(ctx: Context) -> Iterator[Violation]:
-    """The stated draw is the re-computed one."""
+    """The stated draw and supplies' load are the re-computed ones."""
     for p in ctx.servers():
-        overhead = overhead_of(ctx, p)
-        s, power = p.server, server_power_w(p, overhead)
-        if power is not None and p.cpu is not None and s.power_w != power:
+        s, power, load = p.server, server_power_w(p), supplies_load_w(p)
+        if power is None or load is None or p.chassis is None:
+            continue
+        if s.power_w != power or s.psu_load_w != math.ceil(round(load, 6)):
             yield Violation(
                 "power-estimate",
                 p.subject,
-                f"{s.power_w} W",
-                f"(cards {s.gpu_count} × {s.gpu_power_cap_w} W + CPUs {s.cpu_count} × {p.cpu.tdp_w} W)"
-                f" × {num(1 + overhead)}"
-                + (f" + NICs {s.nic_count} × {num(p.nic.power_w)} W" if p.nic and s.nic_count else "")
-                + f" = {power} W",
+                f"{s.power_w} W at the wall, supplies {s.psu_load_w} W",
+                f"the parts draw {num(load)} W / efficiency {num(p.chassis.psu_efficiency)} = {power} W",
             )
 
 
@@ -64,10 +87,35 @@ def check_power_feed(ctx: Context) -> Iterator[Violation]:
     """The draw, stated and re-computed, stays within the feed's usable watts."""
     for p in ctx.servers():
         s = p.server
-        draw = max(s.power_w, server_power_w(p, overhead_of(ctx, p)) or 0)
+        draw = max(s.power_w, server_power_w(p) or 0)
         usable = min(s.feed_usable_w, p.feed.usable_w) if p.feed else s.feed_usable_w
         if draw > usable:
             yield Violation("power-feed", p.subject, f"{draw} W", f"feed {s.feed} gives {usable} W usable")
+
+
+def check_power_supplies(ctx: Context) -> Iterator[Violation]:
+    """The supplies left when the redundant ones fail carry the parts; the plan states the chassis'
+    supplies as the catalogue has them."""
+    for p in ctx.servers():
+        s, c, capacity = p.server, p.chassis, carrying_w(p)
+        if c is None or capacity is None:
+            continue
+        load = max(float(s.psu_load_w), supplies_load_w(p) or 0.0)
+        if load > capacity + EPS:
+            yield Violation(
+                "power-supplies",
+                p.subject,
+                f"{num(load)} W from the supplies",
+                f"{c.psu_count} × {c.psu_watts} W {c.psu_redundancy} carry {capacity} W",
+            )
+        stated = (s.psu_watts, s.psu_count, s.psu_redundancy, s.psu_capacity_w)
+        if stated != (c.psu_watts, c.psu_count, c.psu_redundancy, capacity):
+            yield Violation(
+                "power-supplies",
+                p.subject,
+                f"supplies {s.psu_count} × {s.psu_watts} W {s.psu_redundancy} ({s.psu_capacity_w} W)",
+                f"{c.id} has {c.psu_count} × {c.psu_watts} W {c.psu_redundancy} ({capacity} W)",
+            )
 
 
 def check_feed(ctx: Context) -> Iterator[Violation]:

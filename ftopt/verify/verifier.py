@@ -83,6 +83,7 @@ RULES: tuple[Rule, ...] = (
     site.check_power_cap,
     site.check_power_estimate,
     site.check_power_feed,
+    site.check_power_supplies,
     site.check_feed,
     site.check_inlet,
     racks.check_rack_places,

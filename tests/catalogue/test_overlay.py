@@ -107,8 +107,8 @@ def test_an_id_given_twice_in_one_file(tmp_path: Path) -> None:
 
 
 def test_rules_keys_replace_the_packaged_ones(tmp_path: Path) -> None:
-    merged = apply_catalogue_dir(load_catalogue(), write(tmp_path, rules="power_overhead: 0.2\n"))
-    assert merged.rules.power_overhead == 0.2
+    merged = apply_catalogue_dir(load_catalogue(), write(tmp_path, rules="host_ram_reserve_gb: 32\n"))
+    assert merged.rules.host_ram_reserve_gb == 32
     assert merged.rules.cores_per_gpu == load_catalogue().rules.cores_per_gpu
 
 

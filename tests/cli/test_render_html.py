@@ -327,7 +327,10 @@ def test_summary_bill_of_materials_and_power(several: Plan) -> None:
             for cell in (line.item, line.name, str(line.quantity), money(line.unit_price, several.currency),
                          money(line.price, several.currency)):  # fmt: skip
                 assert cell in cells
-        assert f"{server.power_w:,} W of {server.feed_usable_w:,} W usable on the {server.feed} feed" in text
+        assert (
+            f"{server.power_w:,} W at the wall of {server.feed_usable_w:,} W usable on the {server.feed} feed"
+            in text
+        )
         assert f"at most {server.max_inlet_c:g} °C" in text
 
 

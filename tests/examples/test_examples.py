@@ -74,8 +74,9 @@ def test_hgx_full_70b_takes_an_hgx_h200_system_on_a_32_amp_feed():
     assert (server.bridge, server.bridge_count, server.nvlink_domains) == (None, 0, [list(range(8))])
     assert (copy.strategy, copy.optimizer, copy.link) == ("fsdp", "adamw-8bit", "nvlink")
     assert server.feed_usable_w >= server.power_w > 8_868  # more than a 16 A feed gives
-    (power,) = [n for n in plan.notes if n.subject == "power"]  # the HGX system's own power overhead
-    assert any(entry.startswith("hgx-h200-8gpu × ") for entry in power.figures["chassis_overheads"])
+    (power,) = [n for n in plan.notes if n.subject == "power"]  # the HGX system's own supplies
+    assert "hgx-h200-8gpu: 6 × 3,300 W, N+1" in power.figures["supplies"]
+    assert server.psu_load_w <= server.psu_capacity_w == 5 * 3300
 
 
 def test_hgx_full_70b_falls_back_to_pcie_cards_on_a_16_amp_feed():

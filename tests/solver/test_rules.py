@@ -152,8 +152,9 @@ runs: [{name: keep, model: llama-3.1-8b, method: full, optimizer: adamw-32bit, g
 
 
 def test_small_feed_caps_card_power(solve_yaml, catalogue):
-    # Four RTX PRO 6000 at 600 W with two EPYC 9135: (2,400 + 400) × 1.15 = 3,220 W > 2,944 W
-    # (230 V 16 A at 80 %), so the cards run capped at 450 W: (1,800 + 400) × 1.15 = 2,530 W.
+    # Four RTX PRO 6000 at 600 W with two EPYC 9135, 24 × 32 GB (6 W), 2 × 3.84 TB (20 W), a boot
+    # drive (8 W) and the chassis' 300 W: 3,292 W / 0.96 = 3,430 W > 2,944 W (230 V 16 A at 80 %), so
+    # the cards run capped at 450 W: 2,692 W / 0.96 = 2,805 W.
     text = """
 hardware: {gpus: [rtx-pro-6000-se], chassis: [gpu-server-4]}
 runs: [{name: q, model: llama-3.1-8b, method: qlora, concurrent: 4}]
@@ -161,7 +162,9 @@ runs: [{name: q, model: llama-3.1-8b, method: qlora, concurrent: 4}]
     capped = solve_yaml("site: {feed: 230v-16a, inlet_c: 25}\n" + text)
     full = solve_yaml("site: {feed: 230v-32a, inlet_c: 25}\n" + text)
     (server,) = capped.servers
-    assert server.gpu_power_cap_w == 450 and server.power_w == math.ceil(2200 * 1.15)
+    assert server.gpu_power_cap_w == 450 and server.power_w == math.ceil(
+        (1800 + 400 + 24 * 6 + 2 * 20 + 8 + 300) / 0.96
+    )
     assert server.power_w <= catalogue.feed("230v-16a").usable_w
     assert full.servers[0].gpu_power_cap_w == 600
 

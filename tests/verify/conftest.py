@@ -337,8 +337,6 @@ def rebuilt(old: Server, catalogue: Catalogue, **update: Any) -> Server:
     dimm, drive, boot = catalogue.dimm(s.dimm), catalogue.drive(s.data_drive), catalogue.drive(s.boot_drive)
     bridge = next((b for b in catalogue.bridges if b.id == s.bridge), None)
     graph = build_graph(topology_of(chassis, gpu, bridge.size if bridge else 0, s.gpu_count))
-    own = chassis.power_overhead
-    overhead = catalogue.rules.power_overhead if own is None else own
     lines = [
         _line(catalogue, chassis.id, chassis.name, 1),
         _line(catalogue, gpu.id, gpu.name, s.gpu_count),
@@ -352,6 +350,15 @@ def rebuilt(old: Server, catalogue: Catalogue, **update: Any) -> Server:
     nic = catalogue.nic(s.nic) if s.nic else None
     if nic:
         lines.append(_line(catalogue, nic.id, nic.name, s.nic_count))
+    load = (
+        s.gpu_power_cap_w * s.gpu_count
+        + cpu.tdp_w * s.cpu_count
+        + dimm.watts * s.dimm_count
+        + drive.watts * s.data_drive_count
+        + boot.watts
+        + (nic.power_w * s.nic_count if nic else 0.0)
+        + chassis.base_watts
+    )
     return s.model_copy(
         update={
             "cores": cpu.cores * s.cpu_count,
@@ -360,8 +367,12 @@ def rebuilt(old: Server, catalogue: Catalogue, **update: Any) -> Server:
             "nvme_tb": round(drive.tb * s.data_drive_count, 2),
             "bridge_count": s.gpu_count // bridge.size if bridge else 0,
             "nvlink_domains": nvlink_domains(graph),
-            "power_w": math.ceil((s.gpu_power_cap_w * s.gpu_count + cpu.tdp_w * s.cpu_count) * (1 + overhead))
-            + (math.ceil(s.nic_count * nic.power_w) if nic else 0),
+            "power_w": math.ceil(round(load / chassis.psu_efficiency, 6)),
+            "psu_load_w": math.ceil(round(load, 6)),
+            "psu_watts": chassis.psu_watts,
+            "psu_count": chassis.psu_count,
+            "psu_redundancy": chassis.psu_redundancy,
+            "psu_capacity_w": chassis.psu_capacity_w,
             "feed_usable_w": catalogue.feed(s.feed).usable_w,
             "max_inlet_c": min(
                 gpu.max_inlet_c, chassis.max_inlet_c, chassis.inlet_limits.get(gpu.id, math.inf)

@@ -80,7 +80,8 @@ def test_dimm_count_changed(solved) -> None:
 
 def test_more_data_drives_than_bays(solved) -> None:
     c = solved("first-project")
-    assert c.rules(c.rebuild(data_drive_count=9)) == {"drive-bays"}
+    # nine 20 W drives also take the 16 A feed's server past its 2,944 W
+    assert c.rules(c.rebuild(data_drive_count=9)) == {"drive-bays", "power-feed"}
 
 
 def test_card_not_in_the_workloads_hardware_limits(solved) -> None:

@@ -1,6 +1,6 @@
 """Rules of a site given as racks: each server's rack and circuit, rack units, circuit load, the report.
 
-The plans here are the solved "mix" case (two 4 × L40S servers of 2,070 W, 2U each) placed in racks
+The plans here are the solved "mix" case (two 4 × L40S servers of 2,338 W, 2U each) placed in racks
 by hand, with the plan's `racks` list written out as figures, so that the tests do not lean on the
 code they check.
 """
@@ -14,7 +14,7 @@ from ftopt.model.workload import Workload
 
 FEED_32A_W = 5888  # 230 V × 32 A × 0.8
 FEED_16A_W = 2944  # 230 V × 16 A × 0.8
-SERVER_W = 2070
+SERVER_W = 2338
 
 
 def racked(
@@ -68,12 +68,12 @@ def test_two_servers_overload_a_16a_circuit(solved) -> None:
         update={
             "circuits": [
                 CircuitLoad(feed="230v-32a", usable_w=FEED_32A_W, load_w=0, servers=[]),
-                CircuitLoad(feed="230v-16a", usable_w=FEED_16A_W, load_w=4140, servers=["s1", "s2"]),
+                CircuitLoad(feed="230v-16a", usable_w=FEED_16A_W, load_w=4676, servers=["s1", "s2"]),
             ]
         }
     )
     assert [str(v) for v in c.verify(report(plan, use), workload)] == [
-        "circuit-load: rack r1 circuit 1: 4140 W for its servers, 230v-16a gives 2944 W usable"
+        "circuit-load: rack r1 circuit 1: 4676 W for its servers, 230v-16a gives 2944 W usable"
     ]
 
 
@@ -92,7 +92,7 @@ def test_a_redundant_rack_needs_every_circuit_to_carry_it_alone(solved) -> None:
     plan, workload = racked(c, redundant, {"s1": ("r1", 0), "s2": ("r1", 0)})
     violations = c.verify(report(plan, BOTH_ON_32A.model_copy(update={"redundant": True})), workload)
     assert [str(v) for v in violations] == [
-        "circuit-load: rack r1 circuit 1: 4140 W for the whole rack (redundant), 230v-16a gives 2944 W usable"
+        "circuit-load: rack r1 circuit 1: 4676 W for the whole rack (redundant), 230v-16a gives 2944 W usable"
     ]
 
 

@@ -9,6 +9,9 @@ server and with the host (memory channels, cores) of that server's CPU. The dead
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 from ftopt.catalogue.cloud import load_cloud_prices
 from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.errors import UnverifiedPlanError
@@ -28,6 +31,7 @@ from ftopt.model.plan import (
     Status,
     Tco,
 )
+from ftopt.model.power import load_w, supplies_words, wall_w
 from ftopt.model.rent import rent_for
 from ftopt.model.rl import copy_speed
 from ftopt.model.speed import Speed, at_power, energy_kwh, hours_to_train, speed_link
@@ -39,7 +43,7 @@ from ftopt.solver.decode.bills import bill_of_materials, build_fabric
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.racks import place_in_racks, rack_uses, racked
 from ftopt.solver.explain.supply import supply_findings
-from ftopt.solver.problem.builds import Build
+from ftopt.solver.problem.builds import Build, build_parts
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.problem.modes import Mode
 from ftopt.solver.problem.multinode import speed_on_servers
@@ -53,6 +57,8 @@ def build_link(build: Build, gpus: list[int]) -> tuple[str | None, float | None]
 def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
     f = layout.build
     lines = bill_of_materials(data.catalogue, layout)
+    parts = build_parts(f.chassis, f.power_cap_w, f.gpu_count, f.cpu, f.boot, layout.ram, layout.disk)
+    load = load_w(replace(parts, nic=f.nic, nic_count=f.nic_count))
     return Server(
         id=server_id,
         chassis=f.chassis.id,
@@ -73,7 +79,7 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         bridge_count=f.bridge_count,
         nvlink_domains=[list(d) for d in topology_domains(f.topology)],
         gpu_power_cap_w=f.power_cap_w,
-        power_w=f.power_w,
+        power_w=wall_w(f.chassis, load),
         feed=f.feed.id,
         feed_usable_w=f.feed.usable_w,
         max_inlet_c=f.max_inlet_c,
@@ -82,6 +88,11 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         nic=f.nic.id if f.nic else None,
         nic_count=f.nic_count,
         owned=f.owned is not None,
+        psu_load_w=math.ceil(round(load, 6)),
+        psu_watts=f.chassis.psu_watts,
+        psu_count=f.chassis.psu_count,
+        psu_redundancy=f.chassis.psu_redundancy,
+        psu_capacity_w=f.chassis.psu_capacity_w,
     )
 
 
@@ -241,14 +252,7 @@ def _notes(data: ProblemData) -> list[Finding]:
         finding(
             FindingKind.RULE,
             "power",
-            overhead=rules.power_overhead,
-            chassis_overheads=sorted(
-                {
-                    f"{b.chassis.id} × {1 + b.chassis.power_overhead:.2f}"
-                    for b in data.builds
-                    if b.chassis.power_overhead is not None
-                }
-            ),
+            supplies=sorted({f"{b.chassis.id}: {supplies_words(b.chassis)}" for b in data.builds}),
         ),
         finding(
             FindingKind.RULE,

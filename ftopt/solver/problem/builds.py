@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu, Nic
+from ftopt.model.power import Parts, load_w, supplies_carry, supplies_words, wall_w
 from ftopt.model.timing import server_energy_cost
 from ftopt.model.topology import Topology, largest_domain, topology_of
 from ftopt.model.workload import Workload
@@ -77,6 +78,8 @@ class Build:
     nic: Nic | None = None
     nic_count: int = 0
     owned: int | None = None  # index of the workload's inventory entry: a server the customer owns
+    # What the supplies deliver with the hungriest RAM and disk tiers (power_w is it at the wall).
+    load_w: float = 0.0
 
     @cached_property
     def topology(self) -> Topology:
@@ -133,14 +136,18 @@ class Build:
         return f"{self.chassis.id}/{cards}/{bridges}/{self.power_cap_w}W/{self.cpu.id}{nics}{owned}"
 
 
-def server_power_w(gpu_w: int, gpu_count: int, cpu: Cpu, sockets: int, overhead: float) -> int:
-    """(Σ card power + Σ CPU TDP) × (1 + overhead), rounded up: the full-load estimate."""
-    return math.ceil((gpu_w * gpu_count + cpu.tdp_w * sockets) * (1 + overhead))
+def build_parts(
+    chassis: Chassis, gpu_w: int, count: int, cpu: Cpu, boot: Drive, ram: RamTier, disk: DiskTier
+) -> Parts:
+    """The parts that draw power in a server of this build with these RAM and disk tiers."""
+    return Parts(chassis, gpu_w, count, cpu, ram.dimm, ram.count, boot, disk.drive, disk.count)
 
 
-def power_overhead(catalogue: Catalogue, chassis: Chassis) -> float:
-    """The chassis' own overhead share (an HGX baseboard's NVSwitches, fans and NICs), else the rules'."""
-    return catalogue.rules.power_overhead if chassis.power_overhead is None else chassis.power_overhead
+def hungriest(rams: list[RamTier], disks: list[DiskTier]) -> tuple[RamTier, DiskTier]:
+    """The RAM and disk tiers that draw the most."""
+    ram = max(rams, key=lambda t: (t.dimm.watts * t.count, t.gb))
+    disk = max(disks, key=lambda t: (t.drive.watts * t.count, t.gb))
+    return ram, disk
 
 
 def _unit_price(catalogue: Catalogue, item_id: str) -> float:
@@ -184,12 +191,27 @@ def _pareto(tiers_by_price: list[Tier]) -> list[Tier]:
     return kept
 
 
+@dataclass(frozen=True)
+class _Host:
+    """The CPU and card setting of a build, and its draw with the hungriest tiers."""
+
+    cpu: Cpu
+    cap: int
+    load_w: float
+    power_w: int
+
+
 def _cheapest_host(
-    catalogue: Catalogue, chassis: Chassis, gpu: Gpu, count: int, feed: Feed
-) -> tuple[Cpu, int, int] | None:
-    """The cheapest CPU with enough cores that the feed can power at some cap, and the highest such cap."""
+    catalogue: Catalogue,
+    chassis: Chassis,
+    gpu: Gpu,
+    count: int,
+    feed: Feed,
+    fill: tuple[Drive, RamTier, DiskTier],
+) -> _Host | None:
+    """The cheapest CPU with enough cores whose server the feed and the supplies can power at some
+    card setting, and the highest such setting."""
     rules = catalogue.rules
-    overhead = power_overhead(catalogue, chassis)
     cpus = sorted(
         (
             c
@@ -200,9 +222,10 @@ def _cheapest_host(
     )
     for cpu in cpus:
         for cap in gpu.power_settings_w:
-            power = server_power_w(cap, count, cpu, chassis.sockets, overhead)
-            if power <= feed.usable_w:
-                return cpu, cap, power
+            load = load_w(build_parts(chassis, cap, count, cpu, *fill))
+            power = wall_w(chassis, load)
+            if power <= feed.usable_w and supplies_carry(chassis, load):
+                return _Host(cpu, cap, load, power)
     return None
 
 
@@ -286,36 +309,24 @@ def _builds_for(
 ) -> list[Build]:
     rules = catalogue.rules
     count = chassis.gpu_slots
-    host = _cheapest_host(catalogue, chassis, gpu, count, feed)
-    if host is None:
-        lowest = min(gpu.power_settings_w)
-        cpu = min(catalogue.cpus, key=lambda c: c.tdp_w)
-        need = server_power_w(lowest, count, cpu, chassis.sockets, power_overhead(catalogue, chassis))
-        excluded.append(
-            finding(
-                FindingKind.FEED,
-                gpu.id,
-                feed=feed.id,
-                feed_usable_w=feed.usable_w,
-                gpu_count=count,
-                need_w=need,
-                cap_w=lowest,
-            )
-        )
-        return []
-    cpu, cap, power = host
     gpu_memory = gpu.memory_gb * count
     rams = ram_tiers(catalogue, chassis, rules.host_ram_per_gpu_memory * gpu_memory)
     disks = disk_tiers(catalogue, chassis, rules.data_tb_per_socket * 1000 * chassis.sockets)
     if not rams or not disks:
         excluded.append(finding(FindingKind.CHASSIS, chassis.id, gpu_count=count, gpu=gpu.id))
         return []
+    fill = (boot, rams[0], disks[0])
+    host = _cheapest_host(catalogue, chassis, gpu, count, feed, fill)
+    if host is None:
+        excluded.append(_unpowered(catalogue, chassis, gpu, feed, fill))
+        return []
+    rams, disks, host = _powered_tiers(chassis, count, feed, boot, host, (rams, disks))
     builds = []
     for bridge in _layouts(catalogue, chassis, gpu, count):
         fixed = (
             _unit_price(catalogue, chassis.id)
             + _unit_price(catalogue, gpu.id) * count
-            + _unit_price(catalogue, cpu.id) * chassis.sockets
+            + _unit_price(catalogue, host.cpu.id) * chassis.sockets
             + _unit_price(catalogue, boot.id)
             + (_unit_price(catalogue, bridge.id) * (count // bridge.size) if bridge else 0.0)
         )
@@ -325,19 +336,77 @@ def _builds_for(
                 gpu,
                 count,
                 bridge,
-                cap,
-                cpu,
+                host.cap,
+                host.cpu,
                 boot,
                 rams[0],
                 disks[0],
-                power,
+                host.power_w,
                 feed,
                 fixed,
                 tuple(rams),
                 tuple(disks),
+                load_w=host.load_w,
             )
         )
     return builds
+
+
+def _powered_tiers(
+    chassis: Chassis,
+    count: int,
+    feed: Feed,
+    boot: Drive,
+    host: _Host,
+    tiers: tuple[list[RamTier], list[DiskTier]],
+) -> tuple[list[RamTier], list[DiskTier], _Host]:
+    """The RAM and disk upgrades the feed and the supplies still power at the host's card setting,
+    and the host's draw with the hungriest of them: a build's power is that bound, so that no
+    upgrade the model may choose overloads a feed, a circuit or the supplies. The base tiers
+    always stay (the host was chosen with them)."""
+
+    def load(ram: RamTier, disk: DiskTier) -> float:
+        return load_w(build_parts(chassis, host.cap, count, host.cpu, boot, ram, disk))
+
+    def fits(watts: float) -> bool:
+        return wall_w(chassis, watts) <= feed.usable_w and supplies_carry(chassis, watts)
+
+    rams, disks = tiers
+    rams = [r for r in rams if fits(load(r, disks[0]))]
+    top_ram = hungriest(rams, disks)[0]
+    disks = [d for d in disks if fits(load(top_ram, d))]
+    most = load(*hungriest(rams, disks))
+    return rams, disks, replace(host, load_w=most, power_w=wall_w(chassis, most))
+
+
+def _unpowered(
+    catalogue: Catalogue, chassis: Chassis, gpu: Gpu, feed: Feed, fill: tuple[Drive, RamTier, DiskTier]
+) -> Finding:
+    """Why no card setting powers the build: the supplies when even they cannot carry its least
+    draw, else the feed."""
+    cap = min(gpu.power_settings_w)
+    cpu = min(catalogue.cpus, key=lambda c: c.tdp_w)
+    load = load_w(build_parts(chassis, cap, chassis.gpu_slots, cpu, *fill))
+    if not supplies_carry(chassis, load):
+        return finding(
+            FindingKind.SUPPLIES,
+            gpu.id,
+            chassis=chassis.id,
+            supplies=supplies_words(chassis),
+            capacity_w=chassis.psu_capacity_w,
+            gpu_count=chassis.gpu_slots,
+            need_w=math.ceil(load),
+            cap_w=cap,
+        )
+    return finding(
+        FindingKind.FEED,
+        gpu.id,
+        feed=feed.id,
+        feed_usable_w=feed.usable_w,
+        gpu_count=chassis.gpu_slots,
+        need_w=wall_w(chassis, load),
+        cap_w=cap,
+    )
 
 
 def owned_item(entry: int) -> str:

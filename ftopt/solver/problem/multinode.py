@@ -18,7 +18,6 @@ the fabric, and fabric cost never falls as ports are removed).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -32,6 +31,7 @@ from ftopt.model.fabric import (
     node_network,
 )
 from ftopt.model.hardware import Catalogue, Nic
+from ftopt.model.power import supplies_carry, wall_w
 from ftopt.model.rl import multinode_any_sizings, multinode_any_speed
 from ftopt.model.sizing import (
     Ranker,
@@ -103,12 +103,15 @@ def networked_build(catalogue: Catalogue, build: Build, nic: Nic) -> Build | Non
     nics = nics_per_server(build.chassis, build.gpu_count)
     if nics == 0:
         return None
-    power = build.power_w + math.ceil(nics * nic.power_w)
-    if power > build.feed.usable_w:
+    load = build.load_w + nics * nic.power_w
+    power = wall_w(build.chassis, load)
+    if power > build.feed.usable_w or not supplies_carry(build.chassis, load):
         return None
     price = build.fixed_price + catalogue.price(nic.id).amount * nics
     energy = build.energy_cost * power / build.power_w if build.power_w else 0.0  # linear in the draw
-    return replace(build, nic=nic, nic_count=nics, fixed_price=price, power_w=power, energy_cost=energy)
+    return replace(
+        build, nic=nic, nic_count=nics, fixed_price=price, power_w=power, energy_cost=energy, load_w=load
+    )
 
 
 def _single_server_price(catalogue: Catalogue, builds: Sequence[Build], mode: Mode) -> float | None:

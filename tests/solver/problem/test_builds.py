@@ -2,27 +2,24 @@
 
 from __future__ import annotations
 
-from ftopt.solver.problem.builds import enumerate_builds, power_overhead, server_power_w
+from ftopt.model.power import load_w, supplies_carry, wall_w
+from ftopt.solver.problem.builds import build_parts, enumerate_builds
 from tests.solver.conftest import workload_from
 from tests.solver.tiny import SMALL, catalogue
 
 
-def test_the_power_estimate_is_cards_and_cpus_with_the_overhead_rounded_up() -> None:
-    cpu = catalogue().cpus[0]
-    assert server_power_w(600, 4, cpu, 2, 0.1) == -(-((600 * 4 + cpu.tdp_w * 2) * 1.1) // 1)
-
-
-def test_every_build_fits_the_feed_and_uses_only_allowed_cards() -> None:
+def test_every_build_fits_the_feed_and_its_supplies_with_any_tier_and_uses_only_allowed_cards() -> None:
     workload = workload_from(SMALL)
     found = enumerate_builds(catalogue(), workload)
     feed = catalogue().feed(workload.site.feed)
     assert found.builds
-    for build in found.builds:
-        assert build.gpu.id == "rtx-pro-6000-se"
-        overhead = power_overhead(catalogue(), build.chassis)
-        assert server_power_w(
-            build.power_cap_w, build.gpu_count, build.cpu, build.chassis.sockets, overhead
-        ) <= (feed.usable_w)
+    for b in found.builds:
+        assert b.gpu.id == "rtx-pro-6000-se"
+        for ram in b.ram_upgrades:
+            for disk in b.disk_upgrades:
+                load = load_w(build_parts(b.chassis, b.power_cap_w, b.gpu_count, b.cpu, b.boot, ram, disk))
+                assert load <= b.load_w and wall_w(b.chassis, load) <= b.power_w <= feed.usable_w
+                assert supplies_carry(b.chassis, load)
 
 
 def test_a_small_feed_caps_the_cards_or_drops_the_build() -> None:
