@@ -14,6 +14,7 @@ from ftopt.model.plan import Plan, Status
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from tests.examples.test_examples import EXAMPLES
+from tests.solver.conftest import workload_from
 
 SITE = "site: {feed: 400v-3p-16a, inlet_c: 25}\n"
 
@@ -265,3 +266,21 @@ runs: [{name: q32, model: qwen3-32b, method: full, optimizer: adamw-32bit, gpus:
     with pytest.raises(InfeasibleError) as caught:  # eight GPUs per copy fit only the eight-card class
         solve_yaml(text % 27)
     assert "site inlet 27 °C rules out rtx-pro-6000-se in gpu-server-8 (at most 25 °C)" in str(caught.value)
+
+
+def test_supplies_that_cannot_carry_the_cards_even_capped_are_why_nothing_fits(catalogue):
+    # Two 800 W supplies N+N deliver 800 W with one failed; two RTX PRO 6000 at their lowest setting
+    # (450 W) with two EPYC 9135 (200 W) already draw 1,300 W before memory, drives and fans.
+    weak = catalogue.chassis_by_id("gpu-server-2").model_copy(update={"psu_watts": 800})
+    chassis = tuple(weak if c.id == weak.id else c for c in catalogue.chassis)
+    small = catalogue.model_copy(update={"chassis": chassis})
+    small._lookups = {}  # the copy would share the session catalogue's lookup cache
+    text = SITE + "hardware: {gpus: [rtx-pro-6000-se], chassis: [gpu-server-2]}\n"
+    text += "runs: [{name: q, model: llama-3.1-8b, method: qlora}]\n"
+    with pytest.raises(InfeasibleError) as info:
+        solve(workload_from(text), small, SolveSettings(time_limit=10, workers=2)).plan_or_raise()
+    assert "the supplies of gpu-server-2 (2 × 800 W, N+N: 800 W with the redundant ones failed)" in str(
+        info.value
+    )
+    wide = solve(workload_from(text), catalogue, SolveSettings(time_limit=10, workers=2)).plan_or_raise()
+    assert wide.servers[0].psu_load_w <= wide.servers[0].psu_capacity_w == 2400
