@@ -18,9 +18,9 @@ from ftopt.reading.safe_yaml import read_yaml, validate
 
 KINDS = (*ITEM_KINDS, "prices")
 #: Kinds a catalogue directory may leave out: the speed data (stacks, speed constants) and the
-#: fabric for multi-node plans, and the planning memory margins. A directory written before they
-#: existed still loads.
-OPTIONAL = ("stacks", "speed", "nics", "switches", "cables", "margins")
+#: fabric for multi-node plans, the planning memory margins and the interruption rates. A directory
+#: written before they existed still loads.
+OPTIONAL = ("stacks", "speed", "nics", "switches", "cables", "margins", "reliability")
 
 
 def data_dir() -> Path:

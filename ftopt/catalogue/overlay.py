@@ -22,6 +22,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from ftopt.errors import InputError, did_you_mean, quoted
+from ftopt.model.failures import Reliability
 from ftopt.model.hardware import (
     PRICED,
     Bridge,
@@ -63,6 +64,7 @@ MAPPING_FILES: dict[str, type[BaseModel]] = {
     "rules": Rules,
     "speed": SpeedConstants,
     "margins": MemoryMargins,  # a vendor's margins.yaml replaces the `margins` table whole
+    "reliability": Reliability,
 }
 FILE_NAMES = (*LIST_FILES, *MAPPING_FILES)
 

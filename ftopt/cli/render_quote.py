@@ -312,6 +312,16 @@ class RunColumn:
     cell: Callable[[RunRow], str]
 
 
+def _checkpoints(a: Assignment) -> str:
+    """The copy's checkpoint interval, expected interruptions and the hours they add, in words."""
+    if a.checkpoint_interval_h is None or a.expected_interruptions is None or a.failure_overhead is None:
+        return NONE
+    return (
+        f"every {a.checkpoint_interval_h:,.1f} h; {a.expected_interruptions:.2f} interruptions "
+        f"expected; +{a.failure_overhead:.2%}"
+    )
+
+
 RUN_COLUMNS: tuple[RunColumn, ...] = (
     RunColumn("run", False, lambda r: r.name),
     RunColumn("model", False, lambda r: r.run.model if r.run else NONE),
@@ -323,6 +333,8 @@ RUN_COLUMNS: tuple[RunColumn, ...] = (
     RunColumn("hours", True, lambda r: _number(r.first.hours, 1)),
     RunColumn("deadline h", True, _deadline),
     RunColumn("deadline met", False, _met),
+    RunColumn("hours with failures", True, lambda r: _number(r.first.hours_with_failures, 1)),
+    RunColumn("checkpoints", False, lambda r: _checkpoints(r.first)),
     RunColumn("energy kWh", True, lambda r: _number(r.energy_kwh)),
 )
 

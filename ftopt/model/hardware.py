@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
+from ftopt.model.failures import Reliability
 from ftopt.model.stack import CardClass, MemoryMargins, SpeedConstants, Stack
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -97,6 +98,7 @@ class Drive(_Item):
     tb: float = Field(gt=0, description="capacity, TB = 1e12 bytes")
     role: Literal["data", "boot"] = Field(description="data drives hold checkpoints; one boot drive")
     watts: float = Field(gt=0, description="drive power while writing (its highest), W")
+    write_gbps: float = Field(gt=0, description="sequential write, GB/s: how fast checkpoints land")
 
 
 #: A PCIe attachment point: a socket index, or a node name "socket<i>" or "switch<j>".
@@ -378,6 +380,8 @@ class Catalogue(BaseModel):
     speed: SpeedConstants | None = None
     # Planning memory margins per stack and method (issue 19): margins.yaml, from the calibration.
     margins: MemoryMargins | None = None
+    # Interruptions per GPU-hour and restart time (issue 28, item 5): reliability.yaml.
+    reliability: Reliability | None = None
     # The fabric for multi-node plans (issue 14): ftopt/model/fabric.py, ftopt/solver/problem/multinode.py.
     nics: tuple[Nic, ...] = ()
     switches: tuple[Switch, ...] = ()

@@ -168,6 +168,21 @@ class Assignment(BaseModel):
         description="grid energy of those hours: hours × (GPUs at their power setting + host W per GPU) "
         "× PUE",
     )
+    checkpoint_write_s: float | None = Field(
+        default=None, description="seconds to write one checkpoint on its servers' data drives"
+    )
+    checkpoint_interval_h: float | None = Field(
+        default=None, description="Young/Daly interval between checkpoints, √(2 × write × MTBF), hours"
+    )
+    expected_interruptions: float | None = Field(
+        default=None, description="interruptions expected over its hours with failures"
+    )
+    failure_overhead: float | None = Field(
+        default=None, description="hours added per training hour by checkpoints, lost work and restarts"
+    )
+    hours_with_failures: float | None = Field(
+        default=None, description="hours × (1 + failure_overhead): checkpoints, lost work, restarts"
+    )
     nodes: list[Node] = Field(
         default_factory=list,
         description="every server the copy trains on with its GPUs; one node for a single-server copy, "

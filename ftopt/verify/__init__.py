@@ -7,7 +7,8 @@ copy trains), roles (the models and rollout engine of DPO, GRPO and PPO copies),
 stated training configuration), nvlink (bridges and domains), multinode (copies over several servers,
 NICs and the fabric), host (RAM, cores, NVMe), supply (stock and lead times), inventory (owned
 servers), site (power, feed, inlet), racks (rack, circuit, units, load), prices (bills of materials,
-totals, status), timing (deadlines, run energy, TCO), schedule (a queue bid's jobs over time) and
+totals, status), timing (deadlines, run energy, TCO), failures (checkpoints, interruptions and
+the hours they add), schedule (a queue bid's jobs over time) and
 rent.
 
 The verifier's power, host-RAM, NVMe and price arithmetic repeats the solver's on purpose: a
@@ -30,6 +31,7 @@ Rule names, as violations print them:
 - money and status: bill-of-materials, one-card-model, server-price, total-price, currency, status, gap
 - supply: stock, lead-time, owned
 - time and energy: deadline, energy, tco
+- failures: failures
 - queue schedule: schedule, window, duration
 - buy or rent: rent
 """

@@ -14,6 +14,7 @@ from ftopt.model.plan import Plan
 from ftopt.model.workload import Workload
 from ftopt.verify import (
     components,
+    failures,
     host,
     inventory,
     memory,
@@ -103,6 +104,7 @@ RULES: tuple[Rule, ...] = (
     timing.check_deadlines,
     timing.check_energy,
     timing.check_tco,
+    failures.check_failures,
     schedule.check_schedule_entries,
     schedule.check_windows,
     schedule.check_durations,

@@ -16,8 +16,10 @@ from ftopt.catalogue.cloud import load_cloud_prices
 from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.errors import UnverifiedPlanError
 from ftopt.model.fabric import node_network
+from ftopt.model.failures import failure_cost
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
+from ftopt.model.memory import GB, checkpoint_bytes
 from ftopt.model.parallelism import config_record
 from ftopt.model.plan import (
     Assignment,
@@ -323,6 +325,33 @@ def plan_tco(data: ProblemData, servers: list[Server], purchase: float) -> Tco:
     )
 
 
+def _with_failures(data: ProblemData, servers: list[Server], a: Assignment) -> Assignment:
+    """The copy with its checkpoint interval, expected interruptions and hours with failures
+    (ftopt.model.failures): its checkpoint lands on the data drives of all its servers at once."""
+    reliability = data.catalogue.reliability
+    if a.hours is None or reliability is None:
+        return a
+    by_id = {s.id: s for s in servers}
+    nodes = a.nodes or [Node(server=a.server, gpus=a.gpus)]
+    write_gbps = sum(
+        data.catalogue.drive(by_id[n.server].data_drive).write_gbps * by_id[n.server].data_drive_count
+        for n in nodes
+    )
+    run = next(p for p in data.profiles if p.run.name == a.run)
+    checkpoint = checkpoint_bytes(run.counts, run.run.method, a.optimizer, run.run.lora_rank) / GB
+    gpus = sum(len(n.gpus) for n in nodes)
+    cost = failure_cost(a.hours, gpus, checkpoint, write_gbps, reliability)
+    return a.model_copy(
+        update={
+            "checkpoint_write_s": round(cost.write_h * 3600, 3),
+            "checkpoint_interval_h": round(cost.interval_h, 3),
+            "expected_interruptions": round(cost.interruptions, 3),
+            "failure_overhead": round(cost.overhead, 6),
+            "hours_with_failures": round(a.hours * (1 + cost.overhead), 6),
+        }
+    )
+
+
 def build_plan(
     data: ProblemData,
     layouts: list[ServerLayout],
@@ -345,6 +374,7 @@ def build_plan(
             continue
         assignments += [placed.place(mode, gpus, layout, server_id) for mode, gpus in layout.copies]
     assignments += [placed.place_nodes(mode, nodes) for mode, nodes in groups.values()]
+    assignments = [_with_failures(data, servers, a) for a in assignments]
     racks = []
     if data.workload.site.racks is not None:
         places = place_in_racks(data, layouts)

@@ -1,0 +1,80 @@
+"""Rule on hours with failures: each copy's checkpoint interval, expected interruptions and the
+hours they add are re-derived here (docs/design.md, Hours with failures).
+
+- failures: a copy's checkpoint is its run's resumable states (`ftopt.model.memory.checkpoint_bytes`,
+  the size the NVMe rule holds), written at once to the data drives of all its servers at their
+  catalogue write bandwidth. With the catalogue's interruptions per GPU-hour λ over the copy's G
+  GPUs, the mean time between interruptions is M = 1 / (λ G); the interval is √(2 × write × M); the
+  share lost is write / interval + (interval / 2 + restart) / M; hours with failures = hours /
+  (1 - lost), and the interruptions expected are those hours / M. A plan that states hours must
+  state these figures, and they must be these.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from ftopt.model.memory import checkpoint_bytes
+from ftopt.model.plan import Assignment
+from ftopt.verify.context import Context, copy_subject
+from ftopt.verify.violation import Violation, num
+
+#: The plan rounds hours to 1e-6 and the other figures to 1e-3 (s, h, interruptions): compared within
+#: that rounding or one part in a million (the same inputs give the same figures).
+RELATIVE = 1e-6
+FLOOR = 0.05  # the least goodput the model counts (ftopt.model.failures.LEAST_GOODPUT)
+
+
+def _expected(ctx: Context, a: Assignment) -> dict[str, float] | None:
+    """The copy's failure figures re-derived from the catalogue and the plan's servers."""
+    reliability, run = ctx.catalogue.reliability, ctx.runs.get(a.run)
+    profile = ctx.profile(run) if run else None
+    if reliability is None or a.hours is None or run is None or profile is None:
+        return None
+    write_gbps, gpus = 0.0, 0
+    for node in a.nodes or []:
+        parts = ctx.parts.get(node.server)
+        if parts is None or parts.data_drive is None:
+            return None
+        write_gbps += parts.data_drive.write_gbps * parts.server.data_drive_count
+        gpus += len(node.gpus)
+    if not write_gbps or not gpus:
+        return None
+    gb = checkpoint_bytes(profile.counts, run.method, a.optimizer, run.lora_rank) / 1e9
+    mtbf = 1 / (reliability.interruptions_per_gpu_hour * gpus)
+    write_h = gb / write_gbps / 3600
+    interval = math.sqrt(2 * write_h * mtbf)
+    lost = write_h / interval + (interval / 2 + reliability.restart_hours) / mtbf
+    wall = a.hours / max(1 - lost, FLOOR)
+    return {
+        "checkpoint_write_s": write_h * 3600,
+        "checkpoint_interval_h": interval,
+        "expected_interruptions": wall / mtbf,
+        "hours_with_failures": wall,
+    }
+
+
+def _near(stated: float | None, expected: float, rounding: float) -> bool:
+    return stated is not None and abs(stated - expected) <= max(RELATIVE * abs(expected), rounding)
+
+
+ROUNDING = {
+    "checkpoint_write_s": 1e-3,
+    "checkpoint_interval_h": 1e-3,
+    "expected_interruptions": 1e-3,
+    "hours_with_failures": 2e-6,
+}
+
+
+def check_failures(ctx: Context) -> Iterator[Violation]:
+    """Each copy with hours states its checkpoint write, interval, interruptions and hours with
+    failures as re-derived."""
+    for a in ctx.plan.assignments:
+        expected = _expected(ctx, a)
+        if expected is None:
+            continue
+        for field, value in expected.items():
+            stated = getattr(a, field)
+            if not _near(stated, value, ROUNDING[field]):
+                yield Violation("failures", copy_subject(a), f"{field} {stated}", f"{num(round(value, 6))}")
