@@ -8,12 +8,13 @@ stderr, so stdout stays clean for JSON. OR-Tools is imported only when the comma
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 import yaml
@@ -35,6 +36,7 @@ from ftopt.cli.render_xlsx import write_xlsx
 from ftopt.model.findings import money
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
+from ftopt.model.summary import PlanSummary, summarize
 from ftopt.model.workload import Workload
 from ftopt.reading.workload_file import load_workload
 
@@ -50,20 +52,31 @@ BIDS_TOTAL_S = 30.0
 FORMATS = ("table", "json", "yaml", "markdown", "html", "xlsx")
 
 
-def render(plan: Plan, fmt: str, bids: Frontier | None = None, internals: bool = True) -> str | None:
+def render(
+    plan: Plan,
+    fmt: str,
+    bids: Frontier | None = None,
+    internals: bool = True,
+    summary: PlanSummary | None = None,
+) -> str | None:
     """The plan as text in `fmt`, or None for the table (printed straight to a console); the quote
-    formats carry the technical appendix only with `internals`."""
+    formats carry the technical appendix only with `internals`; JSON and YAML carry the plan with
+    its summary under `summary` (which `ftopt verify` ignores: it re-derives every figure)."""
+    summary = summary if summary is not None else summarize(plan)
     if fmt == "json":
-        return plan.to_json() + "\n"
+        return json.dumps(plan_record(plan, summary), indent=2, ensure_ascii=False) + "\n"
     if fmt == "yaml":
-        return yaml.safe_dump(
-            plan.model_dump(mode="json", by_alias=True), sort_keys=False, allow_unicode=True
-        )
+        return yaml.safe_dump(plan_record(plan, summary), sort_keys=False, allow_unicode=True)
     if fmt == "markdown":
-        return render_markdown(plan, internals)
+        return render_markdown(plan, internals, summary)
     if fmt == "html":
-        return render_html(plan, bids, internals)
+        return render_html(plan, bids, internals, summary)
     return None
+
+
+def plan_record(plan: Plan, summary: PlanSummary) -> dict[str, Any]:
+    """The plan's JSON fields and, last, the summary every quote format renders."""
+    return {**plan.model_dump(mode="json", by_alias=True), "summary": summary.model_dump(mode="json")}
 
 
 def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
@@ -156,7 +169,7 @@ def solve_command(
     bids = None
     if fmt == "html" and with_frontier:
         plan, bids = _bids(plan, parsed, catalogue, settings, time_limit - (time.perf_counter() - started))
-    write_plan(plan, fmt, output, bids, internals)
+    write_plan(plan, fmt, output, bids, internals, summarize(plan, parsed, catalogue))
 
 
 def _bids(
@@ -178,16 +191,22 @@ def _bids(
 
 
 def write_plan(
-    plan: Plan, fmt: str, output: Path | None, bids: Frontier | None = None, internals: bool = True
+    plan: Plan,
+    fmt: str,
+    output: Path | None,
+    bids: Frontier | None = None,
+    internals: bool = True,
+    summary: PlanSummary | None = None,
 ) -> None:
     """The plan in `fmt`, to `output` or stdout (the table goes through rich; xlsx needs `output`)."""
+    summary = summary if summary is not None else summarize(plan)
     if fmt == "xlsx" and output:
-        write_xlsx(plan, output, internals)
+        write_xlsx(plan, output, internals, summary)
         return
-    text = render(plan, fmt, bids, internals)
+    text = render(plan, fmt, bids, internals, summary)
     if text is None:  # the table: whole cells off a terminal, in a file or a pipe
         with plain_console(output) as console:
-            render_table(plan, console, internals)
+            render_table(plan, console, internals, summary)
     elif output:
         output.write_text(text, encoding="utf-8")
     else:

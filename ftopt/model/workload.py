@@ -526,6 +526,28 @@ class Queue(BaseModel):
     )
 
 
+class QuoteDetails(BaseModel):
+    """The buyer's details a quote carries: who it is for, its reference and validity, a discount.
+
+    Why in the workload: the presales engineer writes them once beside the bid, and every format
+    of the quote shows the same ones. The discount lowers the price the buyer reads, never the
+    solver's objective: the cheapest plan is the same with or without it.
+    """
+
+    model_config = _FROZEN
+    customer: str | None = Field(
+        default=None, min_length=1, max_length=200, description="who the quote is for"
+    )
+    reference: str | None = Field(default=None, min_length=1, max_length=100, description="quote reference")
+    valid_until: str | None = Field(
+        default=None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="last day the quote holds, YYYY-MM-DD"
+    )
+    discount_percent: float = Field(
+        default=0.0, ge=0, lt=100, description="discount on the price the buyer pays, percent"
+    )
+    notes: str | None = Field(default=None, min_length=1, max_length=2000, description="terms or remarks")
+
+
 class HardwareLimits(BaseModel):
     """Optional restrictions of the catalogue: only these cards, only these chassis."""
 
@@ -593,6 +615,9 @@ class Workload(BaseModel):
         default=None,
         description="queue mode: buy for every run's jobs within horizon_hours rather than for every "
         "copy at once; deadline_hours then count from the start of the horizon",
+    )
+    quote: QuoteDetails | None = Field(
+        default=None, description="buyer details every quote format shows: customer, reference, discount"
     )
 
     @model_validator(mode="before")
