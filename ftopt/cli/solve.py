@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +20,7 @@ import yaml
 from rich.console import Console
 
 from ftopt.cli import (
+    FRONTIER_POINTS,
     catalogue_dir_option,
     open_catalogue,
     output_option,
@@ -43,11 +43,6 @@ from ftopt.reading.workload_file import load_workload
 if TYPE_CHECKING:
     from ftopt.solver.frontier import Frontier
     from ftopt.solver.search.run import Progress, SolveSettings
-
-#: The quote's three bids: at most this many frontier points, seconds per point and in all.
-BIDS_POINTS = 8
-BIDS_POINT_S = 5.0
-BIDS_TOTAL_S = 30.0
 
 FORMATS = ("table", "json", "yaml", "markdown", "html", "xlsx")
 
@@ -115,7 +110,8 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     default=True,
     show_default=True,
     help="With --format html and train_tokens: the three bids (cheapest, knee, fastest) of the "
-    f"price-makespan frontier ({BIDS_POINTS} points at most, {BIDS_TOTAL_S:g} s at most).",
+    "price-makespan frontier, found as `ftopt frontier` finds it with the same --time-limit and "
+    "--workers, so the bids are that command's own points.",
 )
 @click.option(
     "--alternatives",
@@ -161,32 +157,28 @@ def solve_command(
         time_limit=time_limit, deterministic=deterministic, what_if=what_if, alternatives=alternatives
     )
     settings = replace(settings, workers=workers) if workers else settings
-    started = time.perf_counter()
     result = solve(
         parsed, catalogue, settings, _progress_printer(quiet), workload_name=parsed.name or workload.stem
     )
     plan = result.plan_or_raise()
     bids = None
     if fmt == "html" and with_frontier:
-        plan, bids = _bids(plan, parsed, catalogue, settings, time_limit - (time.perf_counter() - started))
+        plan, bids = _bids(plan, parsed, catalogue, settings)
     write_plan(plan, fmt, output, bids, internals, summarize(plan, parsed, catalogue))
 
 
 def _bids(
-    plan: Plan, workload: Workload, catalogue: Catalogue, settings: SolveSettings, left_s: float
+    plan: Plan, workload: Workload, catalogue: Catalogue, settings: SolveSettings
 ) -> tuple[Plan, Frontier | None]:
-    """The bounded frontier behind the quote's three bids, in what the time limit leaves (None when
-    no run gives train_tokens, and for a queue bid, whose deadlines are its windows: no makespan to
-    trade against); when too little is left, the plan says the bids were skipped."""
-    from ftopt.solver.frontier import MIN_SOLVE_S, frontier, has_train_tokens
-    from ftopt.solver.solve import skipped, with_note
+    """The frontier behind the quote's three bids: the one `ftopt frontier` finds with the same time
+    limit and workers (None when no run gives train_tokens, and for a queue bid, whose deadlines
+    are its windows: no makespan to trade against)."""
+    from ftopt.solver.frontier import frontier, has_train_tokens
 
     if not has_train_tokens(workload) or workload.queue is not None:
         return plan, None
-    if left_s < MIN_SOLVE_S:
-        return with_note(plan, skipped("the quote's three bids", settings.time_limit)), None
-    quick = replace(settings, time_limit=min(BIDS_POINT_S, settings.time_limit), what_if=False)
-    found = frontier(workload, catalogue, quick, points=BIDS_POINTS, budget_s=min(BIDS_TOTAL_S, left_s))
+    same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
+    found = frontier(workload, catalogue, same, points=FRONTIER_POINTS)
     return plan, (found if found.points else None)
 
 
