@@ -22,7 +22,7 @@ from ftopt.catalogue import load_catalogue
 from ftopt.cli import UNBOUNDED_WIDTH
 from ftopt.cli.main import cli
 from ftopt.cli.render_escape import markdown_text as md
-from ftopt.cli.render_svg import placement_svg
+from ftopt.cli.render_svg import placement_svg, run_styles
 from ftopt.cli.render_table import render_table
 from ftopt.cli.render_xlsx import write_xlsx
 from ftopt.cli.solve import render
@@ -162,10 +162,8 @@ def test_a_queue_placement_names_every_job_each_gpu_runs() -> None:
     workload = load_workload(EXAMPLES / "monthly-queue.yaml", catalogue)
     plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
     svg = placement_svg(plan)
-    letters = {m[1]: m[0] for m in re.findall(r'data-run="([^"]+)"><title>[^<]*</title>\s*<rect[^>]*>\s*'
-                                              r'(?:<rect[^>]*>\s*)?<text[^>]*>([A-Z]+)</text>', svg)}  # fmt: skip
-    assert set(letters.values()) == {r.name for r in plan.runs}
-    keys = {v: k for k, v in letters.items()}
+    keys = {run: style.key for run, style in run_styles(plan).items()}
+    assert set(keys) == {r.name for r in plan.runs}
     for server in plan.servers:
         for gpu in range(server.gpu_count):
             jobs = sorted((j for j in plan.schedule if j.server == server.id and gpu in j.gpus),
