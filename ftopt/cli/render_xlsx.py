@@ -110,9 +110,14 @@ class Sheet:
 
 def _formats(book: Any) -> dict[str, Any]:
     """The book's cell formats: plain, money, percent, one decimal, quote-prefixed text; each bold too."""
-    base = {"plain": {}, "money": {"num_format": MONEY}, "percent": {"num_format": "0%"},
-            "tenths": {"num_format": "0.0"}, "text": {"quote_prefix": True}}  # fmt: skip
-    formats = {}
+    base: dict[str, dict[str, Any]] = {
+        "plain": {},
+        "money": {"num_format": MONEY},
+        "percent": {"num_format": "0%"},
+        "tenths": {"num_format": "0.0"},
+        "text": {"quote_prefix": True},
+    }
+    formats: dict[str, Any] = {}
     for name, props in base.items():
         formats[name] = book.add_format(props)
         formats[name + " bold"] = book.add_format({**props, "bold": True})
