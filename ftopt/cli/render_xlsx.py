@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ftopt.cli.render_escape import FORMULA_START
+from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.cli.render_quote import (
     ALTERNATIVE_HEADERS,
     alternative_rows,
@@ -364,6 +365,18 @@ def _rent_totals(sheet: Sheet, plan: Plan, total: str, last: int) -> None:
         sheet.put(["Break-even (months)", *blanks, formula], {8: "tenths"}, bold=True)
 
 
+def _racks(book: Any, formats: dict[str, Any], plan: Plan) -> None:
+    """The racks table every other format shows: units used and the load on each circuit."""
+    if not plan.racks:
+        return
+    sheet = Sheet(book, "Racks", formats)
+    sheet.put([h for h, _ in RACK_COLUMNS], bold=True)
+    for row in rack_rows(plan):
+        sheet.put(list(row))
+    sheet.put([racks_note(plan)])
+    sheet.widths((14, 12, 12, 16, 24, 10, 10, 8))
+
+
 def _technical(book: Any, formats: dict[str, Any], plan: Plan) -> None:
     sheet = Sheet(book, "Technical", formats)
     for label, value in internals(plan):
@@ -387,6 +400,7 @@ def write_xlsx(plan: Plan, path: Path, internals: bool = True, summary: PlanSumm
     _runs(book, formats, plan)
     power_total = _power(book, formats, plan, names)
     _tco(book, formats, plan, total, power_total)
+    _racks(book, formats, plan)
     _schedule(book, formats, summary)
     _rent(book, formats, plan, summary, total)
     _options(book, formats, plan)

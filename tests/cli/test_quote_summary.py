@@ -254,3 +254,20 @@ def test_the_quotes_three_bids_are_the_frontiers_own_points(tmp_path: Path) -> N
     assert float(rows["fastest"].replace(",", "")) == pytest.approx(fastest, abs=0.05)
     assert float(rows["cheapest"].replace(",", "")) == pytest.approx(cheapest, abs=0.05)
     assert f"{len(points)}-point frontier" in page.read_text()
+
+
+def test_a_plan_file_with_its_summary_still_verifies(tmp_path: Path) -> None:
+    """JSON carries the summary beside the plan; `ftopt verify` reads the plan and re-derives it."""
+    runner = CliRunner()
+    bid = str(EXAMPLES / "monthly-queue.yaml")
+    plan_file = tmp_path / "plan.json"
+    done = runner.invoke(cli, ["solve", bid, "--format", "json", "-o", str(plan_file), "--no-what-if"])
+    assert done.exit_code == 0, done.output
+    data = json.loads(plan_file.read_text(encoding="utf-8"))
+    assert data["summary"]["mode"] == "queue"
+    checked = runner.invoke(cli, ["verify", bid, str(plan_file)])
+    assert checked.exit_code == 0, checked.output
+    catalogue = load_catalogue()
+    workload = load_workload(Path(bid), catalogue)
+    result = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2, what_if=False))
+    assert summarize(result, workload, catalogue) == summarize(result.plan_or_raise(), workload, catalogue)
