@@ -393,11 +393,12 @@ def assumed_prices(plan: Plan) -> list[str]:
 
 
 def price_words(plan: Plan, summary: PlanSummary, appendix: bool = True) -> str:
-    """Where the prices come from, for the buyer: the catalogue in use and whose prices they are,
-    and the assumed ones counted (and listed in the technical appendix, when the quote has one)."""
+    """Where the prices come from, for the buyer: the price list and whose prices they are (the
+    catalogue in use is a key figure), and the assumed ones counted (and listed in the technical
+    appendix, when the quote has one)."""
     assumed = assumed_prices(plan)
     stated = plan.price_list or plan.currency + ", price list not stated"
-    text = f"Catalogue: {summary.catalogue.words}. Prices: {stated}."
+    text = f"Prices: {stated} ({summary.catalogue.prices})."
     if assumed:
         where = " (listed in the technical appendix)" if appendix else ""
         text += f" {len(assumed)} of them are assumptions without a public source{where}."

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from ftopt.cli.render_escape import FORMULA_START
-from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.cli.render_quote import (
     ALTERNATIVE_HEADERS,
     alternative_rows,
@@ -39,6 +38,7 @@ from ftopt.cli.render_quote import (
     server_groups,
     summary_of,
 )
+from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.model.plan import LineItem, Plan
 from ftopt.model.summary import PlanSummary, method_words
 from ftopt.model.timing import HOURS_PER_YEAR

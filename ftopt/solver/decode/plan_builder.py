@@ -296,9 +296,12 @@ def _runs(data: ProblemData) -> list[RunSummary]:
 
 
 def price_list_summary(catalogue: Catalogue) -> str:
-    """Currency and the range of price dates, for the quote's header."""
+    """Currency and the range of price dates, for the quote's header; "indicative" only for the
+    bundled prices (a vendor's catalogue or a user's price list gives its own)."""
     dates = sorted(p.date for p in catalogue.prices)
-    return f"{catalogue.currency}, indicative prices dated {dates[0]} to {dates[-1]}"
+    origin = catalogue.origin
+    own = origin.price_list is not None or origin.vendor_prices
+    return f"{catalogue.currency}, {'' if own else 'indicative '}prices dated {dates[0]} to {dates[-1]}"
 
 
 def plan_tco(data: ProblemData, servers: list[Server], purchase: float) -> Tco:
