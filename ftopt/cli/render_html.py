@@ -96,16 +96,17 @@ def _bid(plan: Plan) -> str:
     """The runs the customer asked for, as the workload states them."""
     if not plan.runs:
         return ""
+    queue = plan.horizon_hours is not None
     rows = [
         [escape(r.name), escape(r.model), escape(method_words(r)),
-         f"{r.seq_len:,}", str(r.micro_batch), str(r.concurrent),
+         f"{r.seq_len:,}", str(r.micro_batch), str(r.jobs if queue and r.jobs is not None else r.concurrent),
          f"{r.train_tokens:,}" if r.train_tokens is not None else "—",
          f"{r.deadline_hours:,.1f}" if r.deadline_hours is not None else "—"]
         for r in plan.runs
     ]  # fmt: skip
     headers = [("run", False), ("model", False), ("method", False), ("sequence", True),
-               ("micro-batch", True), ("copies at once", True), ("training tokens", True),
-               ("deadline h", True)]  # fmt: skip
+               ("micro-batch", True), ("jobs" if queue else "copies at once", True),
+               ("training tokens", True), ("deadline h", True)]  # fmt: skip
     return "<h3>The bid</h3>" + table(headers, rows)
 
 
