@@ -355,11 +355,15 @@ def _plan_of(result: Result | Plan) -> Plan:
     return plan
 
 
+def _longest(mode: str, runs: tuple[RunLine, ...], last: float | None) -> float | None:
+    """The time until everything ends: a queue plan's last job, a peak plan's slowest run with hours."""
+    if mode == "queue":
+        return last
+    return max((r.hours for r in runs if r.hours is not None), default=None)
+
+
 def summarize(
-    result: Result | Plan,
-    workload: Workload | None = None,
-    catalogue: Catalogue | None = None,
-    objective: str | None = None,
+    result: Result | Plan, workload: Workload | None = None, catalogue: Catalogue | None = None
 ) -> PlanSummary:
     """The summary of a result's plan (or a plan), with the workload's buyer details and the
     catalogue's origin; without them, no buyer details and the bundled catalogue."""
@@ -370,7 +374,7 @@ def summarize(
     discount = buyer.discount_percent if buyer is not None else 0.0
     mode: Literal["peak", "queue"] = "queue" if plan.horizon_hours is not None else "peak"
     last = _last_job_end(plan)
-    objective = objective or ("tco" if plan.tco is not None and plan.tco.objective == "tco" else "price")
+    tco = plan.tco is not None and plan.tco.objective == "tco"
     fields = {
         "workload": plan.workload,
         "currency": plan.currency,
@@ -383,9 +387,7 @@ def summarize(
         "gpus_owned": sum(s.gpu_count for s in plan.servers if s.owned),
         "mode": mode,
         "together": together_words(plan, runs),
-        "hours": last
-        if mode == "queue"
-        else max((r.hours for r in runs if r.hours is not None), default=None),
+        "hours": _longest(mode, runs, last),
         "horizon_hours": plan.horizon_hours,
         "last_job_end_hours": last,
         "runs_without_hours": without,
@@ -394,7 +396,7 @@ def summarize(
         "standing": _standing(plan),
         "gap": plan.gap,
         "bound": plan.bound,
-        "proof": proof_words(plan, "total cost of ownership" if objective == "tco" else "price"),
+        "proof": proof_words(plan, "total cost of ownership" if tco else "price"),
         "catalogue": catalogue_in_use(catalogue.origin if catalogue is not None else None),
         "rent": _rent(plan, without),
         "buyer": buyer,
