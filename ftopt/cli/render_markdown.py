@@ -11,6 +11,7 @@ from ftopt.cli.render_escape import markdown_text as md
 from ftopt.cli.render_quote import (
     ALTERNATIVE_COLUMNS,
     BOUND_NOTE,
+    RENT_COLUMNS,
     SCHEDULE_COLUMNS,
     alternative_rows,
     buyer_lines,
@@ -21,6 +22,7 @@ from ftopt.cli.render_quote import (
     placement_headers,
     placement_rows,
     price_words,
+    rent_rows,
     run_table,
     schedule_note,
     schedule_rows,
@@ -140,6 +142,9 @@ def render_markdown(plan: Plan, internals: bool = True, summary: PlanSummary | N
     lines += ["## Runs", "", *_head([(c.header, c.numeric) for c in columns])]
     lines += [*(_row(row) for row in rows), ""]
     lines += _schedule(summary)
+    if rates := rent_rows(plan, summary):
+        lines += ["## Buy or rent: cloud rates", "", *_head(list(RENT_COLUMNS))]
+        lines += [*(_row(row) for row in rates), ""]
     if roles := role_lines(plan):
         lines += ["## Roles (memory per GPU)", "", *_bullets(roles), ""]
     if tco := tco_lines(plan):

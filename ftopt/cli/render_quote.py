@@ -162,6 +162,26 @@ def schedule_rows(summary: PlanSummary) -> list[list[str]]:
     ]
 
 
+RENT_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("card", False), ("kind", False), ("rate from", False), ("GPU-hours", True), ("per GPU-hour", True),
+    ("cost", True), ("read", False),
+)  # fmt: skip
+
+
+def rent_rows(plan: Plan, summary: PlanSummary) -> list[list[str]]:
+    """The cloud rates behind buy or rent, one row per card and kind, when the rent is compared
+    like with like (empty otherwise: the summary's sentence says why)."""
+    if plan.rent is None or summary.rent is None or not summary.rent.comparable:
+        return []
+    c = plan.currency
+    return [
+        [s.card, s.kind, f"{s.provider}: {s.offer}" + (" (nearest product)" if s.match == "nearest" else ""),
+         f"{s.gpu_hours:,.1f}", f"{s.usd_per_gpu_hour:,.3f}", money(s.gpu_hours * s.usd_per_gpu_hour, c),
+         s.read]
+        for s in plan.rent.sources
+    ]  # fmt: skip
+
+
 def schedule_note(summary: PlanSummary) -> str:
     """The sentence above the schedule: the jobs, the horizon and the last job's end."""
     return f"Schedule: {summary.together}."

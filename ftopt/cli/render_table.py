@@ -16,6 +16,7 @@ from ftopt.cli import UNBOUNDED_WIDTH
 from ftopt.cli.render_quote import (
     ALTERNATIVE_COLUMNS,
     BOUND_NOTE,
+    RENT_COLUMNS,
     SCHEDULE_COLUMNS,
     alternative_rows,
     buyer_lines,
@@ -26,6 +27,7 @@ from ftopt.cli.render_quote import (
     placement_headers,
     placement_rows,
     price_words,
+    rent_rows,
     run_table,
     schedule_note,
     schedule_rows,
@@ -144,6 +146,11 @@ def render_table(
     parts.append(runs_table(console, plan))
     if summary.schedule:
         parts += [Text(""), Text(schedule_note(summary)), schedule_table(console, summary)]
+    if rates := rent_rows(plan, summary):
+        table = _table(console, list(RENT_COLUMNS), "buy or rent: cloud rates")
+        for row in rates:
+            table.add_row(*row)
+        parts += [Text(""), table]
     if roles := role_lines(plan):
         parts += _bullets("roles (memory per GPU):", roles)
     if tco := tco_lines(plan):

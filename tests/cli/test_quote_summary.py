@@ -26,6 +26,7 @@ from ftopt.cli.render_svg import placement_svg, run_styles
 from ftopt.cli.render_table import render_table
 from ftopt.cli.render_xlsx import write_xlsx
 from ftopt.cli.solve import render
+from ftopt.model.findings import money
 from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary, summarize
 from ftopt.reading.workload_file import load_workload
@@ -154,6 +155,24 @@ def test_a_queue_quote_shows_its_schedule_in_every_format(quoted) -> None:
         assert (job.run, job.job) in xlsx
     assert len(f.json["summary"]["schedule"]) == len(s.schedule)
     assert s.together in f.table and md(s.together) in f.markdown
+
+
+def test_buy_or_rent_is_the_same_in_every_format(quoted) -> None:
+    """The cloud rates were in HTML and xlsx only; a rent of some runs stood against buying all."""
+    _, plan, s, f = quoted
+    if s.rent is None:
+        return
+    assert s.rent.words in f.table and md(s.rent.words) in f.markdown and escape(s.rent.words) in f.html
+    if not s.rent.comparable:
+        assert "Buy or rent" not in f.book.sheetnames and "cloud rates" not in f.table + f.markdown
+        return
+    assert plan.rent is not None
+    xlsx = {(r[0], r[1]) for r in f.sheet_rows("Buy or rent")[1:]}
+    for rate in plan.rent.sources:
+        cost = money(rate.gpu_hours * rate.usd_per_gpu_hour, plan.currency)
+        assert re.search(rf"{re.escape(rate.card)}\s*\|\s*{rate.kind}\s*\|[^\n]*{re.escape(cost)}", f.table)
+        assert f"| {md(rate.card)} | {md(rate.kind)} |" in f.markdown and md(cost) in f.markdown
+        assert escape(cost) in f.html and (rate.card, rate.kind) in xlsx
 
 
 def test_a_queue_placement_names_every_job_each_gpu_runs() -> None:
