@@ -107,6 +107,19 @@ def schedule_table(console: Console, summary: PlanSummary) -> Table:
     return table
 
 
+def schedule_and_rates(console: Console, plan: Plan, summary: PlanSummary) -> list[RenderableType]:
+    """A queue plan's schedule and the cloud rates behind buy or rent, where the plan has them."""
+    parts: list[RenderableType] = []
+    if summary.schedule:
+        parts += [Text(""), Text(schedule_note(summary)), schedule_table(console, summary)]
+    if rates := rent_rows(plan, summary):
+        table = _table(console, list(RENT_COLUMNS), "buy or rent: cloud rates")
+        for row in rates:
+            table.add_row(*row)
+        parts += [Text(""), table]
+    return parts
+
+
 def lead(plan: Plan, summary: PlanSummary, internals: bool) -> list[RenderableType]:
     """The headline, the buyer's details, the key figures, the proof and the prices."""
     parts: list[RenderableType] = [Text(summary.headline, style="bold")]
@@ -144,13 +157,7 @@ def render_table(
     if plan.racks:
         parts += [Text(racks_note(plan)), racks_table(console, plan), Text("")]
     parts.append(runs_table(console, plan))
-    if summary.schedule:
-        parts += [Text(""), Text(schedule_note(summary)), schedule_table(console, summary)]
-    if rates := rent_rows(plan, summary):
-        table = _table(console, list(RENT_COLUMNS), "buy or rent: cloud rates")
-        for row in rates:
-            table.add_row(*row)
-        parts += [Text(""), table]
+    parts += schedule_and_rates(console, plan, summary)
     if roles := role_lines(plan):
         parts += _bullets("roles (memory per GPU):", roles)
     if tco := tco_lines(plan):
