@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from ftopt.model.memory import GB
 from ftopt.model.plan import Assignment
 from ftopt.model.sizing import Sizing, gpu_count_choices, offload_choices, optimizer_choices
+from ftopt.model.stack import Stack
 from ftopt.model.topology import bottleneck_gbps
 from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import DEFAULT_STACK, Method, Offload, Optimizer, Run, Strategy
@@ -148,13 +149,19 @@ def check_strategy(ctx: Context) -> Iterator[Violation]:
             yield Violation("strategy", copy_subject(a), f"{a.strategy} on {len(training)} GPUs", allowed)
 
 
+def _stack(ctx: Context, run: Run) -> Stack | None:
+    """The run's stack, as the solver reads it: what `auto` may choose depends on what it offers."""
+    profile = ctx.profile(run)
+    return profile.stack if profile is not None else None
+
+
 def check_optimizer(ctx: Context) -> Iterator[Violation]:
     """The optimiser is one the run allows (its setting, or what `auto` means for its method)."""
     for a in ctx.plan.assignments:
         run = ctx.runs.get(a.run)
         if run is None:
             continue
-        choices = optimizer_choices(run)
+        choices = optimizer_choices(run, _stack(ctx, run))
         if a.optimizer not in choices:
             yield Violation(
                 "optimizer",
@@ -170,7 +177,7 @@ def check_offload(ctx: Context) -> Iterator[Violation]:
         run = ctx.runs.get(a.run)
         if run is None:
             continue
-        choices = offload_choices(run)
+        choices = offload_choices(run, _stack(ctx, run))
         if a.offload not in choices:
             yield Violation(
                 "offload",
