@@ -107,7 +107,7 @@ def fewest_gpus(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> int | No
     net = node_network(gpu, NODE_GPUS, nic, NODE_GPUS, catalogue.speed)
     for gpus in MULTI_NODE_COUNTS:
         for strategy in MULTI_NODE_STRATEGIES:
-            for optimizer in optimizer_choices(profile.run, profile.stack):
+            for optimizer in optimizer_choices(profile.run, profile.method, profile.stack):
                 sizing = multinode_any_sizing(
                     profile, gpu, gpus, strategy, optimizer, OPTIONS, net, constants
                 )

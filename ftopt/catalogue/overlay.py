@@ -39,6 +39,7 @@ from ftopt.model.hardware import (
     Rules,
     Switch,
 )
+from ftopt.model.methods import MethodRegistry
 from ftopt.model.stack import MemoryMargins, SpeedConstants, Stack
 from ftopt.reading.safe_yaml import read_yaml, validate
 
@@ -63,6 +64,7 @@ MAPPING_FILES: dict[str, type[BaseModel]] = {
     "rules": Rules,
     "speed": SpeedConstants,
     "margins": MemoryMargins,  # a vendor's margins.yaml replaces the `margins` table whole
+    "methods": MethodRegistry,  # its `methods` or `algorithms` list replaces the packaged one whole
 }
 FILE_NAMES = (*LIST_FILES, *MAPPING_FILES)
 

@@ -88,7 +88,7 @@ class RunEstimate:
     def trainable_params(self) -> int:
         """Parameters the run trains (all of them, or the adapters')."""
         run = self.profile.run
-        return trainable_params(self.profile.counts, run.method, run.lora_rank)
+        return trainable_params(self.profile.counts, self.profile.method, run.lora_rank)
 
 
 def _option(profile: RunProfile, sizing: Sizing, servers: int, speed: Speed | None) -> EstimateOption:
@@ -157,7 +157,7 @@ def multi_server_options(
             if gpus not in MULTI_NODE_COUNTS or gpus % node_gpus or gpus // node_gpus < 2:
                 continue
             for strategy in MULTI_NODE_STRATEGIES:
-                for optimizer in optimizer_choices(run, profile.stack):
+                for optimizer in optimizer_choices(run, profile.method, profile.stack):
                     args = (profile, gpu, gpus, strategy, optimizer, options, net)
                     for sizing in multinode_any_sizings(*args, rollout, rank):
                         speed = None

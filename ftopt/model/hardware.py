@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
+from ftopt.model.methods import MethodRegistry
 from ftopt.model.stack import CardClass, MemoryMargins, SpeedConstants, Stack
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -342,6 +343,8 @@ class Catalogue(BaseModel):
     models: tuple[CatalogueModel, ...]
     prices: tuple[Price, ...]
     rules: Rules
+    # The training methods and algorithms (methods.yaml): what each means for memory, time, choices.
+    methods: MethodRegistry
     stacks: tuple[Stack, ...] = ()
     speed: SpeedConstants | None = None
     # Planning memory margins per stack and method (issue 19): margins.yaml, from the calibration.

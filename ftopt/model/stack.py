@@ -17,6 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ftopt.model.workload import Method
+
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 CardClass = Literal["hbm", "gddr"]
@@ -83,8 +85,10 @@ class Stack(BaseModel):
         description="checkpointed activations go to host RAM by default (offloaded checkpointing)"
     )
     fp8: Fp8 | None = Field(default=None, description="FP8 training, if the stack offers it")
-    methods: tuple[Literal["full", "lora", "qlora"], ...] = Field(
-        default=("full", "lora", "qlora"), min_length=1, description="training methods it has recipes for"
+    methods: tuple[Method, ...] = Field(
+        default=(Method.FULL, Method.LORA, Method.QLORA),
+        min_length=1,
+        description="training methods it has recipes for (ids of methods.yaml)",
     )
     parallelism: Parallelism = Field(
         default_factory=Parallelism, description="model-parallel degrees offered (none: DP/FSDP only)"

@@ -45,11 +45,13 @@ MAX_MICRO_BATCH = 4096
 
 
 class Method(StrEnum):
-    """How the weights are trained."""
+    """How the weights are trained: the ids of `ftopt/catalogue/data/methods.yaml`, whose entries
+    (`ftopt.model.methods.TrainingMethod`) say what each means for memory, time and choices."""
 
     FULL = "full"
     LORA = "lora"
     QLORA = "qlora"
+    DORA = "dora"
 
 
 class Algorithm(StrEnum):
@@ -70,7 +72,7 @@ class Algorithm(StrEnum):
 GENERATING = (Algorithm.GRPO, Algorithm.PPO)
 
 #: `adapter` values of an RL run and the `Method` the policy trains with.
-ADAPTERS = {"none": Method.FULL, "lora": Method.LORA, "qlora": Method.QLORA}
+ADAPTERS = {"none": Method.FULL} | {m.value: m for m in Method if m != Method.FULL}
 
 
 class Placement(StrEnum):

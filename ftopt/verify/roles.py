@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
+from ftopt.model.methods import MethodRegistry
 from ftopt.model.plan import Assignment
 from ftopt.model.workload import Algorithm, Run
 from ftopt.verify.context import Context, copy_subject
@@ -24,10 +25,10 @@ from ftopt.verify.role_memory import (
 from ftopt.verify.violation import GB_TOLERANCE, Violation, at_most, close, num
 
 
-def _layout_faults(a: Assignment, run: Run) -> Iterator[str]:
+def _layout_faults(a: Assignment, run: Run, methods: MethodRegistry) -> Iterator[str]:
     """What is wrong with where the copy's roles sit, one sentence each."""
     listed = [r.role for r in a.roles]
-    needed = needed_roles(run)
+    needed = needed_roles(methods, run)
     if sorted(listed) != sorted(needed):
         found, wanted = ", ".join(sorted(listed)) or "none", ", ".join(sorted(needed))
         yield f"roles {found}; {run.algorithm_label} needs {wanted}"
@@ -63,7 +64,7 @@ def check_role_layout(ctx: Context) -> Iterator[Violation]:
             if a.roles or a.placement is not None:
                 yield Violation("roles", copy_subject(a), "roles on a supervised run", "none allowed")
             continue
-        for fault in _layout_faults(a, run):
+        for fault in _layout_faults(a, run, ctx.catalogue.methods):
             yield Violation("roles", copy_subject(a), fault, "")
 
 

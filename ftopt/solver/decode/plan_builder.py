@@ -34,7 +34,7 @@ from ftopt.model.speed import Speed, at_power, energy_kwh, hours_to_train, speed
 from ftopt.model.timing import copy_host, server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
-from ftopt.model.workload import Algorithm, Method, Workload
+from ftopt.model.workload import Algorithm, Workload
 from ftopt.solver.decode.bills import bill_of_materials, build_fabric
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.racks import place_in_racks, rack_uses, racked
@@ -285,7 +285,7 @@ def _runs(data: ProblemData) -> list[RunSummary]:
             seq_len=p.run.seq_len,
             micro_batch=p.run.micro_batch,
             concurrent=p.run.concurrent,
-            lora_rank=p.run.lora_rank if p.run.method != Method.FULL else None,
+            lora_rank=None if p.method.full else p.run.lora_rank,
             algorithm=None if p.run.algorithm == Algorithm.SFT else p.run.algorithm.value,
             stack=p.stack.id if p.stack else None,
             train_tokens=p.run.train_tokens,

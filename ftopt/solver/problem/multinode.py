@@ -169,7 +169,7 @@ def spanning_sizings(
         ):
             continue
         for strategy in MULTI_NODE_STRATEGIES:
-            for optimizer in optimizer_choices(profile.run, profile.stack):
+            for optimizer in optimizer_choices(profile.run, profile.method, profile.stack):
                 args = (profile, build.gpu, gpus, strategy, optimizer, options, net)
                 for sizing in multinode_any_sizings(*args, load_rollout_constants(), rank):
                     if sizing.fits:
