@@ -22,8 +22,8 @@ KINDS = (*ITEM_KINDS, "prices")
 #: existed still loads.
 OPTIONAL = ("stacks", "speed", "nics", "switches", "cables", "margins")
 #: Kinds a catalogue directory may leave out and then reads from the packaged data: the training
-#: methods, which every sizing needs.
-PACKAGED_DEFAULT = ("methods",)
+#: methods, which every sizing needs, the rollout constants and the cloud rates.
+PACKAGED_DEFAULT = ("methods", "rollout", "cloud")
 
 
 def data_dir() -> Path:

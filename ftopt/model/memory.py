@@ -10,13 +10,10 @@ keeps the 16-bit weights on the GPU and 14 bytes per parameter, once, in host RA
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ftopt.model.architecture import Architecture, ParamCounts
+from ftopt.model.methods import TrainingMethod
 from ftopt.model.workload import Offload, Optimizer, Strategy
-
-if TYPE_CHECKING:  # methods.py reads roles.py, which reads this module
-    from ftopt.model.methods import TrainingMethod
 
 GB = 1e9
 

@@ -28,7 +28,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ftopt.model.architecture import ParamCounts
-from ftopt.model.roles import Role
 from ftopt.model.workload import Algorithm, Method, Optimizer
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -42,6 +41,16 @@ class Phase(StrEnum):
     FORWARD = "forward"
     BACKWARD = "backward"
     OPTIMIZER = "optimizer"
+
+
+class Role(StrEnum):
+    """A model an RL copy holds (`ftopt/model/roles.py` sizes each on the copy's GPUs)."""
+
+    POLICY = "policy"
+    REFERENCE = "reference"
+    REWARD = "reward"
+    CRITIC = "critic"
+    ROLLOUT = "rollout"
 
 
 class Offers(BaseModel):

@@ -15,25 +15,12 @@ policy's and reuses the same activation memory.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import TYPE_CHECKING
 
 from ftopt.model.architecture import ParamCounts
 from ftopt.model.memory import BF16, GB, States, checkpoint_bytes, model_states
+from ftopt.model.methods import Role as Role  # declared with the algorithms that hold it
+from ftopt.model.methods import TrainingMethod
 from ftopt.model.workload import Algorithm, Offload, Optimizer, Run, Strategy
-
-if TYPE_CHECKING:  # methods.py reads Role from here
-    from ftopt.model.methods import TrainingMethod
-
-
-class Role(StrEnum):
-    """What a model of an RL copy does."""
-
-    POLICY = "policy"
-    REFERENCE = "reference"
-    REWARD = "reward"
-    CRITIC = "critic"
-    ROLLOUT = "rollout"
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from ftopt.model.parallelism import (
     split_activations,
 )
 from ftopt.model.roles import RoleMemory
-from ftopt.model.stack import Stack
+from ftopt.model.stack import RolloutConstants, Stack
 from ftopt.model.topology import link_profile, reference_topology, topology_profile
 from ftopt.model.traffic import (
     compute_seconds,
@@ -76,6 +76,7 @@ class RunProfile:
     memory_margin: float = 0.0  # the stack and method's planning margin (margins.yaml)
     reward_arch: Architecture | None = None  # an RL run's reward model, if it has one
     method: TrainingMethod = field(kw_only=True)  # the run's method entry (methods.yaml)
+    rollout: RolloutConstants = field(kw_only=True)  # the catalogue's rollout constants (rollout.yaml)
 
     @cached_property
     def counts(self) -> ParamCounts:
@@ -115,11 +116,13 @@ def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
         reward_arch: Architecture | None = catalogue.model(reward).architecture
     else:
         reward_arch = None if reward is None else reward.architecture
-    method = catalogue.methods.method(run.method)
-    if isinstance(run.model, str):
-        model = catalogue.model(run.model)
-        return RunProfile(run, model.name, model.architecture, stack, margin, reward_arch, method=method)
-    return RunProfile(run, run.model.name, run.model.architecture, stack, margin, reward_arch, method=method)
+    method, rollout = catalogue.methods.method(run.method), catalogue.rollout
+    name, arch = (
+        (run.model.name, run.model.architecture)
+        if not isinstance(run.model, str)
+        else (catalogue.model(run.model).name, catalogue.model(run.model).architecture)
+    )
+    return RunProfile(run, name, arch, stack, margin, reward_arch, method=method, rollout=rollout)
 
 
 @dataclass(frozen=True)

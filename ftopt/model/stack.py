@@ -206,3 +206,18 @@ class SpeedConstants(BaseModel):
         "class left out trains at full speed under any cap",
     )
     sources: tuple[str, ...] = Field(default=(), description="where the figures come from")
+
+
+class RolloutConstants(BaseModel):
+    """Constants of the rollout model (ftopt/catalogue/data/rollout.yaml, `Catalogue.rollout`), each
+    with its source: what a vLLM-style engine takes and how fast it decodes, like the speed constants
+    a catalogue item of its own."""
+
+    model_config = _FROZEN
+    separate_memory_fraction: float = Field(gt=0, lt=1, description="memory share of an engine's own GPU")
+    engine_overhead_gb: float = Field(ge=0, description="CUDA graphs and the engine's activations per GPU")
+    decode_bandwidth_efficiency: float = Field(gt=0, le=1, description="HBM peak share decode reads at")
+    prefill_mfu: float = Field(gt=0, le=1, description="share of BF16 peak prefill and scoring passes reach")
+    switch_fixed_s: float = Field(ge=0, description="fixed cost of one training-generation switch")
+    switch_pcie_efficiency: float = Field(gt=0, le=1, description="PCIe peak share of the switch copies")
+    sources: tuple[str, ...] = Field(default=(), description="where the figures come from")

@@ -75,6 +75,11 @@ GENERATING = (Algorithm.GRPO, Algorithm.PPO)
 ADAPTERS = {"none": Method.FULL} | {m.value: m for m in Method if m != Method.FULL}
 
 
+def _choices(names: list[str]) -> str:
+    """`a, b or c`: the names a field accepts, as an error message lists them."""
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+
+
 class Placement(StrEnum):
     """Where a run's rollout engine generates: on the training GPUs (a share of their memory, taking
     turns with training) or on GPUs of its own; `auto` lets the solver choose."""
@@ -255,13 +260,13 @@ class Run(BaseModel):
             if "adapter" in data:
                 raise ValueError(
                     "@adapter: applies to methods dpo, grpo and ppo; a supervised run "
-                    "names full, lora or qlora as its method"
+                    f"names {_choices(list(Method))} as its method"
                 )
             return data
         data = dict(data)
         adapter = data.pop("adapter", "none")
         if not isinstance(adapter, str) or adapter not in ADAPTERS:
-            raise ValueError(f"@adapter: expected none, lora or qlora, got {adapter!r}")
+            raise ValueError(f"@adapter: expected {_choices(list(ADAPTERS))}, got {adapter!r}")
         if "algorithm" in data:
             raise ValueError("@algorithm: give the algorithm as method, not both")
         data["algorithm"], data["method"] = method, ADAPTERS[adapter].value

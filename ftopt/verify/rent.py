@@ -1,5 +1,5 @@
 """The plan's buy-or-rent figures: its GPU-hours re-derived from the speed model, each priced at the
-cheapest published rate for its card (`ftopt/catalogue/data/cloud/rates.yaml`), and the break-even.
+cheapest published rate for its card (`ftopt/catalogue/data/cloud.yaml`), and the break-even.
 
 The GPU-hours are each copy's (or job's) hours for its placement (`timing.assignment_speed`, the
 verifier's own speed arithmetic) times its GPUs, summed per card of the server it trains on.
@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from ftopt.catalogue.cloud import load_cloud_prices
 from ftopt.model.speed import hours_to_train
 from ftopt.verify.context import Context
 from ftopt.verify.timing import RELATIVE, assignment_speed
@@ -38,7 +37,7 @@ def check_rent(ctx: Context) -> Iterator[Violation]:
     rent = ctx.plan.rent
     if rent is None:
         return
-    table = load_cloud_prices()
+    table = ctx.catalogue.cloud
     own = _gpu_hours(ctx)
     if own is not None and not close(
         rent.gpu_hours, sum(own.values()), max(RELATIVE * sum(own.values()), 0.01)

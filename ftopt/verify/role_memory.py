@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
 from ftopt.model.hardware import Catalogue
 from ftopt.model.memory import checkpoint_bytes
 from ftopt.model.methods import MethodRegistry
 from ftopt.model.plan import Assignment
+from ftopt.model.rollout import RolloutConstants
 from ftopt.model.workload import Algorithm, Optimizer, Run, Strategy
 
 GB = 1e9
@@ -52,12 +52,12 @@ def _frozen_gb(arch: Architecture, strategy: Strategy, train_gpus: int) -> float
     return total / train_gpus if strategy == Strategy.FSDP else total
 
 
-def engine_share_gb(run: Run, card_gb: float, placement: str | None) -> float:
+def engine_share_gb(rollout: RolloutConstants, run: Run, card_gb: float, placement: str | None) -> float:
     """What the engine may take per GPU: the run's share of a training GPU when colocated, the
     separate-engine share of its own GPUs otherwise."""
     if placement == "colocated" and run.rollout is not None:
         return run.rollout.memory_fraction * card_gb
-    return load_rollout_constants().separate_memory_fraction * card_gb
+    return rollout.separate_memory_fraction * card_gb
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def expected_roles(
     if "critic" in needed:
         memory["critic"] = policy_states_gb
     if "rollout" in needed:
-        memory["rollout"] = engine_share_gb(run, card_gb, a.placement)
+        memory["rollout"] = engine_share_gb(catalogue.rollout, run, card_gb, a.placement)
     return Expected(memory)
 
 
@@ -97,7 +97,7 @@ def role_gpus(a: Assignment, role: str) -> list[int]:
     return next((r.gpus for r in a.roles if r.role == role), [])
 
 
-def engine_need_gb(arch: Architecture, run: Run, engine_gpus: int) -> float:
+def engine_need_gb(rollout: RolloutConstants, arch: Architecture, run: Run, engine_gpus: int) -> float:
     """The least an engine on `engine_gpus` GPUs holds per GPU: its weights over the widest replica
     (the largest power of two dividing its GPUs), its fixed overhead and one whole sequence's KV
     cache (keys and values of every softmax-attention layer in BF16)."""
@@ -110,7 +110,7 @@ def engine_need_gb(arch: Architecture, run: Run, engine_gpus: int) -> float:
     assert run.rollout is not None
     tokens = run.rollout.prompt_len + run.rollout.response_len
     kv = 2 * attention_layers * arch.kv_heads * arch.head_dim * BF16_BYTES * tokens / GB
-    return (weights + kv) / width + load_rollout_constants().engine_overhead_gb
+    return (weights + kv) / width + rollout.engine_overhead_gb
 
 
 def role_disk_gb(catalogue: Catalogue, run: Run, optimizer: Optimizer, counts: ParamCounts) -> float:

@@ -113,9 +113,9 @@ def check_rollout_memory(ctx: Context) -> Iterator[Violation]:
         arch = model_arch(ctx.catalogue, run.model)
         if not engine or arch is None:
             continue  # the role-layout rule reports a missing engine
-        share = engine_share_gb(run, parts.gpu.memory_gb, a.placement)
+        share = engine_share_gb(ctx.catalogue.rollout, run, parts.gpu.memory_gb, a.placement)
         # A multi-node copy lists one server's GPUs; its colocated engine spans all of its servers.
-        need = engine_need_gb(arch, run, a.gpu_count if a.multinode else len(engine))
+        need = engine_need_gb(ctx.catalogue.rollout, arch, run, a.gpu_count if a.multinode else len(engine))
         if not at_most(need, share):
             yield Violation(
                 "rollout-memory",

@@ -223,6 +223,8 @@ def test_dora_8b_needs_more_cards_than_the_same_run_as_lora_to_meet_its_deadline
     assert copy.hours is not None and copy.hours <= 48
     catalogue = load_catalogue()
     workload = load_workload(EXAMPLES / "dora-8b.yaml", catalogue)
-    lora = workload.model_copy(update={"runs": (workload.runs[0].model_copy(update={"method": Method.LORA}),)})
+    lora = workload.model_copy(
+        update={"runs": (workload.runs[0].model_copy(update={"method": Method.LORA}),)}
+    )
     cheaper = solve(lora, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
     assert len(cheaper.assignments[0].gpus) == 2 and cheaper.total_price < plan.total_price

@@ -44,7 +44,10 @@ TOY_TOTAL = 1352  # conftest.toy_arch, counted by hand there
 def toy_profile(arch: Architecture, **run_fields) -> RunProfile:
     fields = {"name": "toy", "method": FULL, **run_fields}
     run = Run(model=InlineModel(name="toy", architecture=arch), **fields)
-    return RunProfile(run, "toy", arch, method=load_catalogue().methods.method(run.method))
+    catalogue = load_catalogue()
+    return RunProfile(
+        run, "toy", arch, method=catalogue.methods.method(run.method), rollout=catalogue.rollout
+    )
 
 
 def make_sizing(states: float, activations: float, overhead: float, card: float) -> Sizing:

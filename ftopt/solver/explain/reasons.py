@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import (
     NETWORK,
     fabric_kits,
@@ -70,7 +69,7 @@ def _setup(s: Sizing) -> str:
 def _sizings(profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[Sizing]:
     """The run's sizings on the card; a multi-node GPU count (16-64), which `all_sizings` leaves to
     the server it runs on, is sized sharded over all its GPUs, the least memory it could take."""
-    found = copy_sizings(profile, gpu, options, load_rollout_constants())
+    found = copy_sizings(profile, gpu, options, profile.rollout)
     if found:
         return found
     run = profile.run
