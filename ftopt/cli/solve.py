@@ -42,8 +42,8 @@ from ftopt.model.workload import Workload
 from ftopt.reading.workload_file import load_workload
 
 if TYPE_CHECKING:
+    from ftopt.model.settings import Progress, SolveSettings
     from ftopt.solver.frontier import Frontier
-    from ftopt.solver.search.run import Progress, SolveSettings
 
 FORMATS = ("table", "json", "yaml", "markdown", "html", "xlsx")
 
