@@ -41,7 +41,8 @@ def _expected(ctx: Context, a: Assignment) -> dict[str, float] | None:
         gpus += len(node.gpus)
     if not write_gbps or not gpus:
         return None
-    gb = checkpoint_bytes(profile.counts, run.method, a.optimizer, run.lora_rank) / 1e9
+    method = ctx.catalogue.methods.method(run.method)
+    gb = checkpoint_bytes(profile.counts, method, a.optimizer, run.lora_rank) / 1e9
     mtbf = 1 / (reliability.interruptions_per_gpu_hour * gpus)
     write_h = gb / write_gbps / 3600
     interval = math.sqrt(2 * write_h * mtbf)
