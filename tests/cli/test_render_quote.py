@@ -225,3 +225,15 @@ def test_no_internals_hands_the_buyer_a_quote_without_the_appendix(tmp_path: Pat
     assert {"Technical", "Placement"}.isdisjoint(load_workbook(target).sheetnames)
     plan = json.loads(runner.invoke(cli, [*args, "--format", "json"]).stdout)
     assert plan["bound"] == 81840 and plan["gap"] == 0  # the plan document keeps every field
+
+
+def test_the_quote_shows_wall_draw_circuit_share_supplies_and_hours_with_failures(deadline: Plan) -> None:
+    markdown, html = render_markdown(deadline), render_html(deadline)
+    for server in deadline.servers:
+        share = f"{server.power_w / server.feed_usable_w:.0%} of the {server.feed} circuit"
+        supplies = f"{server.psu_count} × {server.psu_watts:,} W, {server.psu_redundancy}"
+        assert f"{server.power_w:,} W at the wall" in markdown and share in markdown
+        assert supplies in markdown and supplies in html
+    timed = next(a for a in deadline.assignments if a.hours_with_failures is not None)
+    assert f"every {timed.checkpoint_interval_h:,.1f} h" in markdown
+    assert f"| {timed.hours_with_failures:,.1f} |" in markdown
