@@ -39,7 +39,7 @@ from ftopt.model.parallelism import (
     split_activations,
 )
 from ftopt.model.roles import RoleMemory
-from ftopt.model.stack import Stack
+from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE, Stack
 from ftopt.model.topology import link_profile, reference_topology, topology_profile
 from ftopt.model.traffic import (
     compute_seconds,
@@ -75,6 +75,8 @@ class RunProfile:
     stack: Stack | None = None
     memory_margin: float = 0.0  # the stack and method's planning margin (margins.yaml)
     reward_arch: Architecture | None = None  # an RL run's reward model, if it has one
+    margin_basis: str = "no calibration"  # where memory_margin comes from (MemoryMargins.basis)
+    allocator_reserve: float = LEGACY_ALLOCATOR_RESERVE  # the calibration's fitted reserve
 
     @cached_property
     def counts(self) -> ParamCounts:
@@ -103,19 +105,29 @@ def stack_margin(run: Run, catalogue: Catalogue) -> float:
     return margins.of(run.stack or DEFAULT_STACK, str(run.method)) if margins else 0.0
 
 
+def stack_margin_basis(run: Run, catalogue: Catalogue) -> str:
+    """Where the run's stack and method margin comes from (its own held-out error, or pooled)."""
+    margins = catalogue.margins
+    return margins.basis(run.stack or DEFAULT_STACK, str(run.method)) if margins else "no calibration"
+
+
 def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
-    """Resolve the run's model and reward model (catalogue ids or inline architectures), its stack
-    and margin."""
+    """Resolve the run's model and reward model (catalogue ids or inline architectures), its stack,
+    margin (with its basis) and the allocator reserve."""
     stack, margin = run_stack(run, catalogue), stack_margin(run, catalogue)
     reward = run.reward_model
     if isinstance(reward, str):
         reward_arch: Architecture | None = catalogue.model(reward).architecture
     else:
         reward_arch = None if reward is None else reward.architecture
-    if isinstance(run.model, str):
-        model = catalogue.model(run.model)
-        return RunProfile(run, model.name, model.architecture, stack, margin, reward_arch)
-    return RunProfile(run, run.model.name, run.model.architecture, stack, margin, reward_arch)
+    name, arch = (
+        (catalogue.model(run.model).name, catalogue.model(run.model).architecture)
+        if isinstance(run.model, str)
+        else (run.model.name, run.model.architecture)
+    )
+    basis = stack_margin_basis(run, catalogue)
+    reserve = catalogue.margins.reserve() if catalogue.margins else LEGACY_ALLOCATOR_RESERVE
+    return RunProfile(run, name, arch, stack, margin, reward_arch, basis, reserve)
 
 
 @dataclass(frozen=True)
@@ -140,6 +152,8 @@ class Sizing:
     compute_seconds: float
     transfer_seconds: float
     memory_margin: float = 0.0
+    memory_margin_basis: str = "no calibration"  # the workload's, or the calibration's (RunProfile)
+    measured_margin: float = 0.0  # the stack and method's held-out error, whatever the workload sets
     # Preference and RL runs (ftopt.model.rl); a supervised run keeps the defaults.
     train_gpus: int = 0  # GPUs that train the policy (the rest hold a separate engine); 0: all
     roles_gb: float = 0.0  # reference, reward and critic per training GPU
@@ -282,9 +296,23 @@ def activations_per_gpu(
     return card, split_activations(host, config)
 
 
+#: The basis a plan states for a margin the workload sets.
+WORKLOAD_MARGIN = "the workload's sizing.memory_margin"
+
+
 def planning_margin(profile: RunProfile, options: SizingOptions) -> float:
     """The workload's `sizing.memory_margin` when given, else the stack and method's."""
     return profile.memory_margin if options.memory_margin is None else options.memory_margin
+
+
+def margin_basis(profile: RunProfile, options: SizingOptions) -> str:
+    """Where the planning margin comes from: the workload, or the calibration (RunProfile)."""
+    return profile.margin_basis if options.memory_margin is None else WORKLOAD_MARGIN
+
+
+def allocator_reserve(profile: RunProfile, options: SizingOptions) -> float:
+    """The workload's `sizing.allocator_reserve` when given, else the calibration's fitted share."""
+    return profile.allocator_reserve if options.allocator_reserve is None else options.allocator_reserve
 
 
 def size_run(
@@ -321,7 +349,7 @@ def size_run(
         gather = 2 * counts.largest_layer * BF16 / d.tp if strategy == Strategy.FSDP else 0.0
         buffers = gather + dequant_buffer_bytes(profile.arch, run.method)
         overhead = overhead_bytes(
-            per_gpu_states, activations, options.cuda_context_gb, options.allocator_reserve, buffers
+            per_gpu_states, activations, options.cuda_context_gb, allocator_reserve(profile, options), buffers
         )
     weights = counts.total * BF16 if run.method == Method.FULL else frozen_base_bytes(counts, run.method)
     traffic = traffic_bytes_per_step(
@@ -350,6 +378,8 @@ def size_run(
         compute_seconds=compute_seconds(flops, gpu.bf16_dense_tflops, options.mfu),
         transfer_seconds=transfer_seconds(traffic, gbps) if gbps else 0.0,
         memory_margin=planning_margin(profile, options),
+        memory_margin_basis=margin_basis(profile, options),
+        measured_margin=profile.memory_margin,
         config=config,
     )
 
