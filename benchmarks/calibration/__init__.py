@@ -2,10 +2,11 @@
 
 `python -m benchmarks.calibration` reads every benchmarks/calibration/points*.yaml (measurements with
 their sources and configurations; points-amd.yaml and the like add to points.yaml) and cards.yaml
-(cards that only serve calibration, never planned with), recomputes ftopt's figure for every point it can express, and writes benchmarks/calibration.md and
-benchmarks/calibration.json. The goals: memory within ±15 %, throughput within ±25 %; the targets on
-held-out points: memory within goal on 80 % of them, throughput on 85 %, and the planned memory
-(with the margin of the point's stack and method) at least the measurement on 95 %.
+(cards that only serve calibration, never planned with), recomputes ftopt's figure for every point
+it can express, and writes benchmarks/calibration.md and benchmarks/calibration.json. The goals:
+memory within ±15 %, throughput within ±25 %; the targets on held-out points: memory within goal
+on 80 % of them, throughput on 85 %, and the planned memory (with the margin of the point's stack
+and method) at least the measurement on 95 %.
 
 Each point is *fit* (its source was used to choose a constant of the stacks) or *held-out* (never
 used for that); the report keeps the two apart, per kind and per stack, because only the held-out
