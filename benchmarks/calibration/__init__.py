@@ -304,7 +304,7 @@ def _verdicts(outcomes: list[Outcome]) -> list[str]:
     share = covered / len(covers) if covers else 0.0
     verdict = "met" if covers and share >= COVER_TARGET else "not met"
     lines.append(
-        f"- Held out, planned memory (with its margin) at least the measurement: {covered} of "
+        f"- Held out, planned memory (with the measured margin) at least the measurement: {covered} of "
         f"{len(covers)} ({share:.0%}); target {COVER_TARGET:.0%}: {verdict}."
     )
     return lines
@@ -362,6 +362,8 @@ def _margin_lines(outcomes: list[Outcome]) -> list[str]:
         f"{MIN_SOURCES} sources measured it; otherwise the pooled median of every stack's held-out points",
         "(benchmarks/calibration/margins.py; ftopt/catalogue/data/margins.yaml). 'to cover 95 %' is the",
         "margin that would put the planned memory at or above 95 % of the bucket's measurements.",
+        "ftopt plans with these margins (and the fitted allocator reserve) only when margins.yaml says",
+        "`measured: true`; with `false` it keeps issue 19's margins and the 5 % reserve.",
         "",
         "| stack | method | held-out points | sources | median error | to cover 95 % | plans with |",
         "|---|---|---:|---:|---:|---:|---|",
@@ -377,7 +379,8 @@ def _margin_lines(outcomes: list[Outcome]) -> list[str]:
     missed = [(o, m) for o, m, ok in planned_covers(outcomes) if not ok]
     lines += [
         "",
-        "Held-out points whose planned memory (ftopt × (1 + margin)) stays below the measurement:",
+        "Held-out points whose planned memory with the measured margin, ftopt × (1 + margin), stays below",
+        "the measurement:",
         "",
     ]
     lines += [

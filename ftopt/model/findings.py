@@ -233,7 +233,7 @@ def _rule(subject: str, f: dict[str, Any]) -> str:
         margin = (
             f"the workload's {given:.0%} margin"
             if given is not None
-            else "each stack and method's held-out error (margins.yaml)"
+            else "each stack and method's margin (margins.yaml)"
         )
         return (
             f"memory per GPU: states + activations (Korthikanti et al., FlashAttention "

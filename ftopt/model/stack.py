@@ -117,6 +117,8 @@ class MethodMargin(BaseModel):
 MIN_SOURCES = 3
 #: The caching allocator's reserve where the catalogue has no fitted figure: ftopt's historical 5 %.
 LEGACY_ALLOCATOR_RESERVE = 0.05
+#: The basis of margins that are not (yet) the measured error: issue 19's derivation, kept as data.
+ISSUE_19_BASIS = "issue 19 margins (the worst calibration source's median under-prediction)"
 
 
 class MarginBucket(BaseModel):
@@ -157,6 +159,12 @@ class MemoryMargins(BaseModel):
 
     model_config = _FROZEN
     margins: dict[str, MethodMargin] = Field(description="margin per stack id and method")
+    measured: bool = Field(
+        default=False,
+        description="true: the margins are the measured held-out error (own bucket or pooled) and the "
+        "allocator reserve is the fitted one (issue 28); false: the margins are issue 19's figures "
+        "and the reserve the historical 5 %, the measured figures only reported",
+    )
     pooled: MarginBucket | None = Field(default=None, description="every stack's held-out error")
     buckets: tuple[MarginBucket, ...] = Field(default=(), description="held-out error per stack, method")
     allocator_reserve: AllocatorReserve | None = Field(default=None, description="fitted reserve")
@@ -169,6 +177,8 @@ class MemoryMargins(BaseModel):
     def basis(self, stack_id: str, method: str) -> str:
         """Where the margin of a stack and method comes from: its own held-out error when at least
         MIN_SOURCES sources measured it, else the pooled error."""
+        if not self.measured:
+            return ISSUE_19_BASIS
         own = next((b for b in self.buckets if (b.stack, b.method) == (stack_id, method)), None)
         if own is not None and len(own.sources) >= MIN_SOURCES:
             return own.basis()
@@ -177,8 +187,11 @@ class MemoryMargins(BaseModel):
         return "margins.yaml" if stack_id in self.margins else "no calibration for this stack"
 
     def reserve(self) -> float:
-        """The allocator reserve to plan with: the fitted share, else the historical constant."""
-        return self.allocator_reserve.share if self.allocator_reserve else LEGACY_ALLOCATOR_RESERVE
+        """The allocator reserve to plan with: the fitted share once the margins are measured, else
+        the historical constant."""
+        if self.measured and self.allocator_reserve:
+            return self.allocator_reserve.share
+        return LEGACY_ALLOCATOR_RESERVE
 
 
 class BusBandwidth(BaseModel):
