@@ -127,25 +127,6 @@ def test_what_if_reports_a_saving(tmp_path: Path):
     assert saving["text"].startswith("8-bit Adam for qwen27b-full would save")
 
 
-def test_the_quotes_three_bids_are_skipped_with_a_note_when_the_limit_is_spent():
-    from ftopt.catalogue import load_catalogue
-    from ftopt.cli.solve import _bids
-    from ftopt.reading.workload_file import load_workload
-    from ftopt.solver.solve import SolveSettings, solve
-
-    catalogue = load_catalogue()
-    workload = load_workload(Path("examples/deadline.yaml"), catalogue)
-    settings = SolveSettings(time_limit=20, workers=1)
-    plan = solve(workload, catalogue, settings).plan_or_raise()
-    noted, bids = _bids(plan, workload, catalogue, settings, left_s=0.1)
-    assert bids is None
-    assert [n.text for n in noted.notes if n.subject == "skipped"] == [
-        "the quote's three bids skipped: the time limit of 20 s was spent on the plan itself"
-    ]
-    kept, found = _bids(plan, workload, catalogue, settings, left_s=20)
-    assert kept is plan and found is not None and found.points
-
-
 @pytest.mark.parametrize("fmt", ["json", "markdown", "html", "table"])
 def test_a_margin_forced_below_the_measured_error_is_said_in_every_format(tmp_path: Path, fmt: str):
     """sizing.memory_margin: 0 plans the first project's 8B QLoRA tighter than its stack and method's

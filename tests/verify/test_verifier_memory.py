@@ -172,3 +172,19 @@ def test_a_workload_margin_below_the_measured_error_needs_its_note(solved) -> No
     note = finding(FindingKind.TIGHT_MARGIN, "llama8b-qlora", given=0.0, measured=measured, basis="b")
     noted = c.plan.model_copy(update={"notes": [*c.plan.notes, note]})
     assert not any("no tight-margin note" in str(v) for v in c.verify(noted, workload=loose))
+
+
+def test_auto_optimizer_follows_the_runs_stack(solved) -> None:
+    """torchtitan offers only 32-bit AdamW: an `auto` run on it given 8-bit Adam breaks the rule,
+    as the solver (which passes the stack) would never choose it."""
+    c = solved("nvl-qwen32-full")
+    assert {a.optimizer.value for a in c.plan.assignments} == {"adamw-8bit"}
+    assert "optimizer" not in c.rules(workload=c.with_run("q32-full", stack="hf-fsdp"))
+    assert "optimizer" in c.rules(workload=c.with_run("q32-full", stack="torchtitan"))
+
+
+def test_auto_offload_follows_the_runs_stack(solved) -> None:
+    """Unsloth offers no CPU offload of the optimiser: an `auto` run on it offloaded breaks the rule."""
+    c = solved("offload")
+    assert "offload" not in c.rules(workload=c.with_run("l8-offload", offload="auto", stack="hf-fsdp"))
+    assert "offload" in c.rules(workload=c.with_run("l8-offload", offload="auto", stack="unsloth"))
