@@ -44,14 +44,14 @@ def margin_of(ctx: Context, run: Run) -> float:
 
 
 def measured_margin_of(ctx: Context, run: Run) -> tuple[float, str]:
-    """The error measured for the run's stack and method (whatever the workload sets) and its basis:
-    the stack and method's own held-out error with at least three sources, else the pooled one."""
+    """The margin the calibration gives the run's stack and method, or the method it is calibrated as
+    (whatever the workload sets), and its basis (MemoryMargins.basis)."""
     margins, stack = ctx.catalogue.margins, run.stack or DEFAULT_STACK
     if margins is None:
         return 0.0, "no calibration"
-    per_method = margins.margins.get(stack)
-    value = float(getattr(per_method, str(run.method))) if per_method else 0.0
-    return value, margins.basis(stack, str(run.method))
+    per_method, method = margins.margins.get(stack), _method(ctx, run).calibration.value
+    value = float(getattr(per_method, method)) if per_method else 0.0
+    return value, margins.basis(stack, method)
 
 
 def basis_of(ctx: Context, run: Run) -> str:
