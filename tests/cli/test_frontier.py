@@ -84,3 +84,20 @@ def test_the_quote_shows_three_bids_unless_switched_off(tmp_path: Path):
     assert result.exit_code == 0 and 'id="three-bids"' not in out.read_text()
     result = run("solve", "examples/first-project.yaml", "--format", "html", "-o", str(out), "--no-what-if")
     assert result.exit_code == 0 and 'id="three-bids"' not in out.read_text()  # no train_tokens
+
+
+def test_a_queue_frontier_prices_against_the_last_jobs_end():
+    """Issue 26: the frontier ran on a queue bid instead of refusing it; its time is the last job's end."""
+    queue = Path(__file__).resolve().parents[2] / "examples" / "monthly-queue.yaml"
+    result = CliRunner().invoke(
+        cli, ["frontier", str(queue), "--format", "json", "--points", "2", "--time-limit", "3"]
+    )
+    assert result.exit_code == 0, result.output
+    points = json.loads(result.stdout)["points"]
+    assert len(points) == 2
+    for point in points:
+        ends = [job["end_hours"] for job in point["plan"]["schedule"]]
+        assert point["makespan_hours"] == pytest.approx(max(ends), abs=1e-3)
+        assert max(ends) <= point["plan"]["horizon_hours"]
+    fast, slow = points
+    assert fast["makespan_hours"] < slow["makespan_hours"] and fast["total_price"] > slow["total_price"]
