@@ -65,3 +65,16 @@ def test_seq_len_on_a_generating_run(tmp_path: Path) -> None:
 def test_precomputed_reference_outside_dpo(tmp_path: Path) -> None:
     line = _error(tmp_path, GRPO + "    reference: precomputed\n")
     assert "runs[0].reference: precomputed applies to method dpo only" in line
+
+
+def test_an_adapter_without_a_method_names_the_missing_method(tmp_path: Path) -> None:
+    """Issue 26: this was told "runs[0].adapter: applies to methods dpo, grpo and ppo"."""
+    line = _error(tmp_path, GRPO.replace("    method: grpo\n", "") + "    adapter: lora\n")
+    assert "method is missing; a run with an adapter names its method (dpo, grpo and ppo)" in line
+    assert "adapter: applies" not in line
+
+
+def test_a_misspelt_rl_method_names_the_method(tmp_path: Path) -> None:
+    line = _error(tmp_path, GRPO.replace("method: grpo", "method: gpro") + "    adapter: lora\n")
+    assert line.startswith("ftopt: FILE:4: runs[0].method: expected one of full, lora, qlora, dpo, grpo, ppo")
+    assert "(did you mean 'grpo'?), got 'gpro'" in line
