@@ -23,7 +23,13 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from ftopt.cli import catalogue_dir_option, output_option, prices_option, time_limit_option
+from ftopt.cli import (
+    catalogue_dir_option,
+    output_folder_exists,
+    output_option,
+    prices_option,
+    time_limit_option,
+)
 from ftopt.cli.errors import handle_errors, one_line
 from ftopt.sweep.scenario import FAILED
 
@@ -102,6 +108,7 @@ class SweepProgress:
     "--output",
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
+    callback=output_folder_exists,
     help="JSON-lines results file; scenarios it already holds are skipped.",
 )
 @click.option(
