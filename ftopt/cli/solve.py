@@ -50,6 +50,10 @@ BIDS_TOTAL_S = 30.0
 FORMATS = ("table", "json", "yaml", "markdown", "html", "xlsx")
 
 
+#: Why `--alternatives` is refused on a queue bid (README "Combinations not supported").
+QUEUE_ALTERNATIVES = "--alternatives: queue bids have no alternatives yet; solve without --alternatives"
+
+
 def render(plan: Plan, fmt: str, bids: Frontier | None = None, internals: bool = True) -> str | None:
     """The plan as text in `fmt`, or None for the table (printed straight to a console); the quote
     formats carry the technical appendix only with `internals`."""
@@ -144,6 +148,8 @@ def solve_command(
 
     catalogue = open_catalogue(prices, catalogue_dir)
     parsed = load_workload(workload, catalogue)
+    if alternatives and parsed.queue is not None:
+        raise CommandInputError(QUEUE_ALTERNATIVES)
     settings = SolveSettings(
         time_limit=time_limit, deterministic=deterministic, what_if=what_if, alternatives=alternatives
     )
