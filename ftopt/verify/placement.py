@@ -128,10 +128,10 @@ def check_run_summaries(ctx: Context) -> Iterator[Violation]:
                 f"stack {summary.stack}",
                 f"the run trains with {_stack_of(ctx, run)}",
             )
-        for name, stated, wanted in _stated_fields(summary, run):
-            if stated != wanted:
+        for name, said, asked in _stated_fields(summary, run):
+            if said != asked:
                 yield Violation(
-                    "run-summary", f"run {run.name}", f"{name} {stated}", f"the workload states {wanted}"
+                    "run-summary", f"run {run.name}", f"{name} {said}", f"the workload states {asked}"
                 )
 
 
