@@ -8,9 +8,10 @@ in a few queue workloads, and the pairs ftopt does not support yet are data (`UN
 word for word in the README's "Combinations not supported" table: every command on them must end in
 the documented one line and exit 2.
 
-Each workload is solved once (`solve --format json`); the other formats are rendered in-process
-from that plan, and the plan's own figures (price, GPUs, owned GPUs, hours, the last job's end) must
-be what each format's headline states. Then `verify`, `estimate`, `frontier`, `sweep` and
+Each workload is solved once (`solve --format json`, which carries the plan and its `summary`); the
+other formats are rendered in-process from that plan and summary. The summary's figures (price,
+GPUs, owned GPUs, hours, the last job's end) must be what the plan itself holds, and each format's
+headline must be the summary's. Then `verify`, `estimate`, `frontier`, `sweep` and
 `sweep-report` run on it. Everything goes through click's in-process runner with short limits.
 """
 
@@ -29,9 +30,9 @@ import yaml
 from click.testing import Result
 from openpyxl import load_workbook
 
-from ftopt.cli.render_xlsx import write_xlsx
 from ftopt.cli.solve import QUEUE_ALTERNATIVES, render, write_plan
 from ftopt.model.plan import Plan
+from ftopt.model.summary import PlanSummary
 from tests.combinations.fragments import FEATURES, ROOT, Combination, affine_plane_triples
 from tests.commands import invoke
 
@@ -62,13 +63,6 @@ UNSUPPORTED: dict[frozenset[str], tuple[str | None, tuple[str, ...]]] = {
     frozenset({"queue", "inventory"}): ("inventory: queue mode does not use owned servers yet", COMMANDS),
     frozenset({"queue", "racks"}): ("site.racks: queue mode does not lay servers out in racks yet", COMMANDS),
     frozenset({"queue", "alternatives"}): (QUEUE_ALTERNATIVES, ("solve",)),
-}
-
-#: Headline figures the quote formats state wrongly today, each with the branch that fixes it
-#: (issue 26, item 1: one plan summary). Checked, and reported as expected failures, until then.
-KNOWN_HEADLINE_GAPS = {
-    "owned GPUs": "compose-summary: '(1 of them owned already)' counts owned servers, not GPUs",
-    "last job's end": "compose-summary: a queue headline states the longest job, not the last job's end",
 }
 
 EXAMPLES = [*sorted((ROOT / "examples").glob("*.yaml")), ROOT / "examples" / "vendor" / "l4-bid.yaml"]
@@ -110,7 +104,7 @@ class Case:
 CASES = [Case(c.name, None, c, c.catalogue_args) for c in COMBINATIONS] + [
     Case(f"example:{p.stem}", p, None, VENDOR_ARGS if p.parent.name == "vendor" else []) for p in EXAMPLES
 ]
-_SOLVED: dict[str, tuple[Path, Path, Plan]] = {}
+_SOLVED: dict[str, tuple[Path, Path, Plan, PlanSummary]] = {}
 
 
 @pytest.fixture(scope="module")
@@ -138,16 +132,17 @@ def workload_of(case: Case, folder: Path) -> Path:
     return case.combination.write(folder)
 
 
-def solved(case: Case, folder: Path) -> tuple[Path, Path, Plan]:
-    """(workload, plan JSON, plan) of a supported case, solved once for every test."""
+def solved(case: Case, folder: Path) -> tuple[Path, Path, Plan, PlanSummary]:
+    """(workload, plan JSON, plan, its summary) of a supported case, solved once for every test."""
     if case.name not in _SOLVED:
         workload = workload_of(case, folder)
         output = folder / f"{case.name.replace(':', '-')}.plan.json"
         result = invoke("solve", workload, "--format", "json", "-o", output, *case.solve_args)
         _clean(result)
         assert result.exit_code == 0, result.output
-        plan = Plan.model_validate_json(output.read_text(encoding="utf-8"))
-        _SOLVED[case.name] = (workload, output, plan)
+        data = json.loads(output.read_text(encoding="utf-8"))
+        summary = PlanSummary.model_validate(data.pop("summary"))
+        _SOLVED[case.name] = (workload, output, Plan.model_validate(data), summary)
     return _SOLVED[case.name]
 
 
@@ -192,9 +187,9 @@ def test_solve_gives_a_verified_plan_in_json_and_yaml(case: Case, folder: Path):
         _refused(invoke("solve", workload_of(case, folder), *case.solve_args, *flags), refused)
         if case.unsupported:
             return
-    workload, output, plan = solved(case, folder)
+    workload, output, plan, summary = solved(case, folder)
     assert plan.status in ("optimal", "feasible")
-    again = yaml.safe_load(render(plan, "yaml") or "")
+    again = yaml.safe_load(render(plan, "yaml", summary=summary) or "")
     assert again == json.loads(output.read_text(encoding="utf-8"))
     checked = invoke("verify", workload, output, *case.catalogue)
     _clean(checked)
@@ -213,60 +208,78 @@ def _headline(fmt: str, text: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", " ", section))
 
 
-def _figures(plan: Plan) -> dict[str, str]:
-    """What a headline must state, as text, from the plan itself."""
-    gpus = sum(s.gpu_count for s in plan.servers)
-    figures = {"price": f"{plan.total_price:,.0f}", "GPUs": f"{gpus:,} GPU"}
-    owned = sum(s.gpu_count for s in plan.servers if s.owned)
-    if owned:
-        figures["owned GPUs"] = f"{owned}"
-    if plan.schedule:
-        figures["last job's end"] = f"{max(job.end_hours for job in plan.schedule):,.1f} h"
-    elif plan.makespan_hours is not None:
-        figures["hours"] = f"{plan.makespan_hours:,.1f} h"
-    return figures
+def _figures(plan: Plan) -> dict[str, float | int | None]:
+    """The headline figures, derived from the plan itself (not from the summary)."""
+    last = max((job.end_hours for job in plan.schedule), default=None)
+    return {
+        "price": plan.total_price,
+        "gpus": sum(s.gpu_count for s in plan.servers),
+        "gpus_owned": sum(s.gpu_count for s in plan.servers if s.owned),
+        "last_job_end_hours": last,
+        "hours": last if plan.horizon_hours is not None else plan.makespan_hours,
+    }
 
 
-def _states(headline: str, figure: str, value: str) -> bool:
-    if figure == "owned GPUs":  # the count closest before the word "owned"
-        found = re.findall(r"(\d[\d,]*)[^\d;]*?owned", headline)
-        return bool(found) and found[-1].replace(",", "") == value
-    return value in headline
+def _said(summary: PlanSummary, figure: str) -> str | None:
+    """How the headline states a figure, or None when it need not state it."""
+    value = getattr(summary, figure)
+    if figure == "price":
+        return f"{summary.price_to_pay:,.0f}"
+    if figure == "gpus":
+        return f"{value:,} GPU"
+    if figure == "gpus_owned":
+        return f"({value:,} of them owned" if value else None
+    if value is None or (figure == "hours" and summary.runs_without_hours):
+        return None
+    return f"{value:,.1f} h"
 
 
-def _text_in(fmt: str, plan: Plan, folder: Path) -> str:
+def _text_in(fmt: str, plan: Plan, summary: PlanSummary, folder: Path) -> str:
     if fmt != "table":
-        return render(plan, fmt) or ""
+        return render(plan, fmt, summary=summary) or ""
     output = folder / "table.txt"
-    write_plan(plan, "table", output)
+    write_plan(plan, "table", output, summary=summary)
     return output.read_text(encoding="utf-8")
 
 
 @by_name(CASES)
-@pytest.mark.parametrize("fmt", ["table", "markdown", "html"])
-def test_every_quote_format_states_the_plans_headline_figures(case: Case, folder: Path, fmt: str):
+def test_the_summary_holds_the_plans_own_figures(case: Case, folder: Path):
     if case.unsupported:
         pytest.skip("refused: see test_solve_gives_a_verified_plan_in_json_and_yaml")
-    _, _, plan = solved(case, folder)
-    headline = _headline(fmt, _text_in(fmt, plan, folder / ".."))
-    wrong = {f: v for f, v in _figures(plan).items() if not _states(headline, f, v)}
-    known = {f: KNOWN_HEADLINE_GAPS[f] for f in wrong if f in KNOWN_HEADLINE_GAPS}
-    assert not set(wrong) - set(known), f"{fmt} headline {headline!r} lacks {wrong}"
-    if known:
-        pytest.xfail("; ".join(known.values()))
+    _, _, plan, summary = solved(case, folder)
+    for figure, value in _figures(plan).items():
+        if value is None:
+            assert getattr(summary, figure) is None, figure
+        else:
+            assert getattr(summary, figure) == pytest.approx(value, abs=0.01), figure
+    assert summary.mode == ("queue" if plan.horizon_hours is not None else "peak")
+
+
+@by_name(CASES)
+@pytest.mark.parametrize("fmt", ["table", "markdown", "html"])
+def test_every_quote_format_states_the_summarys_headline(case: Case, folder: Path, fmt: str):
+    if case.unsupported:
+        pytest.skip("refused: see test_solve_gives_a_verified_plan_in_json_and_yaml")
+    _, _, plan, summary = solved(case, folder)
+    headline = _headline(fmt, _text_in(fmt, plan, summary, folder))
+    assert summary.headline in headline, f"{fmt}: {headline!r}"
+    for figure in ("price", "gpus", "gpus_owned", "hours", "last_job_end_hours"):
+        said = _said(summary, figure)
+        assert said is None or said in summary.headline, f"{figure}: {said!r} not in {summary.headline!r}"
 
 
 @by_name(CASES)
 def test_the_workbook_lists_every_run_and_server(case: Case, folder: Path):
     if case.unsupported:
         pytest.skip("refused: see test_solve_gives_a_verified_plan_in_json_and_yaml")
-    _, _, plan = solved(case, folder)
+    _, _, plan, summary = solved(case, folder)
     path = folder / f"{case.name.replace(':', '-')}.xlsx"
-    write_xlsx(plan, path, True)
-    book = load_workbook(path)
+    write_plan(plan, "xlsx", path, summary=summary)
+    book = load_workbook(path, data_only=True)  # the cached values a preview shows
     cells = {str(c.value) for sheet in book.worksheets for row in sheet.iter_rows() for c in row if c.value}
     assert {r.name for r in plan.runs} <= cells
     assert {s.gpu for s in plan.servers} <= cells
+    assert summary.headline in cells or any(summary.headline in c for c in cells)
 
 
 @by_name(CASES)
@@ -279,7 +292,7 @@ def test_estimate_sizes_every_run(case: Case, folder: Path):
     _clean(result)
     assert result.exit_code == 0, result.output
     runs = json.loads(result.stdout)["runs"]
-    _, _, plan = solved(case, folder)
+    _, _, plan, _ = solved(case, folder)
     assert [r["run"] for r in runs] == [r.name for r in plan.runs]
     assert all(r["options"] for r in runs)
 
@@ -293,7 +306,7 @@ def test_the_frontier_prices_against_time(case: Case, folder: Path):
         _refused(result, case.refusal("frontier") or "")
         return
     _clean(result)
-    _, _, plan = solved(case, folder)
+    _, _, plan, _ = solved(case, folder)
     if all(r.train_tokens is None for r in plan.runs):
         _refused(result, "train_tokens")
         return
@@ -324,7 +337,7 @@ def test_a_sweep_and_its_reports(case: Case, folder: Path):
     _clean(result)
     assert result.exit_code == 0, result.output
     (record,) = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
-    _, _, plan = solved(case, folder)
+    _, _, plan, _ = solved(case, folder)
     assert record["status"] in ("optimal", "feasible"), record["error"]
     if record["status"] == plan.status == "optimal":
         assert record["total_price"] == pytest.approx(plan.total_price, abs=0.01)
