@@ -7,6 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from ftopt.cli.main import cli
+from ftopt.model.workload import METHODS
 from tests.cli.test_input_errors import error_line
 from tests.commands import write
 
@@ -76,5 +77,7 @@ def test_an_adapter_without_a_method_names_the_missing_method(tmp_path: Path) ->
 
 def test_a_misspelt_rl_method_names_the_method(tmp_path: Path) -> None:
     line = _error(tmp_path, GRPO.replace("method: grpo", "method: gpro") + "    adapter: lora\n")
-    assert line.startswith("ftopt: FILE:4: runs[0].method: expected one of full, lora, qlora, dpo, grpo, ppo")
+    every = ", ".join(METHODS)  # the supervised methods of the registry, then dpo, grpo and ppo
+    assert every.endswith("dpo, grpo, ppo") and every.startswith("full, lora, qlora")
+    assert line.startswith(f"ftopt: FILE:4: runs[0].method: expected one of {every}")
     assert "(did you mean 'grpo'?), got 'gpro'" in line
