@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
+from ftopt.solver.cpsat.families import add_families
+from ftopt.solver.cpsat.family import Fleet
 from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, server_cost_cents
 
 
@@ -90,23 +92,16 @@ def build_queue_model(qp: QueueProblem, ceiling_cents: int | None = None) -> Que
         size = data.builds[f].gpu_count
         model.add_cumulative([i for i, _ in items], [g for _, g in items], servers[f] * size)
     _add_window_cuts(qp, model, servers, area)
-    limit = data.workload.site.max_servers
-    if limit is not None:
-        model.add(sum(servers.values()) <= limit)
-    _add_stock(qp, model, servers)
+    add_families(model, data, queue_fleet(qp, servers), None)  # the site's rules, as in the peak model
     model.minimize(sum(servers[f] * server_cost_cents(data, f) for f in qp.builds))
     return QueueModel(model, servers, starts, chosen)
 
 
-def _add_stock(qp: QueueProblem, model: cp_model.CpModel, servers: dict[int, cp_model.IntVar]) -> None:
-    """Units of each stocked part over the servers bought, at most its stock."""
-    terms: dict[str, list[cp_model.LinearExprT]] = {}
-    for f, count in servers.items():
-        for item, units in qp.data.builds[f].units().items():
-            if qp.data.limit(item) is not None:
-                terms.setdefault(item, []).append(units * count)
-    for item, parts in terms.items():
-        model.add(sum(parts) <= (qp.data.limit(item) or 0))
+def queue_fleet(qp: QueueProblem, servers: dict[int, cp_model.IntVar]) -> Fleet:
+    """The queue model's servers per build as the constraint families' fleet: a server bought for the
+    horizon is a server at the site, whatever it runs when, so every rule of the site applies as in
+    the peak model (the peak bid is this model with one time slot)."""
+    return [(qp.data.builds[f], count) for f, count in servers.items()]
 
 
 def _add_window_cuts(
@@ -169,9 +164,7 @@ def aggregate_bound(
         for option, count in zip(options, counts, strict=True):
             area.setdefault((option.build, run), []).append(count * (option.gpus * option.minutes))
     _add_window_cuts(qp, model, servers, area)
-    limit = qp.data.workload.site.max_servers
-    if limit is not None:
-        model.add(sum(servers.values()) <= limit)
+    add_families(model, qp.data, queue_fleet(qp, servers), None)  # valid for every schedule: still a bound
     model.minimize(sum(servers[f] * server_cost_cents(qp.data, f) for f in servers))
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = settings_seconds

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
+from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
 
 
@@ -42,6 +43,18 @@ class Variables:
         """(mode, count) for every placement variable: light, heavy and multi-node."""
         pairs = [(m, x) for (m, _), x in [*self.light_copies.items(), *self.heavy_copies.items()]]
         return pairs + list(self.multinode_copies.items())
+
+    def fleet(self, data: ProblemData) -> list[tuple[Build, cp_model.IntVar]]:
+        """Every server count with the build it buys: what the constraint families constrain
+        (`ftopt.solver.cpsat.family.Fleet`), plain, configuration and multi-node servers alike."""
+        plain = [(data.builds[f], n) for f, n in self.plain_servers.items()]
+        configs = [(data.builds[data.configs[c].build], n) for c, n in self.config_servers.items()]
+        spanning = [
+            (o.build, self.multinode_servers[o.mode])
+            for o in data.multinode
+            if o.mode in self.multinode_servers
+        ]
+        return plain + configs + spanning
 
     def servers(self) -> list[cp_model.IntVar]:
         """All server counts: summed, the number of servers."""

@@ -29,6 +29,7 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.workload import Workload
+from ftopt.solver.cpsat.families import admits
 from ftopt.solver.cpsat.queue import add_hint, aggregate_bound, build_queue_model
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent, with_supply
@@ -40,10 +41,14 @@ from ftopt.solver.decode.queue import (
     realise,
     starts_by_copy,
 )
-from ftopt.solver.problem.builds import within_stock
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, peak_workload, queue_problem
-from ftopt.solver.search.queue_greedy import GreedyPlan, greedy_queue, greedy_servers, repair_fleet
+from ftopt.solver.search.queue_greedy import (
+    GreedyPlan,
+    greedy_queue,
+    greedy_servers,
+    repair_fleet,
+)
 from ftopt.solver.search.run import SolveSettings, make_solver, proven_cents
 
 #: Share of the time limit the peak bid may take; the queue model gets the rest.
@@ -116,14 +121,12 @@ def _plan_of(
 
 
 def _cheapest(qp: QueueProblem, plans: list[GreedyPlan | None]) -> GreedyPlan | None:
-    """The cheapest greedy plan within every part's stock."""
+    """The cheapest greedy plan that keeps every family's rule of the site (stock, owned servers, racks)."""
     fits = [
         p
         for p in plans
         if p is not None
-        and within_stock(
-            qp.data.limit, [qp.data.builds[f].units() for f, n in p.fleet.items() for _ in range(n)]
-        )
+        and admits(qp.data, [qp.data.builds[f] for f, n in p.fleet.items() for _ in range(n)])
     ]
     return min(fits, key=lambda p: p.cost_cents(qp), default=None)
 
@@ -165,8 +168,8 @@ def _queue_plans(
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         counts, jobs = read_solution(qp, built, solver)
         laid = realise(qp.data, counts, jobs)
-        if within_stock(qp.data.limit, [layout.build.units() for layout, _ in laid]):
-            plans.append(_plan_of(qp, workload, laid))  # a server added for fragmentation may break it
+        if admits(qp.data, [layout.build for layout, _ in laid]):
+            plans.append(_plan_of(qp, workload, laid))  # a server added for fragmentation may break a rule
     return QueueOutcome(plans, bound)
 
 

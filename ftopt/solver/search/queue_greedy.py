@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ftopt.solver.cpsat.families import admits
+from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.queue import JobOption, QueueProblem, ScheduledOption, server_cost_cents
 
 #: Servers `repair_fleet` may add to the relaxation's fleet before it gives up.
@@ -144,18 +146,22 @@ def greedy_queue(qp: QueueProblem) -> GreedyPlan | None:
     """The cheapest one-build greedy plan over the builds every run can use; None when none can.
 
     Builds are tried cheapest lower bound first, and no further once that bound reaches the best plan."""
-    limit = qp.data.workload.site.max_servers
     floors = [(n * server_cost_cents(qp.data, f), f) for f in qp.builds if (n := _least_servers(qp, f))]
     best: GreedyPlan | None = None
     for floor, f in sorted(floors):
         if best is not None and floor >= best.cost_cents(qp):
             break
         plan = _fewest_servers(qp, f)
-        if plan is None or (limit is not None and plan.fleet[f] > limit):
+        if plan is None or not admits(qp.data, fleet_builds(qp, plan.fleet)):
             continue
         if best is None or plan.cost_cents(qp) < best.cost_cents(qp):
             best = plan
     return best
+
+
+def fleet_builds(qp: QueueProblem, fleet: dict[int, int]) -> list[Build]:
+    """One build per server of the fleet, for the constraint families' check of a plan in hand."""
+    return [qp.data.builds[f] for f, n in sorted(fleet.items()) for _ in range(n)]
 
 
 def greedy_servers(plan: GreedyPlan) -> dict[int, list[list[tuple[ScheduledOption, list[int]]]]]:
@@ -172,13 +178,12 @@ def repair_fleet(qp: QueueProblem, fleet: dict[int, int], rounds: int = REPAIR_R
     """A plan on `fleet` (the counts-only relaxation's servers), or on the cheapest fleet one server
     larger, and so on for `rounds` servers: the relaxation sees GPU-minutes, not how jobs pack."""
     current = dict(fleet)
-    limit = qp.data.workload.site.max_servers
     for _ in range(rounds + 1):
         plan = schedule_on(qp, current)
         if plan is not None:
             return plan
         grown = [{**current, f: current.get(f, 0) + 1} for f in qp.builds]
-        grown = [g for g in grown if limit is None or sum(g.values()) <= limit]
+        grown = [g for g in grown if admits(qp.data, fleet_builds(qp, g))]
         if not grown:
             return None
         tried = sorted((fleet_cost(qp, g), i, g) for i, g in enumerate(grown))
