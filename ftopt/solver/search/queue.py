@@ -48,6 +48,7 @@ from ftopt.solver.search.queue_greedy import (
     greedy_queue,
     greedy_servers,
     repair_fleet,
+    schedule_split,
 )
 from ftopt.solver.search.run import SolveSettings, make_solver, proven_cents
 
@@ -144,10 +145,12 @@ def _queue_plans(
         return QueueOutcome([], None)
     plans: list[Plan] = []
     left = deadline - time.perf_counter()
-    floor, fleet = aggregate_bound(qp, min(AGGREGATE_S, max(0.1, left / 4)), settings.workers)
+    relaxed = aggregate_bound(qp, min(AGGREGATE_S, max(0.1, left / 4)), settings.workers)
+    floor, fleet = relaxed.bound, relaxed.fleet
     if floor == math.inf:  # the jobs' GPU-minutes fit no servers the site allows
         return QueueOutcome(plans, None, infeasible=qp.complete and ceiling is None)
-    greedy = _cheapest(qp, [greedy_queue(qp), repair_fleet(qp, fleet) if fleet else None])
+    split = schedule_split(qp, fleet, relaxed.split) if fleet and relaxed.split else None
+    greedy = _cheapest(qp, [greedy_queue(qp), split, repair_fleet(qp, fleet) if fleet else None])
     if greedy is not None:
         plans.append(_plan_of(qp, workload, _laid(qp, greedy)))
         cost = greedy.cost_cents(qp) / 100

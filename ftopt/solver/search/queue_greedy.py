@@ -11,7 +11,7 @@ starts whichever job can start first, so jobs released later fill the gaps, not 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ftopt.solver.cpsat.families import admits
 from ftopt.solver.problem.builds import Build
@@ -103,6 +103,34 @@ def schedule_on(qp: QueueProblem, fleet: dict[int, int]) -> GreedyPlan | None:
         left[run] -= 1
         placed.append((ScheduledOption(run, qp.jobs[run] - left[run], option, start), n, first))
     return GreedyPlan({f: n for f, n in fleet.items() if n > 0}, placed)
+
+
+def schedule_split(
+    qp: QueueProblem, fleet: dict[int, int], split: dict[tuple[int, int], int]
+) -> GreedyPlan | None:
+    """Each build's share of the jobs (the relaxation's `split`: jobs per (run, build)) list-scheduled
+    on that build's servers alone, or None when some build's share misses a window.
+
+    Why: on a fleet of several builds, `schedule_on` starts each job wherever it starts first, so a
+    slow card takes jobs a fast one would have packed tighter; the relaxation has already chosen how
+    many jobs each build trains under the area and lane cuts, and within one build list scheduling
+    packs whole jobs well."""
+    placed: list[tuple[ScheduledOption, int, int]] = []
+    for f, n in fleet.items():
+        jobs = [split.get((run, f), 0) for run in range(len(qp.jobs))]
+        options = [[o for o in opts if o.build == f] for opts in qp.options]
+        share = schedule_on(replace(qp, jobs=jobs, options=options), {f: n})
+        if share is None:
+            return None
+        placed += share.jobs
+    numbered: dict[int, int] = {}  # jobs of a run numbered 1… over the builds, in start order
+    renumbered = []
+    for job, n, first in sorted(placed, key=lambda p: (p[0].run, p[0].start)):
+        numbered[job.run] = numbered.get(job.run, 0) + 1
+        renumbered.append((replace(job, job=numbered[job.run]), n, first))
+    if any(numbered.get(run, 0) != count for run, count in enumerate(qp.jobs)):
+        return None  # the split does not cover every job (a relaxation not solved to the end)
+    return GreedyPlan({f: n for f, n in fleet.items() if n > 0}, renumbered)
 
 
 def _fewest_servers(qp: QueueProblem, build: int) -> GreedyPlan | None:
