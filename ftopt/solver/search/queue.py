@@ -28,11 +28,12 @@ from ftopt.model.findings import FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
 from ftopt.model.result import PhaseTimings, Result
+from ftopt.model.settings import SolveSettings
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.families import admits
 from ftopt.solver.cpsat.queue import add_hint, aggregate_bound, build_queue_model
 from ftopt.solver.decode.layout import ServerLayout
-from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent, with_supply
+from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent
 from ftopt.solver.decode.queue import (
     attach_schedule,
     lay_out,
@@ -41,6 +42,7 @@ from ftopt.solver.decode.queue import (
     realise,
     starts_by_copy,
 )
+from ftopt.solver.explain.supply import with_supply
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, peak_workload, queue_problem
 from ftopt.solver.search.queue_greedy import (
@@ -50,7 +52,7 @@ from ftopt.solver.search.queue_greedy import (
     repair_fleet,
     schedule_split,
 )
-from ftopt.solver.search.run import SolveSettings, make_solver, proven_cents
+from ftopt.solver.search.run import make_solver, proven_cents
 
 #: Share of the time limit the peak bid may take; the queue model gets the rest.
 PEAK_SHARE = 0.3
@@ -214,7 +216,7 @@ def solve_queue(
             "workload": workload_name or workload.name,
         }
     )
-    plan = with_supply(with_rent(plan), workload, catalogue)
+    plan = with_supply(with_rent(plan, catalogue), workload, catalogue)
     if settings.verify:
         verify(plan, workload, catalogue, "the queue plan")
     return Result(
