@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
@@ -124,18 +124,24 @@ def _add_window_cuts(
     Valid for every schedule (a job lies inside its window); the LP sees nothing of the cumulative,
     so without these the bound is only the cheapest servers, not the GPU-hours the jobs need. Each
     span gives the area cut (GPU-minutes ≤ count × GPUs × span) and the lane cuts (`_lane_cuts`)."""
-    releases = sorted({w[0] for w in qp.windows})
-    deadlines = sorted({w[1] for w in qp.windows})
-    for early in releases:
-        for late in deadlines:
-            inside = [r for r, w in enumerate(qp.windows) if early <= w[0] and w[1] <= late]
-            if late <= early or not inside:
-                continue
-            for f, count in servers.items():
-                uses = [u for r in inside for u in area.get((f, r), [])]
-                if uses:
-                    _add_span_cuts(model, uses, count * qp.data.builds[f].gpu_count, late - early)
+    for span, inside in spans(qp):
+        for f, count in servers.items():
+            uses = [u for r in inside for u in area.get((f, r), [])]
+            if uses:
+                _add_span_cuts(model, uses, count * qp.data.builds[f].gpu_count, span)
     _add_pair_cuts(qp, model, servers, area)
+
+
+def spans(qp: QueueProblem) -> list[tuple[int, list[int]]]:
+    """Each span from one run's release to another's deadline, in minutes, with the runs whose
+    windows lie inside it (spans holding none are left out)."""
+    found = []
+    for early in sorted({w[0] for w in qp.windows}):
+        for late in sorted({w[1] for w in qp.windows}):
+            inside = [r for r, w in enumerate(qp.windows) if early <= w[0] and w[1] <= late]
+            if late > early and inside:
+                found.append((late - early, inside))
+    return found
 
 
 def _add_span_cuts(model: cp_model.CpModel, uses: list[Use], gpus: cp_model.LinearExprT, span: int) -> None:
@@ -237,15 +243,16 @@ class Relaxation:
 
     bound: float | None
     fleet: dict[int, int] | None = None
-    split: dict[tuple[int, int], int] | None = None
+    splits: list[dict[tuple[int, int], int]] = field(default_factory=list)
 
 
 def aggregate_bound(qp: QueueProblem, settings_seconds: float, workers: int) -> Relaxation:
     """A lower bound on the objective (cents) from counts alone: jobs per (run, build) and servers per
     build, under the same area and lane cuts and every family of the site, with no schedule. A
     relaxation of the full model small enough to solve in a fraction of a second at any number of
-    jobs. Also its fleet (what `repair_fleet` starts from) and its split of each run's jobs over the
-    builds (what `schedule_split` schedules build by build), when it found one."""
+    jobs. Also its fleet (what `repair_fleet` starts from) and splits of each run's jobs over the
+    builds (what `schedule_split` schedules build by build): the fleet's most even, then the first
+    found, when it found them."""
     model = cp_model.CpModel()
     servers = {
         f: model.new_int_var(0, max(1, bound), f"n[{f}]") for f, bound in _upper_bounds(qp, None).items()
@@ -268,14 +275,21 @@ def aggregate_bound(qp: QueueProblem, settings_seconds: float, workers: int) -> 
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return Relaxation(None)
     bound = solver.best_objective_bound
-    read = _spread(qp, model, solver, servers, area, settings_seconds)
-    fleet = {f: read.value(n) for f, n in servers.items() if read.value(n)}
+    fleet = {f: solver.value(n) for f, n in servers.items() if solver.value(n)}
+    first = _split(solver, area)
+    balanced = _spread(qp, model, solver, servers, area, settings_seconds)
+    splits = [_split(balanced, area), first] if balanced is not None else [first]
+    return Relaxation(bound, fleet, splits)
+
+
+def _split(solver: cp_model.CpSolver, area: Uses) -> dict[tuple[int, int], int]:
+    """Jobs per (run, build) in the solver's solution."""
     split: dict[tuple[int, int], int] = {}
     for (f, run), uses in area.items():
-        jobs = sum(read.value(count) for count, _, _ in uses)
+        jobs = sum(solver.value(count) for count, _, _ in uses)
         if jobs:
             split[run, f] = jobs
-    return Relaxation(bound, fleet, split)
+    return split
 
 
 def _spread(
@@ -285,21 +299,25 @@ def _spread(
     servers: dict[int, cp_model.IntVar],
     area: Uses,
     seconds: float,
-) -> cp_model.CpSolver:
-    """With the fleet fixed, the split that leaves the fullest build least full (per mille of its
-    GPU-minutes over the horizon): any split meets the cuts, but one that fills a build to the last
-    minute leaves whole jobs no room, and `schedule_split` schedules the split this returns. The
-    solver to read values from: this second solve's, or the first's when it finds nothing."""
-    span = max(w[1] for w in qp.windows) - min(w[0] for w in qp.windows)
+) -> cp_model.CpSolver | None:
+    """With the fleet fixed, the split that leaves the fullest build and span least full (per mille of
+    the build's GPU-minutes over the span, for the jobs whose windows lie inside it): any split meets
+    the cuts, but one that fills a build to the last minute of a window leaves whole jobs no room.
+    Started from the first solve's split; None when it finds none."""
     fullest = model.new_int_var(0, 1000, "fullest")
     for f, n in servers.items():
         count = solver.value(n)
         model.add(n == count)
-        used = [x * (g * m) for r in range(len(qp.jobs)) for x, g, m in area.get((f, r), [])]
-        if count and used:
-            model.add(1000 * sum(used) <= fullest * (count * qp.data.builds[f].gpu_count * span))
+        for span, inside in spans(qp) if count else ():
+            used = [x * (g * m) for r in inside for x, g, m in area.get((f, r), [])]
+            if used:
+                model.add(1000 * sum(used) <= fullest * (count * qp.data.builds[f].gpu_count * span))
+    for uses in area.values():
+        for x, _, _ in uses:
+            if isinstance(x, cp_model.IntVar):
+                model.add_hint(x, solver.value(x))
     model.minimize(fullest)
     second = cp_model.CpSolver()
-    second.parameters.max_time_in_seconds = max(0.1, seconds / 2)
+    second.parameters.max_time_in_seconds = max(0.2, seconds / 2)
     second.parameters.num_workers = solver.parameters.num_workers
-    return second if second.solve(model) in (cp_model.OPTIMAL, cp_model.FEASIBLE) else solver
+    return second if second.solve(model) in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None

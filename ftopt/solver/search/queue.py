@@ -134,6 +134,13 @@ def _cheapest(qp: QueueProblem, plans: list[GreedyPlan | None]) -> GreedyPlan | 
     return min(fits, key=lambda p: p.cost_cents(qp), default=None)
 
 
+def _first_split(
+    qp: QueueProblem, fleet: dict[int, int], splits: list[dict[tuple[int, int], int]]
+) -> GreedyPlan | None:
+    """The first of the relaxation's splits that schedules build by build on its fleet."""
+    return next((plan for plan in (schedule_split(qp, fleet, s) for s in splits) if plan), None)
+
+
 def _laid(qp: QueueProblem, plan: GreedyPlan) -> list[tuple[ServerLayout, list[ScheduledOption]]]:
     """The greedy plan's servers as layouts with their jobs."""
     return [pair for f, servers in greedy_servers(plan).items() for pair in lay_out(qp.data, f, servers)]
@@ -151,7 +158,11 @@ def _queue_plans(
     floor, fleet = relaxed.bound, relaxed.fleet
     if floor == math.inf:  # the jobs' GPU-minutes fit no servers the site allows
         return QueueOutcome(plans, None, infeasible=qp.complete and ceiling is None)
-    split = schedule_split(qp, fleet, relaxed.split) if fleet and relaxed.split else None
+    split = (
+        next((p for p in (schedule_split(qp, fleet, s) for s in relaxed.splits) if p), None)
+        if fleet
+        else None
+    )
     greedy = _cheapest(qp, [greedy_queue(qp), split, repair_fleet(qp, fleet) if fleet else None])
     if greedy is not None:
         plans.append(_plan_of(qp, workload, _laid(qp, greedy)))
