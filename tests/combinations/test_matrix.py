@@ -40,14 +40,13 @@ TIME_LIMIT = "5"
 
 #: Features that combine with peak (every copy at once): each pair of them in one triple.
 WITH_PEAK = ("inventory", "stock", "racks", "vendor", "multinode", "rl", "deadlines", "tco", "alternatives")
-#: Queue workloads: with each feature a queue takes, and with each one it refuses (alone).
+#: Queue workloads: with each feature a queue takes, and alone with the one `solve` refuses.
 QUEUE_GROUPS = (
     ("queue", "stock", "vendor", "deadlines"),
     ("queue", "multinode", "tco"),
     ("queue", "rl"),
     ("queue", "alternatives"),
-    ("queue", "inventory"),
-    ("queue", "racks"),
+    ("queue", "inventory", "racks"),
 )
 COMBINATIONS = [Combination(t) for t in affine_plane_triples(WITH_PEAK)] + [
     Combination(g) for g in QUEUE_GROUPS
@@ -60,8 +59,6 @@ COMMANDS = ("solve", "estimate", "frontier", "verify", "sweep", "sweep-report")
 #: refuse it. `peak` and `queue` are the two modes of one bid: no workload holds both, so no line.
 UNSUPPORTED: dict[frozenset[str], tuple[str | None, tuple[str, ...]]] = {
     frozenset({"peak", "queue"}): (None, ()),
-    frozenset({"queue", "inventory"}): ("inventory: queue mode does not use owned servers yet", COMMANDS),
-    frozenset({"queue", "racks"}): ("site.racks: queue mode does not lay servers out in racks yet", COMMANDS),
     frozenset({"queue", "alternatives"}): (QUEUE_ALTERNATIVES, ("solve",)),
 }
 
