@@ -80,6 +80,12 @@ class Frontier:
     solves: int = 0
     seconds: float = 0.0
     reason: str = ""  # the last solve's reason for stopping, in words
+    queue: bool = False  # a queue bid: the time axis is the last job's end, not the longest copy's hours
+
+    @property
+    def hours_label(self) -> str:
+        """What the time axis measures, in a table header's words."""
+        return "last job's end h" if self.queue else "makespan h"
 
     def cheapest(self) -> FrontierPoint:
         """The cheapest point (the slowest)."""
@@ -178,7 +184,7 @@ def frontier(
     """
     settings = replace(settings or SolveSettings(), what_if=False)
     started = time.perf_counter()
-    out = Frontier(objective=workload.objective)
+    out = Frontier(objective=workload.objective, queue=workload.queue is not None)
     found: list[FrontierPoint] = []
     current = workload
     while True:

@@ -123,3 +123,17 @@ def test_the_quotes_frontier_spends_only_what_the_time_limit_left_and_says_when_
     assert "time limit ended this frontier" not in three_bids_html(full)
     full.stopped = "budget"
     assert "time limit ended this frontier" in three_bids_html(full)
+
+
+def test_a_queue_frontiers_table_and_quote_name_the_last_jobs_end_not_the_makespan(tmp_path: Path):
+    """A queue's time axis is the last job's end: the table, the chart and the quote's bids say so."""
+    queue = Path(__file__).resolve().parents[2] / "examples" / "monthly-queue.yaml"
+    result = CliRunner().invoke(cli, ["frontier", str(queue), "--points", "2", "--time-limit", "3"])
+    assert result.exit_code == 0, result.output
+    assert "last job's end h" in result.stdout and "makespan h" not in result.stdout
+    out = tmp_path / "q.html"
+    args = ["solve", str(queue), "--format", "html", "-o", str(out), "--no-what-if", "--time-limit", "8"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert 'id="three-bids"' in page and "last job&#x27;s end h" in page and "makespan h" not in page
