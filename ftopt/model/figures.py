@@ -111,6 +111,20 @@ class RacksFigures(Figures):
     gpu: str
 
 
+class CoolantFigures(Figures):
+    """A liquid-cooled chassis the site's coolant supply cannot cool."""
+
+    gpu: str
+    why: str
+
+
+class LiquidFigures(Figures):
+    """A rack's liquid loop, full to within one server."""
+
+    load_kw: float
+    liquid_kw: float
+
+
 class OwnedFigures(Figures):
     """Owned servers no build of this site matches."""
 
@@ -217,6 +231,8 @@ BY_KIND: dict[str, type[Figures]] = {
     "supplies": SuppliesFigures,
     "chassis": ChassisFigures,
     "racks": RacksFigures,
+    "coolant": CoolantFigures,
+    "liquid": LiquidFigures,
     "saving": SavingFigures,
     "no-fit": NoFitFigures,
     "no-server": NoServerFigures,
