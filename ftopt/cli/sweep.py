@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import NoReturn
 
 import click
 from rich.console import Console
@@ -171,7 +172,7 @@ def sweep_command(
             summary = run_sweep(plan, output, backend, retry_failed)
     except KeyboardInterrupt:
         click.echo(f"ftopt: interrupted; finished scenarios are in {output}: rerun to go on", err=True)
-        sys.exit(130)
+        _exit_now(130)
     if not quiet:
         statuses = ", ".join(f"{n} {s}" for s, n in summary.statuses.most_common()) or "nothing new"
         click.echo(
@@ -226,3 +227,13 @@ def sweep_report_command(results: Path, fmt: str, output: Path | None) -> None:
         output.write_text(text, encoding="utf-8")
     else:
         click.echo(text, nl=False)
+
+
+def _exit_now(code: int) -> NoReturn:
+    """Leave at once, past the interpreter's exit hooks. The results file is closed by now (the
+    runner's writer is a context manager), but Python 3.11's process-pool exit hook can still wake
+    the pool just stopped through a pipe its manager thread has closed, and print a traceback
+    (OSError: Bad file descriptor) after the one line the user was promised."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
