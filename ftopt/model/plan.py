@@ -46,6 +46,23 @@ class LineItem(BaseModel):
     price: float = Field(ge=0, description="quantity × unit price")
 
 
+class MigCard(BaseModel):
+    """One sliced card of a server: its GPU index and the MIG instances it is split into."""
+
+    model_config = _PLAN
+    card: int = Field(ge=0, description="GPU index on the server")
+    profiles: list[str] = Field(min_length=1, description="the card's instances, by profile (a listed layout)")
+
+
+class MigSlice(BaseModel):
+    """The GPU slice (MIG instance) a copy trains on: its card, profile and instance number."""
+
+    model_config = _PLAN
+    card: int = Field(ge=0, description="GPU index on the server; the copy's `gpus` is [card]")
+    profile: str = Field(description="MIG profile, e.g. 1g.24gb")
+    index: int = Field(ge=0, description="which instance of that profile on the card, from 0")
+
+
 class Server(BaseModel):
     """One server of the plan."""
 
@@ -82,6 +99,7 @@ class Server(BaseModel):
     circuit: int | None = Field(
         default=None, ge=0, description="index into its rack's feeds: the circuit the server draws from"
     )
+    mig: list[MigCard] = Field(default_factory=list, description="its cards split into GPU slices (MIG)")
 
 
 class Node(BaseModel):
@@ -176,6 +194,7 @@ class Assignment(BaseModel):
     parallelism: ParallelDegrees | None = Field(
         default=None, description="dp, tp, pp, cp; dp·tp·pp·cp equals the copy's GPUs"
     )
+    mig: MigSlice | None = Field(default=None, description="the GPU slice the copy trains on; None: whole GPUs")
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 

@@ -104,9 +104,8 @@ def _uncapped_speed(ctx: Context, assignment: Assignment) -> Speed | None:
         constants,
     )
     link = _link(ctx, assignment)
-    speed = copy_speed(
-        profile, sizing, parts.gpu, profile.stack, constants, host, load_rollout_constants(), link
-    )
+    card = ctx.card(assignment) or parts.gpu
+    speed = copy_speed(profile, sizing, card, profile.stack, constants, host, load_rollout_constants(), link)
     # An engine whose share cannot hold it never finishes a step: the rollout-memory rule reports it.
     return speed if math.isfinite(speed.step_seconds) else None
 

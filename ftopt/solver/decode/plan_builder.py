@@ -14,11 +14,14 @@ from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.errors import UnverifiedPlanError
 from ftopt.model.fabric import node_network
 from ftopt.model.findings import Finding, FindingKind, finding
-from ftopt.model.hardware import Catalogue
+from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.mig import slice_card
 from ftopt.model.parallelism import config_record
 from ftopt.model.plan import (
     Assignment,
     MemoryPerGpu,
+    MigCard,
+    MigSlice,
     Node,
     Plan,
     RoleOnGpus,
@@ -82,7 +85,13 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         nic=f.nic.id if f.nic else None,
         nic_count=f.nic_count,
         owned=f.owned is not None,
+        mig=[MigCard(card=i, profiles=[f.mig.name] * f.mig_count) for i in range(f.gpu_count)] if f.mig else [],
     )
+
+
+def copy_card(build: Build, mode: Mode) -> Gpu:
+    """The card a copy of `mode` trains on: the build's, or the slice of it a slice mode takes."""
+    return slice_card(build.gpu, build.mig) if mode.mig is not None and build.mig is not None else build.gpu
 
 
 def placed_speed(data: ProblemData, mode: Mode, build: Build, start: int) -> Speed | None:
@@ -96,8 +105,9 @@ def placed_speed(data: ProblemData, mode: Mode, build: Build, start: int) -> Spe
     cores = build.cpu.cores * build.chassis.sockets
     host = copy_host(build.cpu.memory_channels, cores, build.gpu_count, mode.gpus, constants)
     rollout = load_rollout_constants()
-    speed = copy_speed(profile, mode.sizing, build.gpu, profile.stack, constants, host, rollout, link)
-    return at_power(speed, build.gpu, build.power_cap_w, constants)
+    card = copy_card(build, mode)
+    speed = copy_speed(profile, mode.sizing, card, profile.stack, constants, host, rollout, link)
+    return at_power(speed, card, build.power_cap_w, constants)
 
 
 def _timing(data: ProblemData, mode: Mode, build: Build, speed: Speed | None) -> dict[str, float | None]:
@@ -177,8 +187,13 @@ class _Assignments:
         self._copies = [0] * len(data.profiles)
 
     def place(self, mode: Mode, gpus: list[int], layout: ServerLayout, server_id: str) -> Assignment:
-        """The next copy of `mode`'s run, on `gpus` of `server_id`."""
+        """The next copy of `mode`'s run, on `gpus` of `server_id` (on a sliced build, `gpus` is the
+        slot: the copy is placed on that slot's card and instance)."""
         build = layout.build
+        mig = None
+        if build.mig is not None:
+            card, instance = build.slot_card(gpus[0])
+            mig, gpus = MigSlice(card=card, profile=build.mig.name, index=instance), [card]
         link, gbps = build_link(build, gpus)
         # The speed depends on the build (host, bridges) and, across sockets, on where the block starts.
         key = (mode, link, gbps, build.key, gpus[0] if len(gpus) > 1 else 0)
@@ -194,6 +209,7 @@ class _Assignments:
                 "gpus": list(gpus),
                 "nodes": [Node(server=server_id, gpus=list(gpus))],
                 "roles": placed_roles(mode, template, list(gpus)),
+                "mig": mig,
             }
         )
 

@@ -45,6 +45,8 @@ class Mode:
     #: 1 when another mode of the run on the same card and GPU count trains faster (`mark_slower`):
     #: at equal price the tie-break prefers the faster one, before any other preference.
     slowness: int = field(default=0, kw_only=True)
+    #: the MIG profile whose instance the copy trains on (its sizing is of that slice); None: whole cards
+    mig: str | None = field(default=None, kw_only=True)
 
     @property
     def gpu(self) -> str:
@@ -122,6 +124,7 @@ def fitting_modes(
 def _dominates(a: Mode, b: Mode) -> bool:
     return (
         a.gpu == b.gpu
+        and a.mig == b.mig
         and a.preference <= b.preference
         and a.slowness <= b.slowness
         and all(x <= y for x, y in zip(a.resources, b.resources, strict=True))
@@ -298,16 +301,19 @@ def run_modes(
     return prune_dominated(found)
 
 
-def mark_slower(modes: list[Mode], profile: RunProfile, catalogue: Catalogue) -> list[Mode]:
+def mark_slower(
+    modes: list[Mode], profile: RunProfile, catalogue: Catalogue, card: Gpu | None = None
+) -> list[Mode]:
     """Among a run's modes on one card and GPU count (its configurations, strategies, optimisers),
     all but the fastest by the speed model are marked slower, so that at equal price the objective's
-    tie-break takes the fastest (nothing is marked without speed data)."""
-    groups: dict[tuple[str, int], list[int]] = {}
+    tie-break takes the fastest (nothing is marked without speed data); `card` ranks them on a slice
+    instead of the catalogue's card."""
+    groups: dict[tuple[str, int, str | None], list[int]] = {}
     for i, mode in enumerate(modes):
-        groups.setdefault((mode.gpu, mode.gpus), []).append(i)
+        groups.setdefault((mode.gpu, mode.gpus, mode.mig), []).append(i)
     marked = list(modes)
-    for (gpu_id, _), members in groups.items():
-        rank = speed_ranker(profile, catalogue.gpu(gpu_id), catalogue)
+    for (gpu_id, _, _), members in groups.items():
+        rank = speed_ranker(profile, card or catalogue.gpu(gpu_id), catalogue)
         if rank is None or len(members) < 2:
             continue
         seconds = {i: rank(modes[i].sizing) for i in members}
@@ -327,9 +333,12 @@ def largest_domains(builds: Iterable[Build]) -> dict[str, int]:
 
 
 def compatible(mode: Mode, build: Build) -> bool:
-    """Same card, the copy's GPUs fit the server, its cards run at the power setting a deadline needs,
-    and its shards find an NVLink domain large enough."""
-    if mode.gpu != build.gpu.id or mode.gpus > build.gpu_count or build.power_cap_w < mode.min_power_w:
+    """Same card (and the same slice profile, or whole cards on both), the copy's GPUs fit the server,
+    its cards run at the power setting a deadline needs, and its shards find an NVLink domain large
+    enough."""
+    if mode.gpu != build.gpu.id or mode.gpus > build.slots or build.power_cap_w < mode.min_power_w:
+        return False
+    if mode.mig != (build.mig.name if build.mig else None):
         return False
     return mode.domain == 0 or build.domain_size >= mode.domain
 
