@@ -216,6 +216,13 @@ class Assignment(BaseModel):
         """Whether the copy spans several servers."""
         return len(self.nodes) > 1
 
+    @property
+    def gpus_text(self) -> str:
+        """Its GPUs as every format shows them: '0,1', '0,1 on each of 2', or '2 (1g.24gb #1)' for
+        the second 1g.24gb instance of GPU 2."""
+        text = ",".join(map(str, self.gpus)) + (f" on each of {len(self.nodes)}" if self.multinode else "")
+        return f"{text} ({self.mig.profile} #{self.mig.index + 1})" if self.mig else text
+
 
 class ScheduledJob(BaseModel):
     """When and where one job of a queue bid trains: its GPUs are its own from start to end."""
