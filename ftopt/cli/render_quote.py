@@ -243,7 +243,8 @@ class RunRow:
 
 
 def _training_key(a: Assignment, card: str) -> tuple[object, ...]:
-    return (a.run, card, a.mig.profile if a.mig else "", len(a.gpus), len(a.nodes), a.strategy, a.optimizer, a.offload, a.link,
+    slice_ = a.mig.profile if a.mig else ""
+    return (a.run, card, slice_, len(a.gpus), len(a.nodes), a.strategy, a.optimizer, a.offload, a.link,
             a.tokens_per_s, a.hours, configuration_text(a))  # fmt: skip
 
 

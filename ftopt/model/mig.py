@@ -12,12 +12,10 @@ read a slice exactly as they read a card.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any, Protocol, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-if TYPE_CHECKING:
-    from ftopt.model.hardware import Gpu
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -80,7 +78,26 @@ class Mig(BaseModel):
         return found
 
 
-def slice_card(gpu: Gpu, profile: MigProfile) -> Gpu:
+class _Card(Protocol):
+    """What `slice_card` reads of a card (`ftopt.model.hardware.Gpu`, which imports this module)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def mig(self) -> Mig | None: ...
+    @property
+    def bf16_dense_tflops(self) -> float: ...
+    @property
+    def fp8_dense_tflops(self) -> float | None: ...
+    @property
+    def memory_bandwidth_gbps(self) -> float: ...
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self: ...
+
+
+Card = TypeVar("Card", bound=_Card)
+
+
+def slice_card(gpu: Card, profile: MigProfile) -> Card:
     """The card one instance amounts to: the profile's memory, its compute share of the peaks, its
     memory-slice share of the bandwidth, and no NVLink (same id, power and host link as the card)."""
     if gpu.mig is None:

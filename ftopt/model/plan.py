@@ -51,7 +51,9 @@ class MigCard(BaseModel):
 
     model_config = _PLAN
     card: int = Field(ge=0, description="GPU index on the server")
-    profiles: list[str] = Field(min_length=1, description="the card's instances, by profile (a listed layout)")
+    profiles: list[str] = Field(
+        min_length=1, description="the card's instances, by profile (a listed layout)"
+    )
 
 
 class MigSlice(BaseModel):
@@ -194,7 +196,9 @@ class Assignment(BaseModel):
     parallelism: ParallelDegrees | None = Field(
         default=None, description="dp, tp, pp, cp; dp·tp·pp·cp equals the copy's GPUs"
     )
-    mig: MigSlice | None = Field(default=None, description="the GPU slice the copy trains on; None: whole GPUs")
+    mig: MigSlice | None = Field(
+        default=None, description="the GPU slice the copy trains on; None: whole GPUs"
+    )
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 

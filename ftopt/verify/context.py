@@ -18,9 +18,9 @@ import networkx as nx
 from ftopt.model.fabric import Network, intra_bus_gbps, node_bus_gbps, size_multinode
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu, Nic
 from ftopt.model.memory import GB, model_states
+from ftopt.model.mig import slice_card
 from ftopt.model.parallelism import Degrees, TrainingConfig
 from ftopt.model.plan import Assignment, Plan, Server
-from ftopt.model.mig import slice_card
 from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
 from ftopt.model.topology import build_graph as topology_graph
 from ftopt.model.topology import reference_topology, topology_of

@@ -16,7 +16,10 @@ TWO = MigProfile(name="2g.48gb", memory_gb=48, compute_slices=2, memory_slices=2
 def test_the_rtx_pro_6000_splits_into_the_layouts_nvidia_lists() -> None:
     mig = load_catalogue().gpu("rtx-pro-6000-se").mig
     assert mig is not None and (mig.compute_slices, mig.memory_slices) == (4, 4)
-    assert [(p.name, p.memory_gb, n) for p, n in mig.uniform_layouts()] == [("1g.24gb", 24, 4), ("2g.48gb", 48, 2)]
+    assert [(p.name, p.memory_gb, n) for p, n in mig.uniform_layouts()] == [
+        ("1g.24gb", 24, 4),
+        ("2g.48gb", 48, 2),
+    ]
     assert mig.valid(["2g.48gb", "1g.24gb", "1g.24gb"]) and mig.valid(["1g.24gb"])  # part of a layout
     assert not mig.valid(["2g.48gb", "2g.48gb", "1g.24gb"])  # five compute slices of four
     assert not mig.valid(["4g.96gb", "1g.24gb"])
@@ -32,7 +35,12 @@ def test_the_h200_nvl_offers_seven_small_instances_and_cards_without_mig_none() 
 
 def test_a_layout_beyond_the_cards_slices_is_refused() -> None:
     with pytest.raises(ValueError, match="exceeds"):
-        Mig(compute_slices=4, memory_slices=4, profiles=(ONE, TWO), layouts=(("2g.48gb", "2g.48gb", "1g.24gb"),))
+        Mig(
+            compute_slices=4,
+            memory_slices=4,
+            profiles=(ONE, TWO),
+            layouts=(("2g.48gb", "2g.48gb", "1g.24gb"),),
+        )
     with pytest.raises(ValueError, match="unknown"):
         Mig(compute_slices=4, memory_slices=4, profiles=(ONE,), layouts=(("3g.72gb",),))
 
@@ -55,7 +63,13 @@ def test_an_8b_qlora_copy_fits_a_quarter_card_and_trains_at_a_quarter_of_its_com
     catalogue = load_catalogue()
     card = catalogue.gpu("rtx-pro-6000-se")
     run = Run.model_validate(
-        {"name": "q", "model": "llama-3.1-8b", "method": "qlora", "seq_len": 2048, "gradient_checkpointing": True}
+        {
+            "name": "q",
+            "model": "llama-3.1-8b",
+            "method": "qlora",
+            "seq_len": 2048,
+            "gradient_checkpointing": True,
+        }
     )
     profile = profile_run(run, catalogue)
     args = (Strategy.SINGLE, Optimizer.ADAMW_32BIT, Offload.NONE, SizingOptions())

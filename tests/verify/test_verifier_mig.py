@@ -18,7 +18,8 @@ def test_a_layout_nvidia_does_not_list_is_refused(solved) -> None:
     bad = [MigCard(card=0, profiles=["2g.48gb", "2g.48gb", "1g.24gb"]), *server.mig[1:]]
     violations = [str(v) for v in c.verify(c.with_server("s1", mig=bad)) if v.rule == "mig-layout"]
     assert violations == [
-        "mig-layout: server s1 GPU 0: layout 2g.48gb + 2g.48gb + 1g.24gb, a layout NVIDIA lists for rtx-pro-6000-se"
+        "mig-layout: server s1 GPU 0: layout 2g.48gb + 2g.48gb + 1g.24gb, "
+        "a layout NVIDIA lists for rtx-pro-6000-se"
     ]
 
 
@@ -44,5 +45,9 @@ def test_an_instance_the_card_lacks_or_shares_is_refused(solved) -> None:
 
 def test_a_whole_card_copy_on_a_sliced_card_is_refused(solved) -> None:
     c = solved("mig")
-    violations = [str(v) for v in c.verify(c.with_assignment("q8-qlora", 1, mig=None)) if v.rule == "mig-slice"]
-    assert violations == ["mig-slice: run q8-qlora copy 1: whole GPUs [0], cards that are not split into slices"]
+    violations = [
+        str(v) for v in c.verify(c.with_assignment("q8-qlora", 1, mig=None)) if v.rule == "mig-slice"
+    ]
+    assert violations == [
+        "mig-slice: run q8-qlora copy 1: whole GPUs [0], cards that are not split into slices"
+    ]

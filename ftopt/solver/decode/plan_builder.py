@@ -85,7 +85,9 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         nic=f.nic.id if f.nic else None,
         nic_count=f.nic_count,
         owned=f.owned is not None,
-        mig=[MigCard(card=i, profiles=[f.mig.name] * f.mig_count) for i in range(f.gpu_count)] if f.mig else [],
+        mig=[MigCard(card=i, profiles=[f.mig.name] * f.mig_count) for i in range(f.gpu_count)]
+        if f.mig
+        else [],
     )
 
 

@@ -309,7 +309,11 @@ def sliced_builds(gpu: Gpu, builds: list[Build]) -> list[Build]:
     if gpu.mig is None:
         return []
     plain = [b for b in builds if b.bridge is None]
-    return [replace(b, mig=profile, mig_count=count) for b in plain for profile, count in gpu.mig.uniform_layouts()]
+    return [
+        replace(b, mig=profile, mig_count=count)
+        for b in plain
+        for profile, count in gpu.mig.uniform_layouts()
+    ]
 
 
 def _builds_for(

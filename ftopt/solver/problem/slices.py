@@ -43,9 +43,15 @@ def slice_modes(
         card = slice_card(gpu, mig)
         fitting = [
             replace(m, mig=mig.name)
-            for m in fitting_modes(run_index, profile, card, sizing_options, None, speed_ranker(profile, card, catalogue))
+            for m in fitting_modes(
+                run_index, profile, card, sizing_options, None, speed_ranker(profile, card, catalogue)
+            )
             if m.gpus == 1
         ]
-        timely = [kept for m in fitting for kept in meets_deadline(profile, m, card, catalogue, (caps or {}).get(gpu.id))]
+        timely = [
+            kept
+            for m in fitting
+            for kept in meets_deadline(profile, m, card, catalogue, (caps or {}).get(gpu.id))
+        ]
         found += mark_slower(timely, profile, catalogue, card)
     return prune_dominated(found)

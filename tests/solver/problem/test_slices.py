@@ -56,5 +56,7 @@ def test_forbidding_slices_or_a_queue_plans_one_whole_card_per_copy() -> None:
     assert not [b for b in enumerate_builds(catalogue, whole).builds if b.mig]
     plan = solve(whole, catalogue, SolveSettings(time_limit=10, workers=2)).plan_or_raise()
     assert sum(s.gpu_count for s in plan.servers) >= 8 and not any(a.mig for a in plan.assignments)
-    queued = workload_from(BID.replace("concurrent: 8", "jobs: 2, train_tokens: 1000000") + "queue: {horizon_hours: 100}\n")
+    queued = workload_from(
+        BID.replace("concurrent: 8", "jobs: 2, train_tokens: 1000000") + "queue: {horizon_hours: 100}\n"
+    )
     assert not [b for b in enumerate_builds(catalogue, queued).builds if b.mig]
