@@ -22,6 +22,9 @@ KINDS = (*ITEM_KINDS, "prices")
 #: fabric for multi-node plans, and the planning memory margins. A directory written before they
 #: existed still loads.
 OPTIONAL = ("stacks", "speed", "nics", "switches", "cables", "margins")
+#: Kinds a catalogue directory may leave out and then reads from the packaged data: the training
+#: methods, which every sizing needs, the rollout constants and the cloud rates.
+PACKAGED_DEFAULT = ("methods", "rollout", "cloud")
 
 
 def data_dir() -> Path:
@@ -32,8 +35,10 @@ def data_dir() -> Path:
 @lru_cache(maxsize=4)
 def _load(directory: Path) -> Catalogue:
     parts: dict[str, object] = {}
-    for kind in dict.fromkeys((*KINDS, "rules", *OPTIONAL)):  # each file once, in a stable order
+    for kind in dict.fromkeys((*KINDS, "rules", *OPTIONAL, *PACKAGED_DEFAULT)):  # each once, in order
         path = directory / f"{kind}.yaml"
+        if kind in PACKAGED_DEFAULT and not path.exists():
+            path = data_dir() / f"{kind}.yaml"
         if kind in OPTIONAL and not path.exists():
             continue
         data, _ = read_yaml(path)
@@ -43,7 +48,8 @@ def _load(directory: Path) -> Catalogue:
         return validate(Catalogue, parts, None, file)
     except InputError as exc:
         kind = exc.field.split("[")[0].split(".")[0]
-        path = directory / f"{kind}.yaml" if kind in (*KINDS, *OPTIONAL, "rules") else directory
+        known = (*KINDS, *OPTIONAL, *PACKAGED_DEFAULT, "rules")
+        path = directory / f"{kind}.yaml" if kind in known else directory
         raise InputError(str(path), exc.field, exc.expected) from None
 
 

@@ -67,8 +67,8 @@ def frontier_command(
     catalogue_dir: Path | None,
 ) -> None:
     """Price (or TCO) against makespan: re-solve with ever tighter deadlines, each point proven optimal."""
+    from ftopt.model.settings import SolveSettings
     from ftopt.solver.frontier import frontier, has_train_tokens
-    from ftopt.solver.search.run import SolveSettings
 
     catalogue = open_catalogue(prices, catalogue_dir)
     parsed = load_workload(workload, catalogue)

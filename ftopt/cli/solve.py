@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -41,8 +42,8 @@ from ftopt.model.workload import Workload
 from ftopt.reading.workload_file import load_workload
 
 if TYPE_CHECKING:
+    from ftopt.model.settings import Progress, SolveSettings
     from ftopt.solver.frontier import Frontier
-    from ftopt.solver.search.run import Progress, SolveSettings
 
 FORMATS = ("table", "json", "yaml", "markdown", "html", "xlsx")
 
@@ -110,8 +111,8 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     default=True,
     show_default=True,
     help="With --format html and train_tokens: the three bids (cheapest, knee, fastest) of the "
-    "price-makespan frontier, found as `ftopt frontier` finds it with the same --time-limit and "
-    "--workers, so the bids are that command's own points.",
+    "price-makespan frontier, found as `ftopt frontier` finds it, in what is left of --time-limit "
+    "(the quote says so when the limit cut the frontier short).",
 )
 @click.option(
     "--alternatives",
@@ -151,6 +152,7 @@ def solve_command(
         raise CommandInputError("--format xlsx writes a workbook: give -o FILE.xlsx")
     from ftopt.solver.solve import SolveSettings, solve
 
+    started = time.perf_counter()  # --time-limit bounds the whole command, the quote's bids included
     catalogue = open_catalogue(prices, catalogue_dir)
     parsed = load_workload(workload, catalogue)
     settings = SolveSettings(
@@ -163,22 +165,24 @@ def solve_command(
     plan = result.plan_or_raise()
     bids = None
     if fmt == "html" and with_frontier:
-        plan, bids = _bids(plan, parsed, catalogue, settings)
+        budget = settings.time_limit - (time.perf_counter() - started)
+        plan, bids = _bids(plan, parsed, catalogue, settings, budget)
     write_plan(plan, fmt, output, bids, internals, summarize(plan, parsed, catalogue))
 
 
 def _bids(
-    plan: Plan, workload: Workload, catalogue: Catalogue, settings: SolveSettings
+    plan: Plan, workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float
 ) -> tuple[Plan, Frontier | None]:
-    """The frontier behind the quote's three bids: the one `ftopt frontier` finds with the same time
-    limit and workers (None when no run gives train_tokens, and for a queue bid, whose deadlines
-    are its windows: no makespan to trade against)."""
+    """The frontier behind the quote's three bids: the one `ftopt frontier` finds with the same
+    settings, within `budget_s` (what the solve left of --time-limit), so that they are that
+    command's own points whenever the budget lets the frontier finish (None when no run gives
+    train_tokens, and for a queue bid, whose deadlines are its windows: no makespan to trade against)."""
     from ftopt.solver.frontier import frontier, has_train_tokens
 
     if not has_train_tokens(workload) or workload.queue is not None:
         return plan, None
     same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
-    found = frontier(workload, catalogue, same, points=FRONTIER_POINTS)
+    found = frontier(workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0))
     return plan, (found if found.points else None)
 
 

@@ -18,8 +18,10 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
+from ftopt.model.methods import MethodRegistry
 from ftopt.model.mig import Mig
-from ftopt.model.stack import CardClass, MemoryMargins, SpeedConstants, Stack
+from ftopt.model.rent import CloudPrices
+from ftopt.model.stack import CardClass, MemoryMargins, RolloutConstants, SpeedConstants, Stack
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -412,6 +414,12 @@ class Catalogue(BaseModel):
     models: tuple[CatalogueModel, ...]
     prices: tuple[Price, ...]
     rules: Rules
+    # The training methods and algorithms (methods.yaml): what each means for memory, time, choices.
+    methods: MethodRegistry
+    # The rollout model's constants (rollout.yaml) and the public cloud rates for buy-or-rent
+    # (cloud.yaml): catalogue data like the rest, so a vendor's directory may replace them.
+    rollout: RolloutConstants
+    cloud: CloudPrices
     stacks: tuple[Stack, ...] = ()
     speed: SpeedConstants | None = None
     # Planning memory margins per stack and method (issue 19): margins.yaml, from the calibration.

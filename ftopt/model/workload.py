@@ -45,11 +45,13 @@ MAX_MICRO_BATCH = 4096
 
 
 class Method(StrEnum):
-    """How the weights are trained."""
+    """How the weights are trained: the ids of `ftopt/catalogue/data/methods.yaml`, whose entries
+    (`ftopt.model.methods.TrainingMethod`) say what each means for memory, time and choices."""
 
     FULL = "full"
     LORA = "lora"
     QLORA = "qlora"
+    DORA = "dora"
 
 
 class Algorithm(StrEnum):
@@ -70,7 +72,12 @@ class Algorithm(StrEnum):
 GENERATING = (Algorithm.GRPO, Algorithm.PPO)
 
 #: `adapter` values of an RL run and the `Method` the policy trains with.
-ADAPTERS = {"none": Method.FULL, "lora": Method.LORA, "qlora": Method.QLORA}
+ADAPTERS = {"none": Method.FULL} | {m.value: m for m in Method if m != Method.FULL}
+
+
+def _choices(names: list[str]) -> str:
+    """`a, b or c`: the names a field accepts, as an error message lists them."""
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
 
 
 class Placement(StrEnum):
@@ -253,13 +260,13 @@ class Run(BaseModel):
             if "adapter" in data:
                 raise ValueError(
                     "@adapter: applies to methods dpo, grpo and ppo; a supervised run "
-                    "names full, lora or qlora as its method"
+                    f"names {_choices(list(Method))} as its method"
                 )
             return data
         data = dict(data)
         adapter = data.pop("adapter", "none")
         if not isinstance(adapter, str) or adapter not in ADAPTERS:
-            raise ValueError(f"@adapter: expected none, lora or qlora, got {adapter!r}")
+            raise ValueError(f"@adapter: expected {_choices(list(ADAPTERS))}, got {adapter!r}")
         if "algorithm" in data:
             raise ValueError("@algorithm: give the algorithm as method, not both")
         data["algorithm"], data["method"] = method, ADAPTERS[adapter].value
@@ -589,8 +596,12 @@ class SizingOptions(BaseModel):
     cuda_context_gb: float = Field(
         default=1.0, ge=0, le=1000, description="CUDA context and NCCL buffers per GPU"
     )
-    allocator_reserve: float = Field(
-        default=0.05, ge=0, le=1, description="caching-allocator fragmentation, share of the rest"
+    allocator_reserve: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="caching-allocator reserve (reserved − allocated), share of states and activations; "
+        "default: the share fitted on the calibration's fit points (margins.yaml)",
     )
     memory_margin: float | None = Field(
         default=None,

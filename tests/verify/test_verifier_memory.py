@@ -137,3 +137,54 @@ def test_a_copy_that_fits_only_without_the_workloads_margin(solved) -> None:
         v.startswith("gpu-memory: run llama70b-lora copy 1: ") and "margin 0.05" in v for v in violations
     )
     assert any(v.startswith("memory-margin: run llama70b-lora copy 1: memory_margin 0.0") for v in violations)
+
+
+# --- the margin's basis and a workload margin below the measured error (issue 28) ------------------
+
+
+def test_plans_state_each_margins_basis_as_the_catalogue_derives_it(solved) -> None:
+    c = solved("first-project")
+    assert c.catalogue.margins is not None
+    for run, method in (("llama70b-lora", "lora"), ("llama8b-qlora", "qlora")):
+        basis = c.assignment(run, 1).memory_margin_basis
+        assert basis and basis == c.catalogue.margins.basis("hf-fsdp", method)
+
+
+def test_a_stated_basis_that_is_not_the_catalogues(solved) -> None:
+    c = solved("first-project")
+    plan = c.with_assignment("llama8b-qlora", 1, memory_margin_basis="my own guess")
+    assert c.rules(plan) == {"memory-margin"}
+
+
+def test_a_workload_margin_below_the_measured_error_needs_its_note(solved) -> None:
+    """A plan whose workload sets sizing.memory_margin below a run's margin from the calibration must
+    carry a tight-margin note for that run (the plan is tighter than the calibration says is safe)."""
+    from ftopt.model.findings import FindingKind, finding
+
+    c = solved("first-project")
+    loose = c.workload.model_copy(
+        update={"sizing": c.workload.sizing.model_copy(update={"memory_margin": 0.0})}
+    )
+    measured = c.catalogue.margins.of("hf-fsdp", "qlora") if c.catalogue.margins else 0.0
+    assert measured > 0
+    violations = [str(v) for v in c.verify(workload=loose) if v.rule == "memory-margin"]
+    assert any(v.startswith("memory-margin: run llama8b-qlora: no tight-margin note") for v in violations)
+    note = finding(FindingKind.TIGHT_MARGIN, "llama8b-qlora", given=0.0, measured=measured, basis="b")
+    noted = c.plan.model_copy(update={"notes": [*c.plan.notes, note]})
+    assert not any("no tight-margin note" in str(v) for v in c.verify(noted, workload=loose))
+
+
+def test_auto_optimizer_follows_the_runs_stack(solved) -> None:
+    """torchtitan offers only 32-bit AdamW: an `auto` run on it given 8-bit Adam breaks the rule,
+    as the solver (which passes the stack) would never choose it."""
+    c = solved("nvl-qwen32-full")
+    assert {a.optimizer.value for a in c.plan.assignments} == {"adamw-8bit"}
+    assert "optimizer" not in c.rules(workload=c.with_run("q32-full", stack="hf-fsdp"))
+    assert "optimizer" in c.rules(workload=c.with_run("q32-full", stack="torchtitan"))
+
+
+def test_auto_offload_follows_the_runs_stack(solved) -> None:
+    """Unsloth offers no CPU offload of the optimiser: an `auto` run on it offloaded breaks the rule."""
+    c = solved("offload")
+    assert "offload" not in c.rules(workload=c.with_run("l8-offload", offload="auto", stack="hf-fsdp"))
+    assert "offload" in c.rules(workload=c.with_run("l8-offload", offload="auto", stack="unsloth"))

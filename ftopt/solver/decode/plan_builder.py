@@ -9,13 +9,10 @@ server and with the host (memory channels, cores) of that server's CPU. The dead
 
 from __future__ import annotations
 
-from ftopt.catalogue.cloud import load_cloud_prices
-from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.errors import UnverifiedPlanError
 from ftopt.model.fabric import node_network
 from ftopt.model.findings import Finding, FindingKind, finding
-from ftopt.model.hardware import Catalogue, Gpu
-from ftopt.model.mig import slice_card
+from ftopt.model.hardware import Catalogue
 from ftopt.model.parallelism import config_record
 from ftopt.model.plan import (
     Assignment,
@@ -32,19 +29,18 @@ from ftopt.model.plan import (
     Tco,
 )
 from ftopt.model.rent import rent_for
-from ftopt.model.rl import copy_speed
-from ftopt.model.speed import Speed, at_power, energy_kwh, hours_to_train, speed_link
-from ftopt.model.timing import copy_host, server_energy_cost, server_energy_kwh
+from ftopt.model.speed import Speed, energy_kwh, hours_to_train
+from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE
+from ftopt.model.timing import server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
-from ftopt.model.workload import Algorithm, Method, Workload
+from ftopt.model.workload import Algorithm, Workload
 from ftopt.solver.decode.bills import bill_of_materials, build_fabric
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.racks import place_in_racks, rack_uses, racked
-from ftopt.solver.explain.supply import supply_findings
 from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
-from ftopt.solver.problem.modes import Mode
+from ftopt.solver.problem.modes import Mode, placed_speed
 from ftopt.solver.problem.multinode import speed_on_servers
 
 
@@ -89,27 +85,6 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         if f.mig
         else [],
     )
-
-
-def copy_card(build: Build, mode: Mode) -> Gpu:
-    """The card a copy of `mode` trains on: the build's, or the slice of it a slice mode takes."""
-    return slice_card(build.gpu, build.mig) if mode.mig is not None and build.mig is not None else build.gpu
-
-
-def placed_speed(data: ProblemData, mode: Mode, build: Build, start: int) -> Speed | None:
-    """The speed model's estimate for a copy of `mode` on GPUs start… of a server of `build`: the
-    link kind those GPUs get there, the host that server's CPU gives them and its cards' power setting
-    (None without speed data)."""
-    profile, constants = data.profiles[mode.run], data.catalogue.speed
-    if profile.stack is None or constants is None:
-        return None
-    link = speed_link(build.topology, tuple(range(start, start + mode.gpus)))
-    cores = build.cpu.cores * build.chassis.sockets
-    host = copy_host(build.cpu.memory_channels, cores, build.gpu_count, mode.gpus, constants)
-    rollout = load_rollout_constants()
-    card = copy_card(build, mode)
-    speed = copy_speed(profile, mode.sizing, card, profile.stack, constants, host, rollout, link)
-    return at_power(speed, card, build.power_cap_w, constants)
 
 
 def _timing(data: ProblemData, mode: Mode, build: Build, speed: Speed | None) -> dict[str, float | None]:
@@ -158,6 +133,7 @@ def _assignment(
         ),
         free_gb=round(s.free_gb, 2),
         memory_margin=round(s.memory_margin, 3),
+        memory_margin_basis=s.memory_margin_basis,
         headroom_gb=round(s.headroom_gb, 2),
         host_ram_gb=round(s.host_ram_gb, 2),
         nvme_gb=round(s.nvme_gb, 2),
@@ -201,7 +177,12 @@ class _Assignments:
         key = (mode, link, gbps, build.key, gpus[0] if len(gpus) > 1 else 0)
         template = self._templates.get(key)
         if template is None:
-            timing = _timing(self._data, mode, build, placed_speed(self._data, mode, build, gpus[0]))
+            timing = _timing(
+                self._data,
+                mode,
+                build,
+                placed_speed(self._data.profiles[mode.run], self._data.catalogue, mode, build, gpus[0]),
+            )
             template = self._templates[key] = _assignment(self._data, mode, link, gbps, timing)
         self._copies[mode.run] += 1
         return template.model_copy(
@@ -274,15 +255,43 @@ def _notes(data: ProblemData) -> list[Finding]:
             states_only=sizing.states_only,
             flash_attention=sizing.flash_attention,
             cuda_context_gb=sizing.cuda_context_gb,
-            allocator_reserve=sizing.allocator_reserve,
+            allocator_reserve=_reserve(data),
             memory_margin=sizing.memory_margin,
         ),
         finding(FindingKind.RULE, "step-time", mfu=sizing.mfu),
+        *_tight_margins(data),
     ]
     assumed = sorted(p.item for p in data.catalogue.prices if p.assumption)
     if assumed:
         notes.append(finding(FindingKind.RULE, "prices", items=assumed))
     return notes
+
+
+def _reserve(data: ProblemData) -> float:
+    """The allocator reserve the plan was sized with: the workload's, else the calibration's."""
+    given, margins = data.workload.sizing.allocator_reserve, data.catalogue.margins
+    if given is not None:
+        return given
+    return margins.reserve() if margins else LEGACY_ALLOCATOR_RESERVE
+
+
+def _tight_margins(data: ProblemData) -> list[Finding]:
+    """A note for every run whose workload margin is below the error measured for its stack and
+    method: the plan is tighter than the calibration says is safe, and every format must say so."""
+    given = data.workload.sizing.memory_margin
+    if given is None:
+        return []
+    return [
+        finding(
+            FindingKind.TIGHT_MARGIN,
+            p.run.name,
+            given=given,
+            measured=round(p.memory_margin, 3),
+            basis=p.margin_basis,
+        )
+        for p in data.profiles
+        if given < p.memory_margin
+    ]
 
 
 def _site(data: ProblemData) -> SiteSummary:
@@ -303,7 +312,7 @@ def _runs(data: ProblemData) -> list[RunSummary]:
             seq_len=p.run.seq_len,
             micro_batch=p.run.micro_batch,
             concurrent=p.run.concurrent,
-            lora_rank=p.run.lora_rank if p.run.method != Method.FULL else None,
+            lora_rank=None if p.method.full else p.run.lora_rank,
             algorithm=None if p.run.algorithm == Algorithm.SFT else p.run.algorithm.value,
             stack=p.stack.id if p.stack else None,
             train_tokens=p.run.train_tokens,
@@ -405,15 +414,9 @@ def build_plan(
 # The last steps every returned plan takes, whichever search made it (ordinary or queue).
 
 
-def with_rent(plan: Plan) -> Plan:
+def with_rent(plan: Plan, catalogue: Catalogue) -> Plan:
     """The plan with its training hours priced on public clouds (buy or rent), when it trains hours."""
-    return plan.model_copy(update={"rent": rent_for(plan, load_cloud_prices())})
-
-
-def with_supply(plan: Plan, workload: Workload, catalogue: Catalogue) -> Plan:
-    """The plan with the stock it used up and the parts left out for their lead time among its binding
-    rules (`catalogue` is the whole one)."""
-    return plan.model_copy(update={"binding": [*plan.binding, *supply_findings(plan, workload, catalogue)]})
+    return plan.model_copy(update={"rent": rent_for(plan, catalogue.cloud)})
 
 
 def verify(plan: Plan, workload: Workload, catalogue: Catalogue, what: str = "the solver's plan") -> None:
