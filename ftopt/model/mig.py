@@ -67,6 +67,12 @@ class Mig(BaseModel):
         wanted = Counter(profiles)
         return any(not wanted - Counter(layout) for layout in self.layouts)
 
+    def compute_share(self, name: str) -> float:
+        """The share of the card's compute (and so of its power) one instance of this profile has;
+        1 for a name the card lacks (other rules report it)."""
+        profile = self.profile(name)
+        return profile.compute_slices / self.compute_slices if profile else 1.0
+
     def uniform_layouts(self) -> list[tuple[MigProfile, int]]:
         """Each profile with the most instances of it alone that a listed layout holds, for profiles
         that split the card in two or more: the layouts a server of sliced cards is built with."""

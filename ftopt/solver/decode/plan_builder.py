@@ -87,6 +87,13 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
     )
 
 
+def _gpus_drawn(mode: Mode, build: Build) -> float:
+    """The GPUs whose power a copy's energy counts: its GPUs, or its slice's compute share of one card."""
+    if mode.mig is None or build.mig is None or build.gpu.mig is None:
+        return mode.gpus
+    return mode.gpus * build.gpu.mig.compute_share(build.mig.name)
+
+
 def _timing(data: ProblemData, mode: Mode, build: Build, speed: Speed | None) -> dict[str, float | None]:
     """Tokens per second, hours and energy of one copy (hours and energy only with train_tokens)."""
     tokens = data.profiles[mode.run].run.train_tokens
@@ -95,7 +102,13 @@ def _timing(data: ProblemData, mode: Mode, build: Build, speed: Speed | None) ->
         return {"tokens_per_s": None, "hours": None, "energy_kwh": None}
     hours = hours_to_train(tokens, speed) if tokens else None
     energy = (
-        energy_kwh(build.power_cap_w, mode.gpus, hours, data.workload.energy, constants.host_power_w_per_gpu)
+        energy_kwh(
+            build.power_cap_w,
+            _gpus_drawn(mode, build),
+            hours,
+            data.workload.energy,
+            constants.host_power_w_per_gpu,
+        )
         if hours is not None
         else None
     )

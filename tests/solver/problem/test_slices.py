@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ftopt.catalogue import load_catalogue
 from ftopt.solver.problem.builds import enumerate_builds
 from ftopt.solver.problem.data import build_problem
@@ -60,3 +62,28 @@ def test_forbidding_slices_or_a_queue_plans_one_whole_card_per_copy() -> None:
         BID.replace("concurrent: 8", "jobs: 2, train_tokens: 1000000") + "queue: {horizon_hours: 100}\n"
     )
     assert not [b for b in enumerate_builds(catalogue, queued).builds if b.mig]
+
+
+def test_a_copy_on_a_slice_draws_its_compute_share_of_the_cards_power() -> None:
+    catalogue = load_catalogue()
+    timed = BID.replace("concurrent: 8", "concurrent: 4, train_tokens: 2000000000")
+    plans = {
+        mig: solve(
+            workload_from(timed + f"sizing: {{mig: {mig}}}\n"), catalogue, SolveSettings(time_limit=10)
+        )
+        for mig in ("true", "false")
+    }
+    sliced, whole = plans["true"].plan_or_raise(), plans["false"].plan_or_raise()
+    assert plans["true"].verified and plans["false"].verified
+    (cap,) = {s.gpu_power_cap_w for p in (sliced, whole) for s in p.servers}  # one power setting
+    per_hour = {
+        a.mig.profile if a.mig else "whole": a.energy_kwh / a.hours
+        for p in (sliced, whole)
+        for a in p.assignments
+        if a.energy_kwh and a.hours
+    }
+    shares = {"1g.24gb": 0.25, "2g.48gb": 0.5}
+    assert set(per_hour) - {"whole"} and cap
+    for profile, kw in per_hour.items():
+        if profile != "whole":
+            assert kw == pytest.approx(per_hour["whole"] * shares[profile], rel=1e-3)
