@@ -92,10 +92,28 @@ def table_or_json_option(fn: F) -> F:
     )(fn)
 
 
+def output_folder_exists(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """Click callback of `-o FILE`: the file's folder must exist, else one line and exit 2.
+
+    Why refuse rather than create it: a mistyped folder should not quietly become a new tree, and
+    the check runs before any solve, so a long search is never lost to a path the end cannot write.
+    """
+    if value is not None and not value.parent.is_dir():
+        from ftopt.cli.errors import fail
+        from ftopt.errors import InputError
+
+        fail(InputError(str(value), "-o", f"no such folder {quoted(str(value.parent))}; create it first"))
+    return value
+
+
 def output_option(fn: F) -> F:
-    """`-o FILE`: write the result there rather than to stdout."""
+    """`-o FILE`: write the result there rather than to stdout (into a folder that exists)."""
     return click.option(
-        "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not stdout."
+        "-o",
+        "--output",
+        type=click.Path(dir_okay=False, path_type=Path),
+        callback=output_folder_exists,
+        help="Write here, not stdout (the folder must exist).",
     )(fn)
 
 

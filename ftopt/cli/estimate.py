@@ -8,15 +8,18 @@ when the run gives `train_tokens`). No rule is computed here: the records come f
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import click
 from rich.table import Table
 
 from ftopt.cli import (
     catalogue_dir_option,
-    echo_json,
     open_catalogue,
     output_option,
     plain_console,
@@ -24,7 +27,7 @@ from ftopt.cli import (
     table_or_json_option,
 )
 from ftopt.cli.errors import handle_errors
-from ftopt.model.estimate import EstimateOption, RunEstimate, estimate
+from ftopt.model.estimate import EstimateOption, RunEstimate, iter_estimates
 from ftopt.model.parallelism import config_label, config_record
 from ftopt.model.sizing import Sizing
 from ftopt.model.speed import Speed
@@ -89,6 +92,7 @@ def option_record(option: EstimateOption, stack: str | None) -> dict[str, Any]:
         "tokens_per_s": round(speed.tokens_per_s, 1) if speed else None,
         "hours": round(option.hours, 2) if option.hours is not None else None,
         "speed": speed_record(stack, speed) if speed else None,
+        "no_speed": option.no_speed,
         **_rl_fields(sizing),
     }
 
@@ -153,6 +157,10 @@ def _caption(run: RunEstimate, states_only: bool, with_speed: bool) -> str:
         )
     if states_only:
         caption += "; model states only (--states-only)"
+    stalled = sorted({o.no_speed for o in run.options if o.no_speed})
+    if stalled:
+        count = sum(1 for o in run.options if o.no_speed)
+        caption += f"; {count} options show '-' for speed, {'; '.join(stalled)}"
     margin = run.options[0].sizing.memory_margin if run.options else 0.0
     if margin:
         caption += f"; fits: with total × {1 + margin:g} (the {margin:.0%} memory margin)"
@@ -238,11 +246,34 @@ def estimate_command(
     catalogue = open_catalogue(prices, catalogue_dir)
     workload = load_workload(workload_file, catalogue)
     states_only = states_only or workload.sizing.states_only
-    runs = estimate(workload, catalogue, states_only=states_only)
+    runs = iter_estimates(workload, catalogue, states_only=states_only)  # made and rendered run by run
     if fmt == "json":
-        echo_json({"runs": [run_record(r) for r in runs]}, output)
+        with _json_file(output) as out:
+            write_runs_json(runs, out)
         return
     with plain_console(output) as console:
         for run in runs:
             console.print(run_table(run, states_only))
             console.print()
+
+
+@contextmanager
+def _json_file(output: Path | None) -> Iterator[IO[str]]:
+    """The file to write JSON to: `output`, or stdout."""
+    if output is None:
+        yield sys.stdout
+        return
+    with output.open("w", encoding="utf-8") as out:
+        yield out
+
+
+def write_runs_json(runs: Iterable[RunEstimate], out: IO[str]) -> None:
+    """`{"runs": [...]}`, as `json.dumps(indent=2)` writes it, but one run at a time, so that no more
+    than one run's records are held."""
+    out.write('{\n  "runs": [')
+    count = 0
+    for run in runs:
+        text = json.dumps(run_record(run), indent=2, ensure_ascii=False).replace("\n", "\n    ")
+        out.write(f"{',' if count else ''}\n    {text}")
+        count += 1
+    out.write("\n  ]\n}\n" if count else "]\n}\n")

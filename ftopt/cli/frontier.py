@@ -23,7 +23,7 @@ from ftopt.cli import (
 )
 from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_frontier import frontier_records, render_frontier_html, render_frontier_table
-from ftopt.errors import InfeasibleError, InputError, NoPlanInTimeError
+from ftopt.errors import InfeasibleError, NoPlanInTimeError
 from ftopt.reading.workload_file import load_workload
 
 
@@ -74,10 +74,6 @@ def frontier_command(
     parsed = load_workload(workload, catalogue)
     if not has_train_tokens(parsed):
         raise NoTrainTokensError(workload)
-    if parsed.queue is not None:
-        raise InputError(
-            str(workload), "queue", "the frontier tightens deadlines of runs trained at once; remove queue"
-        )
     settings = SolveSettings(time_limit=time_limit)
     if workers:
         settings = SolveSettings(time_limit=time_limit, workers=workers)

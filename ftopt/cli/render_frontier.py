@@ -65,7 +65,7 @@ def render_frontier_table(frontier: Frontier, console: Console) -> None:
     plain = console.width >= UNBOUNDED_WIDTH  # a file or a pipe: ASCII rules
     title = f"Frontier: {value_label(frontier)} against makespan ({len(frontier.points)} points)"
     table = Table(title=title, box=box.ASCII if plain else box.HEAVY_HEAD)
-    for header, right in (("#", True), ("makespan h", True), ("price", True), ("TCO", True),
+    for header, right in (("#", True), (frontier.hours_label, True), ("price", True), ("TCO", True),
                           ("status", False), ("gap", True), ("servers", False)):  # fmt: skip
         table.add_column(header, justify="right" if right else "left")
     knee = frontier.knee() if frontier.points else None
@@ -92,6 +92,13 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
         return [low]
     step = (high - low) / (count - 1)
     return [low + i * step for i in range(count)]
+
+
+def _axis_caption(frontier: Frontier) -> str:
+    """The chart's time axis in words: the last job's end in a queue, else the longest copy's hours."""
+    if frontier.queue:
+        return "last job's end, hours from the horizon's start"
+    return "makespan, hours (the longest copy's time to train)"
 
 
 def frontier_svg(frontier: Frontier) -> str:
@@ -139,7 +146,7 @@ def frontier_svg(frontier: Frontier) -> str:
         )
     parts.append(
         f'<text x="{PAD_L + inner_w / 2:.1f}" y="{CHART_H - 10}" font-size="12" text-anchor="middle">'
-        f"makespan, hours (the longest copy's time to train)</text>"
+        f"{_axis_caption(frontier)}</text>"
         f'<text x="14" y="{PAD_T + inner_h / 2:.1f}" font-size="12" text-anchor="middle" '
         f'transform="rotate(-90 14 {PAD_T + inner_h / 2:.1f})">{escape(label)}, {escape(currency)}</text>'
     )
@@ -184,7 +191,7 @@ def three_bids_html(frontier: Frontier) -> str:
         "joining the two).</p>"
         + _cut_short_note(frontier)
         + "<div class=wide><table><thead><tr><th>bid</th><th class=num>price</th><th class=num>TCO</th>"
-        "<th class=num>makespan h</th><th>status</th><th>servers</th></tr></thead>"
+        f"<th class=num>{escape(frontier.hours_label)}</th><th>status</th><th>servers</th></tr></thead>"
         f"<tbody>{rows}</tbody></table></div>"
         f'<div class="diagram">{frontier_svg(frontier)}</div></section>'
     )
@@ -210,7 +217,7 @@ def render_frontier_html(frontier: Frontier, title: str) -> str:
          escape("; ".join(p.servers()))]
         for i, p in enumerate(frontier.points, start=1)
     ]  # fmt: skip
-    headers = [("#", True), ("makespan h", True), ("price", True), ("TCO", True), ("status", False),
+    headers = [("#", True), (frontier.hours_label, True), ("price", True), ("TCO", True), ("status", False),
                ("servers", False)]  # fmt: skip
     subtitle = escape(
         f"{value_label(frontier)} against makespan, {frontier.solves} solves in {frontier.seconds:.2f} s, "

@@ -38,7 +38,7 @@ from ftopt.sweep.report import (
 Record = dict[str, Any]
 
 #: Okabe & Ito's colour-blind-safe palette, one colour per kind (as the placement diagram uses).
-KIND_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#999999")
+KIND_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999")
 #: Scenarios drawn in the breakdown chart (the cheapest); every one is in the table.
 BREAKDOWN_BARS = 40
 CHART_W, CHART_H = 520, 300

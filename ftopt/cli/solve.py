@@ -48,6 +48,10 @@ if TYPE_CHECKING:
 FORMATS = ("table", "json", "yaml", "markdown", "html", "xlsx")
 
 
+#: Why `--alternatives` is refused on a queue bid (README "Combinations not supported").
+QUEUE_ALTERNATIVES = "--alternatives: queue bids have no alternatives yet; solve without --alternatives"
+
+
 def render(
     plan: Plan,
     fmt: str,
@@ -155,6 +159,8 @@ def solve_command(
     started = time.perf_counter()  # --time-limit bounds the whole command, the quote's bids included
     catalogue = open_catalogue(prices, catalogue_dir)
     parsed = load_workload(workload, catalogue)
+    if alternatives and parsed.queue is not None:
+        raise CommandInputError(QUEUE_ALTERNATIVES)
     settings = SolveSettings(
         time_limit=time_limit, deterministic=deterministic, what_if=what_if, alternatives=alternatives
     )
@@ -176,10 +182,10 @@ def _bids(
     """The frontier behind the quote's three bids: the one `ftopt frontier` finds with the same
     settings, within `budget_s` (what the solve left of --time-limit), so that they are that
     command's own points whenever the budget lets the frontier finish (None when no run gives
-    train_tokens, and for a queue bid, whose deadlines are its windows: no makespan to trade against)."""
+    train_tokens; a queue bid's time axis is its last job's end, as in `ftopt frontier`)."""
     from ftopt.solver.frontier import frontier, has_train_tokens
 
-    if not has_train_tokens(workload) or workload.queue is not None:
+    if not has_train_tokens(workload):
         return plan, None
     same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
     found = frontier(workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0))

@@ -4,7 +4,8 @@
 on Ray (`--ray auto|ADDRESS`), appending one JSON line per finished scenario; a rerun skips what
 the file holds. Progress goes to stderr when it is a terminal; a one-line summary ends the run.
 Exit 0 when every scenario has a record (infeasible bids are answers), 1 when some failed (their
-workers died on every attempt), 2 for bad input, 130 on Ctrl-C (the file stays valid: rerun it).
+workers died on every attempt), 2 for bad input (also when every scenario's edit is invalid), 130
+on Ctrl-C (the file stays valid: rerun it).
 
 `sweep-report` turns a results file into HTML (charts and table), Markdown or CSV. Neither command
 imports OR-Tools or Ray in this process until it runs.
@@ -22,7 +23,13 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from ftopt.cli import catalogue_dir_option, output_option, prices_option, time_limit_option
+from ftopt.cli import (
+    catalogue_dir_option,
+    output_folder_exists,
+    output_option,
+    prices_option,
+    time_limit_option,
+)
 from ftopt.cli.errors import handle_errors, one_line
 from ftopt.sweep.scenario import FAILED
 
@@ -101,6 +108,7 @@ class SweepProgress:
     "--output",
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
+    callback=output_folder_exists,
     help="JSON-lines results file; scenarios it already holds are skipped.",
 )
 @click.option(
@@ -144,7 +152,7 @@ def sweep_command(
 ) -> None:
     """Solve WORKLOAD once per scenario of the grid, one JSON line per scenario in the output file."""
     from ftopt.sweep.backends import Backend, LocalBackend, RayBackend, import_ray
-    from ftopt.sweep.runner import prepare, run_sweep
+    from ftopt.sweep.runner import every_scenario_invalid, prepare, run_sweep
 
     backend: Backend
     if ray_address is not None:
@@ -180,6 +188,16 @@ def sweep_command(
             err=True,
         )
         sys.exit(1)
+    invalid = every_scenario_invalid(plan, output)
+    if invalid is not None:
+        click.echo(
+            one_line(
+                f"ftopt: every scenario of the grid is invalid (the first: {invalid}); fix the grid or "
+                f"the workload, then delete {output} and rerun"
+            ),
+            err=True,
+        )
+        sys.exit(2)
 
 
 @click.command("sweep-report")

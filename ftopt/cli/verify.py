@@ -15,11 +15,15 @@ import click
 
 from ftopt.cli import catalogue_dir_option, open_catalogue, prices_option
 from ftopt.cli.errors import fail, handle_errors
-from ftopt.errors import FtoptError
+from ftopt.errors import FtoptError, InputError
 from ftopt.model.plan import Plan
 from ftopt.reading.workload_file import load_workload
 from ftopt.verify import Violation, load_plan, verify_plan
+from ftopt.verify.components import missing_parts
 from ftopt.verify.violation import plural
+
+#: Missing part ids named in the one-line error.
+MISSING_SHOWN = 5
 
 
 class VerifyError(FtoptError):
@@ -40,8 +44,22 @@ def check(
 ) -> tuple[Plan, list[Violation]]:
     """Load the three inputs and verify; input problems raise InputError (exit 2)."""
     catalogue = open_catalogue(prices, catalogue_dir)
-    workload = load_workload(workload_file, catalogue)
     plan = load_plan(plan_file)
+    missing = missing_parts(plan, catalogue)
+    if missing:
+        shown = ", ".join(missing[:MISSING_SHOWN]) + (", …" if len(missing) > MISSING_SHOWN else "")
+        where = (
+            f"the catalogue in use ({catalogue_dir} over the packaged one)"
+            if catalogue_dir
+            else ("the packaged catalogue")
+        )
+        hint = (
+            ""
+            if catalogue_dir
+            else "; a plan solved with a vendor's catalogue is verified with the same --catalogue DIR"
+        )
+        raise InputError(str(plan_file), "servers", f"names parts {where} lacks: {shown}{hint}")
+    workload = load_workload(workload_file, catalogue)
     return plan, verify_plan(plan, workload, catalogue)
 
 

@@ -14,6 +14,8 @@ cards at full power; the step time is the speed model's, the one its tokens/s im
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ftopt.model.fabric import (
@@ -46,8 +48,9 @@ class EstimateOption:
 
     sizing: Sizing
     servers: int  # servers one copy takes: 1 on one server, k for a copy over k whole servers
-    speed: Speed | None  # the speed model's estimate; None without a stack or speed data
+    speed: Speed | None  # the speed model's estimate; None without a stack, speed data or a speed
     hours: float | None  # hours to train the run's train_tokens; None without them or a speed
+    no_speed: str | None = None  # why the speed model gives this option no speed, where it gives none
 
     @property
     def node_gpus(self) -> int:
@@ -91,9 +94,27 @@ class RunEstimate:
 
 
 def _option(profile: RunProfile, sizing: Sizing, servers: int, speed: Speed | None) -> EstimateOption:
+    why = None if speed is None else no_speed_reason(speed)
+    if why is not None:  # a layout that cannot train: say why rather than divide by zero tokens/s
+        return EstimateOption(sizing, servers, None, None, why)
     tokens = profile.run.train_tokens
     hours = hours_to_train(tokens, speed) if speed is not None and tokens else None
     return EstimateOption(sizing, servers, speed, hours)
+
+
+def no_speed_reason(speed: Speed) -> str | None:
+    """Why a speed estimate trains no tokens (an endless step), or None when it trains some.
+
+    Why: an RL layout whose rollout engine has no room for one sequence's KV cache generates nothing,
+    so its step never ends; the solver leaves such layouts out, the estimate must name them."""
+    if speed.tokens_per_s > 0 and math.isfinite(speed.step_seconds):
+        return None
+    if not math.isfinite(speed.rollout_seconds):
+        return (
+            "no speed: the rollout engine cannot hold its weights and one sequence's KV cache in its "
+            "share of these GPUs (rollout.memory_fraction, or more GPUs)"
+        )
+    return "no speed: the speed model's step for this layout does not end"
 
 
 def single_server_options(
@@ -172,15 +193,24 @@ def estimate(workload: Workload, catalogue: Catalogue, states_only: bool = False
     """Every run of the workload on every allowed card (the workload's `hardware.gpus`, else the whole
     catalogue) and every GPU count, on one server and over several; `states_only` counts model states
     only, as published sizing tables do."""
+    return list(iter_estimates(workload, catalogue, states_only))
+
+
+def iter_estimates(
+    workload: Workload, catalogue: Catalogue, states_only: bool = False
+) -> Iterator[RunEstimate]:
+    """`estimate`, one run at a time: each run's options are made only when it is asked for.
+
+    Why: a workload of thousands of runs has millions of options; `ftopt estimate` renders each run
+    and lets it go, so memory holds one run's options, not the whole workload's."""
     # States only is the articles' accounting: no planning margin either, unless the workload sets one.
     articles = {"states_only": True, "memory_margin": workload.sizing.memory_margin or 0.0}
     options = workload.sizing.model_copy(update=articles) if states_only else workload.sizing
-    result = []
+    cards = allowed_gpus(catalogue, workload)
     for run in workload.runs:
         profile = profile_run(run, catalogue)
         found: list[EstimateOption] = []
-        for gpu in allowed_gpus(catalogue, workload):
+        for gpu in cards:
             found += single_server_options(profile, gpu, catalogue, options)
             found += multi_server_options(profile, gpu, catalogue, options)
-        result.append(RunEstimate(profile, tuple(found)))
-    return result
+        yield RunEstimate(profile, tuple(found))

@@ -8,12 +8,12 @@ back without the solver. Figures are rounded for people where they are reported 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ftopt.model.findings import Finding, FindingKind
-from ftopt.model.workload import Offload, Optimizer, Recompute, Strategy
+from ftopt.model.workload import MAX_MICRO_BATCH, Method, Offload, Optimizer, Recompute, Strategy
 
 _PLAN = ConfigDict(frozen=True, extra="forbid")
 
@@ -319,17 +319,21 @@ class RunSummary(BaseModel):
     model_config = _PLAN
     name: str
     model: str
-    method: str
-    seq_len: int
-    micro_batch: int | Literal["auto"]
-    concurrent: int
-    lora_rank: int | None = None
-    algorithm: str | None = Field(default=None, description="dpo, grpo or ppo (None: supervised)")
+    method: Method = Field(description="full, lora or qlora (an RL run's adapter)")
+    seq_len: int = Field(gt=0)
+    micro_batch: Annotated[int, Field(gt=0, le=MAX_MICRO_BATCH)] | Literal["auto"]
+    concurrent: int = Field(gt=0)
+    lora_rank: int | None = Field(default=None, gt=0)
+    algorithm: Literal["dpo", "grpo", "ppo"] | None = Field(
+        default=None, description="dpo, grpo or ppo (None: supervised)"
+    )
     stack: str | None = Field(default=None, description="training stack the speed estimate assumes")
-    train_tokens: int | None = Field(default=None, description="tokens one copy trains on")
-    deadline_hours: float | None = Field(default=None, description="hours each copy must finish within")
-    jobs: int | None = Field(default=None, description="queue mode: jobs of the run within the horizon")
-    release_hours: float | None = Field(default=None, description="queue mode: earliest start of its jobs")
+    train_tokens: int | None = Field(default=None, gt=0, description="tokens one copy trains on")
+    deadline_hours: float | None = Field(default=None, gt=0, description="hours each copy must finish within")
+    jobs: int | None = Field(default=None, gt=0, description="queue mode: jobs of the run within the horizon")
+    release_hours: float | None = Field(
+        default=None, ge=0, description="queue mode: earliest start of its jobs"
+    )
 
 
 class Tco(BaseModel):

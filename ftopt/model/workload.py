@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ftopt.errors import quoted
+from ftopt.errors import did_you_mean, quoted
 from ftopt.model.architecture import Architecture
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -78,6 +78,27 @@ ADAPTERS = {"none": Method.FULL} | {m.value: m for m in Method if m != Method.FU
 def _choices(names: list[str]) -> str:
     """`a, b or c`: the names a field accepts, as an error message lists them."""
     return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+
+
+#: The `method` values that name an algorithm (and take an `adapter`).
+RL_METHODS = tuple(a.value for a in Algorithm if a != Algorithm.SFT)
+#: Every `method` a workload may write.
+METHODS = (*(m.value for m in Method), *RL_METHODS)
+
+
+def _adapter_without_rl(method: Any, given: bool) -> str:
+    """What is wrong when a run has `adapter` but its `method` names no RL algorithm: a method that
+    is missing or misspelt is the mistake to name, not the adapter."""
+    rl = f"{', '.join(RL_METHODS[:-1])} and {RL_METHODS[-1]}"
+    if not given:
+        return f"@method: method is missing; a run with an adapter names its method ({rl})"
+    if not isinstance(method, str) or method not in METHODS:
+        hint = did_you_mean(method, METHODS) if isinstance(method, str) else ""
+        return (
+            f"@method: expected one of {', '.join(METHODS)}{f' ({hint})' if hint else ''}, "
+            f"got {quoted(method)}"
+        )
+    return f"@adapter: applies to methods {rl}; a supervised run names {_choices(list(Method))} as its method"
 
 
 class Placement(StrEnum):
@@ -256,12 +277,9 @@ class Run(BaseModel):
         if not isinstance(data, dict):
             return data
         method = data.get("method")
-        if not isinstance(method, str) or method not in {a.value for a in Algorithm} - {Algorithm.SFT.value}:
+        if not isinstance(method, str) or method not in RL_METHODS:
             if "adapter" in data:
-                raise ValueError(
-                    "@adapter: applies to methods dpo, grpo and ppo; a supervised run "
-                    f"names {_choices(list(Method))} as its method"
-                )
+                raise ValueError(_adapter_without_rl(method, "method" in data))
             return data
         data = dict(data)
         adapter = data.pop("adapter", "none")

@@ -9,6 +9,9 @@ the prices rise as the makespans fall. A solve that leaves the price unchanged b
 dominates the point before it, which is dropped: the frontier keeps only points nothing beats on both.
 
 With `objective: tco` the figure minimised and plotted is the TCO (purchase + energy over the years).
+
+In queue mode the time axis is the last job's end: deadlines count from the start of the horizon, so
+the same tightening asks every job to end sooner, down to what the releases and speeds allow.
 """
 
 from __future__ import annotations
@@ -32,7 +35,11 @@ MIN_SOLVE_S = 0.5
 
 @dataclass(frozen=True)
 class FrontierPoint:
-    """One plan on the frontier: its makespan, price, TCO, proof status and servers."""
+    """One plan on the frontier: its makespan, price, TCO, proof status and servers.
+
+    `makespan_hours` is `finish_hours(plan)`: the longest copy's hours when runs train at once, the
+    last job's end in a queue (the plan's own `makespan_hours` there is the longest job's hours).
+    """
 
     makespan_hours: float
     total_price: float
@@ -73,6 +80,12 @@ class Frontier:
     solves: int = 0
     seconds: float = 0.0
     reason: str = ""  # the last solve's reason for stopping, in words
+    queue: bool = False  # a queue bid: the time axis is the last job's end, not the longest copy's hours
+
+    @property
+    def hours_label(self) -> str:
+        """What the time axis measures, in a table header's words."""
+        return "last job's end h" if self.queue else "makespan h"
 
     def cheapest(self) -> FrontierPoint:
         """The cheapest point (the slowest)."""
@@ -129,12 +142,21 @@ def pareto(points: list[FrontierPoint]) -> list[FrontierPoint]:
     return sorted(kept, key=lambda p: (p.makespan_hours, p.value))
 
 
+def finish_hours(plan: Plan) -> float | None:
+    """Hours until every run is trained: in a queue, the last job's end (deadlines count from the
+    horizon's start, so a deadline bounds it); at once, the longest copy's hours."""
+    if plan.horizon_hours is not None and plan.schedule:
+        return max(job.end_hours for job in plan.schedule)
+    return plan.makespan_hours
+
+
 def _point(result: Result, objective: str, seconds: float) -> FrontierPoint | None:
     plan = result.plan
-    if plan is None or plan.makespan_hours is None:
+    hours = None if plan is None else finish_hours(plan)
+    if plan is None or hours is None:
         return None
     return FrontierPoint(
-        makespan_hours=plan.makespan_hours,
+        makespan_hours=hours,
         total_price=plan.total_price,
         tco=plan.tco.total if plan.tco else None,
         status=plan.status,
@@ -162,7 +184,7 @@ def frontier(
     """
     settings = replace(settings or SolveSettings(), what_if=False)
     started = time.perf_counter()
-    out = Frontier(objective=workload.objective)
+    out = Frontier(objective=workload.objective, queue=workload.queue is not None)
     found: list[FrontierPoint] = []
     current = workload
     while True:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from ftopt.errors import InputError, did_you_mean
-from ftopt.model.workload import HardwareLimits, Run, Site, SizingOptions, Workload
+from ftopt.model.workload import HardwareLimits, Queue, Rack, Run, Site, SizingOptions, Workload
 from ftopt.reading.safe_yaml import read_yaml, validate
 
 #: Sweep-only knobs: a price list overlaid on the catalogue, and a factor on every run's copies.
@@ -47,6 +48,20 @@ _SECTIONS: dict[str, type[BaseModel]] = {"site": Site, "hardware": HardwareLimit
 #: is accepted by the general rule.
 _FORWARD_TOP = ("objective",)
 _FORWARD_RUN = ("deadline_hours",)
+
+#: `site.racks[I].FIELD`, or `site.racks[I].feeds[J]` for one circuit of a rack.
+_RACK_PATH = re.compile(r"^site\.racks\[(\d+)\]\.([a-z_]+)(?:\[(\d+)\])?$")
+#: Queue fields a grid may sweep when the workload is in queue mode.
+_QUEUE_FIELDS = tuple(Queue.model_fields)
+
+
+def rack_path(path: str) -> tuple[int, str, int | None] | None:
+    """(rack index, field, item index or None) of a `site.racks[I].FIELD[J]` path, else None."""
+    match = _RACK_PATH.match(path)
+    if match is None:
+        return None
+    item = match.group(3)
+    return int(match.group(1)), match.group(2), int(item) if item is not None else None
 
 
 class GridFile(BaseModel):
@@ -110,6 +125,9 @@ def known_paths(workload: Workload) -> list[str]:
     paths = _section_paths()
     run_fields = [*Run.model_fields, *_FORWARD_RUN]
     paths += [f"runs.{run.name}.{name}" for run in workload.runs for name in run_fields]
+    for index, rack in enumerate(workload.site.racks or ()):
+        paths += [f"site.racks[{index}].{name}" for name in Rack.model_fields]
+        paths += [f"site.racks[{index}].feeds[{j}]" for j in range(len(rack.feeds))]
     return paths
 
 
@@ -124,7 +142,9 @@ def _section_paths() -> list[str]:
 def _every_kind(workload: Workload) -> str:
     """The whole list of path kinds, with the run names this workload offers for `runs.NAME.*`."""
     names = ", ".join(run.name for run in workload.runs)
-    return f"expected one of: {', '.join(_section_paths())}, runs.NAME.FIELD (NAME: {names})"
+    queue = "".join(f", queue.{name}" for name in _QUEUE_FIELDS) if workload.queue else ""
+    racks = ", site.racks[I].FIELD, site.racks[I].feeds[J]" if workload.site.racks else ""
+    return f"expected one of: {', '.join(_section_paths())}{queue}{racks}, runs.NAME.FIELD (NAME: {names})"
 
 
 def _unknown_path(path: str, workload: Workload) -> str:
@@ -139,6 +159,12 @@ def _path_problem(path: str, workload: Workload) -> str | None:
     if path in (PRICES, SCALE, "name", *_FORWARD_TOP):
         return None
     head = parts[0]
+    if rack_path(path) is not None:
+        return _rack_problem(path, workload)
+    if head == "queue":
+        if workload.queue is None:
+            return "applies in queue mode only; the workload has no queue: section"
+        return None if len(parts) == 2 and parts[1] in _QUEUE_FIELDS else _unknown_path(path, workload)
     if head in _SECTIONS:
         fields = _SECTIONS[head].model_fields
         if len(parts) == 2 and parts[1] in fields:
@@ -161,14 +187,39 @@ def _path_problem(path: str, workload: Workload) -> str | None:
     return _unknown_path(path, workload)
 
 
+def _rack_problem(path: str, workload: Workload) -> str | None:
+    """Why a `site.racks[I].FIELD[J]` path cannot be swept on this workload, or None."""
+    found = rack_path(path)
+    assert found is not None
+    index, name, item = found
+    racks = workload.site.racks or ()
+    if index >= len(racks):
+        return f"expected a rack index below {len(racks)} (the workload has {len(racks)} racks)"
+    if name not in Rack.model_fields:
+        hint = did_you_mean(name, Rack.model_fields)
+        return f"unknown rack field {name!r}{f' ({hint})' if hint else ''}; expected one of: " + ", ".join(
+            Rack.model_fields
+        )
+    if item is not None and (name != "feeds" or item >= len(racks[index].feeds)):
+        return f"expected feeds[J] with J below {len(racks[index].feeds)} (the circuits of rack {index})"
+    return None
+
+
 def grid_schema() -> dict[str, Any]:
     """A JSON Schema of grid files, for editors: `cross:` and `zip:` map each sweepable path to a
     list; `runs.NAME.FIELD` is a pattern, since run names come from the workload."""
     run_fields = "|".join([*Run.model_fields, *_FORWARD_RUN])
     lists: dict[str, Any] = {
         "type": "object",
-        "properties": {path: {"type": "array", "minItems": 1} for path in _section_paths()},
-        "patternProperties": {rf"^runs\..+\.({run_fields})$": {"type": "array", "minItems": 1}},
+        "properties": {
+            path: {"type": "array", "minItems": 1}
+            for path in [*_section_paths(), *(f"queue.{name}" for name in _QUEUE_FIELDS)]
+        },
+        "patternProperties": {
+            rf"^runs\..+\.({run_fields})$": {"type": "array", "minItems": 1},
+            rf"^site\.racks\[\d+\]\.({'|'.join(Rack.model_fields)})$": {"type": "array", "minItems": 1},
+            r"^site\.racks\[\d+\]\.feeds\[\d+\]$": {"type": "array", "minItems": 1},
+        },
         "additionalProperties": False,
     }
     return {

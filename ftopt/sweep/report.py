@@ -46,10 +46,40 @@ def kind_labels() -> list[str]:
     return [*dict.fromkeys(KINDS.values()), OTHER]
 
 
+#: Report label of the part each field of a plan's server names (the plan says what each id is).
+_SERVER_PARTS = {
+    "gpu": "GPUs",
+    "cpu": "CPUs",
+    "dimm": "memory",
+    "data_drive": "drives",
+    "boot_drive": "drives",
+    "chassis": "chassis",
+    "bridge": "bridges",
+    "nic": "network",
+}
+
+
+def plan_kinds(plan: dict[str, Any]) -> dict[str, str]:
+    """Report label by item id, read from the plan itself: what its servers and fabric name as card,
+    chassis, CPU, …. Why: a plan built with a vendor's catalogue (`--catalogue DIR`) names ids the
+    packaged catalogue lacks, and the report must class them all the same."""
+    kinds: dict[str, str] = {}
+    for server in plan.get("servers", []):
+        for field, label in _SERVER_PARTS.items():
+            if server.get(field):
+                kinds[str(server[field])] = label
+    fabric = plan.get("fabric") or {}
+    kinds.update({str(s.get("id")): "network" for s in fabric.get("switches", [])})
+    kinds.update({str(link.get("cable")): "network" for link in fabric.get("links", [])})
+    return kinds
+
+
 def breakdown(record: dict[str, Any], kinds: dict[str, str]) -> dict[str, float]:
-    """The plan's price by component kind (empty without a plan)."""
+    """The plan's price by component kind (empty without a plan); ids the plan names are classed by
+    the plan, others by `kinds` (the catalogue's)."""
     totals: dict[str, float] = {}
     plan = record.get("plan") or {}
+    kinds = {**kinds, **plan_kinds(plan)}
     bills = [server.get("bill_of_materials", []) for server in plan.get("servers", [])]
     bills.append((plan.get("fabric") or {}).get("bill_of_materials", []))  # switches and cables
     for bill in bills:

@@ -21,7 +21,7 @@ from ftopt.errors import InputError
 from ftopt.reading.workload_file import load_workload
 from ftopt.sweep.backends import Backend
 from ftopt.sweep.grid import Grid, load_grid, scenario_key
-from ftopt.sweep.scenario import FAILED, CrashHook, Scenario, SweepContext
+from ftopt.sweep.scenario import FAILED, INVALID, CrashHook, Scenario, SweepContext
 from ftopt.sweep.store import ResultsWriter, read_records
 
 
@@ -76,14 +76,17 @@ def prepare(
     catalogues = {"": base}
     for value in grid.price_values():
         catalogues[value] = apply_price_list(base, grid.price_file(value))
-    data = workload.model_dump(mode="json")
+    # Only what the user wrote: defaults filled in (a `feed` beside `racks`, `concurrent` in a queue)
+    # would make every edited scenario fail the workload's own checks. The fingerprint keeps the full
+    # dump, so results files written before stay this bid's.
+    data = workload.model_dump(mode="json", exclude_unset=True)
     price_text = json.dumps([p.model_dump(mode="json") for p in base.prices], sort_keys=True)
     if catalogue_dir is not None:  # a vendor's hardware is part of what the results answer
         price_text += "\n" + base.model_dump_json()
     context = SweepContext(
         workload=data,
         workload_name=workload.name or workload_path.stem,
-        bid=bid_fingerprint(data, price_text),
+        bid=bid_fingerprint(workload.model_dump(mode="json"), price_text),
         catalogues=catalogues,
         time_limit=time_limit,
         what_if=what_if,
@@ -142,3 +145,18 @@ def run_sweep(
         finally:
             summary.seconds = time.perf_counter() - started
     return summary
+
+
+def every_scenario_invalid(plan: SweepPlan, output: Path) -> str | None:
+    """The first scenario's error when the results file holds every scenario of the grid and each
+    one is invalid, else None.
+
+    Why: such a sweep answered nothing (a field every edit breaks, a base workload the edit cannot
+    express); exiting 0 would pass for a sweep of answers, on the first run and on every rerun.
+    """
+    keys = {s.key for s in plan.scenarios}
+    records = [r for r in read_records(output) if r.get("key") in keys]
+    if not records or any(r.get("status") != INVALID for r in records):
+        return None
+    first = min(records, key=lambda r: r.get("index") or 0)
+    return str(first.get("error"))

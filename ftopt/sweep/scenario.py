@@ -32,7 +32,7 @@ from ftopt.model.references import unknown_references
 from ftopt.model.workload import Workload
 from ftopt.reading.safe_yaml import validate
 from ftopt.reading.workload_file import reference_message
-from ftopt.sweep.grid import PRICES, SCALE
+from ftopt.sweep.grid import PRICES, SCALE, rack_path
 
 #: Statuses beyond a solve's own (optimal, feasible, infeasible, no-plan-in-time).
 INVALID = "invalid"  # the edited workload failed its input check; `error` says why
@@ -77,7 +77,7 @@ class Scenario:
 class SweepContext:
     """What every scenario shares; sent to each worker once."""
 
-    workload: dict[str, Any]  # the base workload, as `Workload.model_dump(mode="json")`
+    workload: dict[str, Any]  # the fields of the base workload the user set (`exclude_unset`), as JSON data
     workload_name: str
     bid: str  # fingerprint of the base workload and prices: a results file holds one bid only
     catalogues: dict[str, Catalogue]  # "" is the base catalogue; other keys are `prices` values
@@ -87,32 +87,71 @@ class SweepContext:
 
 
 def apply_values(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
-    """The base workload data with the swept values set (and `scale` applied last)."""
+    """The base workload data with the swept values set (and `scale` applied last).
+
+    `base` holds only the fields the user wrote (see `prepare`), so the edit adds nothing the
+    workload's own checks would refuse (a default `feed` beside `racks`, `concurrent` in a queue).
+    """
     data = copy.deepcopy(base)
     for path, value in values.items():
-        if path in (PRICES, SCALE):
-            continue
-        parts = path.split(".")
-        if parts[0] == "runs":
-            name, key = ".".join(parts[1:-1]), parts[-1]
-            run = next((r for r in data["runs"] if r.get("name") == name), None)
-            if run is None:
-                raise InputError("<scenario>", path, f"no run named {name!r}")
-            run[key] = value
-        elif len(parts) == 1:
-            data[parts[0]] = value
-        else:
-            section = data.get(parts[0])
-            if not isinstance(section, dict):
-                section = data[parts[0]] = {}
-            section[parts[1]] = value
+        if path not in (PRICES, SCALE):
+            _set_path(data, path, value)
     if SCALE in values:
-        factor = Decimal(str(values[SCALE]))  # 10 × 0.3 is 3, not 3.0000000000000004 rounded up to 4
-        for run in data["runs"]:
-            copies = run.get("concurrent", 1)
-            if isinstance(copies, int) and not isinstance(copies, bool):
-                run["concurrent"] = max(1, math.ceil(factor * copies))
+        _scale(data, Decimal(str(values[SCALE])))  # 10 × 0.3 is 3, not 3.0000000000000004 rounded up
     return data
+
+
+def _set_path(data: dict[str, Any], path: str, value: Any) -> None:
+    """Set one swept path (`site.feed`, `runs.NAME.FIELD`, `site.racks[0].units`, …) in `data`."""
+    parts = path.split(".")
+    if parts[0] == "runs":
+        name, key = ".".join(parts[1:-1]), parts[-1]
+        run = next((r for r in data["runs"] if r.get("name") == name), None)
+        if run is None:
+            raise InputError("<scenario>", path, f"no run named {name!r}")
+        run[key] = value
+    elif len(parts) == 1:
+        data[parts[0]] = value
+    elif rack_path(path) is not None:
+        _set_rack_field(data, path, value)
+    else:
+        section = data.get(parts[0])
+        if not isinstance(section, dict):
+            section = data[parts[0]] = {}
+        section[parts[1]] = value
+        if parts[0] == "site" and parts[1] in _SITE_EITHER:  # a feed replaces racks, racks a feed
+            section.pop(_SITE_EITHER[parts[1]], None)
+
+
+#: `site.feed` and `site.racks` exclude each other: setting one drops the other.
+_SITE_EITHER = {"feed": "racks", "racks": "feed"}
+
+
+def _set_rack_field(data: dict[str, Any], path: str, value: Any) -> None:
+    """`site.racks[I].FIELD` or `site.racks[I].feeds[J]`: edit that rack of the base workload."""
+    found = rack_path(path)
+    assert found is not None
+    index, key, item = found
+    racks = data.get("site", {}).get("racks") or []
+    if index >= len(racks):
+        raise InputError("<scenario>", path, f"the workload has {len(racks)} racks")
+    rack = racks[index]
+    if item is None:
+        rack[key] = value
+    else:
+        rack[key] = list(rack.get(key) or [])
+        if item >= len(rack[key]):
+            raise InputError("<scenario>", path, f"rack {index} has {len(rack[key])} {key}")
+        rack[key][item] = value
+
+
+def _scale(data: dict[str, Any], factor: Decimal) -> None:
+    """Every run's copies times `factor`, rounded up: `jobs` in queue mode, else `concurrent`."""
+    key = "jobs" if data.get("queue") is not None else "concurrent"
+    for run in data["runs"]:
+        copies = run.get(key) or 1
+        if isinstance(copies, int) and not isinstance(copies, bool):
+            run[key] = max(1, math.ceil(factor * copies))
 
 
 def edited_workload(context: SweepContext, values: dict[str, Any], catalogue: Catalogue) -> Workload:

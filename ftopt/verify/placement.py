@@ -3,7 +3,8 @@
 A server carries one card model by construction (its `gpu` field); what can go wrong is the
 assignments: a GPU index past the server's cards, one GPU given to two copies, a copy missing,
 placed twice or numbered past the run's `concurrent`, a run the workload does not have, and the
-plan's restatement of the runs (names in order, each one's stack) differing from the workload.
+plan's restatement of the runs (names in order, each one's stack, model, method, algorithm, sequence
+length, micro-batch, copies, rank and tokens) differing from the workload.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
-from ftopt.model.plan import COMPLETE_SINCE, Assignment
+from ftopt.model.plan import COMPLETE_SINCE, Assignment, RunSummary
 from ftopt.model.workload import Run
 from ftopt.verify.context import Context, copy_subject
 from ftopt.verify.violation import Violation, plural
@@ -128,6 +129,28 @@ def check_run_summaries(ctx: Context) -> Iterator[Violation]:
                 f"stack {summary.stack}",
                 f"the run trains with {_stack_of(ctx, run)}",
             )
+        for name, said, asked in _stated_fields(summary, run):
+            if said != asked:
+                yield Violation(
+                    "run-summary", f"run {run.name}", f"{name} {said}", f"the workload states {asked}"
+                )
+
+
+def _stated_fields(summary: RunSummary, run: Run) -> list[tuple[str, object, object]]:
+    """(field, as the plan states it, as the workload states it) for each field a reader of the plan
+    takes as the workload's. The deadline is left out: a frontier point's plan is solved for a
+    tighter one, and the timing rules check the workload's own deadline."""
+    algorithm = None if run.algorithm.value == "sft" else run.algorithm.value
+    return [
+        ("model", summary.model, run.model_id),
+        ("method", str(summary.method), run.method.value),
+        ("algorithm", summary.algorithm, algorithm),
+        ("seq_len", summary.seq_len, run.seq_len),
+        ("micro_batch", summary.micro_batch, run.micro_batch),
+        ("concurrent", summary.concurrent, run.concurrent),
+        ("lora_rank", summary.lora_rank, None if run.method.value == "full" else run.lora_rank),
+        ("train_tokens", summary.train_tokens, run.train_tokens),
+    ]
 
 
 def check_copies(ctx: Context) -> Iterator[Violation]:

@@ -42,6 +42,7 @@ OPTION_KEYS = {
     "tokens_per_s",
     "hours",
     "speed",
+    "no_speed",
 }
 MEMORY_KEYS = {"states", "activations", "overhead", "total"}
 

@@ -86,6 +86,23 @@ def test_the_quote_shows_three_bids_unless_switched_off(tmp_path: Path):
     assert result.exit_code == 0 and 'id="three-bids"' not in out.read_text()  # no train_tokens
 
 
+def test_a_queue_frontier_prices_against_the_last_jobs_end():
+    """Issue 26: the frontier ran on a queue bid instead of refusing it; its time is the last job's end."""
+    queue = Path(__file__).resolve().parents[2] / "examples" / "monthly-queue.yaml"
+    result = CliRunner().invoke(
+        cli, ["frontier", str(queue), "--format", "json", "--points", "2", "--time-limit", "3"]
+    )
+    assert result.exit_code == 0, result.output
+    points = json.loads(result.stdout)["points"]
+    assert len(points) == 2
+    for point in points:
+        ends = [job["end_hours"] for job in point["plan"]["schedule"]]
+        assert point["makespan_hours"] == pytest.approx(max(ends), abs=1e-3)
+        assert max(ends) <= point["plan"]["horizon_hours"]
+    fast, slow = points
+    assert fast["makespan_hours"] < slow["makespan_hours"] and fast["total_price"] > slow["total_price"]
+
+
 def test_the_quotes_frontier_spends_only_what_the_time_limit_left_and_says_when_cut(monkeypatch):
     """--time-limit bounds the whole `solve`: the three bids get what the plan's solve left of it."""
     from ftopt.catalogue import load_catalogue
@@ -106,3 +123,17 @@ def test_the_quotes_frontier_spends_only_what_the_time_limit_left_and_says_when_
     assert "time limit ended this frontier" not in three_bids_html(full)
     full.stopped = "budget"
     assert "time limit ended this frontier" in three_bids_html(full)
+
+
+def test_a_queue_frontiers_table_and_quote_name_the_last_jobs_end_not_the_makespan(tmp_path: Path):
+    """A queue's time axis is the last job's end: the table, the chart and the quote's bids say so."""
+    queue = Path(__file__).resolve().parents[2] / "examples" / "monthly-queue.yaml"
+    result = CliRunner().invoke(cli, ["frontier", str(queue), "--points", "2", "--time-limit", "3"])
+    assert result.exit_code == 0, result.output
+    assert "last job's end h" in result.stdout and "makespan h" not in result.stdout
+    out = tmp_path / "q.html"
+    args = ["solve", str(queue), "--format", "html", "-o", str(out), "--no-what-if", "--time-limit", "8"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert 'id="three-bids"' in page and "last job&#x27;s end h" in page and "makespan h" not in page

@@ -7,6 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from ftopt.cli.main import cli
+from ftopt.model.workload import METHODS
 from tests.cli.test_input_errors import error_line
 from tests.commands import write
 
@@ -65,3 +66,18 @@ def test_seq_len_on_a_generating_run(tmp_path: Path) -> None:
 def test_precomputed_reference_outside_dpo(tmp_path: Path) -> None:
     line = _error(tmp_path, GRPO + "    reference: precomputed\n")
     assert "runs[0].reference: precomputed applies to method dpo only" in line
+
+
+def test_an_adapter_without_a_method_names_the_missing_method(tmp_path: Path) -> None:
+    """Issue 26: this was told "runs[0].adapter: applies to methods dpo, grpo and ppo"."""
+    line = _error(tmp_path, GRPO.replace("    method: grpo\n", "") + "    adapter: lora\n")
+    assert "method is missing; a run with an adapter names its method (dpo, grpo and ppo)" in line
+    assert "adapter: applies" not in line
+
+
+def test_a_misspelt_rl_method_names_the_method(tmp_path: Path) -> None:
+    line = _error(tmp_path, GRPO.replace("method: grpo", "method: gpro") + "    adapter: lora\n")
+    every = ", ".join(METHODS)  # the supervised methods of the registry, then dpo, grpo and ppo
+    assert every.endswith("dpo, grpo, ppo") and every.startswith("full, lora, qlora")
+    assert line.startswith(f"ftopt: FILE:4: runs[0].method: expected one of {every}")
+    assert "(did you mean 'grpo'?), got 'gpro'" in line

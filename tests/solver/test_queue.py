@@ -96,6 +96,15 @@ def test_a_window_shorter_than_any_job_is_infeasible(catalogue: Catalogue) -> No
     assert deadlines == ["late"]  # inlet findings may come with it, as context
 
 
+def test_an_inlet_no_card_allows_is_infeasible_with_the_reason(catalogue: Catalogue) -> None:
+    """Issue 26: this ended as "no plan in time" (exit 4) after 0.03 s."""
+    workload = workload_from(MONTH.replace("inlet_c: 27", "inlet_c: 45"))
+    result = solve(workload, catalogue, SolveSettings(time_limit=10, workers=2))
+    assert result.status == Status.INFEASIBLE
+    assert {r.kind for r in result.reasons} == {FindingKind.INLET}
+    assert {r.subject for r in result.reasons} == {"rtx-pro-6000-se", "h200-nvl"}
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

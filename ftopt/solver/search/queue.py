@@ -205,6 +205,10 @@ def solve_queue(
         return Result(status=Status.INFEASIBLE, reasons=peak_result.reasons, timings=_timings(started))
     peak = peak_result.plan
     data = build_problem(peak_workload(workload), catalogue.arriving_within(workload.site.delivery_weeks))
+    if peak_result.status == Status.INFEASIBLE and not data.builds:
+        # The site rules out every server (an inlet no card allows, a feed none fits): proven, as for
+        # the peak bid, with its reasons.
+        return Result(status=Status.INFEASIBLE, reasons=peak_result.reasons, timings=_timings(started))
     qp = queue_problem(data, workload)
     ceiling = _objective(peak) if peak is not None else None
     outcome = _queue_plans(qp, workload, settings, deadline, ceiling)
