@@ -163,6 +163,12 @@ def to_workload(data: dict[str, Any]) -> Workload:
     return Workload.model_validate(data)
 
 
+def to_whole_card_workload(data: dict[str, Any]) -> Workload:
+    """The model of a workload dict planned on whole cards (`sizing.mig: false`): the brute-force
+    reference (tests/bruteforce.py) and its bounds know no GPU slices."""
+    return Workload.model_validate({**data, "sizing": {**data.get("sizing", {}), "mig": False}})
+
+
 def tiny_workload_dicts() -> st.SearchStrategy[dict[str, Any]]:
     """At most four copies in all: small enough for the brute-force reference."""
     return workload_dicts(max_runs=3, max_copies=4)

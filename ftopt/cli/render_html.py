@@ -260,7 +260,7 @@ def _placement(plan: Plan) -> str:
         )
         rows.append([
             _swatch(plan, a.run) + escape(a.run), str(a.copy_), escape(a.server),
-            escape(", ".join(map(str, a.gpus))), escape(a.strategy.value), escape(a.optimizer.value),
+            escape(a.gpus_text), escape(a.strategy.value), escape(a.optimizer.value),
             escape(a.offload.value), _num(m.states), _num(m.activations), _num(m.overhead), _num(m.total),
             _num(a.free_gb), escape(headroom_cell(a)), _num(a.host_ram_gb, 0), _num(a.nvme_gb, 0),
             _num(a.step_seconds, 2),

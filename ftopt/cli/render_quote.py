@@ -13,6 +13,7 @@ field carries) is one `RunColumn` line here.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -121,6 +122,23 @@ def circuit_share(server: Server) -> float:
     return server.power_w / server.feed_usable_w if server.feed_usable_w else 0.0
 
 
+def slices_text(server: Server) -> str:
+    """How a server's cards are split into GPU slices (MIG), or nothing: ', each card split 4 × 1g.24gb
+    (MIG)', or each sliced card's layout when they differ (it follows the chassis)."""
+    if not server.mig:
+        return ""
+    layouts = sorted({_layout_text(c.profiles) for c in server.mig})
+    whole = len(server.mig) == server.gpu_count and len(layouts) == 1
+    if whole:
+        return f", each card split {layouts[0]} (MIG)"
+    return ", " + ", ".join(f"GPU {c.card} split {_layout_text(c.profiles)}" for c in server.mig) + " (MIG)"
+
+
+def _layout_text(profiles: list[str]) -> str:
+    counts = Counter(profiles)
+    return " + ".join(f"{n} × {p}" for p, n in sorted(counts.items()))
+
+
 def group_heading(plan: Plan, group: ServerGroup) -> str:
     """One line: quantity, the group, its power against the feed, inlet limit and price each."""
     s = group.server
@@ -129,7 +147,7 @@ def group_heading(plan: Plan, group: ServerGroup) -> str:
     if s.owned:
         each = "owned: nothing to buy"
     return (
-        f"{group.label}: {s.gpu_count} × {s.gpu}{bridges} in {s.chassis}; "
+        f"{group.label}: {s.gpu_count} × {s.gpu}{bridges} in {s.chassis}{slices_text(s)}; "
         f"{s.cpu_count} × {s.cpu} ({s.cores} cores); {s.ram_gb:,} GB RAM ({s.dimm_count} × {s.dimm_gb} GB); "
         f"{s.nvme_tb:g} TB NVMe; {s.power_w:,} W at the wall of {s.feed_usable_w:,} W "
         f"({circuit_share(s):.0%} of the {s.feed} circuit, {power_words(plan, s)})"
@@ -243,7 +261,8 @@ class RunRow:
 
 
 def _training_key(a: Assignment, card: str) -> tuple[object, ...]:
-    return (a.run, card, len(a.gpus), len(a.nodes), a.strategy, a.optimizer, a.offload, a.link,
+    slice_ = a.mig.profile if a.mig else ""
+    return (a.run, card, slice_, len(a.gpus), len(a.nodes), a.strategy, a.optimizer, a.offload, a.link,
             a.tokens_per_s, a.hours, configuration_text(a))  # fmt: skip
 
 
@@ -307,7 +326,8 @@ def _training(row: RunRow) -> str:
 def _gpus(row: RunRow) -> str:
     a = row.first
     per_node = f" ({len(a.gpus)} on each of {len(a.nodes)} servers)" if a.multinode else ""
-    return f"{row.gpus_per_copy} × {row.card}{per_node}"
+    slice_ = f" slice {a.mig.profile}" if a.mig else ""
+    return f"{row.gpus_per_copy} × {row.card}{slice_}{per_node}"
 
 
 def _number(value: float | None, digits: int = 0) -> str:
@@ -538,8 +558,7 @@ def placement_cells(a: Assignment) -> list[str]:
     Markdown views; a multi-node copy names all its servers and the GPUs it takes on each."""
     m = a.memory_per_gpu_gb
     servers = "+".join(n.server for n in a.nodes) if a.multinode else a.server
-    gpus = ",".join(map(str, a.gpus)) + (f" on each of {len(a.nodes)}" if a.multinode else "")
-    return [a.run, str(a.copy_), servers, gpus, a.strategy.value, a.link or "—", a.optimizer.value,
+    return [a.run, str(a.copy_), servers, a.gpus_text, a.strategy.value, a.link or "—", a.optimizer.value,
             a.offload.value, f"{m.states:.1f}", f"{m.activations:.1f}", f"{m.overhead:.1f}",
             f"{a.free_gb:.1f}", headroom_cell(a), f"{a.host_ram_gb:.0f}",
             f"{a.step_seconds:.2f}"]  # fmt: skip

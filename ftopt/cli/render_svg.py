@@ -241,6 +241,65 @@ def _gpu(
     return out
 
 
+def slice_weights(profiles: list[str]) -> list[int]:
+    """Each instance's compute slices, read off its profile name (the 2 of 2g.48gb): its share of the
+    card's face in the diagram."""
+    return [int(p.split("g.", 1)[0]) for p in profiles]
+
+
+def _sliced_gpu(
+    server: Server, index: int, x: float, y: float, profiles: list[str], held: list[Assignment],
+    styles: dict[str, RunStyle],
+) -> list[str]:  # fmt: skip
+    """One card split into GPU slices (MIG): a band per instance, its height the instance's share of
+    the card's compute, coloured by the copy it holds (idle when none), each with its own tooltip."""
+    sid = escape(server.id)
+    layout = " + ".join(profiles)
+    tip = f"{server.id} GPU {index} ({server.gpu}): MIG {layout}"
+    out = [
+        f'<g class="gpu-slot"><title>{escape(tip)}</title>',
+        f'<rect class="gpu" data-server="{sid}" data-gpu="{index}" data-mig="{escape(layout)}" x="{x:g}" '
+        f'y="{y:g}" width="{GPU_W}" height="{GPU_H}" rx="3" fill="#FFFFFF" stroke="#333333" '
+        'stroke-width="1"/>',
+    ]
+    by_instance = {(a.mig.profile, a.mig.index): a for a in held if a.mig}
+    weights, seen, top = slice_weights(profiles), Counter[str](), float(y)
+    for profile, weight in zip(profiles, weights, strict=True):
+        number, height = seen[profile], GPU_H * weight / sum(weights)
+        seen[profile] += 1
+        out += _slice_band(
+            server, index, x, top, height, profile, number, by_instance.get((profile, number)), styles
+        )
+        top += height
+    out.append("</g>")
+    return out
+
+
+def _slice_band(
+    server: Server, index: int, x: float, y: float, height: float, profile: str, number: int,
+    holder: Assignment | None, styles: dict[str, RunStyle],
+) -> list[str]:  # fmt: skip
+    """One instance of a sliced card: its band, tooltip and the run letter and copy it holds."""
+    style = styles.get(holder.run) if holder else None
+    fill = style.colour if style else IDLE_FILL
+    what = "idle"
+    if holder:
+        used = holder.memory_per_gpu_gb.total
+        what = f"{holder.run} copy {holder.copy_}, {used:.1f} GB used, {holder.free_gb:.1f} GB free"
+    tip = f"{server.id} GPU {index} slice {profile} #{number + 1}: {what}"
+    run = escape(holder.run) if holder else ""
+    copy = f' data-copy="{holder.copy_}"' if holder else ""
+    label = f"{style.key}{holder.copy_}" if style and holder else ""
+    return [
+        f'<rect class="mig-slice" data-server="{escape(server.id)}" data-gpu="{index}" '
+        f'data-profile="{escape(profile)}" data-index="{number}" data-run="{run}"{copy} x="{x:g}" '
+        f'y="{y:.1f}" width="{GPU_W}" height="{height:.1f}" fill="{fill}" stroke="#333333" '
+        f'stroke-width="0.5"><title>{escape(tip)}</title></rect>',
+        f'<text x="{x + GPU_W / 2:g}" y="{y + height / 2 + 3:.1f}" font-size="7" '
+        f'text-anchor="middle" fill="{text_colour(fill)}" pointer-events="none">{escape(label)}</text>',
+    ]
+
+
 def _server(
     plan: Plan, server: Server, x: float, y: float, height: int, styles: dict[str, RunStyle]
 ) -> list[str]:
@@ -305,8 +364,12 @@ def _server(
             f"{'NVLink' if server.bridge else 'NVLink · NVSwitch'}</text>",
             "</g>",
         ]
+    sliced = {c.card: c.profiles for c in server.mig}
     for index in range(server.gpu_count):
         held = holders.get(index, [])
+        if index in sliced:
+            out += _sliced_gpu(server, index, *positions[index], sliced[index], held, styles)
+            continue
         holder = held[0] if held else None
         style = styles.get(holder.run) if holder else None
         gx, gy = positions[index]

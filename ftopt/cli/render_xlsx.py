@@ -300,8 +300,7 @@ def _placement(book: Any, formats: dict[str, Any], plan: Plan) -> None:
     sheet = Sheet(book, "Placement", formats)
     sheet.put(list(PLACEMENT_HEADERS), bold=True)
     for a in plan.assignments:
-        gpus = ", ".join(str(g) for g in a.gpus)
-        sheet.put([a.run, a.copy_, a.server, gpus, str(a.strategy), a.memory_per_gpu_gb.total])
+        sheet.put([a.run, a.copy_, a.server, a.gpus_text, str(a.strategy), a.memory_per_gpu_gb.total])
     sheet.widths((24, 8, 10, 18, 10, 20))
 
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
 from ftopt.model.failures import Reliability
 from ftopt.model.methods import MethodRegistry
+from ftopt.model.mig import Mig
 from ftopt.model.rent import CloudPrices
 from ftopt.model.stack import CardClass, MemoryMargins, RolloutConstants, SpeedConstants, Stack
 
@@ -56,6 +57,7 @@ class Gpu(_Item):
     memory_bandwidth_gbps: float = Field(gt=0, description="card memory bandwidth, GB/s")
     card_class: CardClass = Field(description="speed class: hbm (data-centre) or gddr (workstation)")
     max_inlet_c: float = Field(description="warmest inlet the servers accept with this card")
+    mig: Mig | None = Field(default=None, description="GPU slices (MIG): profiles and valid layouts")
 
     @model_validator(mode="after")
     def _sxm_has_nvlink(self) -> Gpu:

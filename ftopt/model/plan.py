@@ -46,6 +46,25 @@ class LineItem(BaseModel):
     price: float = Field(ge=0, description="quantity × unit price")
 
 
+class MigCard(BaseModel):
+    """One sliced card of a server: its GPU index and the MIG instances it is split into."""
+
+    model_config = _PLAN
+    card: int = Field(ge=0, description="GPU index on the server")
+    profiles: list[str] = Field(
+        min_length=1, description="the card's instances, by profile (a listed layout)"
+    )
+
+
+class MigSlice(BaseModel):
+    """The GPU slice (MIG instance) a copy trains on: its card, profile and instance number."""
+
+    model_config = _PLAN
+    card: int = Field(ge=0, description="GPU index on the server; the copy's `gpus` is [card]")
+    profile: str = Field(description="MIG profile, e.g. 1g.24gb")
+    index: int = Field(ge=0, description="which instance of that profile on the card, from 0")
+
+
 class Server(BaseModel):
     """One server of the plan."""
 
@@ -93,6 +112,7 @@ class Server(BaseModel):
     psu_capacity_w: int = Field(
         default=0, ge=0, description="what the supplies deliver with the redundant ones failed"
     )
+    mig: list[MigCard] = Field(default_factory=list, description="its cards split into GPU slices (MIG)")
 
 
 class Node(BaseModel):
@@ -208,6 +228,9 @@ class Assignment(BaseModel):
     parallelism: ParallelDegrees | None = Field(
         default=None, description="dp, tp, pp, cp; dp·tp·pp·cp equals the copy's GPUs"
     )
+    mig: MigSlice | None = Field(
+        default=None, description="the GPU slice the copy trains on; None: whole GPUs"
+    )
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
@@ -228,6 +251,13 @@ class Assignment(BaseModel):
     def multinode(self) -> bool:
         """Whether the copy spans several servers."""
         return len(self.nodes) > 1
+
+    @property
+    def gpus_text(self) -> str:
+        """Its GPUs as every format shows them: '0,1', '0,1 on each of 2', or '2 (1g.24gb #1)' for
+        the second 1g.24gb instance of GPU 2."""
+        text = ",".join(map(str, self.gpus)) + (f" on each of {len(self.nodes)}" if self.multinode else "")
+        return f"{text} ({self.mig.profile} #{self.mig.index + 1})" if self.mig else text
 
 
 class ScheduledJob(BaseModel):

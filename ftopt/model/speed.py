@@ -399,7 +399,7 @@ def hours_to_train(train_tokens: int, speed: Speed) -> float:
     return train_tokens / speed.tokens_per_s / 3600
 
 
-def energy_kwh(gpu_power_w: float, gpus: int, hours: float, energy: Energy, host_w_per_gpu: float) -> float:
+def energy_kwh(gpu_power_w: float, gpus: float, hours: float, energy: Energy, host_w_per_gpu: float) -> float:
     """Energy a run's training draws from the grid: its hours × (the GPUs at their power setting + the
     host's share per GPU) × the room's PUE. The hours are training time already, so no utilisation
     factor: that share belongs to a server's years (`ftopt.model.timing.server_energy_kwh`)."""

@@ -628,6 +628,11 @@ class SizingOptions(BaseModel):
         description="planning margin on memory per GPU (0.1 = a copy must fit with 10 % to spare); "
         "default: the stack and method's margin derived from the calibration (margins.yaml)",
     )
+    mig: bool = Field(
+        default=True,
+        description="allow GPU slices (MIG): a single-GPU copy may train on an instance of a card that "
+        "supports them; false plans whole cards only",
+    )
 
 
 class Workload(BaseModel):

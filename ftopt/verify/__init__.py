@@ -8,7 +8,8 @@ stated training configuration), nvlink (bridges and domains), multinode (copies 
 NICs and the fabric), host (RAM, cores, NVMe), supply (stock and lead times), inventory (owned
 servers), site (power, feed, inlet, coolant), racks (rack, circuit, units, load, liquid loop),
 prices (bills of materials, totals, status), timing (deadlines, run energy, TCO), failures
-(checkpoints, interruptions and the hours they add), schedule (a queue bid's jobs over time) and rent.
+(checkpoints, interruptions and the hours they add), schedule (a queue bid's jobs over time), rent,
+and mig (GPU slices: each sliced card's layout, each copy's instance).
 
 The verifier's power, host-RAM, NVMe and price arithmetic repeats the solver's on purpose: a
 second, independent derivation of each rule is what makes the check worth having, so these copies
@@ -19,6 +20,7 @@ Rule names, as violations print them:
 
 - parts: catalogue-id, server-fields, gpu-slots, dimm-channels, drive-bays, hardware-limits
 - placement: server-id, unknown-run, run-summary, copies, gpu-index, gpu-shared, max-servers
+- GPU slices (MIG): mig-layout, mig-slice
 - training: strategy, optimizer, offload, gpu-count, gpu-memory, memory-margin, sizing-report
 - RL roles: roles, role-memory, rollout-memory
 - configuration: parallelism, training-config, state-split

@@ -18,6 +18,7 @@ import networkx as nx
 from ftopt.model.fabric import Network, intra_bus_gbps, node_bus_gbps, size_multinode
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu, Nic
 from ftopt.model.memory import GB, model_states
+from ftopt.model.mig import slice_card
 from ftopt.model.parallelism import Degrees, TrainingConfig
 from ftopt.model.plan import Assignment, Plan, Server
 from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
@@ -210,17 +211,18 @@ class Context:
         run = self.runs.get(assignment.run)
         parts = self.parts.get(assignment.server)
         gpus = assignment.gpu_count
-        if run is None or parts is None or parts.gpu is None or not 1 <= gpus <= MAX_GRAPH_GPUS:
+        card = self.card(assignment)
+        if run is None or parts is None or card is None or not 1 <= gpus <= MAX_GRAPH_GPUS:
             return None
         if run.algorithm != Algorithm.SFT:  # its roles, at the run's own settings (RL: not configured)
-            return self._rl_sizing(assignment, run, parts.gpu)
+            return self._rl_sizing(assignment, run, card)
         multi = assignment.multinode
         config = stated_config(assignment, run)
         if config is not None and config.degrees.gpus != gpus:
             return None  # the parallelism rule reports it
         key: SizingKey = (
             run.name,
-            parts.gpu.id,
+            card.id + (f"@{assignment.mig.profile}" if assignment.mig else ""),
             gpus,
             str(assignment.strategy),
             str(assignment.optimizer),
@@ -237,7 +239,7 @@ class Context:
             self._sizings[key] = (
                 size_run(
                     profile,
-                    parts.gpu,
+                    card,
                     gpus,
                     assignment.strategy,
                     assignment.optimizer,
@@ -266,6 +268,15 @@ class Context:
             parts = self.parts.get(a.server)
             return None if parts is None else self._multinode_sizing(a, run, parts, profile)
         return size_run(profile, gpu, train, a.strategy, a.optimizer, a.offload, self.workload.sizing)
+
+    def card(self, a: Assignment) -> Gpu | None:
+        """The card a copy trains on: its server's, or the GPU slice of it the copy names (with the
+        slice's memory, compute and bandwidth shares); None when either is unknown (other rules say so)."""
+        parts = self.parts.get(a.server)
+        if parts is None or parts.gpu is None or a.mig is None:
+            return None if parts is None else parts.gpu
+        profile = parts.gpu.mig.profile(a.mig.profile) if parts.gpu.mig else None
+        return slice_card(parts.gpu, profile) if profile else None
 
     def role_memory(self, a: Assignment) -> Expected | None:
         """Each role's memory per GPU for an RL copy, as the verifier derives it."""

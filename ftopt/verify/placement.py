@@ -72,11 +72,12 @@ def check_gpu_indices(ctx: Context) -> Iterator[Violation]:
 
 def check_gpu_sharing(ctx: Context) -> Iterator[Violation]:
     """No GPU is given to two copies at once (in queue mode: to two jobs whose hours intersect)."""
-    holders: dict[tuple[str, int], list[Assignment]] = defaultdict(list)
+    holders: dict[tuple[str, int, str, int], list[Assignment]] = defaultdict(list)
     for a in ctx.plan.assignments:
+        instance = (a.mig.profile, a.mig.index) if a.mig else ("", -1)  # one GPU slice (MIG) of the card
         for index in sorted(set(a.gpus)):
-            holders[a.server, index].append(a)
-    for (server_id, index), copies in sorted(holders.items()):
+            holders[a.server, index, *instance].append(a)
+    for (server_id, index, _, _), copies in sorted(holders.items()):
         clashing = _clashing(ctx, copies)
         if clashing:
             names = " and ".join(copy_subject(a) for a in clashing)

@@ -103,9 +103,8 @@ def _uncapped_speed(ctx: Context, assignment: Assignment) -> Speed | None:
         constants,
     )
     link = _link(ctx, assignment)
-    speed = copy_speed(
-        profile, sizing, parts.gpu, profile.stack, constants, host, ctx.catalogue.rollout, link
-    )
+    card = ctx.card(assignment) or parts.gpu
+    speed = copy_speed(profile, sizing, card, profile.stack, constants, host, ctx.catalogue.rollout, link)
     # An engine whose share cannot hold it never finishes a step: the rollout-memory rule reports it.
     return speed if math.isfinite(speed.step_seconds) else None
 
@@ -188,11 +187,17 @@ def _copy_gpus(assignment: Assignment) -> int:
 
 
 def _training_kwh(ctx: Context, assignment: Assignment, hours: float) -> float | None:
-    """hours × GPUs × (GPU W at the server's setting + host W per GPU) × PUE, in kWh."""
+    """hours × GPUs × (GPU W at the server's setting + host W per GPU) × PUE, in kWh; a copy on a GPU
+    slice counts its compute share of one GPU."""
     parts, constants = ctx.parts.get(assignment.server), ctx.catalogue.speed
     if parts is None or constants is None:
         return None
-    watts = _copy_gpus(assignment) * (parts.server.gpu_power_cap_w + constants.host_power_w_per_gpu)
+    share = (
+        parts.gpu.mig.compute_share(assignment.mig.profile)
+        if assignment.mig and parts.gpu and parts.gpu.mig
+        else 1.0
+    )
+    watts = _copy_gpus(assignment) * share * (parts.server.gpu_power_cap_w + constants.host_power_w_per_gpu)
     return hours * watts * ctx.workload.energy.pue / 1000
 
 

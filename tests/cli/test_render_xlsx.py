@@ -185,7 +185,7 @@ def test_the_placement_sheet_lists_every_copy(quote):
     assert len(rows) == len(plan.assignments)
     first = plan.assignments[0]
     assert rows[0] == (
-        first.run, first.copy_, first.server, ", ".join(map(str, first.gpus)), str(first.strategy),
+        first.run, first.copy_, first.server, first.gpus_text, str(first.strategy),
         first.memory_per_gpu_gb.total,
     )  # fmt: skip
 

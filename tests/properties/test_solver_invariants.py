@@ -18,7 +18,15 @@ from hypothesis import strategies as st
 from ftopt.verify import verify_plan
 from tests.bruteforce import first_fit_decreasing, instance, lower_bound_cents
 from tests.properties.support import DETERMINISTIC, describe, exercised, outcome, price_cents, proven, reached
-from tests.strategies import CATALOGUE, dump, relaxed_sites, run_dicts, to_workload, workload_dicts
+from tests.strategies import (
+    CATALOGUE,
+    dump,
+    relaxed_sites,
+    run_dicts,
+    to_whole_card_workload,
+    to_workload,
+    workload_dicts,
+)
 
 
 @exercised(minimum=15)
@@ -148,7 +156,7 @@ def test_raising_the_price_of_an_unused_component_keeps_the_price(
 @given(workload_dicts())
 def test_price_lies_between_a_lower_bound_and_a_greedy_plan(data: dict[str, Any]) -> None:
     note(dump(data))
-    workload = to_workload(data)
+    workload = to_whole_card_workload(data)  # the reference bounds know no GPU slices
     problem = instance(workload, CATALOGUE)
     low, greedy = lower_bound_cents(problem), first_fit_decreasing(problem)
     plan = outcome(workload)

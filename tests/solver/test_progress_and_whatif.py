@@ -45,6 +45,7 @@ def test_what_if_savings_are_proven_by_a_re_solve(catalogue):
     text = """
 site: {feed: 230v-16a, inlet_c: 25}
 hardware: {gpus: [h200-nvl]}
+sizing: {mig: false}  # one whole card per copy (GPU slices would put all eight on two cards)
 runs: [{name: q, model: llama-3.1-8b, method: qlora, concurrent: 8}]
 """
     settings = SolveSettings(time_limit=10, workers=2, what_if=True)

@@ -47,7 +47,10 @@ def test_queue_plan_is_proven_and_verified(month: tuple[Workload, Plan], catalog
 
 def test_queue_bid_is_below_the_peak_bid(month: tuple[Workload, Plan], catalogue: Catalogue) -> None:
     workload, plan = month
-    peak = solve(peak_workload(workload), catalogue, SolveSettings(time_limit=30, workers=2)).plan_or_raise()
+    # Queue mode plans whole cards; so does the peak bid it is compared with (no GPU slices).
+    peak_bid = peak_workload(workload)
+    whole = peak_bid.model_copy(update={"sizing": peak_bid.sizing.model_copy(update={"mig": False})})
+    peak = solve(whole, catalogue, SolveSettings(time_limit=30, workers=2)).plan_or_raise()
     assert plan.total_price < peak.total_price
     assert sum(s.gpu_count for s in plan.servers) < 16 <= sum(s.gpu_count for s in peak.servers)
 
@@ -133,7 +136,10 @@ def test_queue_mode_keeps_the_racks_and_uses_the_owned_server(catalogue: Catalog
     path = Path(__file__).resolve().parents[2] / "examples" / "queue-racks-owned.yaml"
     workload = Workload.model_validate(yaml.safe_load(path.read_text()))
     quick = SolveSettings(time_limit=20, workers=2, what_if=False)
-    peak = solve(peak_workload(workload), catalogue, quick)
+    # Queue mode plans whole cards; so does the peak bid it is compared with (no GPU slices).
+    at_once = peak_workload(workload)
+    whole = at_once.model_copy(update={"sizing": at_once.sizing.model_copy(update={"mig": False})})
+    peak = solve(whole, catalogue, quick)
     assert peak.status == Status.INFEASIBLE and "rack units" in peak.reasons[0].text
     plan = solve(workload, catalogue, quick).plan_or_raise()
     assert plan.status == Status.OPTIMAL and verify_plan(plan, workload, catalogue) == []

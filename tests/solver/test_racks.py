@@ -125,6 +125,7 @@ site:
     - {name: a, units: 6, feeds: [230v-32a, 230v-32a]}
     - {name: b, units: 8, feeds: [400v-3p-16a, 400v-3p-16a], redundant: true}
 hardware: {gpus: [l40s, rtx-pro-6000-se]}
+sizing: {mig: false}  # whole cards, as examples/two-racks.yaml: three servers over both racks
 runs:
   - {name: q8-lora, model: qwen3-8b, method: lora, concurrent: 12}
   - {name: l70-lora, model: llama-3.3-70b, method: lora, concurrent: 2}

@@ -32,6 +32,7 @@ def test_one_copy_per_gpu_opens_a_second_server(solve_yaml):
         SITE
         + """
 hardware: {gpus: [rtx-pro-6000-se], chassis: [gpu-server-2]}
+sizing: {mig: false}
 runs: [{name: q, model: llama-3.1-8b, method: qlora, concurrent: 3}]
 """
     )

@@ -87,9 +87,10 @@ def copies_placed(servers: list[ServerLayout]) -> dict[int, int]:
 
 
 def no_gpu_shared(servers: list[ServerLayout]) -> bool:
-    """Whether every server's copies take disjoint GPUs within its cards."""
+    """Whether every server's copies take disjoint GPUs within its cards (on sliced cards, disjoint
+    instances: a layout's indices are the build's slots)."""
     for server in servers:
         taken = [g for _, gpus in server.copies for g in gpus]
-        if len(taken) != len(set(taken)) or any(not 0 <= g < server.build.gpu_count for g in taken):
+        if len(taken) != len(set(taken)) or any(not 0 <= g < server.build.slots for g in taken):
             return False
     return True

@@ -167,6 +167,7 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
                 {"name": "m7-qlora", "model": "mistral-7b-v0.3", "method": "qlora", "concurrent": 3},
             ],
             "site": {"feed": "230v-16a"},
+            "sizing": {"mig": False},  # whole cards: the placement, price and position rules' case
         },
         {},
     ),
@@ -242,6 +243,25 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
                 ]
             },
             "hardware": {"gpus": ["l40s", "rtx-pro-6000-se"]},
+            "sizing": {"mig": False},  # whole cards, so that the small copies fill two racks
+        },
+        {},
+    ),
+    # GPU slices (MIG): eight 8B QLoRA copies on RTX PRO 6000 instances.
+    "mig": (
+        {
+            "runs": [
+                {
+                    "name": "q8-qlora",
+                    "model": "llama-3.1-8b",
+                    "method": "qlora",
+                    "seq_len": 2048,
+                    "gradient_checkpointing": True,
+                    "concurrent": 8,
+                }
+            ],
+            "site": {"feed": "230v-32a"},
+            "hardware": {"gpus": ["rtx-pro-6000-se"]},
         },
         {},
     ),

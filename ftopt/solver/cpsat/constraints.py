@@ -64,6 +64,6 @@ def add_gpu_blocks(model: cp_model.CpModel, data: ProblemData, v: Variables) -> 
             demand = [g * x for g, x in light if g >= t]
             if not demand:
                 continue
-            plain = build.gpu_count * v.plain_servers[f] if build.gpu_count >= t else 0
+            plain = build.slots * v.plain_servers[f] if build.slots >= t else 0
             shared = [config.capacity(t) * v.config_servers[c] for c, config in configs if config.capacity(t)]
             model.add(sum(demand) <= plain + sum(shared))

@@ -57,7 +57,8 @@ def tie_break_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr
     cards last (less used memory)."""
     per_mode = v.copies_by_mode()
     most_memory = 800 * sum(data.copies) + 1  # 100 % on up to 8 GPUs per copy
-    most_preference = (5 * sum(data.copies) + 1) * most_memory
+    worst = max((mode.preference for mode in data.modes), default=0)  # a slice mode's is up to 8
+    most_preference = (worst * sum(data.copies) + 1) * most_memory
     most_slowness = (sum(data.copies) + 1) * most_preference
     memory = sum(_used_percent(data, m) * data.modes[m].gpus * x for m, x in per_mode)
     preference = sum(data.modes[m].preference * x for m, x in per_mode)

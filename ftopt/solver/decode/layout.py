@@ -76,7 +76,7 @@ def lay_out_build(
     for _ in range(plain):
         server = ServerLayout(build, build.ram, build.disk)
         servers.append(server)
-        blocks.append(_Block(server, 0, build.gpu_count))
+        blocks.append(_Block(server, 0, build.slots))
     for spec in heavy:
         server = ServerLayout(build, spec.ram, spec.disk)
         start = 0
@@ -84,7 +84,7 @@ def lay_out_build(
             _take(server, mode, start)
             start += mode.gpus
         if spec.open_to_light:
-            for size in free_blocks(build.gpu_count, start):
+            for size in free_blocks(build.slots, start):
                 blocks.append(_Block(server, start, size))
                 start += size
         servers.append(server)

@@ -22,6 +22,8 @@ from ftopt.model.parallelism import config_record
 from ftopt.model.plan import (
     Assignment,
     MemoryPerGpu,
+    MigCard,
+    MigSlice,
     Node,
     Plan,
     RoleOnGpus,
@@ -92,7 +94,17 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         psu_count=f.chassis.psu_count,
         psu_redundancy=f.chassis.psu_redundancy,
         psu_capacity_w=f.chassis.psu_capacity_w,
+        mig=[MigCard(card=i, profiles=[f.mig.name] * f.mig_count) for i in range(f.gpu_count)]
+        if f.mig
+        else [],
     )
+
+
+def _gpus_drawn(mode: Mode, build: Build) -> float:
+    """The GPUs whose power a copy's energy counts: its GPUs, or its slice's compute share of one card."""
+    if mode.mig is None or build.mig is None or build.gpu.mig is None:
+        return mode.gpus
+    return mode.gpus * build.gpu.mig.compute_share(build.mig.name)
 
 
 def _timing(data: ProblemData, mode: Mode, build: Build, speed: Speed | None) -> dict[str, float | None]:
@@ -103,7 +115,13 @@ def _timing(data: ProblemData, mode: Mode, build: Build, speed: Speed | None) ->
         return {"tokens_per_s": None, "hours": None, "energy_kwh": None}
     hours = hours_to_train(tokens, speed) if tokens else None
     energy = (
-        energy_kwh(build.power_cap_w, mode.gpus, hours, data.workload.energy, constants.host_power_w_per_gpu)
+        energy_kwh(
+            build.power_cap_w,
+            _gpus_drawn(mode, build),
+            hours,
+            data.workload.energy,
+            constants.host_power_w_per_gpu,
+        )
         if hours is not None
         else None
     )
@@ -173,8 +191,13 @@ class _Assignments:
         self._copies = [0] * len(data.profiles)
 
     def place(self, mode: Mode, gpus: list[int], layout: ServerLayout, server_id: str) -> Assignment:
-        """The next copy of `mode`'s run, on `gpus` of `server_id`."""
+        """The next copy of `mode`'s run, on `gpus` of `server_id` (on a sliced build, `gpus` is the
+        slot: the copy is placed on that slot's card and instance)."""
         build = layout.build
+        mig = None
+        if build.mig is not None:
+            card, instance = build.slot_card(gpus[0])
+            mig, gpus = MigSlice(card=card, profile=build.mig.name, index=instance), [card]
         link, gbps = build_link(build, gpus)
         # The speed depends on the build (host, bridges) and, across sockets, on where the block starts.
         key = (mode, link, gbps, build.key, gpus[0] if len(gpus) > 1 else 0)
@@ -195,6 +218,7 @@ class _Assignments:
                 "gpus": list(gpus),
                 "nodes": [Node(server=server_id, gpus=list(gpus))],
                 "roles": placed_roles(mode, template, list(gpus)),
+                "mig": mig,
             }
         )
 

@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu, Nic
+from ftopt.model.mig import MigProfile
 from ftopt.model.power import Parts, load_w, supplies_carry, supplies_words, wall_w
 from ftopt.model.timing import server_energy_cost
 from ftopt.model.topology import Topology, largest_domain, topology_of
@@ -80,6 +81,19 @@ class Build:
     owned: int | None = None  # index of the workload's inventory entry: a server the customer owns
     # What the supplies deliver with the hungriest RAM and disk tiers (power_w is it at the wall).
     load_w: float = 0.0
+    # GPU slices (MIG): every card of the server split into `mig_count` instances of `mig`; each
+    # instance is one slot a single-GPU copy of a slice mode takes (ftopt/model/mig.py).
+    mig: MigProfile | None = None
+    mig_count: int = 0
+
+    @property
+    def slots(self) -> int:
+        """What copies are dealt onto: the cards, or every instance of every sliced card."""
+        return self.gpu_count * self.mig_count if self.mig else self.gpu_count
+
+    def slot_card(self, slot: int) -> tuple[int, int]:
+        """The card index and the instance index on it of one slot (a whole card: instance 0)."""
+        return divmod(slot, self.mig_count) if self.mig else (slot, 0)
 
     @cached_property
     def topology(self) -> Topology:
@@ -133,7 +147,8 @@ class Build:
         nics = f"/{self.nic_count}x{self.nic.id}" if self.nic else ""
         cards = f"{self.gpu_count}x{self.gpu.id}"
         owned = f"/owned{self.owned}" if self.owned is not None else ""
-        return f"{self.chassis.id}/{cards}/{bridges}/{self.power_cap_w}W/{self.cpu.id}{nics}{owned}"
+        sliced = f"/mig{self.mig_count}x{self.mig.name}" if self.mig else ""
+        return f"{self.chassis.id}/{cards}/{bridges}/{self.power_cap_w}W/{self.cpu.id}{nics}{owned}{sliced}"
 
 
 def build_parts(
@@ -306,8 +321,28 @@ def _builds_on(catalogue: Catalogue, workload: Workload, feed: Feed, excluded: l
             if site.racks is not None and chassis.rack_units is None:
                 excluded.append(finding(FindingKind.RACKS, chassis.id, gpu=gpu.id))
                 continue
-            builds.extend(_builds_for(catalogue, chassis, gpu, feed, boot, excluded))
+            found = _builds_for(catalogue, chassis, gpu, feed, boot, excluded)
+            builds.extend(found + (sliced_builds(gpu, found) if slicing_allowed(workload) else []))
     return builds
+
+
+def slicing_allowed(workload: Workload) -> bool:
+    """GPU slices are offered unless the workload forbids them (`sizing.mig: false`); queue mode plans
+    whole cards only (its interval model holds one job per card)."""
+    return workload.sizing.mig and workload.queue is None
+
+
+def sliced_builds(gpu: Gpu, builds: list[Build]) -> list[Build]:
+    """The unbridged build of a MIG card again, its cards split into each uniform layout the vendor
+    lists (4 × 1g.24gb, 2 × 2g.48gb): the same parts and price, more and smaller places for copies."""
+    if gpu.mig is None:
+        return []
+    plain = [b for b in builds if b.bridge is None]
+    return [
+        replace(b, mig=profile, mig_count=count)
+        for b in plain
+        for profile, count in gpu.mig.uniform_layouts()
+    ]
 
 
 def _asks_for_liquid(workload: Workload, chassis: Chassis) -> bool:

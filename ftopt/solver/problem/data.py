@@ -24,11 +24,12 @@ from ftopt.solver.problem.configs import HeavyClass, HeavyConfig, HeavyShape, Li
 from ftopt.solver.problem.modes import Mode, compatible, largest_domains, lowest_caps, run_modes
 from ftopt.solver.problem.multinode import MultiNodeOption, multinode_options
 from ftopt.solver.problem.owned import owned_builds
+from ftopt.solver.problem.slices import offered_slices, slice_modes
 
 
 def light(mode: Mode, build: Build, reserve_gb: float) -> bool:
     """Whether the copy's host RAM and NVMe fit its GPUs' share of the build's base RAM and disk."""
-    share = mode.gpus / build.gpu_count
+    share = mode.gpus / build.slots
     return mode.host_ram_gb <= share * (build.ram.gb - reserve_gb) and mode.nvme_gb <= share * build.disk.gb
 
 
@@ -98,7 +99,7 @@ class ProblemData:
         infeasible bid's assumption core can name it.
         """
         gpus = sum(self.modes[m].gpus * self.copies[self.modes[m].run] for m, f in self.pool if f == build)
-        return math.ceil(gpus / self.builds[build].gpu_count)
+        return math.ceil(gpus / self.builds[build].slots)
 
     def class_copies(self, heavy_class: int) -> int:
         """Copies of all runs that may take one heavy class."""
@@ -166,7 +167,7 @@ def _classify(data: ProblemData) -> None:
             for m, mode, is_light in _undominated(candidates):
                 if is_light:
                     data.pool.append((m, f))
-                else:
+                elif build.mig is None:  # a copy too heavy for its slice's share of RAM or disk: no slice
                     heavy.setdefault(f, {}).setdefault(_shape(mode), []).append(m)
     data.pool.sort()
     for f, by_shape in sorted(heavy.items()):
@@ -191,12 +192,14 @@ def _usable(data: ProblemData, configs: list[HeavyConfig]) -> list[HeavyConfig]:
 
 
 def _same_but_bridges(a: Build, b: Build) -> bool:
-    return (a.chassis.id, a.gpu.id, a.gpu_count, a.power_cap_w, a.cpu.id) == (
+    return (a.chassis.id, a.gpu.id, a.gpu_count, a.power_cap_w, a.cpu.id, a.mig, a.mig_count) == (
         b.chassis.id,
         b.gpu.id,
         b.gpu_count,
         b.power_cap_w,
         b.cpu.id,
+        b.mig,
+        b.mig_count,
     )
 
 
@@ -238,10 +241,12 @@ def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
     gpus = [g for g in allowed_gpus(catalogue, workload) if any(f.gpu.id == g.id for f in build_set.builds)]
     profiles = [profile_run(run, catalogue) for run in workload.runs]
     domains, caps = largest_domains(build_set.builds), lowest_caps(build_set.builds)
+    slices = offered_slices(build_set.builds)
     modes = [
         m
         for i, p in enumerate(profiles)
         for m in run_modes(i, p, gpus, workload.sizing, domains, catalogue, caps)
+        + slice_modes(i, p, slices, workload.sizing, catalogue, caps)
     ]
     owned, unusable = owned_builds(workload, build_set.builds)
     builds = undominated_builds(build_set.builds, modes) + owned

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.mig import slice_card
 from ftopt.model.rl import copy_sizings, copy_speed
 from ftopt.model.sizing import Ranker, RunProfile, Sizing
 from ftopt.model.speed import Host, Speed, at_power, hours_to_train, speed_link, speed_ranker
@@ -44,6 +45,8 @@ class Mode:
     #: 1 when another mode of the run on the same card and GPU count trains faster (`mark_slower`):
     #: at equal price the tie-break prefers the faster one, before any other preference.
     slowness: int = field(default=0, kw_only=True)
+    #: the MIG profile whose instance the copy trains on (its sizing is of that slice); None: whole cards
+    mig: str | None = field(default=None, kw_only=True)
 
     @property
     def gpu(self) -> str:
@@ -67,7 +70,8 @@ class Mode:
 
     @property
     def preference(self) -> int:
-        """Lower is preferred at equal price: 32-bit Adam, no offload, DDP over sharding over PCIe."""
+        """Lower is preferred at equal price: 32-bit Adam, no offload, DDP over sharding over PCIe,
+        whole cards over GPU slices."""
         sizing = self.sizing
         return (
             (sizing.optimizer == Optimizer.ADAMW_8BIT)
@@ -75,6 +79,7 @@ class Mode:
             + (sizing.strategy == Strategy.FSDP)
             + 2 * (sizing.sharded and self.domain == 0)
             + (sizing.placement == Placement.SEPARATE)  # at equal price, keep no GPU idle half the step
+            + 2 * (self.mig is not None)  # at equal price, a whole card: faster, and no slices to set up
         )
 
     @property
@@ -121,6 +126,7 @@ def fitting_modes(
 def _dominates(a: Mode, b: Mode) -> bool:
     return (
         a.gpu == b.gpu
+        and a.mig == b.mig
         and a.preference <= b.preference
         and a.slowness <= b.slowness
         and all(x <= y for x, y in zip(a.resources, b.resources, strict=True))
@@ -174,13 +180,17 @@ def placed_speed(
     constants = catalogue.speed
     if profile.stack is None or constants is None:
         return None
-    link = speed_link(build.topology, tuple(range(start, start + mode.gpus)))
+    link = speed_link(build.topology, tuple(range(start, start + mode.gpus))) if build.mig is None else None
     cores = build.cpu.cores * build.chassis.sockets
     host = copy_host(build.cpu.memory_channels, cores, build.gpu_count, mode.gpus, constants)
-    speed = copy_speed(
-        profile, mode.sizing, build.gpu, profile.stack, constants, host, catalogue.rollout, link
-    )
-    return at_power(speed, build.gpu, build.power_cap_w, constants)
+    card = copy_card(build, mode)
+    speed = copy_speed(profile, mode.sizing, card, profile.stack, constants, host, catalogue.rollout, link)
+    return at_power(speed, card, build.power_cap_w, constants)
+
+
+def copy_card(build: Build, mode: Mode) -> Gpu:
+    """The card a copy of `mode` trains on: the build's, or the GPU slice of it a slice mode takes."""
+    return slice_card(build.gpu, build.mig) if mode.mig is not None and build.mig is not None else build.gpu
 
 
 def mode_speeds(
@@ -315,16 +325,19 @@ def run_modes(
     return prune_dominated(found)
 
 
-def mark_slower(modes: list[Mode], profile: RunProfile, catalogue: Catalogue) -> list[Mode]:
+def mark_slower(
+    modes: list[Mode], profile: RunProfile, catalogue: Catalogue, card: Gpu | None = None
+) -> list[Mode]:
     """Among a run's modes on one card and GPU count (its configurations, strategies, optimisers),
     all but the fastest by the speed model are marked slower, so that at equal price the objective's
-    tie-break takes the fastest (nothing is marked without speed data)."""
-    groups: dict[tuple[str, int], list[int]] = {}
+    tie-break takes the fastest (nothing is marked without speed data); `card` ranks them on a slice
+    instead of the catalogue's card."""
+    groups: dict[tuple[str, int, str | None], list[int]] = {}
     for i, mode in enumerate(modes):
-        groups.setdefault((mode.gpu, mode.gpus), []).append(i)
+        groups.setdefault((mode.gpu, mode.gpus, mode.mig), []).append(i)
     marked = list(modes)
-    for (gpu_id, _), members in groups.items():
-        rank = speed_ranker(profile, catalogue.gpu(gpu_id), catalogue)
+    for (gpu_id, _, _), members in groups.items():
+        rank = speed_ranker(profile, card or catalogue.gpu(gpu_id), catalogue)
         if rank is None or len(members) < 2:
             continue
         seconds = {i: rank(modes[i].sizing) for i in members}
@@ -344,9 +357,12 @@ def largest_domains(builds: Iterable[Build]) -> dict[str, int]:
 
 
 def compatible(mode: Mode, build: Build) -> bool:
-    """Same card, the copy's GPUs fit the server, its cards run at the power setting a deadline needs,
-    and its shards find an NVLink domain large enough."""
-    if mode.gpu != build.gpu.id or mode.gpus > build.gpu_count or build.power_cap_w < mode.min_power_w:
+    """Same card (and the same slice profile, or whole cards on both), the copy's GPUs fit the server,
+    its cards run at the power setting a deadline needs, and its shards find an NVLink domain large
+    enough."""
+    if mode.gpu != build.gpu.id or mode.gpus > build.slots or build.power_cap_w < mode.min_power_w:
+        return False
+    if mode.mig != (build.mig.name if build.mig else None):
         return False
     return mode.domain == 0 or build.domain_size >= mode.domain
 

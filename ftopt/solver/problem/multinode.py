@@ -203,6 +203,8 @@ def _candidates(
 def _options_on(bid: _Bid, run: int, f: int, nic: Nic) -> list[tuple[MultiNodeMode, MultiNodeOption]]:
     """The undominated multi-node options of one run on one build (mode indices still unset)."""
     build = bid.builds[f]
+    if build.mig is not None:  # a slice has no peer links: copies over servers take whole cards
+        return []
     networked = networked_build(bid.catalogue, build, nic)
     if networked is None or bid.profiles[run].run.offload == Offload.CPU:
         return []

@@ -66,7 +66,12 @@ def owned_builds(workload: Workload, builds: list[Build]) -> tuple[list[Build], 
     unusable: list[Finding] = []
     for index, entry in enumerate(workload.inventory):
         found = next(
-            (b for b in (_owned(b, entry, index) for b in builds if _same_server(b, entry)) if b), None
+            (
+                b
+                for b in (_owned(b, entry, index) for b in builds if b.mig is None and _same_server(b, entry))
+                if b
+            ),
+            None,
         )
         if found is None:
             unusable.append(

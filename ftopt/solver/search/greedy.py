@@ -58,7 +58,7 @@ def memory_need(mode: Mode) -> float:
 
 def _fits(server: _Open, mode: Mode, reserve: int) -> bool:
     return (
-        server.gpus + mode.gpus <= server.build.gpu_count
+        server.gpus + mode.gpus <= server.build.slots
         and compatible(mode, server.build)
         and server.ram_gb + math.ceil(mode.host_ram_gb) + reserve <= server.ram.gb
         and server.nvme_gb + math.ceil(mode.nvme_gb) <= math.floor(server.disk.gb)
@@ -84,7 +84,7 @@ def _new_server(modes: list[Mode], builds: list[Build], reserve: int, rams: list
             disk = next((t for t in build.disk_upgrades if math.floor(t.gb) >= math.ceil(mode.nvme_gb)), None)
             if ram is None or disk is None:
                 continue
-            key = (build.fixed_price + ram.price + disk.price, -build.gpu_count, memory_need(mode), build.key)
+            key = (build.fixed_price + ram.price + disk.price, -build.slots, memory_need(mode), build.key)
             if best is None or key < best[0]:
                 best = (key, _Open(build, ram, disk))
             break  # the least-memory mode that fits this build
@@ -154,7 +154,7 @@ def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
             placed = False
             while cursor < len(room):
                 server = room[cursor]
-                if server.build.gpu_count - server.gpus >= fewest:
+                if server.build.slots - server.gpus >= fewest:
                     mode = next((m for m in modes if _fits(server, m, reserve)), None)
                     if mode is not None:
                         _place(server, mode)
@@ -168,6 +168,6 @@ def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
                 _place(new, next(m for m in modes if _fits(new, m, reserve)))
                 servers.append(new)
                 room.append(new)
-        room = [s for s in room if s.gpus < s.build.gpu_count]
+        room = [s for s in room if s.gpus < s.build.slots]
     laid = [_lay_out(s, data.catalogue.rules.host_ram_reserve_gb) for s in servers]
     return None if any(s is None for s in laid) else [s for s in laid if s is not None] + spanning

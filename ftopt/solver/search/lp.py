@@ -81,7 +81,7 @@ def _columns_and_rows(data: ProblemData) -> tuple[list[_Column], list[_Column], 
     columns: list[_Column] = []
     for f in light_builds:
         build = data.builds[f]
-        capacity = {t: build.gpu_count if build.gpu_count >= t else 0 for t in BLOCK_SIZES}
+        capacity = {t: build.slots if build.slots >= t else 0 for t in BLOCK_SIZES}
         columns.append(_Column(cents(build.price), data.pool_bound(f), server_entries(f, capacity)))
     for m, f in data.pool:
         mode = data.modes[m]

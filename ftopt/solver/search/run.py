@@ -31,9 +31,10 @@ class _Reporter(cp_model.CpSolverSolutionCallback):
         self._on_progress = on_progress
 
     def on_solution_callback(self) -> None:
-        self._on_progress(
-            Progress(self.objective_value / 100, self.best_objective_bound / 100, self.wall_time)
-        )
+        """Report the incumbent; a price is never negative, so neither is its bound (CP-SAT's bound
+        at a first incumbent found before its own bounding may lie below zero: a gap over 100 %)."""
+        bound = max(0.0, self.best_objective_bound / 100)
+        self._on_progress(Progress(self.objective_value / 100, bound, self.wall_time))
 
 
 # Full-search subsolvers, best first. First plans arrive in milliseconds; what takes the time is

@@ -12,7 +12,8 @@ def test_modes_fit_their_card_and_go_only_to_builds_of_that_card() -> None:
     for mode in data.modes:
         assert mode.sizing.fits
         for build in data.builds:
-            assert compatible(mode, build) == (mode.gpus <= build.gpu_count)
+            same_slicing = mode.mig == (build.mig.name if build.mig else None)
+            assert compatible(mode, build) == (mode.gpus <= build.slots and same_slicing)
     heavy = problem(HEAVY)
     h200 = next(b for b in heavy.builds if b.gpu.id == "h200-nvl")
     assert not any(compatible(m, h200) for m in data.modes)

@@ -17,10 +17,10 @@ def test_every_copy_is_placed_once_on_its_own_gpus() -> None:
 
 
 def test_five_single_card_gpus_of_copies_fill_a_few_servers() -> None:
-    data = problem(SMALL)  # 3 one-card copies and 2 two-card copies: 7 GPUs in all
+    data = problem(SMALL)  # 3 one-card copies and 2 two-card copies: 7 GPUs (or slices) in all
     servers = greedy_plan(data)
     assert servers is not None
-    assert sum(s.build.gpu_count for s in servers) >= 7
+    assert sum(s.build.slots for s in servers) >= 7
     assert price_of(servers) > 0
 
 
