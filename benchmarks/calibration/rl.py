@@ -101,9 +101,10 @@ def fewest_gpus(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> int | No
     fitting = [s.gpus for s in rl_sizings(profile, gpu, OPTIONS, constants) if s.fits]
     if fitting:
         return min(fitting)
-    nic = fabric_nic(catalogue)
-    if nic is None:
+    nics = [n for c in catalogue.chassis if c.takes(gpu) and (n := fabric_nic(catalogue, c)) is not None]
+    if not nics:
         return None
+    nic = max(nics, key=lambda n: (n.port_gbits, n.id))  # the fastest fabric a server of the card has
     net = node_network(gpu, NODE_GPUS, nic, NODE_GPUS, catalogue.speed)
     for gpus in MULTI_NODE_COUNTS:
         for strategy in MULTI_NODE_STRATEGIES:

@@ -134,7 +134,13 @@ class Chassis(_Item):
     )
     pcie_switches: tuple[PcieSwitch, ...] = Field(default=(), description="PCIe switches on the board")
     nvswitch: bool = Field(default=False, description="NVSwitch joins all its GPUs in one NVLink domain")
-    nic_slots: tuple[Attach, ...] = Field(default=(), description="PCIe Gen5 x16 NIC slots: attachment")
+    nic_slots: tuple[Attach, ...] = Field(default=(), description="east-west NIC slots: attachment")
+    nic_slot_gbps: float = Field(
+        default=128,
+        gt=0,
+        description="host link of each NIC slot, GB/s both directions summed (PCIe Gen5 x16: 128, the "
+        "default; Gen6 x16: 256)",
+    )
     power_overhead: float | None = Field(
         default=None, ge=0, description="share added to cards + CPUs for this chassis; None: the rules'"
     )
@@ -176,6 +182,11 @@ class Chassis(_Item):
     def inlet_limit_c(self, gpu: Gpu) -> float:
         """Warmest inlet with this card in this chassis: the card's, the chassis' and the pair's limit."""
         return min(gpu.max_inlet_c, self.max_inlet_c, self.inlet_limits.get(gpu.id, math.inf))
+
+    def carries(self, nic: Nic) -> bool:
+        """Whether the NIC slots carry the card's whole host link: ftopt plans NICs at line rate only,
+        so an 800G PCIe Gen6 NIC goes only where its slots are Gen6 (a Gen5 slot would halve it)."""
+        return bool(self.nic_slots) and nic.pcie_gbps <= self.nic_slot_gbps
 
     def takes(self, gpu: Gpu) -> bool:
         """Whether this chassis holds the card: listed, or any PCIe card when none are listed."""

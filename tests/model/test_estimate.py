@@ -74,7 +74,7 @@ def test_cpu_offload_gets_no_multi_server_option(catalogue: Catalogue) -> None:
 
 
 def test_server_shapes_are_the_chassis_that_carry_a_nic(catalogue: Catalogue) -> None:
-    assert server_shapes(catalogue, catalogue.gpu("b200-sxm")) == [(8, 8)]
+    assert server_shapes(catalogue, catalogue.gpu("b200-sxm")) == [(8, 8, catalogue.nic("cx7-400g-osfp"))]
     assert server_shapes(catalogue, catalogue.gpu("rtx-pro-6000-se")) == []
 
 
