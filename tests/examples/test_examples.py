@@ -122,6 +122,27 @@ def test_405b_full_spans_several_hgx_servers_with_their_fabric():
     assert plan.total_price == round(sum(s.price for s in plan.servers) + plan.fabric.price, 2)
 
 
+def test_405b_b300_runs_over_an_800g_fabric_of_connectx8_and_quantum_x800():
+    """Issue 30: HGX B300 servers carry 800G ConnectX-8 (their PCIe Gen6 positions carry it in full),
+    and the fabric's switches run at that rate; 405B's 32-bit states fit 32 modules of 270 GB."""
+    plan = solved("405b-b300")
+    (copy,) = plan.assignments
+    catalogue = load_catalogue()
+    assert copy.multinode and copy.link == "network"
+    assert all(
+        (s.chassis, s.gpu, s.nic) == ("hgx-b300-8gpu", "b300-sxm", "cx8-800g-osfp") for s in plan.servers
+    )
+    assert plan.fabric is not None and plan.fabric.nic == "cx8-800g-osfp"
+    assert {catalogue.switch(sw.id).port_gbits for sw in plan.fabric.switches} == {800}
+    assert 180 < copy.memory_per_gpu_gb.total <= 270  # more than a B200 holds
+
+
+def test_the_b200_systems_keep_their_400g_connectx7():
+    # The 800G NIC needs a Gen6 position; the B200 system's Gen5 slots keep the 400G card.
+    plan = solved("405b-full")
+    assert {s.nic for s in plan.servers} == {"cx7-400g-osfp"}
+
+
 def test_multinode_70b_deadline_puts_it_on_two_servers_for_sixteen_gpus():
     # One HGX B200 system holds the copy but needs about 54 h; the 48 h deadline asks for two.
     plan = solved("multinode-70b")
