@@ -82,6 +82,9 @@ class Cpu(_Item):
     cores: int = Field(gt=0, description="physical cores")
     tdp_w: int = Field(gt=0, description="default thermal design power")
     memory_channels: int = Field(gt=0, description="DDR5 channels per socket")
+    socket: str = Field(
+        default="sp5", min_length=1, description="socket it fits: sp5 (EPYC 9005), lga4710 (Xeon 6700P)"
+    )
 
 
 class Dimm(_Item):
@@ -120,6 +123,7 @@ class Chassis(_Item):
 
     gpu_slots: int = Field(gt=0, description="GPU slots: double-width PCIe slots or SXM sockets")
     sockets: int = Field(default=2, gt=0, description="CPU sockets")
+    cpu_socket: str = Field(default="sp5", min_length=1, description="the socket type its CPUs fit")
     dimm_slots: int = Field(gt=0, description="DIMM slots (one per channel)")
     drive_bays: int = Field(gt=0, description="NVMe bays for data drives")
     max_cpu_tdp_w: int = Field(gt=0, description="hottest CPU the chassis cools")
@@ -182,6 +186,10 @@ class Chassis(_Item):
     def inlet_limit_c(self, gpu: Gpu) -> float:
         """Warmest inlet with this card in this chassis: the card's, the chassis' and the pair's limit."""
         return min(gpu.max_inlet_c, self.max_inlet_c, self.inlet_limits.get(gpu.id, math.inf))
+
+    def fits(self, cpu: Cpu) -> bool:
+        """Whether the CPU fits the chassis' sockets and its cooling."""
+        return cpu.socket == self.cpu_socket and cpu.tdp_w <= self.max_cpu_tdp_w
 
     def carries(self, nic: Nic) -> bool:
         """Whether the NIC slots carry the card's whole host link: ftopt plans NICs at line rate only,

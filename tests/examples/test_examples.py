@@ -122,6 +122,26 @@ def test_405b_full_spans_several_hgx_servers_with_their_fabric():
     assert plan.total_price == round(sum(s.price for s in plan.servers) + plan.fabric.price, 2)
 
 
+@pytest.mark.parametrize("inlet_c", [28, 30, 32])
+def test_a_warm_room_gets_eight_rtx_cards_in_the_xe7740_class(inlet_c: float):
+    """Issue 30: the generic eight-card class takes the RTX PRO 6000 only to 25 °C; the Dell XE7740
+    class takes it to 35 °C on Xeon 6 hosts, so 28-32 °C rooms keep the eight-RTX answer."""
+    catalogue = load_catalogue()
+    workload = load_workload(EXAMPLES / "warm-room-32b.yaml", catalogue)
+    workload = workload.model_copy(update={"site": workload.site.model_copy(update={"inlet_c": inlet_c})})
+    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    (server,) = plan.servers
+    assert (server.chassis, server.gpu, server.gpu_count) == ("dell-xe7740", "rtx-pro-6000-se", 8)
+    assert catalogue.cpu(server.cpu).socket == catalogue.chassis_by_id("dell-xe7740").cpu_socket
+    assert verify_plan(plan, workload, catalogue) == []
+
+
+def test_the_xe7740_is_not_chosen_where_the_generic_class_may_serve():
+    # At 25 °C the cheaper generic eight-card class holds the same cards: full-32b keeps its server.
+    (server,) = solved("full-32b").servers
+    assert (server.chassis, server.gpu) == ("gpu-server-8", "rtx-pro-6000-se")
+
+
 def test_405b_b300_runs_over_an_800g_fabric_of_connectx8_and_quantum_x800():
     """Issue 30: HGX B300 servers carry 800G ConnectX-8 (their PCIe Gen6 positions carry it in full),
     and the fabric's switches run at that rate; 405B's 32-bit states fit 32 modules of 270 GB."""

@@ -46,7 +46,9 @@ def test_beyond_two_levels_there_is_no_fabric() -> None:
 
 def test_the_cheapest_kit_changes_with_the_ports() -> None:
     assert cheapest_fabric(CATALOGUE, CX7, 64).kit.switch.id == "qm9700"  # one 64-port leaf
-    assert cheapest_fabric(CATALOGUE, CX7, 65).kit.switch.id == "sn5600"  # one 128-port leaf beats three + two
+    assert (
+        cheapest_fabric(CATALOGUE, CX7, 65).kit.switch.id == "sn5600"
+    )  # one 128-port leaf beats three + two
 
 
 def test_measured_network_bandwidth_per_nic() -> None:

@@ -194,7 +194,7 @@ def _cheapest_host(
         (
             c
             for c in catalogue.cpus
-            if c.cores * chassis.sockets >= rules.cores_per_gpu * count and c.tdp_w <= chassis.max_cpu_tdp_w
+            if c.cores * chassis.sockets >= rules.cores_per_gpu * count and chassis.fits(c)
         ),
         key=lambda c: (_unit_price(catalogue, c.id), c.tdp_w, c.id),
     )
@@ -289,7 +289,8 @@ def _builds_for(
     host = _cheapest_host(catalogue, chassis, gpu, count, feed)
     if host is None:
         lowest = min(gpu.power_settings_w)
-        cpu = min(catalogue.cpus, key=lambda c: c.tdp_w)
+        fitting = [c for c in catalogue.cpus if chassis.fits(c)] or list(catalogue.cpus)
+        cpu = min(fitting, key=lambda c: c.tdp_w)
         need = server_power_w(lowest, count, cpu, chassis.sockets, power_overhead(catalogue, chassis))
         excluded.append(
             finding(
