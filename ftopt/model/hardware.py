@@ -156,6 +156,21 @@ class Chassis(_Item):
         description="card id → warmest inlet the chassis is qualified for with that card, where stricter "
         "than max_inlet_c (a dense server that needs cooler air for hot cards)",
     )
+    cooling: Literal["air", "liquid"] = Field(
+        default="air", description="air: held to the room's inlet air; liquid: to the coolant supply"
+    )
+    coolant_max_c: float | None = Field(
+        default=None, gt=0, le=70, description="liquid only: warmest coolant supply the cold plates take, °C"
+    )
+
+    @model_validator(mode="after")
+    def _liquid_names_its_coolant_limit(self) -> Chassis:
+        """A cold-plate chassis is qualified for a coolant supply temperature, so it must say which."""
+        if self.cooling == "liquid" and self.coolant_max_c is None:
+            raise ValueError("@coolant_max_c: a liquid-cooled chassis gives its warmest coolant supply, °C")
+        if self.cooling == "air" and self.coolant_max_c is not None:
+            raise ValueError("@coolant_max_c: applies to cooling: liquid only")
+        return self
 
     @model_validator(mode="after")
     def _interconnect_is_consistent(self) -> Chassis:

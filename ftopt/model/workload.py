@@ -436,6 +436,13 @@ class Rack(BaseModel):
     redundant: bool = Field(
         default=False, description="A+B feeds: each circuit must carry the whole rack alone"
     )
+    liquid_kw: float | None = Field(
+        default=None,
+        gt=0,
+        le=1000,
+        description="heat the rack's liquid loop removes (its CDU or manifold share), kW; None: no "
+        "liquid loop, so liquid-cooled servers cannot stand in it",
+    )
 
     @model_validator(mode="after")
     def _redundant_needs_two(self) -> Rack:
@@ -454,6 +461,12 @@ class Site(BaseModel):
     model_config = _FROZEN
     feed: str = Field(default="400v-3p-16a", description="feed id at each server position")
     inlet_c: float = Field(default=25.0, ge=-10, le=60, description="warmest inlet temperature, °C")
+    coolant_c: float | None = Field(
+        default=None,
+        gt=0,
+        le=70,
+        description="the facility's coolant supply temperature, °C; None: no liquid cooling on site",
+    )
     max_servers: int | None = Field(default=None, gt=0, le=10_000, description="server positions")
     delivery_weeks: float | None = Field(
         default=None,

@@ -29,3 +29,14 @@ def test_every_priced_item_has_a_price() -> None:
     catalogue = load_catalogue()
     for gpu in catalogue.gpus:
         assert catalogue.price(gpu.id).amount > 0
+
+
+def test_a_liquid_cooled_chassis_must_name_its_coolant_limit() -> None:
+    air = load_catalogue().chassis[0]
+    assert air.cooling == "air" and air.coolant_max_c is None
+    liquid = air.model_copy(update={"cooling": "liquid", "coolant_max_c": 45.0})
+    assert type(air).model_validate(liquid.model_dump()).coolant_max_c == 45.0
+    with pytest.raises(ValueError, match="coolant_max_c"):
+        type(air).model_validate({**air.model_dump(), "cooling": "liquid"})
+    with pytest.raises(ValueError, match="cooling: liquid only"):
+        type(air).model_validate({**air.model_dump(), "coolant_max_c": 40.0})
