@@ -129,15 +129,33 @@ def recompute(
     return speed.tokens_per_s / gpus if point["unit"] == "tokens/s/gpu" else speed.tokens_per_s
 
 
-def run_calibration(points_file: Path = POINTS) -> list[Outcome]:
-    """Every point of `points_file`, recomputed with the packaged catalogue and calibration cards."""
-    data = yaml.safe_load(points_file.read_text(encoding="utf-8"))
+def points_files() -> list[Path]:
+    """points.yaml and every points-*.yaml beside it (one file per campaign, e.g. points-amd.yaml)."""
+    return sorted(HERE.glob("points*.yaml"))
+
+
+def load_points(points_file: Path | None = None) -> dict[str, Any]:
+    """One points file, or all of them merged: models, sources and points together."""
+    merged: dict[str, Any] = {"models": {}, "sources": {}, "points": []}
+    for path in [points_file] if points_file is not None else points_files():
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        merged["models"].update(data.get("models") or {})
+        merged["sources"].update(data.get("sources") or {})
+        merged["points"] += [{**point, "file": path.name} for point in data.get("points") or []]
+    return merged
+
+
+def run_calibration(points_file: Path | None = None) -> list[Outcome]:
+    """Every point of `points_file` (default: every points file), recomputed with the packaged
+    catalogue and calibration cards."""
+    data = load_points(points_file)
     models = {name: Architecture.model_validate(arch) for name, arch in data["models"].items()}
     catalogue, cards = load_catalogue(), calibration_cards()
     outcomes = []
     for point in data["points"]:
         if point.get("split") not in SPLITS:
-            raise ValueError(f"{points_file}: point {point['id']}: split must be one of {', '.join(SPLITS)}")
+            splits = ", ".join(SPLITS)
+            raise ValueError(f"{point['file']}: point {point['id']}: split must be one of {splits}")
         reason = point.get("reason")
         value = None if reason else recompute(point, catalogue, cards, models)
         config = point.get("config", {})
@@ -335,10 +353,9 @@ def render_json(outcomes: list[Outcome]) -> str:
     return json.dumps({"summary": summary, "points": records}, indent=2) + "\n"
 
 
-def sources_of(points_file: Path = POINTS) -> dict[str, str]:
-    """The sources block of the points file."""
-    data: dict[str, Any] = yaml.safe_load(points_file.read_text(encoding="utf-8"))
-    return dict(data["sources"])
+def sources_of(points_file: Path | None = None) -> dict[str, str]:
+    """The sources blocks of the points files (or of one)."""
+    return dict(load_points(points_file)["sources"])
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -18,7 +18,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
-from ftopt.model.stack import CardClass, MemoryMargins, SpeedConstants, Stack
+from ftopt.model.stack import CardClass, MemoryMargins, Platform, SpeedConstants, Stack
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -31,8 +31,10 @@ class _Item(BaseModel):
 
 
 class NvLink(BaseModel):
-    """A card's NVLink: its bandwidth, and the bridges it accepts (none for an SXM module, whose
-    links run to the NVSwitch chips of its baseboard)."""
+    """A card's GPU-to-GPU link: its bandwidth, and the bridges it accepts (none for a baseboard
+    module, whose links run to the NVSwitch chips of an HGX board, or straight to every other module
+    on an AMD Instinct board's Infinity Fabric). The name is NVIDIA's; an OAM module's Infinity Fabric
+    is described by the same two figures."""
 
     model_config = _FROZEN
     bandwidth_gbps: float = Field(gt=0, description="GB/s per GPU, both directions summed")
@@ -40,9 +42,14 @@ class NvLink(BaseModel):
 
 
 class Gpu(_Item):
-    """A PCIe accelerator card, or an SXM module on an HGX baseboard."""
+    """A PCIe accelerator card, or a module on an eight-GPU baseboard (NVIDIA SXM, AMD OAM)."""
 
-    form: Literal["pcie", "sxm"] = Field(default="pcie", description="PCIe card or SXM module")
+    form: Literal["pcie", "sxm", "oam"] = Field(
+        default="pcie", description="PCIe card, NVIDIA SXM module or AMD OAM module"
+    )
+    platform: Platform = Field(
+        default="cuda", description="the software platform its training stacks target (stacks.yaml)"
+    )
     memory_gb: float = Field(gt=0, description="card memory, GB = 1e9 bytes")
     power_w: int = Field(gt=0, description="board power at full load")
     power_caps_w: tuple[int, ...] = Field(default=(), description="lower caps the card accepts")
@@ -55,10 +62,15 @@ class Gpu(_Item):
     max_inlet_c: float = Field(description="warmest inlet the servers accept with this card")
 
     @model_validator(mode="after")
-    def _sxm_has_nvlink(self) -> Gpu:
-        if self.form == "sxm" and (self.nvlink is None or self.nvlink.bridge_sizes):
-            raise ValueError("@nvlink: an SXM module has NVLink to its baseboard and takes no bridges")
+    def _module_has_nvlink(self) -> Gpu:
+        if self.on_baseboard and (self.nvlink is None or self.nvlink.bridge_sizes):
+            raise ValueError("@nvlink: a baseboard module links to its board's GPUs and takes no bridges")
         return self
+
+    @property
+    def on_baseboard(self) -> bool:
+        """A module of an eight-GPU baseboard (SXM or OAM): all its board's GPUs form one domain."""
+        return self.form != "pcie"
 
     @property
     def power_settings_w(self) -> tuple[int, ...]:
@@ -418,6 +430,7 @@ class Catalogue(BaseModel):
         stack_ids = [s.id for s in self.stacks]
         if len(stack_ids) != len(set(stack_ids)):
             raise ValueError("stacks: each stack id may appear once")
+        self._stacks_cover_their_cards()
         if not any(d.role == "boot" for d in self.drives):
             raise ValueError("the catalogue needs a boot drive")
         for price in self.prices:
@@ -427,6 +440,13 @@ class Catalogue(BaseModel):
                     "(the parts fixed by a server's build), not to memory or drives"
                 )
         return self
+
+    def _stacks_cover_their_cards(self) -> None:
+        """A stack that targets a card's platform knows its speed there (an MFU for its class)."""
+        for stack in self.stacks:
+            for gpu in self.gpus:
+                if gpu.platform in stack.platforms and gpu.card_class not in stack.mfu:
+                    raise ValueError(f"stack {stack.id!r} runs on {gpu.platform}: no MFU for {gpu.id}")
 
     def arriving_within(self, weeks: float | None) -> Catalogue:
         """The catalogue without the items whose lead time is longer than `weeks` (all of them

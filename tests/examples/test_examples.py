@@ -142,6 +142,24 @@ def test_the_xe7740_is_not_chosen_where_the_generic_class_may_serve():
     assert (server.chassis, server.gpu) == ("gpu-server-8", "rtx-pro-6000-se")
 
 
+def test_amd_70b_full_takes_the_mi350x_to_meet_its_deadline():
+    """Issue 30: only AMD cards allowed, a ROCm stack; 24 h asks for the MI350X, while without the
+    deadline the cheaper MI300X platform (about 34 h) is the answer."""
+    plan = solved("amd-70b-full")
+    (server,) = plan.servers
+    (copy,) = plan.assignments
+    assert (server.chassis, server.gpu, server.gpu_count) == ("amd-mi350x-8gpu", "mi350x", 8)
+    assert copy.hours is not None and copy.hours <= 24
+    workload, catalogue = _with_run("amd-70b-full", stack="megatron")  # a CUDA stack on AMD cards
+    faults = [v for v in verify_plan(plan, workload, catalogue) if v.rule == "training-config"]
+    assert faults and "stack megatron on mi350x" in str(faults[0])
+    workload, catalogue = _with_run("amd-70b-full", deadline_hours=None)
+    relaxed = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    (cheap,) = relaxed.servers
+    assert cheap.gpu == "mi300x" and relaxed.total_price < plan.total_price
+    assert relaxed.assignments[0].hours is not None and relaxed.assignments[0].hours > 24
+
+
 def test_405b_b300_runs_over_an_800g_fabric_of_connectx8_and_quantum_x800():
     """Issue 30: HGX B300 servers carry 800G ConnectX-8 (their PCIe Gen6 positions carry it in full),
     and the fabric's switches run at that rate; 405B's 32-bit states fit 32 modules of 270 GB."""
