@@ -103,6 +103,7 @@ class Dimm(_Item):
     """A registered DDR5 module."""
 
     gb: int = Field(gt=0, description="capacity, GB")
+    watts: float = Field(gt=0, description="module power under load, W (counted at the wall)")
 
 
 class Drive(_Item):
@@ -110,6 +111,7 @@ class Drive(_Item):
 
     tb: float = Field(gt=0, description="capacity, TB = 1e12 bytes")
     role: Literal["data", "boot"] = Field(description="data drives hold checkpoints; one boot drive")
+    watts: float = Field(gt=0, description="drive power while writing (its highest), W")
 
 
 #: A PCIe attachment point: a socket index, or a node name "socket<i>" or "switch<j>".
@@ -128,6 +130,11 @@ class PcieSwitch(BaseModel):
     model_config = _FROZEN
     socket: int = Field(ge=0, description="socket index of its uplink")
     uplink_gbps: float = Field(default=128, gt=0, description="uplink GB/s, both directions summed")
+
+
+#: How a chassis' supplies back each other up: the supplies that must carry the whole draw are all of
+#: them (none), all but one (N+1) or half (N+N: one of two feeds may fail).
+PsuRedundancy = Literal["none", "N+1", "N+N"]
 
 
 class Chassis(_Item):
@@ -184,6 +191,16 @@ class Chassis(_Item):
             raise ValueError("@coolant_max_c: applies to cooling: liquid only")
         return self
 
+    psu_watts: int = Field(gt=0, description="one power supply's rating at the site's voltage (200-240 V)")
+    psu_count: int = Field(gt=0, description="power supplies fitted")
+    psu_redundancy: PsuRedundancy = Field(
+        description="none: all supplies carry the load; N+1: all but one must; N+N: half of them must"
+    )
+    psu_efficiency: float = Field(gt=0, le=1, description="the supplies' efficiency at typical load")
+    base_watts: float = Field(
+        ge=0, description="fans, baseboard, BMC and on-board switches at full load, W (before the supplies)"
+    )
+
     @model_validator(mode="after")
     def _interconnect_is_consistent(self) -> Chassis:
         if self.gpu_attach != "by-domain" and len(self.gpu_attach) != self.gpu_slots:
@@ -209,6 +226,25 @@ class Chassis(_Item):
         limit = self.sockets if kind == "socket" else len(self.pcie_switches)
         if not 0 <= index < limit:
             raise ValueError(f"attachment {point!r}: the chassis has {limit} {kind}(es)")
+
+    @model_validator(mode="after")
+    def _supplies_can_be_redundant(self) -> Chassis:
+        if self.psu_redundancy == "N+1" and self.psu_count < 2:
+            raise ValueError("@psu_count: N+1 needs at least two supplies")
+        if self.psu_redundancy == "N+N" and self.psu_count % 2:
+            raise ValueError("@psu_count: N+N needs an even number of supplies")
+        return self
+
+    @property
+    def psu_carrying(self) -> int:
+        """Supplies that must carry the whole draw when the redundant ones have failed."""
+        spare = {"none": 0, "N+1": 1, "N+N": self.psu_count // 2}[self.psu_redundancy]
+        return self.psu_count - spare
+
+    @property
+    def psu_capacity_w(self) -> int:
+        """Watts the supplies deliver with the redundant ones failed: what the server may draw."""
+        return self.psu_carrying * self.psu_watts
 
     def inlet_limit_c(self, gpu: Gpu) -> float:
         """Warmest inlet with this card in this chassis: the card's, the chassis' and the pair's limit."""

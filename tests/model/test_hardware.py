@@ -92,3 +92,29 @@ def test_amd_modules_form_one_all_to_all_domain_of_eight() -> None:
     chassis, gpu = catalogue.chassis_by_id("amd-mi350x-8gpu"), catalogue.gpu("mi350x")
     graph = build_graph(topology_of(chassis, gpu))
     assert nvlink_domains(graph) == [list(range(8))]
+
+
+@pytest.mark.parametrize(
+    ("redundancy", "count", "carrying"), [("none", 2, 2), ("N+1", 4, 3), ("N+N", 4, 2), ("N+N", 6, 3)]
+)
+def test_supplies_that_must_carry_the_server_follow_the_redundancy(
+    redundancy: str, count: int, carrying: int
+) -> None:
+    base = load_catalogue().chassis_by_id("gpu-server-8")
+    chassis = base.model_validate(
+        base.model_dump() | {"psu_redundancy": redundancy, "psu_count": count, "psu_watts": 3000}
+    )
+    assert chassis.psu_carrying == carrying
+    assert chassis.psu_capacity_w == carrying * 3000
+
+
+def test_redundant_supplies_need_a_second_supply_or_an_even_count() -> None:
+    base = load_catalogue().chassis_by_id("gpu-server-8").model_dump()
+    with pytest.raises(ValueError, match="N\\+N needs an even"):
+        load_catalogue().chassis_by_id("gpu-server-8").model_validate(
+            base | {"psu_redundancy": "N+N", "psu_count": 3}
+        )
+    with pytest.raises(ValueError, match="N\\+1 needs at least two"):
+        load_catalogue().chassis_by_id("gpu-server-8").model_validate(
+            base | {"psu_redundancy": "N+1", "psu_count": 1}
+        )
