@@ -104,6 +104,7 @@ def instance(workload: Workload, catalogue: Catalogue) -> Instance:
         found = {
             Way(r, gpu.id, s.gpus, domain_needed(gpu, s, largest[gpu.id]), s.host_ram_gb, s.nvme_gb)
             for gpu in cards
+            if profile.stack is None or gpu.platform in profile.stack.platforms  # the stack's cards only
             for s in all_sizings(profile, gpu, workload.sizing)
             if s.fits
         }
@@ -407,6 +408,8 @@ def multinode_ways(
         nics = min(n, len(build.chassis.nic_slots))
         gpus = int(run.gpus)
         if nic is None or nics == 0 or gpus % n or gpus // n < 2:
+            continue
+        if profile.stack is not None and build.gpu.platform not in profile.stack.platforms:
             continue
         if build.power_w + math.ceil(nics * nic.power_w) > build.feed.usable_w:
             continue

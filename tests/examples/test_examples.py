@@ -232,15 +232,28 @@ def test_long_context_70b_plans_context_parallelism_on_an_hgx_server():
 
 
 def test_long_context_70b_under_megatron_splits_sequences_inside_each_of_several_hgx_servers():
-    # 32-bit AdamW (Megatron's only optimiser) needs 16 GPUs' worth of states: context parallelism
-    # inside each server, FSDP over all of them.
+    # 32-bit AdamW (Megatron's only optimiser) needs 16 GPUs' worth of states on H200 or B200:
+    # context parallelism inside each server, FSDP over all of them. (A B300 system's 270 GB modules
+    # hold it on one server, the answer when it is allowed: tested below.)
     workload, catalogue = _with_run("long-context-70b", stack="megatron")
-    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    hardware = workload.hardware.model_copy(update={"gpus": ("h200-sxm", "b200-sxm")})
+    plan = solve(
+        workload.model_copy(update={"hardware": hardware}), catalogue, SolveSettings(time_limit=20, workers=2)
+    ).plan_or_raise()
     assert verify_plan(plan, workload, catalogue) == []
     (copy,) = plan.assignments
     assert copy.multinode and all(s.chassis.startswith("hgx-") for s in plan.servers)
     assert copy.parallelism is not None and 1 < copy.parallelism.cp <= len(copy.gpus)
     assert copy.parallelism.dp * copy.parallelism.cp == copy.gpu_count
+
+
+def test_long_context_70b_under_megatron_fits_one_hgx_b300():
+    workload, catalogue = _with_run("long-context-70b", stack="megatron")
+    plan = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    (server,) = plan.servers
+    (copy,) = plan.assignments
+    assert (server.chassis, server.gpu) == ("hgx-b300-8gpu", "b300-sxm") and not copy.multinode
+    assert copy.parallelism is not None and copy.parallelism.cp > 1
 
 
 def test_monthly_queue_buys_one_server_for_jobs_run_one_after_another():

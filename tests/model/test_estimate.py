@@ -57,7 +57,7 @@ def test_a_model_no_server_holds_gets_multi_server_options(catalogue: Catalogue)
     assert fitting and all(o.servers >= 2 for o in fitting)
     for option in fitting:
         assert option.sizing.gpus == option.servers * option.node_gpus
-        assert option.sizing.gpu in {"b200-sxm", "h200-sxm"}
+        assert option.sizing.gpu in {"b200-sxm", "b300-sxm", "h200-sxm"}
         assert option.speed is not None and option.speed.tokens_per_s > 0
 
 
