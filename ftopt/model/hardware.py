@@ -18,7 +18,9 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
-from ftopt.model.stack import CardClass, MemoryMargins, Platform, SpeedConstants, Stack
+from ftopt.model.methods import MethodRegistry
+from ftopt.model.rent import CloudPrices
+from ftopt.model.stack import CardClass, MemoryMargins, Platform, RolloutConstants, SpeedConstants, Stack
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -410,6 +412,23 @@ STOCKED: tuple[Kind, ...] = ("gpus", "bridges", "cpus", "chassis", "nics")
 ItemT = TypeVar("ItemT", bound=BaseModel)
 
 
+class CatalogueOrigin(BaseModel):
+    """Where the catalogue in use came from, so a quote can name it and say whose its prices are.
+
+    `bundled`: the packaged files, whose prices are indicative; `vendor`: a vendor's directory
+    (`--catalogue DIR`) merged over them, named with a hash of its files' contents so two quotes
+    from different copies of "the same" directory can be told apart. `price_list` names a user's
+    `--prices` file laid over either.
+    """
+
+    model_config = _FROZEN
+    kind: Literal["bundled", "vendor"] = Field(default="bundled", description="packaged, or a vendor's")
+    directory: str | None = Field(default=None, description="the vendor's catalogue directory")
+    content_hash: str | None = Field(default=None, description="sha256 of its files, first 12 hex digits")
+    vendor_prices: bool = Field(default=False, description="the directory gives its own prices.yaml")
+    price_list: str | None = Field(default=None, description="a --prices file laid over the catalogue")
+
+
 class Catalogue(BaseModel):
     """Everything ftopt may build from, with prices; references between items are checked here."""
 
@@ -424,6 +443,12 @@ class Catalogue(BaseModel):
     models: tuple[CatalogueModel, ...]
     prices: tuple[Price, ...]
     rules: Rules
+    # The training methods and algorithms (methods.yaml): what each means for memory, time, choices.
+    methods: MethodRegistry
+    # The rollout model's constants (rollout.yaml) and the public cloud rates for buy-or-rent
+    # (cloud.yaml): catalogue data like the rest, so a vendor's directory may replace them.
+    rollout: RolloutConstants
+    cloud: CloudPrices
     stacks: tuple[Stack, ...] = ()
     speed: SpeedConstants | None = None
     # Planning memory margins per stack and method (issue 19): margins.yaml, from the calibration.
@@ -432,6 +457,8 @@ class Catalogue(BaseModel):
     nics: tuple[Nic, ...] = ()
     switches: tuple[Switch, ...] = ()
     cables: tuple[Cable, ...] = ()
+    # Where the files came from (issue 26): named in every quote; not part of an export.
+    origin: CatalogueOrigin = Field(default_factory=CatalogueOrigin, exclude=True)
     # Lookups by id, built on first use: plain dicts in a private attribute, so the catalogue
     # pickles (process pools and Ray ship it to workers) and equality ignores the cache.
     _lookups: dict[Kind, dict[str, BaseModel]] = PrivateAttr(default_factory=dict)
