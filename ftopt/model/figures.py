@@ -170,8 +170,16 @@ class MemoryRuleFigures(Figures):
     states_only: bool
     flash_attention: bool
     cuda_context_gb: float
-    allocator_reserve: float
+    allocator_reserve: float  # the workload's, else the calibration's fitted share
     memory_margin: float | None = None  # the workload's; None: each stack and method's own
+
+
+class TightMarginFigures(Figures):
+    """A run planned with a workload margin below its stack and method's measured error."""
+
+    given: float
+    measured: float
+    basis: str
 
 
 class StepTimeRuleFigures(Figures):
@@ -211,6 +219,7 @@ BY_KIND: dict[str, type[Figures]] = {
     "stock": StockFigures,
     "lead-time": LeadTimeFigures,
     "queue-heavy": NoFigures,
+    "tight-margin": TightMarginFigures,
 }
 
 #: A rule note's figures depend on which rule it states (its subject); any other subject is a

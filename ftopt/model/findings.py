@@ -36,6 +36,7 @@ class FindingKind(StrEnum):
     FEED = "feed"  # the feed cannot power a build even with capped cards
     CHASSIS = "chassis"  # a chassis cannot take the RAM or NVMe its cards need
     RACKS = "racks"  # a chassis without a height cannot go in the site's racks
+    TIGHT_MARGIN = "tight-margin"  # the workload's memory margin is below the measured error
     # what one eased rule would save
     SAVING = "saving"
     # why no plan exists
@@ -250,6 +251,13 @@ def _rule(subject: str, f: dict[str, Any]) -> str:
     )
 
 
+def _tight_margin(subject: str, f: dict[str, Any]) -> str:
+    return (
+        f"run {subject} is planned with the workload's {f['given']:.0%} memory margin, tighter than the "
+        f"{f['measured']:.0%} its stack and method err by ({f['basis']}): it may run out of memory"
+    )
+
+
 _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.POWER_CAP: _power_cap,
     FindingKind.HOST_RAM: _host_ram,
@@ -275,6 +283,7 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.RACKS: lambda s, f: (
         f"{s} has no rack_units in the catalogue, so it cannot stand in the site's racks (with {f['gpu']})"
     ),
+    FindingKind.TIGHT_MARGIN: _tight_margin,
     FindingKind.SAVING: _saving,
     FindingKind.NO_FIT: _no_fit,
     FindingKind.NO_SERVER: lambda s, f: (

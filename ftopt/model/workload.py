@@ -596,8 +596,12 @@ class SizingOptions(BaseModel):
     cuda_context_gb: float = Field(
         default=1.0, ge=0, le=1000, description="CUDA context and NCCL buffers per GPU"
     )
-    allocator_reserve: float = Field(
-        default=0.05, ge=0, le=1, description="caching-allocator fragmentation, share of the rest"
+    allocator_reserve: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="caching-allocator reserve (reserved − allocated), share of states and activations; "
+        "default: the share fitted on the calibration's fit points (margins.yaml)",
     )
     memory_margin: float | None = Field(
         default=None,
