@@ -102,6 +102,20 @@ class RacksFigures(Figures):
     gpu: str
 
 
+class CoolantFigures(Figures):
+    """A liquid-cooled chassis the site's coolant supply cannot cool."""
+
+    gpu: str
+    why: str
+
+
+class LiquidFigures(Figures):
+    """A rack's liquid loop, full to within one server."""
+
+    load_kw: float
+    liquid_kw: float
+
+
 class OwnedFigures(Figures):
     """Owned servers no build of this site matches."""
 
@@ -208,6 +222,8 @@ BY_KIND: dict[str, type[Figures]] = {
     "feed": FeedFigures,
     "chassis": ChassisFigures,
     "racks": RacksFigures,
+    "coolant": CoolantFigures,
+    "liquid": LiquidFigures,
     "saving": SavingFigures,
     "no-fit": NoFitFigures,
     "no-server": NoServerFigures,

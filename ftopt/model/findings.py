@@ -37,6 +37,8 @@ class FindingKind(StrEnum):
     CHASSIS = "chassis"  # a chassis cannot take the RAM or NVMe its cards need
     RACKS = "racks"  # a chassis without a height cannot go in the site's racks
     TIGHT_MARGIN = "tight-margin"  # the workload's memory margin is below the measured error
+    COOLANT = "coolant"  # the site's coolant supply cannot cool a liquid-cooled chassis
+    LIQUID = "liquid"  # a rack's liquid loop is full (no room for one more liquid-cooled server)
     # what one eased rule would save
     SAVING = "saving"
     # why no plan exists
@@ -279,6 +281,11 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.FEED: _feed,
     FindingKind.CHASSIS: lambda s, f: (
         f"{s} cannot take the RAM or NVMe that {f['gpu_count']} × {f['gpu']} need"
+    ),
+    FindingKind.COOLANT: lambda s, f: f"{s} is liquid-cooled and left out (with {f['gpu']}): {f['why']}",
+    FindingKind.LIQUID: lambda s, f: (
+        f"rack {s}'s liquid loop carries {f['load_kw']:g} of its {f['liquid_kw']:g} kW: no room for "
+        "another liquid-cooled server"
     ),
     FindingKind.RACKS: lambda s, f: (
         f"{s} has no rack_units in the catalogue, so it cannot stand in the site's racks (with {f['gpu']})"

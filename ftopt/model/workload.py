@@ -676,12 +676,6 @@ class Workload(BaseModel):
     def _queue_fields(self) -> Workload:
         """`jobs` and `release_hours` mean something only in queue mode, `concurrent` only outside it;
         a job needs train_tokens (its duration) and a window the horizon holds."""
-        if self.queue is not None and self.inventory:
-            raise ValueError(
-                "@inventory: queue mode does not use owned servers yet; remove queue or inventory"
-            )
-        if self.queue is not None and self.site.racks is not None:
-            raise ValueError("@site.racks: queue mode does not lay servers out in racks yet; give site.feed")
         for index, run in enumerate(self.runs):
             at = f"@runs[{index}]"
             if self.queue is None:
