@@ -104,6 +104,7 @@ def instance(workload: Workload, catalogue: Catalogue) -> Instance:
         found = {
             Way(r, gpu.id, s.gpus, domain_needed(gpu, s, largest[gpu.id]), s.host_ram_gb, s.nvme_gb)
             for gpu in cards
+            if profile.stack is None or gpu.platform in profile.stack.platforms  # the stack's cards only
             for s in all_sizings(profile, gpu, workload.sizing)
             if s.fits
         }
@@ -352,15 +353,13 @@ def first_fit_decreasing(problem: Instance) -> int | None:
 # --- Multi-node bids (issue 14) -------------------------------------------------------------------
 
 
-def _fabric_cents(catalogue: Catalogue, ports: int) -> int | None:
-    """The cheapest fabric for `ports` NIC ports, by trying every switch model and every leaf and
-    spine count: one leaf without spines while the ports fit it, else leaves with half their ports
-    down and half up to spines that take every uplink. A DAC unit of the right kind per two links."""
+def _fabric_cents(catalogue: Catalogue, nic_id: str | None, ports: int) -> int | None:
+    """The cheapest fabric for `ports` ports of NIC `nic_id`, by trying every switch model and every
+    leaf and spine count: one leaf without spines while the ports fit it, else leaves with half their
+    ports down and half up to spines that take every uplink. A DAC unit of the right kind per two links."""
     if ports == 0:
         return 0
-    from ftopt.model.fabric import fabric_nic
-
-    nic = fabric_nic(catalogue)
+    nic = catalogue.nic(nic_id) if nic_id else None
     best: int | None = None
     for switch in catalogue.switches:
         if nic is None or switch.port_gbits != nic.port_gbits or switch.fabric not in nic.fabrics:
@@ -390,8 +389,10 @@ def _fabric_cents(catalogue: Catalogue, ports: int) -> int | None:
     return best
 
 
-def multinode_ways(workload: Workload, catalogue: Catalogue, run_index: int) -> list[tuple[int, int, int]]:
-    """(cents, servers, NIC ports) of every way to train one copy of a run of fixed multi-node GPU
+def multinode_ways(
+    workload: Workload, catalogue: Catalogue, run_index: int
+) -> list[tuple[int, int, int, str]]:
+    """(cents, servers, NIC ports, NIC id) of every way to train one copy of a run of fixed multi-node GPU
     count: a build whose chassis has NIC slots, one NIC per GPU (≤ slots), within the feed with its
     NICs, a strategy (fsdp, hsdp) and optimiser that fit, and each server's RAM and disk tier."""
     from ftopt.model.fabric import Network, fabric_nic, intra_bus_gbps, node_bus_gbps, size_multinode
@@ -399,14 +400,16 @@ def multinode_ways(workload: Workload, catalogue: Catalogue, run_index: int) -> 
 
     run = workload.runs[run_index]
     profile = profile_run(run, catalogue)
-    nic = fabric_nic(catalogue)
     reserve = catalogue.rules.host_ram_reserve_gb
     ways = set()
     for build in enumerate_builds(catalogue, workload).builds:
+        nic = fabric_nic(catalogue, build.chassis)
         n = build.gpu_count
         nics = min(n, len(build.chassis.nic_slots))
         gpus = int(run.gpus)
         if nic is None or nics == 0 or gpus % n or gpus // n < 2:
+            continue
+        if profile.stack is not None and build.gpu.platform not in profile.stack.platforms:
             continue
         load = build.load_w + nics * nic.power_w
         if math.ceil(round(load / build.chassis.psu_efficiency, 6)) > build.feed.usable_w:
@@ -432,7 +435,7 @@ def multinode_ways(workload: Workload, catalogue: Catalogue, run_index: int) -> 
                     + min(cents(t.price) for t in rams)
                     + min(cents(t.price) for t in disks)
                 )
-                ways.add((k * server, k, k * nics * nic.ports))
+                ways.add((k * server, k, k * nics * nic.ports, nic.id))
     return sorted(ways)
 
 
@@ -451,7 +454,10 @@ def multinode_brute_force(workload: Workload, catalogue: Catalogue) -> int | Non
         servers = sum(w[1] for w in chosen)
         if limit is not None and servers > limit:
             continue
-        fabric = _fabric_cents(catalogue, sum(w[2] for w in chosen))
+        nics = {w[3] for w in chosen}
+        if len(nics) > 1:  # one fabric per plan: its switches take one NIC model
+            continue
+        fabric = _fabric_cents(catalogue, next(iter(nics), None), sum(w[2] for w in chosen))
         if fabric is None:
             continue
         total = sum(w[0] for w in chosen) + fabric

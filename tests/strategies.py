@@ -36,6 +36,9 @@ CATALOGUE: Catalogue = load_catalogue()
 
 MODELS: tuple[str, ...] = CATALOGUE.ids("models")
 CARDS: tuple[str, ...] = CATALOGUE.ids("gpus")
+#: The cards the drawn workloads' stack (the default, hf-fsdp: CUDA) can plan; a subset of AMD cards
+#: alone would be bad input, not a bid.
+CUDA_CARDS: tuple[str, ...] = tuple(g.id for g in CATALOGUE.gpus if g.platform == "cuda")
 #: Air-cooled chassis only: the drawn sites have no coolant supply, where a liquid-cooled one is never
 #: placeable (tests/solver/cpsat/test_liquid.py covers those).
 CHASSIS: tuple[str, ...] = tuple(c.id for c in CATALOGUE.chassis if c.cooling == "air")
@@ -118,7 +121,7 @@ def hardware_dicts(draw: st.DrawFn) -> dict[str, Any]:
     hardware: dict[str, Any] = {}
     kind = draw(st.integers(0, 5))
     if kind in (3, 5):
-        hardware["gpus"] = draw(_subset(CARDS))
+        hardware["gpus"] = draw(_subset(CUDA_CARDS))
     if kind in (4, 5):
         hardware["chassis"] = draw(_subset(CHASSIS))
     return hardware

@@ -27,6 +27,7 @@ from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.rl import multinode_any_sizing, rl_phases, rl_sizings, rl_speed
 from ftopt.model.sizing import RunProfile, optimizer_choices, profile_run
 from ftopt.model.speed import link_kind, planning_host
+from ftopt.model.topology import PCIE_GEN5_X16_GBPS
 from ftopt.model.workload import MULTI_NODE_COUNTS, InlineModel, Run, SizingOptions
 
 HERE = Path(__file__).resolve().parent
@@ -100,9 +101,12 @@ def fewest_gpus(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> int | No
     fitting = [s.gpus for s in rl_sizings(profile, gpu, OPTIONS, constants) if s.fits]
     if fitting:
         return min(fitting)
-    nic = fabric_nic(catalogue)
-    if nic is None:
+    nics = [n for c in catalogue.chassis if c.takes(gpu) and (n := fabric_nic(catalogue, c)) is not None]
+    if not nics:  # a calibration-only card: the fastest NIC a PCIe Gen5 x16 slot carries in full
+        nics = [n for n in catalogue.nics if n.pcie_gbps <= PCIE_GEN5_X16_GBPS]
+    if not nics:
         return None
+    nic = max(nics, key=lambda n: (n.port_gbits, n.id))  # the fastest fabric a server of the card has
     net = node_network(gpu, NODE_GPUS, nic, NODE_GPUS, catalogue.speed)
     for gpus in MULTI_NODE_COUNTS:
         for strategy in MULTI_NODE_STRATEGIES:

@@ -26,7 +26,7 @@ from ftopt.model.fabric import (
     nics_per_server,
     node_network,
 )
-from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.hardware import Catalogue, Gpu, Nic
 from ftopt.model.memory import trainable_params
 from ftopt.model.references import allowed_gpus
 from ftopt.model.rl import copy_sizings, copy_speed, multinode_any_sizings, multinode_any_speed
@@ -133,15 +133,19 @@ def single_server_options(
     return result
 
 
-def server_shapes(catalogue: Catalogue, gpu: Gpu) -> list[tuple[int, int]]:
-    """(GPUs per server, fabric NICs per server) of each chassis that takes the card and a NIC, by
-    GPU count; of chassis with the same GPU count, the one with the most NICs."""
-    shapes: dict[int, int] = {}
+def server_shapes(catalogue: Catalogue, gpu: Gpu) -> list[tuple[int, int, Nic]]:
+    """(GPUs per server, fabric NICs per server, their NIC) of each chassis that takes the card and a
+    NIC, by GPU count; of chassis with the same GPU count, the one with the most, then fastest, NICs."""
+    shapes: dict[int, tuple[int, int, Nic]] = {}
     for chassis in catalogue.chassis:
-        nics = nics_per_server(chassis, chassis.gpu_slots)
-        if chassis.takes(gpu) and nics:
-            shapes[chassis.gpu_slots] = max(nics, shapes.get(chassis.gpu_slots, 0))
-    return sorted(shapes.items())
+        nics, nic = nics_per_server(chassis, chassis.gpu_slots), fabric_nic(catalogue, chassis)
+        if not chassis.takes(gpu) or not nics or nic is None:
+            continue
+        shape = (chassis.gpu_slots, nics, nic)
+        known = shapes.get(chassis.gpu_slots)
+        if known is None or (nics, nic.port_gbits) > (known[1], known[2].port_gbits):
+            shapes[chassis.gpu_slots] = shape
+    return [shapes[n] for n in sorted(shapes)]
 
 
 def _network_ranker(
@@ -164,12 +168,12 @@ def multi_server_options(
 ) -> list[EstimateOption]:
     """Copies over several whole servers (16, 32 or 64 GPUs), as the solver sizes them: FSDP or HSDP,
     no CPU offload, the fabric NIC's measured bus bandwidth between servers."""
-    run, nic = profile.run, fabric_nic(catalogue)
-    if nic is None or run.offload == Offload.CPU:
+    run = profile.run
+    if run.offload == Offload.CPU:
         return []
     result = []
     rollout = catalogue.rollout
-    for node_gpus, nics in server_shapes(catalogue, gpu):
+    for node_gpus, nics, nic in server_shapes(catalogue, gpu):
         net = node_network(gpu, node_gpus, nic, nics, catalogue.speed)
         host = planning_host(catalogue, node_gpus, catalogue.speed) if catalogue.speed else None
         rank = _network_ranker(profile, gpu, host, net, catalogue)

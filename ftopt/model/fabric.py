@@ -14,7 +14,9 @@ Network time uses measured bus bandwidth (nccl-tests `busbw`, NCCL_ALGO=RING): a
 node's ring runs at its NICs times that, and never faster than its own NVLink ring.
 
 The fabric: servers that hold a multi-node copy carry NICs, one per GPU (rail-optimised, the HGX
-default) or as many as the chassis' NIC slots allow. Their ports go to one leaf switch while they
+default) or as many as the chassis' NIC slots allow, of the fastest model their slots carry in full
+(an HGX B300 baseboard's PCIe Gen6 positions take an 800G ConnectX-8; Gen5 slots a 400G ConnectX-7).
+A plan has one fabric: its switches take one NIC model's ports. Their ports go to one leaf switch while they
 fit its ports; beyond that to a non-blocking two-level leaf–spine: leaves with half their ports down
 and half up, spines enough for every uplink. Each link is one end-to-end cable unit's share (a DAC
 splitter carries two NIC links; a twin-port DAC two leaf–spine links). Pure arithmetic, shared by the
@@ -253,10 +255,11 @@ def size_fabric(kit: FabricKit, nic_ports: int) -> FabricSize | None:
     return FabricSize(kit, nic_ports, leaves, math.ceil(leaves * (radix // 2) / radix))
 
 
-def fabric_nic(catalogue: Catalogue) -> Nic | None:
-    """The NIC multi-node servers carry: the fastest ports, then the cheapest, then by id."""
+def fabric_nic(catalogue: Catalogue, chassis: Chassis) -> Nic | None:
+    """The NIC a multi-node server of `chassis` carries: of the NICs its slots carry in full
+    (`Chassis.carries`), the fastest ports, then the cheapest, then by id."""
     return min(
-        catalogue.nics,
+        (n for n in catalogue.nics if chassis.carries(n)),
         key=lambda n: (-n.port_gbits, catalogue.price(n.id).amount, n.id),
         default=None,
     )
@@ -267,12 +270,9 @@ def _cheapest_cable(catalogue: Catalogue, joins: str, gbits: int) -> Cable | Non
     return min(fitting, key=lambda c: (catalogue.price(c.id).amount / c.links, c.id), default=None)
 
 
-def fabric_kits(catalogue: Catalogue) -> list[FabricKit]:
-    """Every switch model that takes the fabric NIC's ports at their rate, with its cheapest cables
-    per link; in id order."""
-    nic = fabric_nic(catalogue)
-    if nic is None:
-        return []
+def fabric_kits(catalogue: Catalogue, nic: Nic) -> list[FabricKit]:
+    """Every switch model that takes `nic`'s ports at their rate, with its cheapest cables per link;
+    in switch id order."""
     kits = []
     for switch in sorted(catalogue.switches, key=lambda s: s.id):
         if switch.port_gbits != nic.port_gbits or switch.fabric not in nic.fabrics:
@@ -284,9 +284,9 @@ def fabric_kits(catalogue: Catalogue) -> list[FabricKit]:
     return kits
 
 
-def cheapest_fabric(catalogue: Catalogue, nic_ports: int) -> FabricSize | None:
-    """The least-priced fabric for `nic_ports` NIC ports over every kit (first by switch id on ties)."""
-    sized = [f for kit in fabric_kits(catalogue) if (f := size_fabric(kit, nic_ports)) is not None]
+def cheapest_fabric(catalogue: Catalogue, nic: Nic, nic_ports: int) -> FabricSize | None:
+    """The least-priced fabric for `nic_ports` ports of `nic` over every kit (first by switch id on ties)."""
+    sized = [f for kit in fabric_kits(catalogue, nic) if (f := size_fabric(kit, nic_ports)) is not None]
     return min(sized, key=lambda f: (round(f.price(catalogue), 2), f.kit.switch.id), default=None)
 
 

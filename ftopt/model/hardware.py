@@ -22,7 +22,7 @@ from ftopt.model.failures import Reliability
 from ftopt.model.methods import MethodRegistry
 from ftopt.model.mig import Mig
 from ftopt.model.rent import CloudPrices
-from ftopt.model.stack import CardClass, MemoryMargins, RolloutConstants, SpeedConstants, Stack
+from ftopt.model.stack import CardClass, MemoryMargins, Platform, RolloutConstants, SpeedConstants, Stack
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -35,8 +35,10 @@ class _Item(BaseModel):
 
 
 class NvLink(BaseModel):
-    """A card's NVLink: its bandwidth, and the bridges it accepts (none for an SXM module, whose
-    links run to the NVSwitch chips of its baseboard)."""
+    """A card's GPU-to-GPU link: its bandwidth, and the bridges it accepts (none for a baseboard
+    module, whose links run to the NVSwitch chips of an HGX board, or straight to every other module
+    on an AMD Instinct board's Infinity Fabric). The name is NVIDIA's; an OAM module's Infinity Fabric
+    is described by the same two figures."""
 
     model_config = _FROZEN
     bandwidth_gbps: float = Field(gt=0, description="GB/s per GPU, both directions summed")
@@ -44,9 +46,14 @@ class NvLink(BaseModel):
 
 
 class Gpu(_Item):
-    """A PCIe accelerator card, or an SXM module on an HGX baseboard."""
+    """A PCIe accelerator card, or a module on an eight-GPU baseboard (NVIDIA SXM, AMD OAM)."""
 
-    form: Literal["pcie", "sxm"] = Field(default="pcie", description="PCIe card or SXM module")
+    form: Literal["pcie", "sxm", "oam"] = Field(
+        default="pcie", description="PCIe card, NVIDIA SXM module or AMD OAM module"
+    )
+    platform: Platform = Field(
+        default="cuda", description="the software platform its training stacks target (stacks.yaml)"
+    )
     memory_gb: float = Field(gt=0, description="card memory, GB = 1e9 bytes")
     power_w: int = Field(gt=0, description="board power at full load")
     power_caps_w: tuple[int, ...] = Field(default=(), description="lower caps the card accepts")
@@ -60,10 +67,15 @@ class Gpu(_Item):
     mig: Mig | None = Field(default=None, description="GPU slices (MIG): profiles and valid layouts")
 
     @model_validator(mode="after")
-    def _sxm_has_nvlink(self) -> Gpu:
-        if self.form == "sxm" and (self.nvlink is None or self.nvlink.bridge_sizes):
-            raise ValueError("@nvlink: an SXM module has NVLink to its baseboard and takes no bridges")
+    def _module_has_nvlink(self) -> Gpu:
+        if self.on_baseboard and (self.nvlink is None or self.nvlink.bridge_sizes):
+            raise ValueError("@nvlink: a baseboard module links to its board's GPUs and takes no bridges")
         return self
+
+    @property
+    def on_baseboard(self) -> bool:
+        """A module of an eight-GPU baseboard (SXM or OAM): all its board's GPUs form one domain."""
+        return self.form != "pcie"
 
     @property
     def power_settings_w(self) -> tuple[int, ...]:
@@ -87,6 +99,9 @@ class Cpu(_Item):
     cores: int = Field(gt=0, description="physical cores")
     tdp_w: int = Field(gt=0, description="default thermal design power")
     memory_channels: int = Field(gt=0, description="DDR5 channels per socket")
+    socket: str = Field(
+        default="sp5", min_length=1, description="socket it fits: sp5 (EPYC 9005), lga4710 (Xeon 6700P)"
+    )
 
 
 class Dimm(_Item):
@@ -133,6 +148,7 @@ class Chassis(_Item):
 
     gpu_slots: int = Field(gt=0, description="GPU slots: double-width PCIe slots or SXM sockets")
     sockets: int = Field(default=2, gt=0, description="CPU sockets")
+    cpu_socket: str = Field(default="sp5", min_length=1, description="the socket type its CPUs fit")
     dimm_slots: int = Field(gt=0, description="DIMM slots (one per channel)")
     drive_bays: int = Field(gt=0, description="NVMe bays for data drives")
     max_cpu_tdp_w: int = Field(gt=0, description="hottest CPU the chassis cools")
@@ -147,7 +163,13 @@ class Chassis(_Item):
     )
     pcie_switches: tuple[PcieSwitch, ...] = Field(default=(), description="PCIe switches on the board")
     nvswitch: bool = Field(default=False, description="NVSwitch joins all its GPUs in one NVLink domain")
-    nic_slots: tuple[Attach, ...] = Field(default=(), description="PCIe Gen5 x16 NIC slots: attachment")
+    nic_slots: tuple[Attach, ...] = Field(default=(), description="east-west NIC slots: attachment")
+    nic_slot_gbps: float = Field(
+        default=128,
+        gt=0,
+        description="host link of each NIC slot, GB/s both directions summed (PCIe Gen5 x16: 128, the "
+        "default; Gen6 x16: 256)",
+    )
     rack_units: int | None = Field(
         default=None, gt=0, le=60, description="height, U; needed to place the chassis in a site's racks"
     )
@@ -243,6 +265,15 @@ class Chassis(_Item):
         if self.coolant_max_c is not None and coolant_c > self.coolant_max_c:
             return f"coolant of {coolant_c:g} °C is warmer than its {self.coolant_max_c:g} °C"
         return None
+
+    def fits(self, cpu: Cpu) -> bool:
+        """Whether the CPU fits the chassis' sockets and its cooling."""
+        return cpu.socket == self.cpu_socket and cpu.tdp_w <= self.max_cpu_tdp_w
+
+    def carries(self, nic: Nic) -> bool:
+        """Whether the NIC slots carry the card's whole host link: ftopt plans NICs at line rate only,
+        so an 800G PCIe Gen6 NIC goes only where its slots are Gen6 (a Gen5 slot would halve it)."""
+        return bool(self.nic_slots) and nic.pcie_gbps <= self.nic_slot_gbps
 
     def takes(self, gpu: Gpu) -> bool:
         """Whether this chassis holds the card: listed, or any PCIe card when none are listed."""
@@ -477,6 +508,7 @@ class Catalogue(BaseModel):
         stack_ids = [s.id for s in self.stacks]
         if len(stack_ids) != len(set(stack_ids)):
             raise ValueError("stacks: each stack id may appear once")
+        self._stacks_cover_their_cards()
         if not any(d.role == "boot" for d in self.drives):
             raise ValueError("the catalogue needs a boot drive")
         for price in self.prices:
@@ -486,6 +518,13 @@ class Catalogue(BaseModel):
                     "(the parts fixed by a server's build), not to memory or drives"
                 )
         return self
+
+    def _stacks_cover_their_cards(self) -> None:
+        """A stack that targets a card's platform knows its speed there (an MFU for its class)."""
+        for stack in self.stacks:
+            for gpu in self.gpus:
+                if gpu.platform in stack.platforms and gpu.card_class not in stack.mfu:
+                    raise ValueError(f"stack {stack.id!r} runs on {gpu.platform}: no MFU for {gpu.id}")
 
     def arriving_within(self, weeks: float | None) -> Catalogue:
         """The catalogue without the items whose lead time is longer than `weeks` (all of them

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from ftopt.model.hardware import Catalogue, Gpu, Kind
 from ftopt.model.workload import Workload
 
+#: What an UnknownReference names when the stack exists but runs on none of the allowed cards.
+OFF_PLATFORM = "stack for the allowed cards"
+
 
 @dataclass(frozen=True)
 class UnknownReference:
@@ -53,6 +56,7 @@ def unknown_references(workload: Workload, catalogue: Catalogue) -> list[Unknown
             for i, run in enumerate(workload.runs)
             if run.stack is not None and not catalogue.has("stacks", run.stack)
         ]
+        found += _stacks_off_platform(workload, catalogue)
     limits: tuple[tuple[Kind, str, tuple[str, ...] | None], ...] = (
         ("gpus", "card", workload.hardware.gpus),
         ("chassis", "chassis", workload.hardware.chassis),
@@ -101,6 +105,25 @@ def _unknown_feeds(workload: Workload, catalogue: Catalogue) -> list[UnknownRefe
         for j, feed in enumerate(rack.feeds)
         if not catalogue.has("feeds", feed)
     ]
+
+
+def _stacks_off_platform(workload: Workload, catalogue: Catalogue) -> list[UnknownReference]:
+    """Runs whose stack targets none of the allowed cards' platforms (a CUDA stack when only AMD
+    Instinct cards are allowed): no plan could train them, which is the workload's mistake."""
+    cards = allowed_gpus(catalogue, workload)
+    found = []
+    for i, run in enumerate(workload.runs):
+        stack_id = run.stack or workload.stack
+        if not cards or not catalogue.has("stacks", stack_id):
+            continue
+        if any(catalogue.stack(stack_id).runs_on(g.platform, g.card_class) for g in cards):
+            continue
+        fitting = tuple(
+            s.id for s in catalogue.stacks if any(s.runs_on(g.platform, g.card_class) for g in cards)
+        )
+        loc: tuple[str | int, ...] = ("runs", i, "stack") if run.stack else ("stack",)
+        found.append(UnknownReference(loc, OFF_PLATFORM, stack_id, fitting))
+    return found
 
 
 def allowed_gpus(catalogue: Catalogue, workload: Workload) -> list[Gpu]:

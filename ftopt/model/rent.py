@@ -42,6 +42,10 @@ class CloudPrices(BaseModel):
     currency: str
     read_by_ftopt: str
     rates: tuple[CloudRate, ...]
+    unrated: dict[str, str] = Field(
+        default_factory=dict,
+        description="card → why no public on-demand rate is listed (its plans then show no rent)",
+    )
 
     def cheapest(self, card: str, kind: str) -> CloudRate | None:
         """The lowest rate of one kind for a card, exact matches before nearest ones at equal price."""

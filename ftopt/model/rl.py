@@ -232,10 +232,18 @@ def copy_sizings(
 ) -> list[Sizing]:
     """A copy's sizings whatever its algorithm: supervised runs as `all_sizings` (with their chosen
     training configurations), RL runs by role (at the run's own settings: RL layouts are not searched
-    over configurations)."""
+    over configurations). None on a card whose platform the run's stack does not target."""
+    if not runs_on(profile, gpu):
+        return []
     if not is_rl(profile):
         return all_sizings(profile, gpu, options, rank, domain)
     return rl_sizings(profile, gpu, options, constants)
+
+
+def runs_on(profile: RunProfile, gpu: Gpu) -> bool:
+    """Whether the run's stack targets the card's platform (CUDA stacks on NVIDIA cards, ROCm stacks on
+    AMD Instinct) with an MFU for its class; a run without stack data runs anywhere."""
+    return profile.stack is None or profile.stack.runs_on(gpu.platform, gpu.card_class)
 
 
 def policy_sizing(sizing: Sizing) -> Sizing:
@@ -440,7 +448,9 @@ def multinode_any_sizings(
 ) -> list[Sizing]:
     """A multi-node copy's sizings whatever its algorithm: a supervised copy's undominated training
     configurations (`multinode_sizings`), or an RL copy's one sizing with its roles (none when its
-    separate engine is not modelled over several servers)."""
+    separate engine is not modelled over several servers); none where the stack does not run."""
+    if not runs_on(profile, gpu):
+        return []
     if is_rl(profile):
         sizing = size_rl_multinode(profile, gpu, gpus, strategy, optimizer, options, net, constants)
         return [] if sizing is None else [sizing]

@@ -272,7 +272,7 @@ def intended_link(gpu: Gpu, gpus: int) -> tuple[str | None, float | None]:
     of eight, which holds every copy (at most eight GPUs) in one domain.
     """
     nvlink = gpu.nvlink.bandwidth_gbps if gpu.nvlink else 0.0
-    if gpu.form == "sxm":
+    if gpu.on_baseboard:
         topology = reference_topology(max(8, gpus), gpu.pcie_gbps, 0, nvlink, nvswitch=True)
         return topology_profile(topology, tuple(range(gpus)))
     bridge = max(gpu.nvlink.bridge_sizes, default=0) if gpu.nvlink else 0
@@ -416,7 +416,7 @@ def bound_seconds_per_token(sizing: Sizing) -> float:
 def card_domain(gpu: Gpu) -> int:
     """The largest NVLink domain the card may sit in: an SXM module's board of eight, else its largest
     bridge (1 without NVLink: no tensor parallelism)."""
-    if gpu.form == "sxm":
+    if gpu.on_baseboard:
         return GPU_COUNTS[-1]
     return max(gpu.nvlink.bridge_sizes, default=1) if gpu.nvlink else 1
 

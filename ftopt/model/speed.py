@@ -153,7 +153,7 @@ def link_kind(gpu: Gpu, gpus: int) -> LinkKind | None:
     within a socket or across the two (`speed_link` on the reference topology). None for one GPU."""
     if gpus < 2:
         return None
-    nvswitch = gpu.form == "sxm" and gpus <= SERVER_SLOTS
+    nvswitch = gpu.on_baseboard and gpus <= SERVER_SLOTS
     bridge = 0 if nvswitch or gpu.nvlink is None else max(gpu.nvlink.bridge_sizes, default=0)
     nvlink_gbps = gpu.nvlink.bandwidth_gbps if gpu.nvlink else 0.0
     slots = max(SERVER_SLOTS, gpus)
@@ -263,7 +263,7 @@ def tp_link(gpu: Gpu, kind: LinkKind | None) -> LinkKind | None:
     is one, else the card's NVSwitch board or largest bridge); None for a card without NVLink."""
     if kind in ("nvswitch", "nvlink-2", "nvlink-4"):
         return kind
-    if gpu.form == "sxm":
+    if gpu.on_baseboard:
         return "nvswitch"
     if gpu.nvlink is None or not gpu.nvlink.bridge_sizes:
         return None

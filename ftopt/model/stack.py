@@ -22,6 +22,8 @@ from ftopt.model.workload import Method
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 CardClass = Literal["hbm", "gddr"]
+#: The GPU software platform a card belongs to and a stack targets.
+Platform = Literal["cuda", "rocm"]
 LinkKind = Literal["nvlink-2", "nvlink-4", "nvswitch", "pcie-socket", "pcie-cross-socket"]
 
 
@@ -93,14 +95,23 @@ class Stack(BaseModel):
     parallelism: Parallelism = Field(
         default_factory=Parallelism, description="model-parallel degrees offered (none: DP/FSDP only)"
     )
+    platforms: tuple[Platform, ...] = Field(
+        default=("cuda",), min_length=1, description="GPU software platforms it runs on (cuda, rocm)"
+    )
     sources: tuple[str, ...] = Field(default=(), description="where the figures come from")
 
     @model_validator(mode="after")
     def _every_class(self) -> Stack:
-        missing = {"hbm", "gddr"} - set(self.mfu)
+        # CUDA stacks run on HBM and GDDR cards; the ROCm cards are all HBM (AMD Instinct).
+        needed = {"hbm", "gddr"} if "cuda" in self.platforms else {"hbm"}
+        missing = needed - set(self.mfu)
         if missing:
             raise ValueError(f"stack {self.id!r}: mfu lacks card classes {sorted(missing)}")
         return self
+
+    def runs_on(self, platform: str, card_class: str) -> bool:
+        """Whether the stack targets a card's platform and has an MFU for its class."""
+        return platform in self.platforms and card_class in self.mfu
 
     def method_mfu(self, card_class: CardClass, method: str) -> float:
         """The MFU of `method` (full, lora, qlora) on a card of `card_class`."""

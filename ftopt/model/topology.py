@@ -36,7 +36,8 @@ from ftopt.model.hardware import Chassis, Gpu, attach_node
 #: PCIe link stays the bottleneck of cross-socket traffic.
 SOCKET_LINK_GBPS = 512.0
 
-#: A PCIe Gen5 x16 slot, both directions summed: what a NIC slot offers its card.
+#: A PCIe Gen5 x16 slot, both directions summed: what a NIC slot offers its card unless the chassis
+#: says otherwise (`Chassis.nic_slot_gbps`).
 PCIE_GEN5_X16_GBPS = 128.0
 
 NVSWITCH = "nvswitch"
@@ -73,6 +74,7 @@ class Topology:
     nvlink_gbps: float
     bridge_size: int  # 0: no bridges
     nvswitch: bool
+    nic_gbps: float = PCIE_GEN5_X16_GBPS  # each NIC slot's host link
 
     @property
     def largest_domain(self) -> int:
@@ -112,7 +114,16 @@ def topology_of(chassis: Chassis, gpu: Gpu, bridge_size: int = 0, gpu_count: int
     switches = tuple((f"socket{s.socket}", s.uplink_gbps) for s in chassis.pcie_switches)
     nics = tuple(attach_node(point) for point in chassis.nic_slots)
     return Topology(
-        count, chassis.sockets, attach, switches, nics, gpu.pcie_gbps, nvlink, size, chassis.nvswitch
+        count,
+        chassis.sockets,
+        attach,
+        switches,
+        nics,
+        gpu.pcie_gbps,
+        nvlink,
+        size,
+        chassis.nvswitch,
+        chassis.nic_slot_gbps,
     )
 
 
@@ -140,7 +151,7 @@ def build_graph(topology: Topology) -> nx.Graph:
         graph.add_edge(gpu_node(index), point, link="pcie", gbps=topology.pcie_gbps)
     for index, point in enumerate(topology.nic_attach):
         graph.add_node(nic_node(index), kind="nic-slot", index=index, socket=_socket_index(graph, point))
-        graph.add_edge(nic_node(index), point, link="pcie", gbps=PCIE_GEN5_X16_GBPS)
+        graph.add_edge(nic_node(index), point, link="pcie", gbps=topology.nic_gbps)
     if topology.nvswitch:
         graph.add_node(NVSWITCH, kind="nvswitch")
         for index in range(topology.gpu_count):

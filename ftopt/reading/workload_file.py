@@ -12,7 +12,7 @@ import yaml
 
 from ftopt.errors import InputError, did_you_mean, quoted
 from ftopt.model.hardware import Catalogue
-from ftopt.model.references import UnknownReference, unknown_references
+from ftopt.model.references import OFF_PLATFORM, UnknownReference, unknown_references
 from ftopt.model.workload import Workload
 from ftopt.reading.safe_yaml import locate, read_yaml, require_mapping, validate
 
@@ -29,6 +29,9 @@ def check_workload_references(
 
 def reference_message(ref: UnknownReference) -> str:
     """`unknown model 'x' (did you mean 'y'?); expected one of: …` for an id the catalogue lacks."""
+    if ref.what == OFF_PLATFORM:
+        known = ", ".join(ref.known)
+        return f"stack {quoted(ref.value)} runs on none of the allowed cards; expected one of: {known}"
     hint = did_you_mean(ref.value, ref.known)
     hint = f" ({hint})" if hint else ""
     return f"unknown {ref.what} {quoted(ref.value)}{hint}; expected one of: {', '.join(ref.known)}"

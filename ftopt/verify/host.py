@@ -86,8 +86,11 @@ def check_sockets(ctx: Context) -> Iterator[Violation]:
 
 
 def check_cpu_tdp(ctx: Context) -> Iterator[Violation]:
-    """The chassis cools the CPU."""
+    """The CPU fits the chassis' socket type, and the chassis cools it."""
     for p in ctx.servers():
+        if p.cpu and p.chassis and p.cpu.socket != p.chassis.cpu_socket:
+            found = f"{p.cpu.id} ({p.cpu.socket})"
+            yield Violation("cpu-tdp", p.subject, found, f"{p.chassis.id} has {p.chassis.cpu_socket} sockets")
         if p.cpu and p.chassis and p.cpu.tdp_w > p.chassis.max_cpu_tdp_w:
             yield Violation(
                 "cpu-tdp",

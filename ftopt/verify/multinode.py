@@ -109,13 +109,21 @@ def check_multinode_strategy(ctx: Context) -> Iterator[Violation]:
 
 
 def check_nics(ctx: Context) -> Iterator[Violation]:
-    """Servers of multi-node copies carry catalogue NICs, one per GPU or per NIC slot of the chassis."""
+    """Servers of multi-node copies carry catalogue NICs, one per GPU or per NIC slot of the chassis,
+    of a model whose host link the chassis' NIC slots carry in full."""
     nodes = {n.server for a in _multinode(ctx) for n in a.nodes}
     for p in ctx.servers():
         s = p.server
         if s.nic is not None and p.nic is None:
             yield Violation("nic", p.subject, f"nic {s.nic!r}", "no such NIC in the catalogue")
             continue
+        if p.nic is not None and p.chassis is not None and p.nic.pcie_gbps > p.chassis.nic_slot_gbps:
+            yield Violation(
+                "nic",
+                p.subject,
+                f"{p.nic.id} ({p.nic.pcie_gbps:g} GB/s host link)",
+                f"{p.chassis.id}'s NIC slots carry {p.chassis.nic_slot_gbps:g} GB/s",
+            )
         slots = len(p.chassis.nic_slots) if p.chassis else s.nic_count
         want = min(s.gpu_count, slots)
         if s.id in nodes and (s.nic is None or s.nic_count != want or want == 0):
@@ -177,8 +185,18 @@ def check_fabric_ports(ctx: Context) -> Iterator[Violation]:
         if any(True for _ in _multinode(ctx)):
             yield Violation("fabric-ports", "plan", "no fabric", "multi-node copies need one")
         return
-    for found, allowed in _port_faults(ctx, fabric):
+    for found, allowed in (*_port_faults(ctx, fabric), *_rate_faults(ctx, fabric)):
         yield Violation("fabric-ports", "fabric", found, allowed)
+
+
+def _rate_faults(ctx: Context, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """The switches' ports run at the rate of every NIC they take (one NIC model's fabric)."""
+    c = ctx.catalogue
+    rates = {p.nic.port_gbits for p in ctx.servers() if p.server.nic_count and p.nic is not None}
+    for sw in fabric.switches:
+        rate = c.switch(sw.id).port_gbits if c.has("switches", sw.id) else None
+        if rate is not None and rates and rates != {rate}:
+            yield f"{sw.id} ports at {rate} Gb/s", f"the NICs' rate, {sorted(rates)} Gb/s"
 
 
 def _expected_lines(fabric: Fabric) -> Counter[str]:

@@ -91,6 +91,15 @@ def check_tensor_parallel_domain(ctx: Context) -> Iterator[Violation]:
                     )
 
 
+def _platform_faults(ctx: Context, a: Assignment, run: Run) -> Iterator[str]:
+    """The run's stack targets the platform of the card it trains on (CUDA or ROCm)."""
+    profile, parts = ctx.profile(run), ctx.parts.get(a.server)
+    stack = profile.stack if profile is not None else None
+    gpu = parts.gpu if parts is not None else None
+    if stack is not None and gpu is not None and not stack.runs_on(gpu.platform, gpu.card_class):
+        yield f"stack {stack.id} on {gpu.id}: a stack that runs on {gpu.platform} {gpu.card_class} cards"
+
+
 def _stack_faults(ctx: Context, a: Assignment, run: Run) -> Iterator[str]:
     degrees = _degrees(a)
     if degrees is None:
@@ -140,7 +149,7 @@ def check_configuration(ctx: Context) -> Iterator[Violation]:
         run = ctx.runs.get(a.run)
         if run is None:
             continue
-        for fault in (*_stack_faults(ctx, a, run), *_run_faults(a, run)):
+        for fault in (*_platform_faults(ctx, a, run), *_stack_faults(ctx, a, run), *_run_faults(a, run)):
             stated, _, wanted = fault.partition(": ")
             allowed = wanted or "a configuration the run allows"
             yield Violation("training-config", copy_subject(a), stated, allowed)

@@ -15,7 +15,7 @@ SMALL = discover(["example", "seed"])
 #: are held to the verifier only on bids without them.
 #: Bids with a copy no single server holds: first-fit decreasing places single-server copies only
 #: and says so.
-SINGLE_SERVER_ONLY = {"example:405b-full"}
+SINGLE_SERVER_ONLY = {"example:405b-full", "example:405b-b300"}
 #: Bids whose site is racks: first-fit decreasing sizes one server per feed and says so.
 RACKED = {i.name for i in SMALL if "racks:" in i.path.read_text(encoding="utf-8")}
 NO_DEADLINES = [i for i in SMALL if "deadline_hours" not in i.path.read_text(encoding="utf-8")]

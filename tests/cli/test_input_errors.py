@@ -448,3 +448,11 @@ RACK = "site:\n  racks:\n    - {name: r, units: 4, feeds: [230v-16a]}\n"
 )
 def test_a_bad_rack_is_one_line(tmp_path: Path, text: str, expected: str) -> None:
     assert expected in error_line(estimate(str(write(tmp_path, text))))
+
+
+def test_a_cuda_stack_with_only_amd_cards(tmp_path: Path) -> None:
+    """Issue 30: hf-fsdp (the default) runs on no AMD Instinct card; the line names the ROCm stacks."""
+    path = write(tmp_path, GOOD_RUN + "hardware:\n  gpus: [mi350x]\n")
+    line = error_line(estimate(str(path)))
+    assert "stack 'hf-fsdp' runs on none of the allowed cards" in line
+    assert line.endswith("expected one of: primus, rocm-fsdp, torchtune-rocm")

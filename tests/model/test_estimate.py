@@ -57,7 +57,7 @@ def test_a_model_no_server_holds_gets_multi_server_options(catalogue: Catalogue)
     assert fitting and all(o.servers >= 2 for o in fitting)
     for option in fitting:
         assert option.sizing.gpus == option.servers * option.node_gpus
-        assert option.sizing.gpu in {"b200-sxm", "h200-sxm"}
+        assert option.sizing.gpu in {"b200-sxm", "b300-sxm", "h200-sxm"}
         assert option.speed is not None and option.speed.tokens_per_s > 0
 
 
@@ -74,7 +74,7 @@ def test_cpu_offload_gets_no_multi_server_option(catalogue: Catalogue) -> None:
 
 
 def test_server_shapes_are_the_chassis_that_carry_a_nic(catalogue: Catalogue) -> None:
-    assert server_shapes(catalogue, catalogue.gpu("b200-sxm")) == [(8, 8)]
+    assert server_shapes(catalogue, catalogue.gpu("b200-sxm")) == [(8, 8, catalogue.nic("cx7-400g-osfp"))]
     assert server_shapes(catalogue, catalogue.gpu("rtx-pro-6000-se")) == []
 
 

@@ -21,10 +21,11 @@ from ftopt.model.speed import planning_host
 from ftopt.model.workload import Optimizer, Run, SizingOptions, Strategy
 
 CATALOGUE = load_catalogue()
+CX7 = CATALOGUE.nic("cx7-400g-osfp")
 
 
 def _kit(switch: str):
-    return next(k for k in fabric_kits(CATALOGUE) if k.switch.id == switch)
+    return next(k for k in fabric_kits(CATALOGUE, CX7) if k.switch.id == switch)
 
 
 @pytest.mark.parametrize(
@@ -44,8 +45,10 @@ def test_beyond_two_levels_there_is_no_fabric() -> None:
 
 
 def test_the_cheapest_kit_changes_with_the_ports() -> None:
-    assert cheapest_fabric(CATALOGUE, 64).kit.switch.id == "qm9700"  # one 64-port leaf
-    assert cheapest_fabric(CATALOGUE, 65).kit.switch.id == "sn5600"  # one 128-port leaf beats three + two
+    assert cheapest_fabric(CATALOGUE, CX7, 64).kit.switch.id == "qm9700"  # one 64-port leaf
+    assert (
+        cheapest_fabric(CATALOGUE, CX7, 65).kit.switch.id == "sn5600"
+    )  # one 128-port leaf beats three + two
 
 
 def test_measured_network_bandwidth_per_nic() -> None:

@@ -42,6 +42,58 @@ def test_a_liquid_cooled_chassis_must_name_its_coolant_limit() -> None:
         type(air).model_validate({**air.model_dump(), "coolant_max_c": 40.0})
 
 
+def test_nic_slots_carry_a_nic_only_at_its_whole_host_link() -> None:
+    """Issue 30: an 800G ConnectX-8 (PCIe Gen6) goes only on the HGX B300 board's Gen6 positions."""
+    catalogue = load_catalogue()
+    cx7, cx8 = catalogue.nic("cx7-400g-osfp"), catalogue.nic("cx8-800g-osfp")
+    b200, b300 = catalogue.chassis_by_id("hgx-b200-8gpu"), catalogue.chassis_by_id("hgx-b300-8gpu")
+    assert b200.carries(cx7) and not b200.carries(cx8)
+    assert b300.carries(cx7) and b300.carries(cx8)
+    assert not catalogue.chassis_by_id("gpu-server-8").carries(cx7)  # no NIC slots at all
+
+
+def test_a_cpu_fits_only_a_chassis_of_its_socket_type() -> None:
+    catalogue = load_catalogue()
+    xeon, epyc = catalogue.cpu("xeon-6732p"), catalogue.cpu("epyc-9355")
+    xe7740, generic = catalogue.chassis_by_id("dell-xe7740"), catalogue.chassis_by_id("gpu-server-8")
+    assert xe7740.fits(xeon) and not xe7740.fits(epyc)
+    assert generic.fits(epyc) and not generic.fits(xeon)
+    assert xe7740.inlet_limit_c(catalogue.gpu("rtx-pro-6000-se")) == 35
+    assert xe7740.inlet_limit_c(catalogue.gpu("h200-nvl")) == 30
+    assert generic.inlet_limit_c(catalogue.gpu("rtx-pro-6000-se")) == 25
+
+
+def test_stacks_plan_only_the_cards_of_their_platform() -> None:
+    """Issue 30: CUDA stacks never plan an AMD Instinct card, ROCm stacks never an NVIDIA one."""
+    catalogue = load_catalogue()
+    mi350x, h200 = catalogue.gpu("mi350x"), catalogue.gpu("h200-nvl")
+    assert mi350x.platform == "rocm" and mi350x.on_baseboard and h200.platform == "cuda"
+    for stack in catalogue.stacks:
+        runs_amd = stack.runs_on(mi350x.platform, mi350x.card_class)
+        assert runs_amd == (stack.id in {"primus", "rocm-fsdp", "torchtune-rocm"})
+        assert stack.runs_on(h200.platform, h200.card_class) != runs_amd
+
+
+def test_a_stack_on_a_platform_needs_the_speed_of_its_card_classes() -> None:
+    catalogue = load_catalogue()
+    primus = catalogue.stack("primus")
+    gddr_amd = catalogue.gpu("mi350x").model_copy(update={"id": "radeon-x", "card_class": "gddr"})
+    fields = {name: getattr(catalogue, name) for name in type(catalogue).model_fields}
+    prices = (*catalogue.prices, catalogue.price("mi350x").model_copy(update={"item": "radeon-x"}))
+    with pytest.raises(ValueError, match="primus"):
+        type(catalogue).model_validate({**fields, "gpus": (*catalogue.gpus, gddr_amd), "prices": prices})
+    assert "gddr" not in primus.mfu
+
+
+def test_amd_modules_form_one_all_to_all_domain_of_eight() -> None:
+    from ftopt.model.topology import build_graph, nvlink_domains, topology_of
+
+    catalogue = load_catalogue()
+    chassis, gpu = catalogue.chassis_by_id("amd-mi350x-8gpu"), catalogue.gpu("mi350x")
+    graph = build_graph(topology_of(chassis, gpu))
+    assert nvlink_domains(graph) == [list(range(8))]
+
+
 @pytest.mark.parametrize(
     ("redundancy", "count", "carrying"), [("none", 2, 2), ("N+1", 4, 3), ("N+N", 4, 2), ("N+N", 6, 3)]
 )

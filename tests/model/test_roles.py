@@ -177,7 +177,7 @@ def test_multinode_roles_shard_over_every_gpu_and_the_engine_colocates(
     catalogue: Catalogue, constants: RolloutConstants
 ) -> None:
     gpu = catalogue.gpu("b200-sxm")
-    nic = fabric_nic(catalogue)
+    nic = fabric_nic(catalogue, catalogue.chassis_by_id("hgx-b200-8gpu"))
     assert nic is not None
     net = node_network(gpu, 8, nic, 8, catalogue.speed)
     run = _run(model="llama-3.3-70b", method="grpo", rollout={"memory_fraction": 0.4})

@@ -255,18 +255,22 @@ def test_a_plan_at_the_proven_bound_is_called_optimal(catalogue, workers):
 
 
 def test_a_chassis_limit_for_one_card_rules_out_the_pair_in_a_warm_room(solve_yaml):
-    """Eight RTX PRO 6000 need 25 °C in the eight-card class: at 25 °C a copy on eight of them is
-    planned with that limit stated; at 27 °C it cannot be, and the refusal names the pair."""
+    """Eight RTX PRO 6000 need 25 °C in the generic eight-card class: at 25 °C a copy on eight of them
+    is planned with that limit stated; at 27 °C it cannot be, and the refusal names the pair. The
+    Dell XE7740 class takes them to 35 °C, so without the chassis limit 27 °C is answered there."""
     text = """
 site: {feed: 230v-32a, inlet_c: %s}
-hardware: {gpus: [rtx-pro-6000-se]}
+hardware: {gpus: [rtx-pro-6000-se], chassis: %s}
 runs: [{name: q32, model: qwen3-32b, method: full, optimizer: adamw-32bit, gpus: 8}]
 """
-    cool = solve_yaml(text % 25)
+    generic = "[gpu-server-2, gpu-server-4, gpu-server-8]"
+    cool = solve_yaml(text % (25, generic))
     assert {(s.chassis, s.max_inlet_c) for s in cool.servers} == {("gpu-server-8", 25)}
     with pytest.raises(InfeasibleError) as caught:  # eight GPUs per copy fit only the eight-card class
-        solve_yaml(text % 27)
+        solve_yaml(text % (27, generic))
     assert "site inlet 27 °C rules out rtx-pro-6000-se in gpu-server-8 (at most 25 °C)" in str(caught.value)
+    warm = solve_yaml(text % (27, "[gpu-server-8, dell-xe7740]"))
+    assert {(s.chassis, s.max_inlet_c) for s in warm.servers} == {("dell-xe7740", 35)}
 
 
 def test_supplies_that_cannot_carry_the_cards_even_capped_are_why_nothing_fits(catalogue):

@@ -324,6 +324,8 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
                 }
             ],
             "site": FEED_32A,
+            # B200 systems: two servers; an HGX B300's 270 GB modules would hold it on one.
+            "hardware": {"gpus": ["b200-sxm"]},
         },
         {},
     ),

@@ -63,3 +63,10 @@ def test_checkpoints_exceed_nvme(solved) -> None:
     nvme = [str(v) for v in violations if v.rule == "nvme"]
     assert len(nvme) == 1
     assert nvme[0].startswith("nvme: server s1: 7.68 TB, needs ≥ 10.")
+
+
+def test_a_cpu_of_another_socket(solved) -> None:
+    """Issue 30: a Xeon 6700P (LGA 4710) does not fit the EPYC (SP5) chassis."""
+    c = solved("nvl-qwen32-full")
+    violations = [str(v) for v in c.verify(c.rebuild(cpu="xeon-6732p")) if v.rule == "cpu-tdp"]
+    assert violations == ["cpu-tdp: server s1: xeon-6732p (lga4710), gpu-server-8 has sp5 sockets"]

@@ -148,3 +148,18 @@ def test_the_total_leaves_out_the_fabric(solved) -> None:
     c = solved("multinode-405b")
     total = round(sum(s.price for s in c.plan.servers), 2)
     assert "total-price" in c.rules(c.plan.model_copy(update={"total_price": total}))
+
+
+def test_an_800g_nic_in_gen5_slots(solved) -> None:
+    """Issue 30: a ConnectX-8 needs PCIe Gen6 positions; the B200 system's Gen5 slots would halve it."""
+    c = solved("multinode-405b")
+    violations = [str(v) for v in c.verify(c.with_server("s3", nic="cx8-800g-osfp")) if v.rule == "nic"]
+    assert violations == [
+        "nic: server s3: cx8-800g-osfp (256 GB/s host link), hgx-b200-8gpu's NIC slots carry 128 GB/s"
+    ]
+
+
+def test_a_fabric_of_another_rate(solved) -> None:
+    c = solved("multinode-405b")
+    leaf = c.plan.fabric.switches[0].model_copy(update={"id": "q3400"})
+    assert "fabric-ports" in c.rules(_fabric(c, switches=[leaf]))

@@ -78,4 +78,6 @@ def test_every_catalogue_card_has_an_on_demand_rate() -> None:
     prices = load_catalogue().cloud
     cards = {g.id for g in load_catalogue().gpus}
     assert {r.card for r in prices.rates} <= cards
-    assert all(prices.cheapest(card, "on-demand") is not None for card in cards)
+    assert set(prices.unrated) <= cards and all(prices.unrated.values())  # each says why
+    assert all(prices.cheapest(card, "on-demand") is not None for card in cards - set(prices.unrated))
+    assert all(prices.cheapest(card, "on-demand") is None for card in prices.unrated)

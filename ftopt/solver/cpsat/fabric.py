@@ -1,7 +1,9 @@
 """Constraint family: the multi-node fabric's switches and cables, as counts.
 
-NIC ports P = Σ ports per copy × copies. Per switch kit s (radix R, at most one kit is bought), with
-integer leaves L, spines S, uplinks U, cable units C and a boolean t for two levels:
+NIC ports P_n = Σ ports per copy × copies over the options whose servers carry NIC model n. Per
+switch kit s of a NIC model (radix R, at most one kit is bought: one fabric, one NIC model, per plan;
+Σ_{s of n} P_s = P_n), with integer leaves L, spines S, uplinks U, cable units C and a boolean t for
+two levels:
 
     P_s ≤ R + M·t_s                         one leaf holds at most R ports
     (R/2)·L_s ≥ P_s − M·(1 − t_s),  L_s ≥ z_s   two levels: half of each leaf's ports down
@@ -20,7 +22,8 @@ import math
 
 from ortools.sat.python import cp_model
 
-from ftopt.model.fabric import fabric_kits
+from ftopt.model.fabric import FabricKit, fabric_kits
+from ftopt.model.hardware import Catalogue
 from ftopt.solver.cpsat.objective import cents
 from ftopt.solver.cpsat.variables import Variables
 from ftopt.solver.problem.data import ProblemData
@@ -31,42 +34,54 @@ def add_fabric(model: cp_model.CpModel, data: ProblemData, v: Variables) -> cp_m
     if not data.multinode:
         return 0
     catalogue = data.catalogue
-    terms = [
-        (o.ports, v.multinode_copies[o.mode], data.copies[data.modes[o.mode].run]) for o in data.multinode
-    ]
-    most = sum(ports * copies for ports, _, copies in terms)
-    ports = sum(p * x for p, x, _ in terms)
-    shares, chosen, price = [], [], []
-    for s, kit in enumerate(fabric_kits(catalogue)):
-        radix, half = kit.switch.ports, kit.switch.ports // 2
-        cap = min(most, radix * half)
-        leaves_most = max(1, math.ceil(cap / half))
-        z = model.new_bool_var(f"fabric[{s}]")
-        two = model.new_bool_var(f"two_level[{s}]")
-        share = model.new_int_var(0, cap, f"ports[{s}]")
-        leaves = model.new_int_var(0, leaves_most, f"leaves[{s}]")
-        uplinks = model.new_int_var(0, half * leaves_most, f"uplinks[{s}]")
-        spines = model.new_int_var(0, math.ceil(half * leaves_most / radix), f"spines[{s}]")
-        nic_cables = model.new_int_var(0, math.ceil(cap / kit.nic_cable.links), f"nic_cables[{s}]")
-        link_cables = model.new_int_var(
-            0, math.ceil(half * leaves_most / kit.link_cable.links), f"links[{s}]"
-        )
-        model.add(share <= cap * z)
-        model.add(two <= z)
-        model.add(leaves >= z)
-        model.add(share <= radix + cap * two)
-        model.add(half * leaves >= share - cap * (1 - two))
-        model.add(uplinks >= half * leaves - half * leaves_most * (1 - two))
-        model.add(radix * spines >= uplinks)
-        model.add(kit.nic_cable.links * nic_cables >= share)
-        model.add(kit.link_cable.links * link_cables >= uplinks)
-        shares.append(share)
-        chosen.append(z)
-        price += [
-            cents(catalogue.price(kit.switch.id).amount) * (leaves + spines),
-            cents(catalogue.price(kit.nic_cable.id).amount) * nic_cables,
-            cents(catalogue.price(kit.link_cable.id).amount) * link_cables,
-        ]
-    model.add(sum(shares) == ports)
+    terms: dict[str, list[cp_model.LinearExprT]] = {}
+    most: dict[str, int] = {}
+    for o in data.multinode:
+        nic = o.build.nic.id if o.build.nic else ""
+        terms.setdefault(nic, []).append(o.ports * v.multinode_copies[o.mode])
+        most[nic] = most.get(nic, 0) + o.ports * data.copies[data.modes[o.mode].run]
+    ports = {nic: sum(t) for nic, t in terms.items()}
+    shares: dict[str, list[cp_model.IntVar]] = {nic: [] for nic in ports}
+    chosen: list[cp_model.IntVar] = []
+    price: list[cp_model.LinearExprT] = []
+    for nic_id in sorted(n for n in ports if n):
+        for kit in fabric_kits(catalogue, catalogue.nic(nic_id)):
+            s = len(chosen)
+            share, z, kit_price = _kit(model, catalogue, kit, most[nic_id], s)
+            shares[nic_id].append(share)
+            chosen.append(z)
+            price += kit_price
+    for nic_id, total in ports.items():
+        model.add(sum(shares[nic_id]) == total)
     model.add(sum(chosen) <= 1)
     return sum(price)
+
+
+def _kit(
+    model: cp_model.CpModel, catalogue: Catalogue, kit: FabricKit, most: int, s: int
+) -> tuple[cp_model.IntVar, cp_model.IntVar, list[cp_model.LinearExprT]]:
+    """One kit's port share, whether it is bought, and its price terms in cents."""
+    radix, half = kit.switch.ports, kit.switch.ports // 2
+    cap = min(most, radix * half)
+    leaves_most = max(1, math.ceil(cap / half))
+    z = model.new_bool_var(f"fabric[{s}]")
+    two = model.new_bool_var(f"two_level[{s}]")
+    share = model.new_int_var(0, cap, f"ports[{s}]")
+    leaves = model.new_int_var(0, leaves_most, f"leaves[{s}]")
+    uplinks = model.new_int_var(0, half * leaves_most, f"uplinks[{s}]")
+    spines = model.new_int_var(0, math.ceil(half * leaves_most / radix), f"spines[{s}]")
+    nic_cables = model.new_int_var(0, math.ceil(cap / kit.nic_cable.links), f"nic_cables[{s}]")
+    link_cables = model.new_int_var(0, math.ceil(half * leaves_most / kit.link_cable.links), f"links[{s}]")
+    model.add(share <= cap * z)
+    model.add(two <= z)
+    model.add(leaves >= z)
+    model.add(share <= radix + cap * two)
+    model.add(half * leaves >= share - cap * (1 - two))
+    model.add(uplinks >= half * leaves - half * leaves_most * (1 - two))
+    model.add(radix * spines >= uplinks)
+    model.add(kit.nic_cable.links * nic_cables >= share)
+    model.add(kit.link_cable.links * link_cables >= uplinks)
+    switch, nic_cable, link_cable = (
+        cents(catalogue.price(item).amount) for item in (kit.switch.id, kit.nic_cable.id, kit.link_cable.id)
+    )
+    return share, z, [switch * (leaves + spines), nic_cable * nic_cables, link_cable * link_cables]

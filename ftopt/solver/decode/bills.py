@@ -43,15 +43,24 @@ def _lines(catalogue: Catalogue, layout: ServerLayout) -> list[LineItem]:
     return lines
 
 
-def nic_ports(servers: list[ServerLayout]) -> int:
-    """NIC ports of all networked servers."""
-    return sum(s.build.nic_count * s.build.nic.ports for s in servers if s.build.nic)
+def nic_ports(servers: list[ServerLayout]) -> dict[str, int]:
+    """NIC ports of all networked servers, per NIC model."""
+    ports: dict[str, int] = {}
+    for s in servers:
+        if s.build.nic:
+            ports[s.build.nic.id] = ports.get(s.build.nic.id, 0) + s.build.nic_count * s.build.nic.ports
+    return ports
 
 
 def fabric_price(catalogue: Catalogue, servers: list[ServerLayout]) -> float:
-    """What the least-priced fabric for the servers' NIC ports costs (0 without any)."""
-    fabric = cheapest_fabric(catalogue, nic_ports(servers))
-    return fabric.price(catalogue) if fabric else 0.0
+    """What the least-priced fabric for the servers' NIC ports costs (0 without any). The model buys
+    one fabric for one NIC model; a plan in hand that mixes models (a greedy guess) is priced as one
+    fabric per model, so it never looks cheaper than it is."""
+    total = 0.0
+    for nic, ports in nic_ports(servers).items():
+        fabric = cheapest_fabric(catalogue, catalogue.nic(nic), ports)
+        total += fabric.price(catalogue) if fabric else 0.0
+    return total
 
 
 def build_fabric(catalogue: Catalogue, servers: list[Server]) -> Fabric | None:
@@ -61,8 +70,10 @@ def build_fabric(catalogue: Catalogue, servers: list[Server]) -> Fabric | None:
     if not networked:
         return None
     nic = catalogue.nic(networked[0].nic or "")
-    ports = sum(s.nic_count * catalogue.nic(s.nic or "").ports for s in networked)
-    size = cheapest_fabric(catalogue, ports)
+    if any(s.nic != nic.id for s in networked):
+        raise RuntimeError("internal error: one fabric joins servers of one NIC model")
+    ports = sum(s.nic_count * nic.ports for s in networked)
+    size = cheapest_fabric(catalogue, nic, ports)
     if size is None:
         raise RuntimeError(f"internal error: no fabric for {ports} NIC ports")
     switch = size.kit.switch

@@ -156,14 +156,14 @@ def _fastest_multi_server(data: ProblemData, run_index: int, builds: list[Build]
     """The fastest copy over several whole servers of one build, as the multi-node options size and
     time it (on the build's own host, NICs and power setting), within the site's server limit."""
     catalogue, profile = data.catalogue, data.profiles[run_index]
-    nic = fabric_nic(catalogue)
     tokens, limit = profile.run.train_tokens, data.workload.site.max_servers
-    if nic is None or tokens is None or profile.run.offload == Offload.CPU or not fabric_kits(catalogue):
+    if tokens is None or profile.run.offload == Offload.CPU:
         return None
     best: _Best | None = None
     for build in builds:
-        networked = networked_build(catalogue, build, nic)
-        if networked is None:
+        nic = fabric_nic(catalogue, build.chassis)
+        networked = networked_build(catalogue, build, nic) if nic and fabric_kits(catalogue, nic) else None
+        if nic is None or networked is None:
             continue
         net = node_network(build.gpu, build.gpu_count, nic, networked.nic_count, catalogue.speed)
         rank = network_rank(profile, networked, net, catalogue)

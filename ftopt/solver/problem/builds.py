@@ -231,7 +231,7 @@ def _cheapest_host(
         (
             c
             for c in catalogue.cpus
-            if c.cores * chassis.sockets >= rules.cores_per_gpu * count and c.tdp_w <= chassis.max_cpu_tdp_w
+            if c.cores * chassis.sockets >= rules.cores_per_gpu * count and chassis.fits(c)
         ),
         key=lambda c: (_unit_price(catalogue, c.id), c.tdp_w, c.id),
     )
@@ -435,7 +435,8 @@ def _unpowered(
     """Why no card setting powers the build: the supplies when even they cannot carry its least
     draw, else the feed."""
     cap = min(gpu.power_settings_w)
-    cpu = min(catalogue.cpus, key=lambda c: c.tdp_w)
+    fitting = [c for c in catalogue.cpus if chassis.fits(c)] or list(catalogue.cpus)
+    cpu = min(fitting, key=lambda c: c.tdp_w)
     load = load_w(build_parts(chassis, cap, chassis.gpu_slots, cpu, *fill))
     if not supplies_carry(chassis, load):
         return finding(

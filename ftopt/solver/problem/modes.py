@@ -162,11 +162,13 @@ def placement_links(catalogue: Catalogue, gpu: Gpu, gpus: int, domain: int) -> s
     return links
 
 
-def least_host(catalogue: Catalogue, gpus: int) -> Host | None:
-    """The least host any build gives a copy: the rules' cores per GPU, the fewest memory channels."""
-    if catalogue.speed is None or not catalogue.cpus:
+def least_host(catalogue: Catalogue, gpus: int, gpu: Gpu) -> Host | None:
+    """The least host any build of `gpu` gives a copy: the rules' cores per GPU, the fewest memory
+    channels of a CPU that fits a chassis taking the card."""
+    fitting = [c for c in catalogue.cpus if any(ch.takes(gpu) and ch.fits(c) for ch in catalogue.chassis)]
+    if catalogue.speed is None or not fitting:
         return None
-    channels = min(cpu.memory_channels for cpu in catalogue.cpus)
+    channels = min(cpu.memory_channels for cpu in fitting)
     rules = catalogue.rules
     return copy_host(channels, rules.cores_per_gpu * gpus, gpus, gpus, catalogue.speed)
 
@@ -198,7 +200,7 @@ def mode_speeds(
 ) -> list[Speed]:
     """The speed model's estimate of the mode on each placement it may get, its cards at `power_w`
     (full power when None); empty without speed data."""
-    host = least_host(catalogue, mode.gpus)
+    host = least_host(catalogue, mode.gpus, gpu)
     constants = catalogue.speed
     if profile.stack is None or constants is None or host is None:
         return []

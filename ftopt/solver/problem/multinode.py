@@ -270,13 +270,11 @@ def multinode_options(
     A multi-node mode is compatible with no build as a light or heavy copy (its GPUs exceed any
     server's), so its copies are only ever counted through these options.
     """
-    nic = fabric_nic(catalogue)
-    if nic is None or not fabric_kits(catalogue):
-        return []
     bid = _Bid(workload, catalogue, profiles, builds, singles)
-    return [
-        pair
-        for f in range(len(builds))
-        for run in range(len(profiles))
-        for pair in _options_on(bid, run, f, nic)
-    ]
+    pairs = []
+    for f, build in enumerate(builds):
+        nic = fabric_nic(catalogue, build.chassis)
+        if nic is None or not fabric_kits(catalogue, nic):
+            continue
+        pairs += [pair for run in range(len(profiles)) for pair in _options_on(bid, run, f, nic)]
+    return pairs

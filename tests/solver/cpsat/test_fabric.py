@@ -29,7 +29,7 @@ def test_the_least_fabric_price_is_the_cheapest_tree_for_the_ports() -> None:
         for o in data.multinode:
             model.add(v.multinode_copies[o.mode] == (1 if o is option else 0))
         price = add_fabric(model, data, v)
-        tree = cheapest_fabric(catalogue(), option.ports)
+        tree = cheapest_fabric(catalogue(), option.build.nic, option.ports)
         assert tree is not None
         assert optimum(model, price, maximize=False) == cents(tree.price(catalogue()))
 

@@ -23,7 +23,8 @@ def test_a_servers_bill_sums_to_its_price() -> None:
 
 def test_only_networked_servers_bring_nic_ports() -> None:
     plain = [ServerLayout(b, b.ram, b.disk) for b in problem(SMALL).builds]
-    assert nic_ports(plain) == 0
+    assert nic_ports(plain) == {}
     option = problem(MULTINODE).multinode[0]
     networked = [ServerLayout(option.build, option.ram, option.disk)] * option.nodes
-    assert nic_ports(networked) == option.ports > 0
+    assert option.build.nic is not None and option.ports > 0
+    assert nic_ports(networked) == {option.build.nic.id: option.ports}
