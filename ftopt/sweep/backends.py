@@ -96,6 +96,24 @@ def _stop(pool: ProcessPoolExecutor) -> None:
             process.terminate()
 
 
+def _close_broken(pool: ProcessPoolExecutor) -> None:
+    """Close a pool one of whose workers died, without hanging on the others.
+
+    Python 3.11's pool terminates its workers when one dies and then joins them, but a worker it
+    starts while breaking can miss the terminate and wait on the call queue for ever, and with it
+    the join (seen under load). So every worker the pool holds is killed until its manager thread
+    has finished; the workers are ours and their scenarios are retried anyway.
+    """
+    processes = getattr(pool, "_processes", None) or {}  # the live dict the manager thread joins
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    while manager is not None and manager.is_alive():
+        for process in list(processes.values()):
+            if process.is_alive():
+                process.kill()
+        manager.join(0.1)
+
+
 @dataclass
 class LocalBackend:
     """Worker processes on this machine, each solving one scenario at a time with one CP-SAT worker."""
@@ -153,7 +171,7 @@ class LocalBackend:
                         queue.appendleft(scenario)
                         break
                 if not running:  # broken with nothing in flight: a fresh pool for the rest
-                    pool.shutdown(wait=True)
+                    _close_broken(pool)
                     return list(queue), []
                 if on_running:
                     on_running(min(workers, len(running)))
@@ -164,7 +182,7 @@ class LocalBackend:
                         on_done(*future.result())
                     except BrokenProcessPool:
                         suspects = [scenario, *running.values()]
-                        pool.shutdown(wait=True)
+                        _close_broken(pool)
                         return list(queue), suspects
                     except Exception as exc:  # the result did not come back (say, it would not pickle)
                         error = f"{type(exc).__name__}: {exc}"
