@@ -114,10 +114,13 @@ class Jobs:
         )
         receiver, sender = self._context.Pipe(duplex=False)
         process = self._context.Process(target=_work, args=(request, sender), daemon=True)
-        with self._lock:
-            self._processes[solve_id] = process
         process.start()
         sender.close()
+        with self._lock:
+            self._processes[solve_id] = process
+        latest = self.store.solve(solve_id)
+        if latest is None or latest.finished:  # cancelled while the process started
+            process.kill()
         try:
             outcome = self._follow(solve_id, process, receiver, request.time_limit * 2 + GRACE_S)
         finally:

@@ -7,6 +7,7 @@ worker processes, so these tests exercise the queue, the pipe and the store as `
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,8 @@ import pytest
 
 pytest.importorskip("fastapi", reason="the serve extra is not installed: pip install '.[serve]'")
 
+# Starlette 1.x asks for `httpx2` in its test client; httpx is what the suite pins and uses.
+warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from ftopt.serve.app import ServeConfig, create_app  # noqa: E402
