@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ftopt.catalogue.loader import load_catalogue
@@ -21,33 +21,13 @@ from ftopt.errors import FtoptError
 from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import Workload
 from ftopt.reading.workload_file import load_workload_text
+from ftopt.serve.solve_request import SolveRequest
 from ftopt.solver.frontier import MIN_SOLVE_S, Frontier, frontier, has_train_tokens
 from ftopt.solver.search.run import Progress, SolveSettings
 from ftopt.solver.solve import solve
 
 #: The name a stored workload is given in error messages.
 WORKLOAD_NAME = "workload"
-
-
-@dataclass(frozen=True)
-class SolveRequest:
-    """What a solve was asked for: the version's workload text and the knobs a user may set."""
-
-    workload: str
-    time_limit: float = 30.0
-    what_if: bool = True
-    frontier: bool = True
-    alternatives: int = 0
-    solver_workers: int = 1
-
-    def settings(self) -> dict[str, Any]:
-        """The knobs, as stored with the solve."""
-        return {
-            "time_limit": self.time_limit,
-            "what_if": self.what_if,
-            "frontier": self.frontier,
-            "alternatives": self.alternatives,
-        }
 
 
 def answer(request: SolveRequest, on_progress: Callable[[Progress], None] | None = None) -> dict[str, Any]:

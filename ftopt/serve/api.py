@@ -17,6 +17,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
 
 from ftopt.cli.errors import one_line
 from ftopt.cli.schema import workload_schema
@@ -133,7 +134,9 @@ def one_example(name: str) -> Response:
 
 @router.post("/bids", status_code=201, summary="A new bid from a workload", openapi_extra=_WORKLOAD_BODY)
 async def create_bid(request: Request) -> dict[str, Any]:
-    version = bids.create(bench_of(request), await workload_text(request), author_of(request))
+    version = await run_in_threadpool(
+        bids.create, bench_of(request), await workload_text(request), author_of(request)
+    )
     return {"id": version.bid_id, "version": version.number}
 
 
@@ -159,7 +162,9 @@ def get_bid(request: Request, bid_id: int) -> dict[str, Any]:
     "/bids/{bid_id}", summary="The edited workload becomes the next version", openapi_extra=_WORKLOAD_BODY
 )
 async def put_bid(request: Request, bid_id: int) -> dict[str, Any]:
-    version = bids.edit(bench_of(request), bid_id, await workload_text(request), author_of(request))
+    version = await run_in_threadpool(
+        bids.edit, bench_of(request), bid_id, await workload_text(request), author_of(request)
+    )
     return {"id": version.bid_id, "version": version.number}
 
 
@@ -286,7 +291,7 @@ def export(request: Request, bid_id: int) -> Response:
 
 @router.post("/bids/import", status_code=201, summary="A new bid from an exported file, history and all")
 async def import_bid(request: Request) -> dict[str, Any]:
-    return {"id": import_record(bench_of(request), await request.body())}
+    return {"id": await run_in_threadpool(import_record, bench_of(request), await request.body())}
 
 
 def import_record(bench: Workbench, raw: bytes) -> int:

@@ -12,9 +12,9 @@ from typing import Any
 
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
-from ftopt.serve.answer import SolveRequest
 from ftopt.serve.diff import Change, PlanDiff, plan_diff, workload_changes
 from ftopt.serve.jobs import Jobs
+from ftopt.serve.solve_request import SolveRequest
 from ftopt.serve.store import Solve, Store, Version
 from ftopt.serve.workloads import WorkloadError, check, data_of, workload_yaml
 from ftopt.solver.explain.whatif import relaxations

@@ -11,6 +11,7 @@ killed worker (or server) never leaves half an answer. A flood of requests is re
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
 import threading
 import time
@@ -19,7 +20,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from ftopt.serve.answer import SolveRequest, answer
+from ftopt.serve.solve_request import SolveRequest
 from ftopt.serve.store import Solve, Store
 
 #: A worker is killed this long past its time limit (the what-if re-solves and the frontier's
@@ -27,6 +28,8 @@ from ftopt.serve.store import Solve, Store
 GRACE_S = 60.0
 #: Incumbents are written to the store at most this often per solve.
 PROGRESS_EVERY_S = 0.2
+#: How much a worker process lowers its priority (os.nice) below the server's.
+NICENESS = 10
 
 
 class QueueFull(Exception):
@@ -43,7 +46,13 @@ class JobSettings:
 
 
 def _work(request: SolveRequest, conn: Connection) -> None:
-    """The worker process: solve, sending each incumbent, then the answer."""
+    """The worker process: solve, sending each incumbent, then the answer.
+
+    It lowers its own priority first, before the solver is imported, so that the pages stay quick
+    while solves run: a person waiting on a page matters more than a solve's last second.
+    """
+    os.nice(NICENESS)
+    from ftopt.serve.answer import answer
 
     def report(p: Any) -> None:
         conn.send(("progress", p.price, p.bound, p.gap, p.seconds))

@@ -15,6 +15,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 
 from ftopt.serve import bids
@@ -153,7 +154,9 @@ async def new_from_form(request: Request) -> Response:
     form = await form_of(request)
     text = apply_form({}, _fields(form), _cards(form))
     try:
-        version = bids.create(bench_of(request), text, author_of(request), "created from the form")
+        version = await run_in_threadpool(
+            bids.create, bench_of(request), text, author_of(request), "created from the form"
+        )
     except WorkloadError as err:
         return _form_page(
             request, "new.html", data_of(text), status=400, error=err.message, error_field=err.field
@@ -167,7 +170,9 @@ async def new_from_example(request: Request) -> Response:
     text = example(name)
     if text is None:
         raise NotFound(f"no bundled example {name[:80]!r}")
-    version = bids.create(bench_of(request), text, author_of(request), f"from the example {name}")
+    version = await run_in_threadpool(
+        bids.create, bench_of(request), text, author_of(request), f"from the example {name}"
+    )
     return to_version(version.bid_id, version.number)
 
 
@@ -182,7 +187,9 @@ async def _upload(form: FormData) -> tuple[str, bytes]:
 @router.post("/bids/upload")
 async def new_from_upload(request: Request) -> Response:
     name, raw = await _upload(await form_of(request))
-    version = bids.create(bench_of(request), decode_upload(raw, name), author_of(request), f"uploaded {name}")
+    version = await run_in_threadpool(
+        bids.create, bench_of(request), decode_upload(raw, name), author_of(request), f"uploaded {name}"
+    )
     return to_version(version.bid_id, version.number)
 
 
@@ -192,7 +199,7 @@ async def import_page(request: Request) -> Response:
     upload = form.get("file")
     if not isinstance(upload, UploadFile):
         raise BadForm("ftopt: choose an exported bid (JSON) to import")
-    bid_id = import_record(bench_of(request), await upload.read())
+    bid_id = await run_in_threadpool(import_record, bench_of(request), await upload.read())
     return RedirectResponse(f"/bids/{bid_id}", status_code=303)
 
 
@@ -234,7 +241,9 @@ async def edit_form(request: Request, bid_id: int, number: int) -> Response:
     base = data_of(bids.require_version(bench_of(request), bid_id, number).workload)
     text = apply_form(base, _fields(form), _cards(form))
     try:
-        version = bids.edit(bench_of(request), bid_id, text, author_of(request), "edited in the form")
+        version = await run_in_threadpool(
+            bids.edit, bench_of(request), bid_id, text, author_of(request), "edited in the form"
+        )
     except WorkloadError as err:
         return _version_page(
             request, bid_id, number, data=data_of(text), status=400, error=err.message, error_field=err.field
@@ -246,7 +255,9 @@ async def edit_form(request: Request, bid_id: int, number: int) -> Response:
 async def edit_yaml(request: Request, bid_id: int, number: int) -> Response:
     text = _fields(await form_of(request)).get("workload", "").replace("\r\n", "\n")
     try:
-        version = bids.edit(bench_of(request), bid_id, text, author_of(request), "edited as YAML")
+        version = await run_in_threadpool(
+            bids.edit, bench_of(request), bid_id, text, author_of(request), "edited as YAML"
+        )
     except WorkloadError as err:
         return _version_page(request, bid_id, number, status=400, yaml_text=text, yaml_error=err.message)
     return to_version(bid_id, version.number)
@@ -273,7 +284,9 @@ def _knobs(form: dict[str, str]) -> dict[str, Any]:
 async def solve_page(request: Request, bid_id: int, number: int) -> Response:
     knobs = _knobs(_fields(await form_of(request)))
     try:
-        solve = bids.solve(bench_of(request), bid_id, number, knobs, author_of(request))
+        solve = await run_in_threadpool(
+            bids.solve, bench_of(request), bid_id, number, knobs, author_of(request)
+        )
     except QueueFull:
         return message(request, "ftopt: too many solves are queued; try again in a minute", 429)
     return RedirectResponse(f"/jobs/{solve.id}", status_code=303)
@@ -282,7 +295,9 @@ async def solve_page(request: Request, bid_id: int, number: int) -> Response:
 @router.post("/bids/{bid_id}/versions/{number}/ease/{saving}")
 async def ease_page(request: Request, bid_id: int, number: int, saving: int) -> Response:
     await form_of(request)
-    version = bids.ease(bench_of(request), bid_id, number, saving - 1, author_of(request))
+    version = await run_in_threadpool(
+        bids.ease, bench_of(request), bid_id, number, saving - 1, author_of(request)
+    )
     return to_version(bid_id, version.number)
 
 
@@ -298,7 +313,7 @@ def job_page(request: Request, job_id: int) -> HTMLResponse:
 @router.post("/jobs/{job_id}/cancel")
 async def cancel_page(request: Request, job_id: int) -> Response:
     await form_of(request)
-    bench_of(request).jobs.cancel(job_id)
+    await run_in_threadpool(bench_of(request).jobs.cancel, job_id)
     return RedirectResponse(f"/jobs/{job_id}", status_code=303)
 
 

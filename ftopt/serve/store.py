@@ -174,6 +174,7 @@ class Store:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / DB_NAME
         self._local = threading.local()
+        self._writer = threading.Lock()
         with self._connection() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
@@ -186,7 +187,9 @@ class Store:
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             db.row_factory = sqlite3.Row
             db.execute("PRAGMA foreign_keys=ON")
-            db.execute("PRAGMA synchronous=FULL")
+            # In WAL mode NORMAL loses no committed transaction when the process is killed (only a
+            # power cut may drop the last ones), and spares an fsync per commit: 20 ms a write here.
+            db.execute("PRAGMA synchronous=NORMAL")
             self._local.db = db
         return db
 
@@ -194,13 +197,14 @@ class Store:
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, taken at once (BEGIN IMMEDIATE), committed whole or not at all."""
         db = self._connection()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+        with self._writer:  # this process's threads queue here, not in SQLite's sleeping busy handler
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
 
     def _fail_in_flight(self) -> int:
         """Mark every solve left queued or running by a stopped server as failed; how many."""
