@@ -107,7 +107,8 @@ def run(clients: int, seconds: float, workers: int, think_s: float, data: Path) 
     with serving(data, "--workers", str(workers), "--max-queue", "4") as server:
         until = time.monotonic() + seconds
         threads = [
-            threading.Thread(target=_client, args=(server.url, n, until, think_s, tally)) for n in range(clients)
+            threading.Thread(target=_client, args=(server.url, n, until, think_s, tally))
+            for n in range(clients)
         ]
         for thread in threads:
             thread.start()

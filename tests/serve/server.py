@@ -45,9 +45,21 @@ class Server:
 
 def start(data: Path, *args: str) -> Server:
     port = free_port()
-    command = [sys.executable, "-m", "ftopt.cli.main", "serve", "--data", str(data), "--port", str(port), *args]
+    command = [
+        sys.executable,
+        "-m",
+        "ftopt.cli.main",
+        "serve",
+        "--data",
+        str(data),
+        "--port",
+        str(port),
+        *args,
+    ]
     log = (data.parent / f"serve-{port}.log").open("wb")
-    process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(
+        command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
     url = f"http://127.0.0.1:{port}"
     ended = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < ended:

@@ -18,7 +18,9 @@ from tests.serve.conftest import FEED_BOUND, FIRST_PROJECT, create, make_client,
 
 def test_a_bid_is_made_from_yaml_or_json_and_listed(client):
     bid = create(client, FIRST_PROJECT)
-    as_json = client.post("/api/bids", json={"name": "j", "runs": [{"name": "r", "model": "qwen3-8b", "method": "lora"}]})
+    as_json = client.post(
+        "/api/bids", json={"name": "j", "runs": [{"name": "r", "model": "qwen3-8b", "method": "lora"}]}
+    )
     assert as_json.status_code == 201 and as_json.json()["version"] == 1
     listed = client.get("/api/bids").json()
     assert [(b["id"], b["name"]) for b in listed] == [(as_json.json()["id"], "j"), (bid, "first-project")]
@@ -50,7 +52,9 @@ def test_the_solved_price_is_the_librarys_and_every_quote_format_downloads(clien
     bid = create(client, FIRST_PROJECT)
     job = solve(client, bid)
     catalogue = load_catalogue()
-    expected = library_solve(load_workload_text(FIRST_PROJECT, "w", catalogue), catalogue, SolveSettings(time_limit=10))
+    expected = library_solve(
+        load_workload_text(FIRST_PROJECT, "w", catalogue), catalogue, SolveSettings(time_limit=10)
+    )
     assert job["state"] == "done" and job["price"] == expected.plan.total_price == job["plan"]["total_price"]
     assert job["plan"]["status"] == "optimal" and job["gap"] == 0
     url = f"/api/bids/{bid}/versions/1/quote"
@@ -84,16 +88,24 @@ def test_a_saving_becomes_a_new_version_with_that_rule_eased(client):
 
 def test_an_exported_bid_imports_with_its_history(client):
     bid = create(client, FIRST_PROJECT)
-    client.put(f"/api/bids/{bid}", content=FIRST_PROJECT.replace("27", "26"), headers={"content-type": "application/yaml"})
+    client.put(
+        f"/api/bids/{bid}",
+        content=FIRST_PROJECT.replace("27", "26"),
+        headers={"content-type": "application/yaml"},
+    )
     solve(client, bid)
     exported = client.get(f"/api/bids/{bid}/export")
     assert exported.headers["content-disposition"].startswith("attachment")
-    reply = client.post("/api/bids/import", content=exported.content, headers={"content-type": "application/json"})
+    reply = client.post(
+        "/api/bids/import", content=exported.content, headers={"content-type": "application/json"}
+    )
     new = reply.json()["id"]
     assert new != bid and [v["number"] for v in client.get(f"/api/bids/{new}").json()["versions"]] == [1, 2]
     quote = client.get(f"/api/bids/{new}/versions/2/quote", params={"format": "json"})
     assert quote.status_code == 200 and json.loads(quote.text)["workload"] == "first-project"
-    broken = client.post("/api/bids/import", content=b'{"name": 1}', headers={"content-type": "application/json"})
+    broken = client.post(
+        "/api/bids/import", content=b'{"name": 1}', headers={"content-type": "application/json"}
+    )
     assert broken.status_code == 400 and broken.json()["error"].startswith("ftopt: import: ")
 
 
@@ -102,7 +114,9 @@ def test_a_flood_of_solves_is_refused_with_429_beyond_the_queue(tmp_path):
         bid = create(client, FIRST_PROJECT)
         replies = [client.post(f"/api/bids/{bid}/solve", json={"time_limit": 10}) for _ in range(4)]
         assert [r.status_code for r in replies] == [202, 202, 429, 429]
-        assert replies[2].headers["retry-after"] and replies[2].json()["error"].startswith("ftopt: too many solves")
+        assert replies[2].headers["retry-after"] and replies[2].json()["error"].startswith(
+            "ftopt: too many solves"
+        )
         for reply in replies[:2]:
             assert wait(client, reply.json()["job"])["state"] == "done"
 

@@ -43,7 +43,9 @@ def browser():
 
 
 def cli_price(path) -> float:
-    result = CliRunner().invoke(cli, ["solve", str(path), "--format", "json", "--time-limit", "10", "--quiet"])
+    result = CliRunner().invoke(
+        cli, ["solve", str(path), "--format", "json", "--time-limit", "10", "--quiet"]
+    )
     assert result.exit_code == 0, result.output
     return float(json.loads(result.output)["total_price"])
 
@@ -71,7 +73,7 @@ def test_a_bid_from_example_to_comparison_and_back_after_a_restart(browser, tmp_
         assert price == cli_price(REPO / "examples" / "first-project.yaml")
         with page.expect_download() as download:
             page.click("#download-xlsx")
-        book = openpyxl.load_workbook(io.BytesIO(open(download.value.path(), "rb").read()))
+        book = openpyxl.load_workbook(io.BytesIO(download.value.path().read_bytes()))
         assert "Runs" in book.sheetnames
         page.fill("input[name='site.inlet_c']", "22")
         page.click("#save-form")

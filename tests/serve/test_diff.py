@@ -10,8 +10,14 @@ from ftopt.solver.solve import SolveSettings, solve
 
 
 def test_runs_are_compared_by_name_not_by_position():
-    before = {"name": "b", "runs": [{"name": "a", "model": "m1"}, {"name": "z", "model": "m2", "concurrent": 1}]}
-    after = {"name": "b", "runs": [{"name": "z", "model": "m2", "concurrent": 3}, {"name": "n", "model": "m3"}]}
+    before = {
+        "name": "b",
+        "runs": [{"name": "a", "model": "m1"}, {"name": "z", "model": "m2", "concurrent": 1}],
+    }
+    after = {
+        "name": "b",
+        "runs": [{"name": "z", "model": "m2", "concurrent": 3}, {"name": "n", "model": "m3"}],
+    }
     changes = {c.path: (c.before, c.after, c.kind) for c in workload_changes(before, after)}
     assert changes == {
         "runs[a]": ("present", None, "removed"),

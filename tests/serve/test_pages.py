@@ -37,7 +37,9 @@ def test_an_error_is_shown_beside_its_field_and_nothing_is_stored(client):
             "runs[0].method": "lora", "runs[0].concurrent": "0"}  # fmt: skip
     reply = client.post("/bids/new", data=form)
     assert reply.status_code == 400
-    beside = re.search(r'<span class="field-error" data-field="runs\[0\].concurrent">([^<]*)</span>', reply.text)
+    beside = re.search(
+        r'<span class="field-error" data-field="runs\[0\].concurrent">([^<]*)</span>', reply.text
+    )
     assert beside and beside.group(1).startswith("ftopt: workload:") and "concurrent" in beside.group(1)
     assert client.get("/api/bids").json() == []
 
@@ -48,7 +50,9 @@ def test_a_yaml_edit_makes_version_two_and_a_bad_one_shows_the_line(client):
     bad = client.post(f"/bids/{bid}/versions/1/yaml", data={"csrf": csrf, "workload": "runs: [\n"})
     assert bad.status_code == 400 and 'id="yaml-error"' in bad.text and "not valid YAML" in bad.text
     good = FIRST_PROJECT.replace("inlet_c: 27", "inlet_c: 26")
-    reply = client.post(f"/bids/{bid}/versions/1/yaml", data={"csrf": csrf, "workload": good}, follow_redirects=False)
+    reply = client.post(
+        f"/bids/{bid}/versions/1/yaml", data={"csrf": csrf, "workload": good}, follow_redirects=False
+    )
     assert reply.headers["location"] == f"/bids/{bid}/versions/2"
     assert [v["number"] for v in client.get(f"/api/bids/{bid}").json()["versions"]] == [1, 2]
 
@@ -79,3 +83,19 @@ def test_solving_from_the_page_leads_to_the_live_progress_page(client):
     assert "EventSource" in client.get("/static/app.js").text
     bad = client.post(f"/bids/{bid}/versions/1/solve", data={**form, "time_limit": "soon"})
     assert bad.status_code == 400 and "expected numbers" in bad.text
+
+
+def test_an_uploaded_file_becomes_a_bid_and_an_exported_bid_imports(client):
+    csrf = _csrf(client)
+    files = {"file": ("mine.yaml", FIRST_PROJECT.encode(), "application/yaml")}
+    reply = client.post("/bids/upload", data={"csrf": csrf}, files=files, follow_redirects=False)
+    assert (
+        reply.status_code == 303
+        and client.get("/api/bids/1").json()["versions"][0]["note"] == "uploaded mine.yaml"
+    )
+    binary = {"file": ("x.yaml", b"\xff\xfe", "application/yaml")}
+    refused = client.post("/bids/upload", data={"csrf": csrf}, files=binary)
+    assert refused.status_code == 400 and "expected UTF-8 text" in refused.text
+    exported = {"file": ("bid-1.json", client.get("/api/bids/1/export").content, "application/json")}
+    imported = client.post("/bids/import", data={"csrf": csrf}, files=exported, follow_redirects=False)
+    assert imported.headers["location"] == "/bids/2" and len(client.get("/api/bids").json()) == 2

@@ -21,8 +21,14 @@ def test_a_host_beyond_loopback_needs_a_token_file(tmp_path):
     ]
     short = tmp_path / "token"
     short.write_text("abc\n")
-    result = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0", "--token-file", str(short), "--data", str(tmp_path)])
-    assert result.exit_code == 2 and "at least 16 characters" in result.output and "Traceback" not in result.output
+    result = CliRunner().invoke(
+        cli, ["serve", "--host", "0.0.0.0", "--token-file", str(short), "--data", str(tmp_path)]
+    )
+    assert (
+        result.exit_code == 2
+        and "at least 16 characters" in result.output
+        and "Traceback" not in result.output
+    )
 
 
 def test_with_a_token_every_request_must_carry_it(tmp_path):
@@ -60,7 +66,9 @@ def test_the_api_refuses_what_a_cross_site_form_can_send(client):
 
 
 def test_bodies_over_the_cap_are_refused_unread(client):
-    reply = client.post("/api/bids", content=b"#" * (MAX_BODY_BYTES + 1), headers={"content-type": "application/yaml"})
+    reply = client.post(
+        "/api/bids", content=b"#" * (MAX_BODY_BYTES + 1), headers={"content-type": "application/yaml"}
+    )
     assert reply.status_code == 413 and reply.text.startswith("ftopt: request body over")
 
 

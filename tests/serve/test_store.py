@@ -63,7 +63,9 @@ def test_an_export_imports_as_a_new_bid_with_the_same_history(tmp_path):
         (2, "name: c\n", "edited"),
     ]
     imported = other.latest_done(new, 2)
-    assert imported.price == 9.5 and imported.quote_html == "<p>q</p>" and imported.settings == {"time_limit": 5}
+    assert (
+        imported.price == 9.5 and imported.quote_html == "<p>q</p>" and imported.settings == {"time_limit": 5}
+    )
 
 
 def test_an_import_with_a_gap_in_its_versions_is_refused_whole(tmp_path):
@@ -71,7 +73,10 @@ def test_an_import_with_a_gap_in_its_versions_is_refused_whole(tmp_path):
     record = BidExport(
         name="b",
         created_at="2026-12-03T00:00:00+00:00",
-        versions=[{"number": 1, "workload": "a", "created_at": "x"}, {"number": 3, "workload": "b", "created_at": "x"}],
+        versions=[
+            {"number": 1, "workload": "a", "created_at": "x"},
+            {"number": 3, "workload": "b", "created_at": "x"},
+        ],
     )
     with pytest.raises(ValueError, match="without gaps"):
         store.import_bid(record)

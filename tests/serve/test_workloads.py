@@ -21,16 +21,21 @@ CATALOGUE = load_catalogue()
 
 
 def test_a_bad_field_fails_with_the_clis_one_line_and_its_path():
-    text = "name: x\nruns:\n  - {name: r, model: llama-3.1-8b, method: lora, seq_len: -4}\nsite: {feed: 230v-16a}\n"
+    text = "name: x\nruns:\n  - {name: r, model: llama-3.1-8b, method: lora, seq_len: -4}\n"
+    text += "site: {feed: 230v-16a}\n"
     with pytest.raises(WorkloadError) as err:
         check(text, CATALOGUE)
     assert err.value.field == "runs[0].seq_len" and err.value.line == 3
-    assert err.value.message.startswith("ftopt: workload:3: runs[0].seq_len: ") and "\n" not in err.value.message
+    assert (
+        err.value.message.startswith("ftopt: workload:3: runs[0].seq_len: ") and "\n" not in err.value.message
+    )
 
 
 def test_an_unknown_card_is_refused_with_a_suggestion():
     with pytest.raises(WorkloadError, match="did you mean 'h200-nvl'"):
-        check("runs: [{name: r, model: llama-3.1-8b, method: lora}]\nhardware: {gpus: [h200-nv]}\n", CATALOGUE)
+        check(
+            "runs: [{name: r, model: llama-3.1-8b, method: lora}]\nhardware: {gpus: [h200-nv]}\n", CATALOGUE
+        )
 
 
 def test_texts_and_uploads_over_the_cap_are_refused_unparsed():
@@ -44,7 +49,8 @@ def test_texts_and_uploads_over_the_cap_are_refused_unparsed():
 
 def test_the_form_writes_its_fields_over_the_workload_and_keeps_the_rest():
     base = data_of(
-        "name: b\nruns:\n  - {name: r, model: llama-3.1-8b, method: lora, seq_len: 8192, dataset_tokens: 5, epochs: 2}\n"
+        "name: b\nruns:\n"
+        "  - {name: r, model: llama-3.1-8b, method: lora, seq_len: 8192, dataset_tokens: 5, epochs: 2}\n"
         "site: {feed: 230v-16a, inlet_c: 27, max_servers: 2}\n"
     )
     form = {
@@ -73,7 +79,9 @@ def test_the_form_writes_its_fields_over_the_workload_and_keeps_the_rest():
 
 
 def test_a_blank_row_drops_its_run_and_a_bad_number_names_its_input():
-    base = data_of("runs: [{name: a, model: llama-3.1-8b, method: lora}, {name: b, model: qwen3-8b, method: lora}]\n")
+    base = data_of(
+        "runs: [{name: a, model: llama-3.1-8b, method: lora}, {name: b, model: qwen3-8b, method: lora}]\n"
+    )
     form = {"runs[0].name": "", "runs[0].model": "", "runs[1].name": "b", "runs[1].concurrent": "many"}
     text = apply_form(base, form, [])
     assert [r["name"] for r in data_of(text)["runs"]] == ["b"]
