@@ -36,10 +36,10 @@ if TYPE_CHECKING:
     from ftopt.model.hardware import Catalogue
     from ftopt.model.plan import Plan, Status
     from ftopt.model.result import PhaseTimings, Result
+    from ftopt.model.settings import Progress, SolveSettings
     from ftopt.model.workload import Workload
     from ftopt.reading.workload_file import load_workload
     from ftopt.solver.frontier import Frontier, FrontierPoint, frontier
-    from ftopt.solver.search.run import Progress, SolveSettings
     from ftopt.solver.solve import solve
     from ftopt.verify import Violation, verify_plan
 
@@ -61,10 +61,10 @@ _EXPORTS = {
     "NoPlanInTimeError": "ftopt.errors",
     "PhaseTimings": "ftopt.model.result",
     "Plan": "ftopt.model.plan",
-    "Progress": "ftopt.solver.search.run",
+    "Progress": "ftopt.model.settings",
     "Result": "ftopt.model.result",
     "RunEstimate": "ftopt.model.estimate",
-    "SolveSettings": "ftopt.solver.search.run",
+    "SolveSettings": "ftopt.model.settings",
     "Status": "ftopt.model.plan",
     "UnverifiedPlanError": "ftopt.errors",
     "Violation": "ftopt.verify",

@@ -414,7 +414,7 @@ def multinode_ways(workload: Workload, catalogue: Catalogue, run_index: int) -> 
             n, intra_bus_gbps(build.gpu, n, catalogue.speed), node_bus_gbps(nic, nics, catalogue.speed)
         )
         for strategy in (Strategy.FSDP, Strategy.HSDP):
-            for optimizer in optimizer_choices(run, profile.stack):
+            for optimizer in optimizer_choices(run, profile.method, profile.stack):
                 sizing = size_multinode(profile, build.gpu, gpus, strategy, optimizer, workload.sizing, net)
                 if not sizing.fits:
                     continue

@@ -65,3 +65,61 @@ def test_the_graph_sees_function_level_imports() -> None:
 def test_no_module_imports_itself_through_others() -> None:
     cycles = list(nx.simple_cycles(import_graph()))
     assert not cycles, "import cycles: " + "; ".join(" -> ".join([*c, c[0]]) for c in cycles[:5])
+
+
+#: The documented layers (docs/design.md, "Layers"), lowest first. A module may import modules of its
+#: own layer and of layers below it, never above: the model knows nothing of reading files, the
+#: catalogue's loaders, the verifier or the solver; the verifier nothing of the solver; inside the
+#: solver each phase only what comes before it.
+LAYERS = (
+    ("ftopt.errors",),
+    ("ftopt.model",),
+    ("ftopt.reading",),
+    ("ftopt.catalogue",),
+    ("ftopt.verify",),
+    ("ftopt.solver.problem",),
+    ("ftopt.solver.cpsat",),
+    ("ftopt.solver.decode",),
+    ("ftopt.solver.explain",),
+    ("ftopt.solver.search",),
+    ("ftopt.solver.solve", "ftopt.solver"),
+    ("ftopt.solver.frontier",),
+    ("ftopt.sweep",),
+    ("ftopt.cli",),
+    ("ftopt",),
+)
+
+
+def layer_of(module: str) -> int:
+    """The index of the layer a module belongs to: the longest matching prefix decides."""
+    best, length = -1, -1
+    for index, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > length:
+                best, length = index, len(prefix)
+    assert best >= 0, f"{module} is in no documented layer"
+    return best
+
+
+def upward_imports(graph: nx.DiGraph) -> list[str]:
+    """Every import from a module to one of a higher layer, as `a -> b`."""
+    return sorted(f"{a} -> {b}" for a, b in graph.edges if layer_of(b) > layer_of(a))
+
+
+def test_every_module_is_in_a_documented_layer() -> None:
+    assert {layer_of(m) for m in import_graph().nodes} == set(range(len(LAYERS)))
+
+
+def test_no_module_imports_a_layer_above_its_own() -> None:
+    upward = upward_imports(import_graph())
+    assert not upward, "upward imports: " + "; ".join(upward)
+
+
+def test_an_upward_import_is_caught() -> None:
+    graph = import_graph()
+    graph.add_edge("ftopt.model.estimate", "ftopt.catalogue.loader")  # the import issue 27 removed
+    graph.add_edge("ftopt.solver.decode.plan_builder", "ftopt.solver.explain.supply")
+    assert upward_imports(graph) == [
+        "ftopt.model.estimate -> ftopt.catalogue.loader",
+        "ftopt.solver.decode.plan_builder -> ftopt.solver.explain.supply",
+    ]

@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Gpu
 from ftopt.model.rl import copy_sizings
 from ftopt.model.sizing import Sizing, profile_run
@@ -263,7 +262,7 @@ def modes(catalogue: Catalogue, workload: Workload, cards: set[str]) -> list[lis
         found = [
             Mode(index, s, shard_domain(gpu, s))
             for gpu in gpus
-            for s in copy_sizings(profile, gpu, workload.sizing, load_rollout_constants())
+            for s in copy_sizings(profile, gpu, workload.sizing, profile.rollout)
             if s.fits
         ]
         per_run.append(sorted(_undominated(found), key=lambda m: m.order))

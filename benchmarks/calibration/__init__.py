@@ -108,6 +108,8 @@ def recompute(
             profile.model_name,
             profile.arch,
             type(profile.stack).model_validate({**profile.stack.model_dump(), **config["stack_overrides"]}),
+            method=profile.method,
+            rollout=profile.rollout,
         )
     gpu = cards.get(config["card"]) or catalogue.gpu(config["card"])
     gpus = int(config["gpus"])

@@ -21,7 +21,6 @@ from pydantic import TypeAdapter
 
 from benchmarks.calibration import calibration_cards
 from ftopt.catalogue import load_catalogue
-from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.architecture import Architecture
 from ftopt.model.fabric import MULTI_NODE_STRATEGIES, fabric_nic, node_network
 from ftopt.model.hardware import Catalogue, Gpu
@@ -97,7 +96,7 @@ def point_profile(point: dict[str, Any], models: dict[str, Architecture], catalo
 def fewest_gpus(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> int | None:
     """The fewest GPUs one copy fits on, any layout: within a server, else over servers of eight
     (16, 32 or 64 GPUs, FSDP or HSDP, a colocated engine); None when none fits."""
-    constants = load_rollout_constants()
+    constants = catalogue.rollout
     fitting = [s.gpus for s in rl_sizings(profile, gpu, OPTIONS, constants) if s.fits]
     if fitting:
         return min(fitting)
@@ -107,7 +106,7 @@ def fewest_gpus(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> int | No
     net = node_network(gpu, NODE_GPUS, nic, NODE_GPUS, catalogue.speed)
     for gpus in MULTI_NODE_COUNTS:
         for strategy in MULTI_NODE_STRATEGIES:
-            for optimizer in optimizer_choices(profile.run, profile.stack):
+            for optimizer in optimizer_choices(profile.run, profile.method, profile.stack):
                 sizing = multinode_any_sizing(
                     profile, gpu, gpus, strategy, optimizer, OPTIONS, net, constants
                 )
@@ -118,7 +117,7 @@ def fewest_gpus(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> int | No
 
 def generation_share(profile: RunProfile, gpu: Gpu, gpus: int, catalogue: Catalogue) -> float | None:
     """The share of a step spent generating, on the fastest fitting layout of `gpus` GPUs."""
-    constants, speed = load_rollout_constants(), catalogue.speed
+    constants, speed = catalogue.rollout, catalogue.speed
     assert speed is not None and profile.stack is not None
     host = planning_host(catalogue, gpus, speed)
     link = link_kind(gpu, gpus)

@@ -6,14 +6,15 @@ a presales engineer updates a YAML file or overlays a price list without touchin
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from ftopt.catalogue.overlay import apply_catalogue_dir
+from ftopt.catalogue.overlay import apply_catalogue_dir, catalogue_files
 from ftopt.catalogue.prices import apply_price_list
 from ftopt.errors import InputError
-from ftopt.model.hardware import ITEM_KINDS, Catalogue
+from ftopt.model.hardware import ITEM_KINDS, Catalogue, CatalogueOrigin
 from ftopt.reading.safe_yaml import read_yaml, validate
 
 KINDS = (*ITEM_KINDS, "prices")
@@ -21,6 +22,9 @@ KINDS = (*ITEM_KINDS, "prices")
 #: fabric for multi-node plans, and the planning memory margins. A directory written before they
 #: existed still loads.
 OPTIONAL = ("stacks", "speed", "nics", "switches", "cables", "margins")
+#: Kinds a catalogue directory may leave out and then reads from the packaged data: the training
+#: methods, which every sizing needs, the rollout constants and the cloud rates.
+PACKAGED_DEFAULT = ("methods", "rollout", "cloud")
 
 
 def data_dir() -> Path:
@@ -31,8 +35,10 @@ def data_dir() -> Path:
 @lru_cache(maxsize=4)
 def _load(directory: Path) -> Catalogue:
     parts: dict[str, object] = {}
-    for kind in dict.fromkeys((*KINDS, "rules", *OPTIONAL)):  # each file once, in a stable order
+    for kind in dict.fromkeys((*KINDS, "rules", *OPTIONAL, *PACKAGED_DEFAULT)):  # each once, in order
         path = directory / f"{kind}.yaml"
+        if kind in PACKAGED_DEFAULT and not path.exists():
+            path = data_dir() / f"{kind}.yaml"
         if kind in OPTIONAL and not path.exists():
             continue
         data, _ = read_yaml(path)
@@ -42,7 +48,8 @@ def _load(directory: Path) -> Catalogue:
         return validate(Catalogue, parts, None, file)
     except InputError as exc:
         kind = exc.field.split("[")[0].split(".")[0]
-        path = directory / f"{kind}.yaml" if kind in (*KINDS, *OPTIONAL, "rules") else directory
+        known = (*KINDS, *OPTIONAL, *PACKAGED_DEFAULT, "rules")
+        path = directory / f"{kind}.yaml" if kind in known else directory
         raise InputError(str(path), exc.field, exc.expected) from None
 
 
@@ -56,4 +63,24 @@ def load_catalogue(
     catalogue = _load(Path(directory or data_dir()).resolve())
     if overlay is not None:
         catalogue = apply_catalogue_dir(catalogue, Path(overlay))
-    return apply_price_list(catalogue, Path(prices)) if prices else catalogue
+    catalogue = apply_price_list(catalogue, Path(prices)) if prices else catalogue
+    if overlay is None and prices is None:
+        return catalogue
+    return catalogue.model_copy(update={"origin": origin_of(overlay, prices)})
+
+
+def origin_of(overlay: str | Path | None, prices: str | Path | None) -> CatalogueOrigin:
+    """The origin a quote names: the vendor's directory with a hash of its files, and the price list."""
+    if overlay is None:
+        return CatalogueOrigin(price_list=str(prices) if prices else None)
+    files = catalogue_files(Path(overlay))
+    digest = hashlib.sha256()
+    for kind, path in sorted(files.items()):
+        digest.update(kind.encode() + b"\0" + path.read_bytes() + b"\0")
+    return CatalogueOrigin(
+        kind="vendor",
+        directory=str(overlay),
+        content_hash=digest.hexdigest()[:12],
+        vendor_prices="prices" in files,
+        price_list=str(prices) if prices else None,
+    )

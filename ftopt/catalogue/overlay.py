@@ -2,10 +2,11 @@
 
 A directory holds YAML files of the packaged data's shapes (`gpus.yaml`, `chassis.yaml`,
 `prices.yaml`, any subset). Lists merge by id (prices by item): an entry with a new id is added, one
-with an existing id replaces the packaged entry in place. `rules.yaml`, `speed.yaml` and
-`margins.yaml` are mappings whose keys replace the packaged ones. Why merge rather than replace: a
-vendor adds a handful of SKUs and keeps the packaged models, stacks and feeds; a full copy
-(`ftopt catalogue export DIR`) is the starting point for one who wants to own everything.
+with an existing id replaces the packaged entry in place. `rules.yaml`, `speed.yaml`, `margins.yaml`,
+`methods.yaml`, `rollout.yaml` and `cloud.yaml` are mappings whose keys replace the packaged ones.
+Why merge rather than replace: a vendor adds a handful of SKUs and keeps the packaged models, stacks
+and feeds; a full copy (`ftopt catalogue export DIR`) is the starting point for one who wants to own
+everything.
 
 Every entry is validated on its own first, so a bad field names the file, its line and the field;
 then every reference (a bridge's card, a chassis' cards, a price's item, each priced item's price) is
@@ -39,7 +40,9 @@ from ftopt.model.hardware import (
     Rules,
     Switch,
 )
-from ftopt.model.stack import MemoryMargins, SpeedConstants, Stack
+from ftopt.model.methods import MethodRegistry
+from ftopt.model.rent import CloudPrices
+from ftopt.model.stack import MemoryMargins, RolloutConstants, SpeedConstants, Stack
 from ftopt.reading.safe_yaml import read_yaml, validate
 
 #: The list files a directory may hold, with the model of one entry.
@@ -63,6 +66,9 @@ MAPPING_FILES: dict[str, type[BaseModel]] = {
     "rules": Rules,
     "speed": SpeedConstants,
     "margins": MemoryMargins,  # a vendor's margins.yaml replaces the `margins` table whole
+    "methods": MethodRegistry,  # its `methods` or `algorithms` list replaces the packaged one whole
+    "rollout": RolloutConstants,
+    "cloud": CloudPrices,  # its `rates` list replaces the packaged table whole
 }
 FILE_NAMES = (*LIST_FILES, *MAPPING_FILES)
 

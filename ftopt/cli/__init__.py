@@ -28,6 +28,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: Width of rich output when stdout is not a terminal (a pipe, a file, a test runner).
 PIPE_WIDTH = 160
 
+#: Points `ftopt frontier` finds by default, and the HTML quote's three bids with it: both search
+#: the same frontier with the same settings, so the quote's cheapest, knee and fastest are the
+#: frontier command's own points.
+FRONTIER_POINTS = 10
+
 #: Width of `plain_console` off a terminal: wider than any table, so rich never cuts a cell.
 UNBOUNDED_WIDTH = 10_000
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from ftopt.cli import (
+    FRONTIER_POINTS,
     catalogue_dir_option,
     open_catalogue,
     output_option,
@@ -43,7 +44,11 @@ class NoTrainTokensError(CommandInputError):
 @output_option
 @time_limit_option("Seconds for each point's solve.")
 @click.option(
-    "--points", type=click.IntRange(min=1, max=100), default=10, show_default=True, help="Most points."
+    "--points",
+    type=click.IntRange(min=1, max=100),
+    default=FRONTIER_POINTS,
+    show_default=True,
+    help="Most points.",
 )
 @click.option(
     "--workers", type=click.IntRange(min=1), default=None, help="CP-SAT workers [default: one per core]."
@@ -62,8 +67,8 @@ def frontier_command(
     catalogue_dir: Path | None,
 ) -> None:
     """Price (or TCO) against makespan: re-solve with ever tighter deadlines, each point proven optimal."""
+    from ftopt.model.settings import SolveSettings
     from ftopt.solver.frontier import frontier, has_train_tokens
-    from ftopt.solver.search.run import SolveSettings
 
     catalogue = open_catalogue(prices, catalogue_dir)
     parsed = load_workload(workload, catalogue)

@@ -182,10 +182,22 @@ def three_bids_html(frontier: Frontier) -> str:
         "the cheapest plan, the fastest plan ftopt can build, and the knee of the "
         f"{len(frontier.points)}-point frontier between them (the point farthest from the line "
         "joining the two).</p>"
-        "<div class=wide><table><thead><tr><th>bid</th><th class=num>price</th><th class=num>TCO</th>"
+        + _cut_short_note(frontier)
+        + "<div class=wide><table><thead><tr><th>bid</th><th class=num>price</th><th class=num>TCO</th>"
         "<th class=num>makespan h</th><th>status</th><th>servers</th></tr></thead>"
         f"<tbody>{rows}</tbody></table></div>"
         f'<div class="diagram">{frontier_svg(frontier)}</div></section>'
+    )
+
+
+def _cut_short_note(frontier: Frontier) -> str:
+    """A sentence when the time limit ended the search: faster plans may exist than the "fastest"."""
+    if frontier.stopped != "budget":
+        return ""
+    return (
+        f"<p class=note>The time limit ended this frontier after {frontier.solves} solves: a faster plan "
+        "than the one shown as fastest may exist; <code>ftopt frontier</code> or a longer "
+        "<code>--time-limit</code> finds the rest.</p>"
     )
 
 

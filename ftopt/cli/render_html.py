@@ -20,27 +20,32 @@ from ftopt.cli.render_gantt import schedule_svg
 from ftopt.cli.render_page import page, table
 from ftopt.cli.render_quote import (
     ALTERNATIVE_COLUMNS,
+    SCHEDULE_COLUMNS,
     ServerGroup,
     alternative_rows,
+    buyer_lines,
     buyer_notes,
     fabric_heading,
+    figure_lines,
     group_heading,
-    headline,
     headroom_cell,
     internals,
     power_words,
     price_words,
-    proof_words,
     run_columns,
     run_rows,
+    schedule_note,
+    schedule_rows,
     server_groups,
     shaped,
+    summary_of,
     tco_lines,
 )
 from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
 from ftopt.model.findings import Finding, money
 from ftopt.model.plan import LineItem, Plan, Server
+from ftopt.model.summary import PlanSummary, method_words
 
 if TYPE_CHECKING:
     from ftopt.solver.frontier import Frontier
@@ -55,30 +60,18 @@ def _names(server: Server) -> dict[str, str]:
     return {line.item: line.name for line in server.bill_of_materials}
 
 
-def _summary(plan: Plan, internals: bool) -> str:
-    """The headline figures, the proof in words, the site, the prices and the runs as asked."""
-    gpus = sum(s.gpu_count for s in plan.servers)
-    power = sum(s.power_w for s in plan.servers)
-    cells = [
-        ("Total price", money(plan.total_price, plan.currency)),
-        ("Servers", str(len(plan.servers))),
-        ("Kinds of server", str(len(server_groups(plan)))),
-        ("GPUs", str(gpus)),
-        ("Full-load power", f"{power:,} W"),
-    ]
-    if plan.makespan_hours is not None:
-        cells.append(("Every run done within", f"{plan.makespan_hours:,.1f} h"))
-    if plan.energy_kwh is not None:
-        cells.append(("Training energy", f"{plan.energy_kwh:,.0f} kWh"))
-    if plan.tco is not None and plan.tco.objective == "tco":
-        cells.append((f"TCO over {plan.tco.years:g} years", money(plan.tco.total, plan.currency)))
-    items = "".join(f"<div><dt>{escape(k)}</dt><dd>{escape(v)}</dd></div>" for k, v in cells)
+def _summary(plan: Plan, summary: PlanSummary, internals: bool) -> str:
+    """The headline, the buyer's details, the key figures, the proof in words, the site, the
+    prices and the runs as asked."""
+    items = "".join(f"<div><dt>{escape(k)}</dt><dd>{escape(v)}</dd></div>" for k, v in figure_lines(summary))
+    buyer = "".join(f"<div><dt>{escape(k)}</dt><dd>{escape(v)}</dd></div>" for k, v in buyer_lines(summary))
     return (
         '<section id="summary"><h2>Summary</h2>'
-        f'<p class="lead"><strong>{escape(headline(plan))}</strong></p>'
-        f'<dl class="summary">{items}</dl>'
-        f'<p class="proof status-{escape(plan.status.value)}">{escape(proof_words(plan))}</p>'
-        f"{_site_line(plan)}<p>{escape(price_words(plan, internals))}</p>{_bid(plan)}</section>"
+        f'<p class="lead"><strong>{escape(summary.headline)}</strong></p>'
+        + (f'<dl class="buyer">{buyer}</dl>' if buyer else "")
+        + f'<dl class="summary">{items}</dl>'
+        f'<p class="proof status-{escape(plan.status.value)}">{escape(summary.proof)}</p>'
+        f"{_site_line(plan)}<p>{escape(price_words(plan, summary, internals))}</p>{_bid(plan)}</section>"
     )
 
 
@@ -103,16 +96,17 @@ def _bid(plan: Plan) -> str:
     """The runs the customer asked for, as the workload states them."""
     if not plan.runs:
         return ""
+    queue = plan.horizon_hours is not None
     rows = [
-        [escape(r.name), escape(r.model), escape(r.method + (f" r{r.lora_rank}" if r.lora_rank else "")),
-         f"{r.seq_len:,}", str(r.micro_batch), str(r.concurrent),
+        [escape(r.name), escape(r.model), escape(method_words(r)),
+         f"{r.seq_len:,}", str(r.micro_batch), str(r.jobs if queue and r.jobs is not None else r.concurrent),
          f"{r.train_tokens:,}" if r.train_tokens is not None else "—",
          f"{r.deadline_hours:,.1f}" if r.deadline_hours is not None else "—"]
         for r in plan.runs
     ]  # fmt: skip
     headers = [("run", False), ("model", False), ("method", False), ("sequence", True),
-               ("micro-batch", True), ("copies at once", True), ("training tokens", True),
-               ("deadline h", True)]  # fmt: skip
+               ("micro-batch", True), ("jobs" if queue else "copies at once", True),
+               ("training tokens", True), ("deadline h", True)]  # fmt: skip
     return "<h3>The bid</h3>" + table(headers, rows)
 
 
@@ -318,11 +312,14 @@ def _appendix(plan: Plan) -> str:
     )
 
 
-def _rent(plan: Plan) -> str:
-    """Buy or rent: the plan's GPU-hours at the cheapest published cloud rates, with their sources."""
-    rent = plan.rent
-    if rent is None:
+def _rent(plan: Plan, summary: PlanSummary) -> str:
+    """Buy or rent: the plan's GPU-hours at the cheapest published cloud rates, with their sources,
+    when the rent covers the same runs and hours as the purchase; otherwise why it cannot."""
+    rent, compared = plan.rent, summary.rent
+    if compared is None:
         return ""
+    if rent is None or not compared.comparable:
+        return f'<section id="rent"><h2>Buy or rent</h2><p>{escape(compared.words)}</p></section>'
     rows = [
         [
             escape(s.card),
@@ -342,9 +339,9 @@ def _rent(plan: Plan) -> str:
         rows,
     )  # fmt: skip
     committed = (
-        f"; at committed rates {escape(money(rent.committed_cost, plan.currency))}"
+        f" At committed rates {escape(money(rent.committed_cost, plan.currency))}."
         if rent.committed_cost is not None
-        else "; no committed rate is published for every card"
+        else " No committed rate is published for every card."
     )
     horizon = (
         f" Renting the horizon's jobs every {plan.horizon_hours:,g} h costs as much as buying these servers "
@@ -354,36 +351,41 @@ def _rent(plan: Plan) -> str:
     )
     return (
         '<section id="rent"><h2>Buy or rent</h2>'
-        f"<p>The same {_num(rent.gpu_hours)} GPU-hours rented on demand cost "
-        f"<strong>{escape(money(rent.cost, plan.currency))}</strong>{committed}, against "
-        f"{escape(money(plan.total_price, plan.currency))} to buy.{horizon} Cloud rates change often; "
+        f"<p>{escape(compared.words)}{committed}{horizon} Cloud rates change often; "
         f"ftopt read these on {escape(rent.read_by_ftopt)}.</p>" + rows_html + "</section>"
     )
 
 
-def _schedule(plan: Plan) -> str:
-    """A queue plan's Gantt chart of GPUs over the horizon; nothing for a plan without a schedule."""
+def _schedule(plan: Plan, summary: PlanSummary) -> str:
+    """A queue plan's Gantt chart of GPUs over the horizon and its jobs as a table (the rows every
+    format lists); nothing for a plan without a schedule."""
     if not plan.schedule:
         return ""
+    rows = [[escape(cell) for cell in row] for row in schedule_rows(summary)]
     return (
         '<section id="schedule" class="diagram"><h2>Schedule</h2>'
-        f"<p>{len(plan.schedule)} jobs within {plan.horizon_hours or 0:,g} h: one lane per GPU, one bar "
-        "per job in its run's colour and letter. Hover for the hours.</p>" + schedule_svg(plan) + "</section>"
+        f"<p>{escape(schedule_note(summary))} One lane per GPU, one bar per job in its run's colour and "
+        "letter. Hover for the hours.</p>"
+        + schedule_svg(plan)
+        + table(list(SCHEDULE_COLUMNS), rows)
+        + "</section>"
     )
 
 
-def render_html(plan: Plan, bids: Frontier | None = None, internals: bool = True) -> str:
+def render_html(
+    plan: Plan, bids: Frontier | None = None, internals: bool = True, summary: PlanSummary | None = None
+) -> str:
     """The whole plan as one self-contained HTML5 document; with `bids`, the three-bids section;
     without `internals`, no technical appendix."""
+    summary = summary_of(plan, summary)
     title = f"Fine-tuning servers: {plan.workload}" if plan.workload else "Fine-tuning servers"
     servers = "".join(_group(plan, group) for group in server_groups(plan))
     footer = (
-        f"<footer>Total {escape(money(plan.total_price, plan.currency))} for {len(plan.servers)} "
-        f"server{'s' if len(plan.servers) != 1 else ''}; prices are indicative "
+        f"<footer>{escape(summary.headline)}. Catalogue: {escape(summary.catalogue.words)} "
         f"({escape(plan.price_list or 'price list not stated')}).</footer>"
     )
     body = [
-        _summary(plan, internals),
+        _summary(plan, summary, internals),
         three_bids_html(bids) if bids is not None else "",
         '<section id="placement" class="diagram"><h2>Placement</h2>'
         "<p>Each server with its two CPU sockets and its GPUs; a GPU's colour and letter name the run "
@@ -391,7 +393,7 @@ def render_html(plan: Plan, bids: Frontier | None = None, internals: bool = True
         "Hover for details.</p>",
         placement_svg(plan),
         "</section>",
-        _schedule(plan),
+        _schedule(plan, summary),
         '<section id="servers"><h2>Servers and bill of materials</h2>',
         "<p>Identical servers are one group, listed once with how many to buy.</p>",
         servers or "<p>No servers.</p>",
@@ -400,7 +402,7 @@ def render_html(plan: Plan, bids: Frontier | None = None, internals: bool = True
         "</section>",
         _runs(plan),
         _tco(plan),
-        _rent(plan),
+        _rent(plan, summary),
         _alternatives(plan),
         '<section id="binding"><h2>What shaped the answer</h2>',
         _list(shaped(plan), "The solver reported no single rule that shaped the answer."),
@@ -411,7 +413,5 @@ def render_html(plan: Plan, bids: Frontier | None = None, internals: bool = True
         _appendix(plan) if internals else "",
         footer,
     ]
-    subtitle = "Server quote prepared by ftopt · prices: " + escape(
-        plan.price_list or plan.currency + ", price list not stated"
-    )
+    subtitle = "Server quote prepared by ftopt · " + escape(summary.catalogue.words)
     return page(title, "\n".join(body), subtitle)

@@ -11,25 +11,31 @@ from ftopt.cli.render_escape import markdown_text as md
 from ftopt.cli.render_quote import (
     ALTERNATIVE_COLUMNS,
     BOUND_NOTE,
+    RENT_COLUMNS,
+    SCHEDULE_COLUMNS,
     alternative_rows,
+    buyer_lines,
     buyer_notes,
     fabric_heading,
     group_heading,
-    headline,
     internals,
     placement_headers,
     placement_rows,
     price_words,
-    proof_words,
+    rent_rows,
     run_table,
+    schedule_note,
+    schedule_rows,
     server_groups,
     shaped,
+    summary_of,
     tco_lines,
 )
 from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.cli.render_roles import role_lines
 from ftopt.model.findings import money
 from ftopt.model.plan import LineItem, Plan
+from ftopt.model.summary import PlanSummary
 
 
 def _row(cells: list[str]) -> str:
@@ -88,20 +94,29 @@ def _appendix(plan: Plan) -> list[str]:
     return [*lines, "", md(BOUND_NOTE + ".")]
 
 
-def render_markdown(plan: Plan, internals: bool = True) -> str:
-    """Headline and proof, one section per server group, runs, TCO, options, findings, then (with
-    `internals`) the technical appendix."""
+def _lead(plan: Plan, summary: PlanSummary, internals: bool) -> list[str]:
+    """The headline, the buyer's details, the key figures, the proof, the prices, buy or rent."""
+    lines = [f"**{md(summary.headline)}**", ""]
+    if buyer := buyer_lines(summary):
+        lines += [*(f"- {md(label)}: {md(value)}" for label, value in buyer), ""]
+    lines += ["## Key figures", "", *(f"- {md(f.label)}: {md(f.value)}" for f in summary.figures), ""]
+    lines += [md(summary.proof), "", md(price_words(plan, summary, internals)), ""]
+    return lines + ([md(summary.rent.words), ""] if summary.rent is not None else [])
+
+
+def _schedule(summary: PlanSummary) -> list[str]:
+    if not summary.schedule:
+        return []
+    lines = ["## Schedule", "", md(schedule_note(summary)), "", *_head(list(SCHEDULE_COLUMNS))]
+    return [*lines, *(_row(row) for row in schedule_rows(summary)), ""]
+
+
+def render_markdown(plan: Plan, internals: bool = True, summary: PlanSummary | None = None) -> str:
+    """Headline and proof, one section per server group, runs, schedule, TCO, options, findings,
+    then (with `internals`) the technical appendix."""
+    summary = summary_of(plan, summary)
     title = f"# Fine-tuning servers: {md(plan.workload)}" if plan.workload else "# Fine-tuning servers"
-    lines = [
-        title,
-        "",
-        f"**{md(headline(plan))}**",
-        "",
-        md(proof_words(plan)),
-        "",
-        md(price_words(plan, internals)),
-        "",
-    ]
+    lines = [title, "", *_lead(plan, summary, internals)]
     if plan.site:
         where = (
             f"{len(plan.racks)} racks of shared circuits (see Racks)"
@@ -126,6 +141,10 @@ def render_markdown(plan: Plan, internals: bool = True) -> str:
     columns, rows = run_table(plan)
     lines += ["## Runs", "", *_head([(c.header, c.numeric) for c in columns])]
     lines += [*(_row(row) for row in rows), ""]
+    lines += _schedule(summary)
+    if rates := rent_rows(plan, summary):
+        lines += ["## Buy or rent: cloud rates", "", *_head(list(RENT_COLUMNS))]
+        lines += [*(_row(row) for row in rates), ""]
     if roles := role_lines(plan):
         lines += ["## Roles (memory per GPU)", "", *_bullets(roles), ""]
     if tco := tco_lines(plan):

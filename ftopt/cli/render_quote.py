@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ftopt.model.findings import Finding, FindingKind, money
-from ftopt.model.plan import Assignment, Plan, RunSummary, Server, Status
+from ftopt.model.plan import Assignment, Plan, RunSummary, Server
+from ftopt.model.summary import PlanSummary, method_words, summarize
 
 #: The note that lists the catalogue prices without a public source: an internal, for the appendix.
 ASSUMED_PRICES = "prices"
@@ -124,46 +125,66 @@ def objective_name(plan: Plan) -> str:
     return "total cost of ownership" if plan.tco is not None and plan.tco.objective == "tco" else "price"
 
 
-def headline(plan: Plan) -> str:
-    """Price, servers and GPUs, makespan and TCO: the one line a buyer reads first."""
-    count = len(plan.servers)
-    gpus = sum(s.gpu_count for s in plan.servers)
-    line = (
-        f"{money(plan.total_price, plan.currency)} for {count} server{'s' if count != 1 else ''}, {gpus} GPUs"
-    )
-    owned = sum(1 for s in plan.servers if s.owned)
-    if owned:
-        line += f" ({owned} of them owned already)"
-    if plan.makespan_hours is not None:
-        line += f"; every run trained within {plan.makespan_hours:,.1f} h"
-    if plan.tco is not None and plan.tco.objective == "tco":
-        line += (
-            f"; total cost of ownership {money(plan.tco.total, plan.currency)} over {plan.tco.years:g} years"
-        )
-    return line
+def summary_of(plan: Plan, summary: PlanSummary | None) -> PlanSummary:
+    """The summary a renderer lays out: the one given, or the plan's own (no buyer details, the
+    catalogue unnamed) for a caller that has only the plan."""
+    return summary if summary is not None else summarize(plan)
 
 
-def proof_words(plan: Plan) -> str:
-    """Whether the bid is the cheapest the catalogue allows, honestly, in words."""
-    what = objective_name(plan)
-    if plan.status == Status.OPTIMAL:
-        best = "cheapest set of servers" if what == "price" else f"set of servers with the lowest {what}"
-        return (
-            f"This is the {best} the catalogue allows for these runs: the solver proved that no set with a "
-            f"lower {what} runs every copy of every run at once under the rules below."
-        )
-    if plan.status == Status.FEASIBLE:
-        if plan.bound is None or plan.gap is None:
-            return (
-                f"This set of servers runs every copy, but the search stopped at its time limit before it "
-                f"could prove it the lowest {what}; a longer search may find a cheaper one."
-            )
-        return (
-            f"This set of servers runs every copy, but the search stopped at its time limit before it could "
-            f"prove it the lowest {what}: no set can cost less than {money(plan.bound, plan.currency)}, so "
-            f"this bid is at most {plan.gap:.1%} above the cheapest possible one."
-        )
-    return "No set of servers satisfies every rule; see what shaped the answer."
+def buyer_lines(summary: PlanSummary) -> list[tuple[str, str]]:
+    """The buyer's details the workload gives (`quote:`), as (label, value) lines; empty without."""
+    b = summary.buyer
+    if b is None:
+        return []
+    lines = [("Customer", b.customer), ("Reference", b.reference), ("Valid until", b.valid_until)]
+    if b.discount_percent:
+        lines.append(("Discount", f"{b.discount_percent:g} % off {money(summary.price, summary.currency)}: "
+                      f"{money(summary.price_to_pay, summary.currency)} to pay"))  # fmt: skip
+    lines.append(("Notes", b.notes))
+    return [(label, value) for label, value in lines if value]
+
+
+def figure_lines(summary: PlanSummary) -> list[tuple[str, str]]:
+    """The summary's key figures as (label, value) lines, in every format's order."""
+    return [(f.label, f.value) for f in summary.figures]
+
+
+SCHEDULE_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("run", False), ("job", True), ("servers", False), ("GPUs", False), ("start h", True), ("end h", True),
+)  # fmt: skip
+
+
+def schedule_rows(summary: PlanSummary) -> list[list[str]]:
+    """A queue plan's jobs in start order, as text (empty for a peak plan)."""
+    return [
+        [j.run, str(j.job), j.servers, j.gpus, f"{j.start_hours:,.1f}", f"{j.end_hours:,.1f}"]
+        for j in summary.schedule
+    ]
+
+
+RENT_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("card", False), ("kind", False), ("rate from", False), ("GPU-hours", True), ("per GPU-hour", True),
+    ("cost", True), ("read", False),
+)  # fmt: skip
+
+
+def rent_rows(plan: Plan, summary: PlanSummary) -> list[list[str]]:
+    """The cloud rates behind buy or rent, one row per card and kind, when the rent is compared
+    like with like (empty otherwise: the summary's sentence says why)."""
+    if plan.rent is None or summary.rent is None or not summary.rent.comparable:
+        return []
+    c = plan.currency
+    return [
+        [s.card, s.kind, f"{s.provider}: {s.offer}" + (" (nearest product)" if s.match == "nearest" else ""),
+         f"{s.gpu_hours:,.1f}", f"{s.usd_per_gpu_hour:,.3f}", money(s.gpu_hours * s.usd_per_gpu_hour, c),
+         s.read]
+        for s in plan.rent.sources
+    ]  # fmt: skip
+
+
+def schedule_note(summary: PlanSummary) -> str:
+    """The sentence above the schedule: the jobs, the horizon and the last job's end."""
+    return f"Schedule: {summary.together}."
 
 
 # --- the run table -------------------------------------------------------------------------------
@@ -228,9 +249,8 @@ NONE = "—"
 
 
 def _method(row: RunRow) -> str:
-    if row.run is None:
-        return NONE
-    return row.run.method + (f" r{row.run.lora_rank}" if row.run.lora_rank else "")
+    """The algorithm and adapter: `GRPO, LoRA r32`, `full` (the summary's words)."""
+    return NONE if row.run is None else method_words(row.run)
 
 
 def configuration_text(a: Assignment) -> str:
@@ -392,14 +412,16 @@ def assumed_prices(plan: Plan) -> list[str]:
     return []
 
 
-def price_words(plan: Plan, appendix: bool = True) -> str:
-    """Where the prices come from, for the buyer: the assumed ones are counted (and listed in the
-    technical appendix, when the quote has one)."""
+def price_words(plan: Plan, summary: PlanSummary, appendix: bool = True) -> str:
+    """Where the prices come from, for the buyer: the price list and whose prices they are (the
+    catalogue in use is a key figure), and the assumed ones counted (and listed in the technical
+    appendix, when the quote has one)."""
     assumed = assumed_prices(plan)
-    text = f"Prices: {plan.price_list or plan.currency + ', price list not stated'}."
+    stated = plan.price_list or plan.currency + ", price list not stated"
+    text = f"Prices: {stated} ({summary.catalogue.prices})."
     if assumed:
         where = " (listed in the technical appendix)" if appendix else ""
-        text += f" {len(assumed)} of them are indicative assumptions{where}."
+        text += f" {len(assumed)} of them are assumptions without a public source{where}."
     return text
 
 

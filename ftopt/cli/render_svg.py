@@ -118,17 +118,39 @@ def _card_height(rows: int) -> int:
     return CARD_HEADER_H + SOCKET_LABEL_H + rows * ROW_PITCH + SOCKET_PAD + CARD_PAD
 
 
-def _holders(plan: Plan, server: Server) -> dict[int, Assignment]:
-    holders: dict[int, Assignment] = {}
-    for assignment in plan.assignments:
-        nodes = assignment.nodes if assignment.multinode else []
-        placed = [n.gpus for n in nodes if n.server == server.id]
-        if assignment.server == server.id and not nodes:
-            placed = [assignment.gpus]
-        for gpus in placed:
-            for gpu in gpus:
-                holders.setdefault(gpu, assignment)
+def _placed(assignment: Assignment, server: str) -> list[int]:
+    """The GPUs of `server` a copy (or job) trains on."""
+    if assignment.multinode:
+        return [g for n in assignment.nodes if n.server == server for g in n.gpus]
+    return list(assignment.gpus) if assignment.server == server else []
+
+
+def _holders(plan: Plan, server: Server) -> dict[int, list[Assignment]]:
+    """Each GPU's copies: one in a peak plan; in a queue plan every job that runs on it over the
+    horizon, in the order they start."""
+    starts = {(j.run, j.job): j.start_hours for j in plan.schedule}
+    ordered = sorted(plan.assignments, key=lambda a: starts.get((a.run, a.copy_), 0.0))
+    holders: dict[int, list[Assignment]] = {}
+    for assignment in ordered:
+        for gpu in _placed(assignment, server.id):
+            holders.setdefault(gpu, []).append(assignment)
     return holders
+
+
+#: Jobs named on one GPU before the rest are counted (`A1 A2 B1 +5`).
+JOBS_SHOWN = 3
+
+
+def jobs_label(holders: list[Assignment], styles: dict[str, RunStyle]) -> str:
+    """The jobs a queue plan's GPU runs over time, by legend letter and job number, in start order."""
+    return " ".join(f"{styles[a.run].key}{a.copy_}" for a in holders if a.run in styles)
+
+
+def short_jobs(label: str) -> str:
+    """The first `JOBS_SHOWN` jobs of a label and how many more: what fits on the GPU's face."""
+    keys = label.split()
+    rest = len(keys) - JOBS_SHOWN
+    return " ".join(keys[:JOBS_SHOWN]) + (f" +{rest}" if rest > 0 else "")
 
 
 def _capacity(plan: Plan, server: Server) -> float | None:
@@ -142,11 +164,12 @@ def _capacity(plan: Plan, server: Server) -> float | None:
 
 def _gpu(
     server: Server, index: int, x: float, y: float, holder: Assignment | None,
-    style: RunStyle | None, capacity: float | None, multi: bool,
+    style: RunStyle | None, capacity: float | None, multi: bool, jobs: str = "",
 ) -> list[str]:  # fmt: skip
     """One GPU: its rect (coloured by run), its index, run letter and copy, and its memory bar.
 
     `multi`: the run has more than one copy, so the GPU shows which copy it holds (A1, A2, …).
+    `jobs`: a queue plan's GPU that runs several jobs over time names them all (`A1 A2 B1`).
     """
     sid = escape(server.id)
     run = escape(holder.run) if holder else ""
@@ -169,6 +192,9 @@ def _gpu(
         tip = f"{server.id} GPU {index} ({server.gpu}): idle"
         used, free = 0.0, capacity or 0.0
     copy_attr = f' data-copy="{holder.copy_}"' if holder else ""
+    if jobs:
+        copy_attr += f' data-jobs="{escape(jobs)}"'
+        tip += f"; jobs over the horizon: {jobs}"
     if holder is not None and holder.roles:
         copy_attr += f' data-roles="{escape(" ".join(gpu_roles(holder, index)))}"'
     out = [
@@ -186,7 +212,12 @@ def _gpu(
         f'<text x="{x + GPU_W / 2:g}" y="{y + 12:g}" font-size="10" text-anchor="middle" '
         f'fill="{ink}">{index}</text>'
     )
-    if style and holder is not None:
+    if jobs:
+        out.append(
+            f'<text x="{x + GPU_W / 2:g}" y="{y + 31:g}" font-size="8" font-weight="bold" '
+            f'text-anchor="middle" fill="{ink}">{escape(short_jobs(jobs))}</text>'
+        )
+    elif style and holder is not None:
         copy = f'<tspan font-size="9" font-weight="normal">{holder.copy_}</tspan>' if multi else ""
         out.append(
             f'<text x="{x + GPU_W / 2:g}" y="{y + 32:g}" font-size="13" font-weight="bold" '
@@ -275,23 +306,32 @@ def _server(
             "</g>",
         ]
     for index in range(server.gpu_count):
-        holder = holders.get(index)
+        held = holders.get(index, [])
+        holder = held[0] if held else None
         style = styles.get(holder.run) if holder else None
         gx, gy = positions[index]
         multi = holder is not None and copies.get(holder.run, 1) > 1
-        out += _gpu(server, index, gx, gy, holder, style, capacity, multi)
+        jobs = jobs_label(held, styles) if plan.schedule else ""
+        out += _gpu(server, index, gx, gy, holder, style, capacity, multi, jobs)
     out.append("</g>")
     return out
 
 
+def legend_label(plan: Plan, run: str) -> str:
+    """`lora (4 GPUs)`; a queue plan's jobs share GPUs over time, so each GPU counts once and the
+    jobs are counted apart: `lora (4 GPUs, 12 jobs)`."""
+    copies = [a for a in plan.assignments if a.run == run]
+    gpus = len({(n.server, g) for a in copies for n in a.nodes for g in n.gpus})
+    label = f"{run} ({gpus} GPU{'s' if gpus != 1 else ''}"
+    if plan.schedule:
+        label += f", {len(copies)} job{'s' if len(copies) != 1 else ''}"
+    return label + ")"
+
+
 def _legend(plan: Plan, styles: dict[str, RunStyle], y: float, width: float) -> tuple[list[str], float]:
     """The run colours and what the marks mean, wrapped to `width`; returns the height used."""
-    gpus: dict[str, int] = {}
-    for assignment in plan.assignments:
-        gpus[assignment.run] = gpus.get(assignment.run, 0) + assignment.gpu_count
     entries: list[tuple[str, str, str, bool, str]] = [
-        (s.colour, s.key, f"{s.run} ({gpus[s.run]} GPU{'s' if gpus[s.run] != 1 else ''})", s.striped, s.run)
-        for s in styles.values()
+        (s.colour, s.key, legend_label(plan, s.run), s.striped, s.run) for s in styles.values()
     ]
     out = ['<g class="legend">']
     x, row_y = MARGIN, y

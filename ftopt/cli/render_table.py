@@ -16,25 +16,31 @@ from ftopt.cli import UNBOUNDED_WIDTH
 from ftopt.cli.render_quote import (
     ALTERNATIVE_COLUMNS,
     BOUND_NOTE,
+    RENT_COLUMNS,
+    SCHEDULE_COLUMNS,
     alternative_rows,
+    buyer_lines,
     buyer_notes,
     fabric_heading,
     group_heading,
-    headline,
     internals,
     placement_headers,
     placement_rows,
     price_words,
-    proof_words,
+    rent_rows,
     run_table,
+    schedule_note,
+    schedule_rows,
     server_groups,
     shaped,
+    summary_of,
     tco_lines,
 )
 from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.cli.render_roles import role_lines
 from ftopt.model.findings import money
 from ftopt.model.plan import LineItem, Plan
+from ftopt.model.summary import PlanSummary
 
 
 def _table(console: Console, headers: list[tuple[str, bool]], title: str | None = None) -> Table:
@@ -93,6 +99,38 @@ def alternatives_table(console: Console, plan: Plan) -> Table | None:
     return table
 
 
+def schedule_table(console: Console, summary: PlanSummary) -> Table:
+    """A queue plan's jobs: run, job, servers, GPUs, start and end hours."""
+    table = _table(console, list(SCHEDULE_COLUMNS), "schedule")
+    for row in schedule_rows(summary):
+        table.add_row(*row)
+    return table
+
+
+def schedule_and_rates(console: Console, plan: Plan, summary: PlanSummary) -> list[RenderableType]:
+    """A queue plan's schedule and the cloud rates behind buy or rent, where the plan has them."""
+    parts: list[RenderableType] = []
+    if summary.schedule:
+        parts += [Text(""), Text(schedule_note(summary)), schedule_table(console, summary)]
+    if rates := rent_rows(plan, summary):
+        table = _table(console, list(RENT_COLUMNS), "buy or rent: cloud rates")
+        for row in rates:
+            table.add_row(*row)
+        parts += [Text(""), table]
+    return parts
+
+
+def lead(plan: Plan, summary: PlanSummary, internals: bool) -> list[RenderableType]:
+    """The headline, the buyer's details, the key figures, the proof and the prices."""
+    parts: list[RenderableType] = [Text(summary.headline, style="bold")]
+    parts += [Text(f"{label}: {value}") for label, value in buyer_lines(summary)]
+    parts += _bullets("key figures:", [f"{f.label}: {f.value}" for f in summary.figures])
+    parts += [Text(""), Text(summary.proof), Text(price_words(plan, summary, internals))]
+    if summary.rent is not None:
+        parts.append(Text(summary.rent.words))
+    return parts
+
+
 def _bullets(title: str, items: list[str]) -> list[RenderableType]:
     return [Text(""), Text(title, style="bold"), *(Text(f"  - {item}") for item in items)]
 
@@ -104,10 +142,12 @@ def appendix(console: Console, plan: Plan) -> list[RenderableType]:
     return [*parts, Text(""), placement_table(console, plan)]
 
 
-def render_table(plan: Plan, console: Console, internals: bool = True) -> None:
+def render_table(
+    plan: Plan, console: Console, internals: bool = True, summary: PlanSummary | None = None
+) -> None:
     """Print the whole quote; without `internals`, no technical appendix (the buyer's view only)."""
-    lead = [Text(headline(plan), style="bold"), Text(proof_words(plan)), Text(price_words(plan, internals))]
-    parts: list[RenderableType] = [*lead, Text("")]
+    summary = summary_of(plan, summary)
+    parts: list[RenderableType] = [*lead(plan, summary, internals), Text("")]
     for group in server_groups(plan):
         bill = bom_table(console, group.server.bill_of_materials, plan.currency)
         parts += [Text(group_heading(plan, group)), bill, Text("")]
@@ -117,6 +157,7 @@ def render_table(plan: Plan, console: Console, internals: bool = True) -> None:
     if plan.racks:
         parts += [Text(racks_note(plan)), racks_table(console, plan), Text("")]
     parts.append(runs_table(console, plan))
+    parts += schedule_and_rates(console, plan, summary)
     if roles := role_lines(plan):
         parts += _bullets("roles (memory per GPU):", roles)
     if tco := tco_lines(plan):

@@ -8,18 +8,20 @@ stderr, so stdout stays clean for JSON. OR-Tools is imported only when the comma
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 import yaml
 from rich.console import Console
 
 from ftopt.cli import (
+    FRONTIER_POINTS,
     catalogue_dir_option,
     open_catalogue,
     output_option,
@@ -35,35 +37,42 @@ from ftopt.cli.render_xlsx import write_xlsx
 from ftopt.model.findings import money
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
+from ftopt.model.summary import PlanSummary, summarize
 from ftopt.model.workload import Workload
 from ftopt.reading.workload_file import load_workload
 
 if TYPE_CHECKING:
+    from ftopt.model.settings import Progress, SolveSettings
     from ftopt.solver.frontier import Frontier
-    from ftopt.solver.search.run import Progress, SolveSettings
-
-#: The quote's three bids: at most this many frontier points, seconds per point and in all.
-BIDS_POINTS = 8
-BIDS_POINT_S = 5.0
-BIDS_TOTAL_S = 30.0
 
 FORMATS = ("table", "json", "yaml", "markdown", "html", "xlsx")
 
 
-def render(plan: Plan, fmt: str, bids: Frontier | None = None, internals: bool = True) -> str | None:
+def render(
+    plan: Plan,
+    fmt: str,
+    bids: Frontier | None = None,
+    internals: bool = True,
+    summary: PlanSummary | None = None,
+) -> str | None:
     """The plan as text in `fmt`, or None for the table (printed straight to a console); the quote
-    formats carry the technical appendix only with `internals`."""
+    formats carry the technical appendix only with `internals`; JSON and YAML carry the plan with
+    its summary under `summary` (which `ftopt verify` ignores: it re-derives every figure)."""
+    summary = summary if summary is not None else summarize(plan)
     if fmt == "json":
-        return plan.to_json() + "\n"
+        return json.dumps(plan_record(plan, summary), indent=2, ensure_ascii=False) + "\n"
     if fmt == "yaml":
-        return yaml.safe_dump(
-            plan.model_dump(mode="json", by_alias=True), sort_keys=False, allow_unicode=True
-        )
+        return yaml.safe_dump(plan_record(plan, summary), sort_keys=False, allow_unicode=True)
     if fmt == "markdown":
-        return render_markdown(plan, internals)
+        return render_markdown(plan, internals, summary)
     if fmt == "html":
-        return render_html(plan, bids, internals)
+        return render_html(plan, bids, internals, summary)
     return None
+
+
+def plan_record(plan: Plan, summary: PlanSummary) -> dict[str, Any]:
+    """The plan's JSON fields and, last, the summary every quote format renders."""
+    return {**plan.model_dump(mode="json", by_alias=True), "summary": summary.model_dump(mode="json")}
 
 
 def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
@@ -102,7 +111,8 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     default=True,
     show_default=True,
     help="With --format html and train_tokens: the three bids (cheapest, knee, fastest) of the "
-    f"price-makespan frontier ({BIDS_POINTS} points at most, {BIDS_TOTAL_S:g} s at most).",
+    "price-makespan frontier, found as `ftopt frontier` finds it, in what is left of --time-limit "
+    "(the quote says so when the limit cut the frontier short).",
 )
 @click.option(
     "--alternatives",
@@ -142,52 +152,57 @@ def solve_command(
         raise CommandInputError("--format xlsx writes a workbook: give -o FILE.xlsx")
     from ftopt.solver.solve import SolveSettings, solve
 
+    started = time.perf_counter()  # --time-limit bounds the whole command, the quote's bids included
     catalogue = open_catalogue(prices, catalogue_dir)
     parsed = load_workload(workload, catalogue)
     settings = SolveSettings(
         time_limit=time_limit, deterministic=deterministic, what_if=what_if, alternatives=alternatives
     )
     settings = replace(settings, workers=workers) if workers else settings
-    started = time.perf_counter()
     result = solve(
         parsed, catalogue, settings, _progress_printer(quiet), workload_name=parsed.name or workload.stem
     )
     plan = result.plan_or_raise()
     bids = None
     if fmt == "html" and with_frontier:
-        plan, bids = _bids(plan, parsed, catalogue, settings, time_limit - (time.perf_counter() - started))
-    write_plan(plan, fmt, output, bids, internals)
+        budget = settings.time_limit - (time.perf_counter() - started)
+        plan, bids = _bids(plan, parsed, catalogue, settings, budget)
+    write_plan(plan, fmt, output, bids, internals, summarize(plan, parsed, catalogue))
 
 
 def _bids(
-    plan: Plan, workload: Workload, catalogue: Catalogue, settings: SolveSettings, left_s: float
+    plan: Plan, workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float
 ) -> tuple[Plan, Frontier | None]:
-    """The bounded frontier behind the quote's three bids, in what the time limit leaves (None when
-    no run gives train_tokens, and for a queue bid, whose deadlines are its windows: no makespan to
-    trade against); when too little is left, the plan says the bids were skipped."""
-    from ftopt.solver.frontier import MIN_SOLVE_S, frontier, has_train_tokens
-    from ftopt.solver.solve import skipped, with_note
+    """The frontier behind the quote's three bids: the one `ftopt frontier` finds with the same
+    settings, within `budget_s` (what the solve left of --time-limit), so that they are that
+    command's own points whenever the budget lets the frontier finish (None when no run gives
+    train_tokens, and for a queue bid, whose deadlines are its windows: no makespan to trade against)."""
+    from ftopt.solver.frontier import frontier, has_train_tokens
 
     if not has_train_tokens(workload) or workload.queue is not None:
         return plan, None
-    if left_s < MIN_SOLVE_S:
-        return with_note(plan, skipped("the quote's three bids", settings.time_limit)), None
-    quick = replace(settings, time_limit=min(BIDS_POINT_S, settings.time_limit), what_if=False)
-    found = frontier(workload, catalogue, quick, points=BIDS_POINTS, budget_s=min(BIDS_TOTAL_S, left_s))
+    same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
+    found = frontier(workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0))
     return plan, (found if found.points else None)
 
 
 def write_plan(
-    plan: Plan, fmt: str, output: Path | None, bids: Frontier | None = None, internals: bool = True
+    plan: Plan,
+    fmt: str,
+    output: Path | None,
+    bids: Frontier | None = None,
+    internals: bool = True,
+    summary: PlanSummary | None = None,
 ) -> None:
     """The plan in `fmt`, to `output` or stdout (the table goes through rich; xlsx needs `output`)."""
+    summary = summary if summary is not None else summarize(plan)
     if fmt == "xlsx" and output:
-        write_xlsx(plan, output, internals)
+        write_xlsx(plan, output, internals, summary)
         return
-    text = render(plan, fmt, bids, internals)
+    text = render(plan, fmt, bids, internals, summary)
     if text is None:  # the table: whole cells off a terminal, in a file or a pipe
         with plain_console(output) as console:
-            render_table(plan, console, internals)
+            render_table(plan, console, internals, summary)
     elif output:
         output.write_text(text, encoding="utf-8")
     else:

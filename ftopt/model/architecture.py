@@ -98,6 +98,7 @@ class ParamCounts:
     active: int  # parameters a token passes through (MoE: only its experts)
     lora_per_rank: int  # adapter weights per unit of LoRA rank on all linear layers
     largest_layer: int  # biggest single tensor group gathered at once under FSDP
+    adapted_outputs: int = 0  # output features of every adapted linear layer (DoRA's magnitudes)
 
     def lora_params(self, rank: int) -> int:
         """Adapter weights of a rank-`rank` LoRA on every linear layer: r·(d_in + d_out) each."""
@@ -168,6 +169,7 @@ class _LayerCounts:
     linear: int  # linear-layer weights
     lora_per_rank: int  # Σ (d_in + d_out) over those linear layers
     other: int  # norms, router, DeltaNet extras
+    outputs: int = 0  # Σ d_out over those linear layers
 
 
 def _decoder_layer(arch: Architecture, full_attention: bool) -> _LayerCounts:
@@ -189,6 +191,7 @@ def _decoder_layer(arch: Architecture, full_attention: bool) -> _LayerCounts:
         lora_per_rank=sum(lin.lora_per_rank for lin in attention)
         + arch.experts * sum(lin.lora_per_rank for lin in mlp),
         other=other,
+        outputs=sum(lin.d_out for lin in attention) + arch.experts * sum(lin.d_out for lin in mlp),
     )
 
 
@@ -248,6 +251,7 @@ def count_params(arch: Architecture) -> ParamCounts:
         active=total - inactive,
         lora_per_rank=lora,
         largest_layer=embedding,
+        adapted_outputs=sum(n * k.outputs for n, k in kinds),
     )
 
 

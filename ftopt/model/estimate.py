@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import (
     MULTI_NODE_STRATEGIES,
     Network,
@@ -88,7 +87,7 @@ class RunEstimate:
     def trainable_params(self) -> int:
         """Parameters the run trains (all of them, or the adapters')."""
         run = self.profile.run
-        return trainable_params(self.profile.counts, run.method, run.lora_rank)
+        return trainable_params(self.profile.counts, self.profile.method, run.lora_rank)
 
 
 def _option(profile: RunProfile, sizing: Sizing, servers: int, speed: Speed | None) -> EstimateOption:
@@ -103,7 +102,7 @@ def single_server_options(
     """Every sizing on one server, with the speed model's estimate on a planning host."""
     constants, stack = catalogue.speed, profile.stack
     result = []
-    rollout = load_rollout_constants()
+    rollout = catalogue.rollout
     for sizing in copy_sizings(profile, gpu, options, rollout, speed_ranker(profile, gpu, catalogue)):
         speed = None
         if stack is not None and constants is not None:
@@ -148,7 +147,7 @@ def multi_server_options(
     if nic is None or run.offload == Offload.CPU:
         return []
     result = []
-    rollout = load_rollout_constants()
+    rollout = catalogue.rollout
     for node_gpus, nics in server_shapes(catalogue, gpu):
         net = node_network(gpu, node_gpus, nic, nics, catalogue.speed)
         host = planning_host(catalogue, node_gpus, catalogue.speed) if catalogue.speed else None
@@ -157,7 +156,7 @@ def multi_server_options(
             if gpus not in MULTI_NODE_COUNTS or gpus % node_gpus or gpus // node_gpus < 2:
                 continue
             for strategy in MULTI_NODE_STRATEGIES:
-                for optimizer in optimizer_choices(run, profile.stack):
+                for optimizer in optimizer_choices(run, profile.method, profile.stack):
                     args = (profile, gpu, gpus, strategy, optimizer, options, net)
                     for sizing in multinode_any_sizings(*args, rollout, rank):
                         speed = None

@@ -53,7 +53,7 @@ from ftopt.model.speed import (
     link_kind,
 )
 from ftopt.model.stack import SpeedConstants, Stack
-from ftopt.model.workload import Method, Offload, Optimizer, SizingOptions, Strategy
+from ftopt.model.workload import Offload, Optimizer, SizingOptions, Strategy
 
 #: How a multi-node copy may train (DDP would hold the whole states on every GPU: never needed).
 MULTI_NODE_STRATEGIES = (Strategy.FSDP, Strategy.HSDP)
@@ -113,8 +113,7 @@ def multinode_comm(profile: RunProfile, strategy: Strategy, gpus: int, net: Netw
         return data, data / (min(net.intra_gbps, net.node_gbps) * 1e9)
     n, k = net.node_gpus, gpus // net.node_gpus
     inside = comm_bytes(profile, Strategy.FSDP, n)
-    counts, run = profile.counts, profile.run
-    trainable = counts.total if run.method == Method.FULL else counts.lora_params(run.lora_rank)
+    trainable = profile.method.trainable(profile.counts, profile.run.lora_rank)
     across = 2 * (k - 1) / k * trainable * BF16 / n
     seconds = inside / (net.intra_gbps * 1e9) + across / (net.node_gbps / n * 1e9)
     return inside + across, seconds
@@ -326,7 +325,7 @@ def multinode_sizings(
     (seconds per token)."""
     run = profile.run
     offered = profile.stack.parallelism.cp if profile.stack else "none"
-    long = offered != "none" and run.seq_len >= LONG_SEQUENCE and run.method != Method.QLORA
+    long = offered != "none" and run.seq_len >= LONG_SEQUENCE and profile.method.offers.model_parallel
     cps = [cp for cp in DEGREES if cp <= net.node_gpus and (cp == 1 or long)]
     if offered == "ulysses":
         cps = [cp for cp in cps if profile.arch.heads % cp == 0]

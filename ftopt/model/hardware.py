@@ -18,7 +18,9 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
-from ftopt.model.stack import CardClass, MemoryMargins, SpeedConstants, Stack
+from ftopt.model.methods import MethodRegistry
+from ftopt.model.rent import CloudPrices
+from ftopt.model.stack import CardClass, MemoryMargins, RolloutConstants, SpeedConstants, Stack
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -88,6 +90,7 @@ class Dimm(_Item):
     """A registered DDR5 module."""
 
     gb: int = Field(gt=0, description="capacity, GB")
+    watts: float = Field(gt=0, description="module power under load, W (counted at the wall)")
 
 
 class Drive(_Item):
@@ -95,6 +98,7 @@ class Drive(_Item):
 
     tb: float = Field(gt=0, description="capacity, TB = 1e12 bytes")
     role: Literal["data", "boot"] = Field(description="data drives hold checkpoints; one boot drive")
+    watts: float = Field(gt=0, description="drive power while writing (its highest), W")
 
 
 #: A PCIe attachment point: a socket index, or a node name "socket<i>" or "switch<j>".
@@ -113,6 +117,11 @@ class PcieSwitch(BaseModel):
     model_config = _FROZEN
     socket: int = Field(ge=0, description="socket index of its uplink")
     uplink_gbps: float = Field(default=128, gt=0, description="uplink GB/s, both directions summed")
+
+
+#: How a chassis' supplies back each other up: the supplies that must carry the whole draw are all of
+#: them (none), all but one (N+1) or half (N+N: one of two feeds may fail).
+PsuRedundancy = Literal["none", "N+1", "N+N"]
 
 
 class Chassis(_Item):
@@ -146,6 +155,31 @@ class Chassis(_Item):
         description="card id → warmest inlet the chassis is qualified for with that card, where stricter "
         "than max_inlet_c (a dense server that needs cooler air for hot cards)",
     )
+    cooling: Literal["air", "liquid"] = Field(
+        default="air", description="air: held to the room's inlet air; liquid: to the coolant supply"
+    )
+    coolant_max_c: float | None = Field(
+        default=None, gt=0, le=70, description="liquid only: warmest coolant supply the cold plates take, °C"
+    )
+
+    @model_validator(mode="after")
+    def _liquid_names_its_coolant_limit(self) -> Chassis:
+        """A cold-plate chassis is qualified for a coolant supply temperature, so it must say which."""
+        if self.cooling == "liquid" and self.coolant_max_c is None:
+            raise ValueError("@coolant_max_c: a liquid-cooled chassis gives its warmest coolant supply, °C")
+        if self.cooling == "air" and self.coolant_max_c is not None:
+            raise ValueError("@coolant_max_c: applies to cooling: liquid only")
+        return self
+
+    psu_watts: int = Field(gt=0, description="one power supply's rating at the site's voltage (200-240 V)")
+    psu_count: int = Field(gt=0, description="power supplies fitted")
+    psu_redundancy: PsuRedundancy = Field(
+        description="none: all supplies carry the load; N+1: all but one must; N+N: half of them must"
+    )
+    psu_efficiency: float = Field(gt=0, le=1, description="the supplies' efficiency at typical load")
+    base_watts: float = Field(
+        ge=0, description="fans, baseboard, BMC and on-board switches at full load, W (before the supplies)"
+    )
 
     @model_validator(mode="after")
     def _interconnect_is_consistent(self) -> Chassis:
@@ -172,6 +206,25 @@ class Chassis(_Item):
         limit = self.sockets if kind == "socket" else len(self.pcie_switches)
         if not 0 <= index < limit:
             raise ValueError(f"attachment {point!r}: the chassis has {limit} {kind}(es)")
+
+    @model_validator(mode="after")
+    def _supplies_can_be_redundant(self) -> Chassis:
+        if self.psu_redundancy == "N+1" and self.psu_count < 2:
+            raise ValueError("@psu_count: N+1 needs at least two supplies")
+        if self.psu_redundancy == "N+N" and self.psu_count % 2:
+            raise ValueError("@psu_count: N+N needs an even number of supplies")
+        return self
+
+    @property
+    def psu_carrying(self) -> int:
+        """Supplies that must carry the whole draw when the redundant ones have failed."""
+        spare = {"none": 0, "N+1": 1, "N+N": self.psu_count // 2}[self.psu_redundancy]
+        return self.psu_count - spare
+
+    @property
+    def psu_capacity_w(self) -> int:
+        """Watts the supplies deliver with the redundant ones failed: what the server may draw."""
+        return self.psu_carrying * self.psu_watts
 
     def inlet_limit_c(self, gpu: Gpu) -> float:
         """Warmest inlet with this card in this chassis: the card's, the chassis' and the pair's limit."""
@@ -328,6 +381,23 @@ STOCKED: tuple[Kind, ...] = ("gpus", "bridges", "cpus", "chassis", "nics")
 ItemT = TypeVar("ItemT", bound=BaseModel)
 
 
+class CatalogueOrigin(BaseModel):
+    """Where the catalogue in use came from, so a quote can name it and say whose its prices are.
+
+    `bundled`: the packaged files, whose prices are indicative; `vendor`: a vendor's directory
+    (`--catalogue DIR`) merged over them, named with a hash of its files' contents so two quotes
+    from different copies of "the same" directory can be told apart. `price_list` names a user's
+    `--prices` file laid over either.
+    """
+
+    model_config = _FROZEN
+    kind: Literal["bundled", "vendor"] = Field(default="bundled", description="packaged, or a vendor's")
+    directory: str | None = Field(default=None, description="the vendor's catalogue directory")
+    content_hash: str | None = Field(default=None, description="sha256 of its files, first 12 hex digits")
+    vendor_prices: bool = Field(default=False, description="the directory gives its own prices.yaml")
+    price_list: str | None = Field(default=None, description="a --prices file laid over the catalogue")
+
+
 class Catalogue(BaseModel):
     """Everything ftopt may build from, with prices; references between items are checked here."""
 
@@ -342,6 +412,12 @@ class Catalogue(BaseModel):
     models: tuple[CatalogueModel, ...]
     prices: tuple[Price, ...]
     rules: Rules
+    # The training methods and algorithms (methods.yaml): what each means for memory, time, choices.
+    methods: MethodRegistry
+    # The rollout model's constants (rollout.yaml) and the public cloud rates for buy-or-rent
+    # (cloud.yaml): catalogue data like the rest, so a vendor's directory may replace them.
+    rollout: RolloutConstants
+    cloud: CloudPrices
     stacks: tuple[Stack, ...] = ()
     speed: SpeedConstants | None = None
     # Planning memory margins per stack and method (issue 19): margins.yaml, from the calibration.
@@ -350,6 +426,8 @@ class Catalogue(BaseModel):
     nics: tuple[Nic, ...] = ()
     switches: tuple[Switch, ...] = ()
     cables: tuple[Cable, ...] = ()
+    # Where the files came from (issue 26): named in every quote; not part of an export.
+    origin: CatalogueOrigin = Field(default_factory=CatalogueOrigin, exclude=True)
     # Lookups by id, built on first use: plain dicts in a private attribute, so the catalogue
     # pickles (process pools and Ray ship it to workers) and equality ignores the cache.
     _lookups: dict[Kind, dict[str, BaseModel]] = PrivateAttr(default_factory=dict)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ftopt.model.architecture import Architecture, ParamCounts
-from ftopt.model.workload import Method, Offload, Optimizer, Strategy
+from ftopt.model.methods import TrainingMethod
+from ftopt.model.workload import Offload, Optimizer, Strategy
 
 GB = 1e9
 
@@ -42,14 +43,14 @@ class States:
     trainable: int  # parameters that receive gradients
 
 
-def trainable_params(counts: ParamCounts, method: Method, lora_rank: int) -> int:
-    """All parameters for full fine-tuning; the adapter for LoRA and QLoRA."""
-    return counts.total if method == Method.FULL else counts.lora_params(lora_rank)
+def trainable_params(counts: ParamCounts, method: TrainingMethod, lora_rank: int) -> int:
+    """All parameters for full fine-tuning; the adapter (and DoRA's magnitudes) otherwise."""
+    return method.trainable(counts, lora_rank)
 
 
-def frozen_base_bytes(counts: ParamCounts, method: Method) -> float:
-    """Bytes of the frozen base: BF16 for LoRA; NF4 linear layers and BF16 rest for QLoRA."""
-    if method == Method.QLORA:
+def frozen_base_bytes(counts: ParamCounts, method: TrainingMethod) -> float:
+    """Bytes of the base weights as stored: BF16, or NF4 linear layers and a BF16 rest (QLoRA)."""
+    if method.base == "nf4":
         rest = counts.total - counts.linear
         return counts.linear * NF4_BYTES_PER_PARAM + rest * BF16
     return counts.total * BF16
@@ -62,17 +63,18 @@ def largest_linear_params(arch: Architecture) -> int:
     return arch.hidden * max(arch.intermediate, query)
 
 
-def dequant_buffer_bytes(arch: Architecture, method: Method) -> float:
-    """QLoRA's dequantisation buffer: bitsandbytes (and torchao's NF4 tensor) turn an NF4 weight back
-    into a BF16 matrix just before its matrix product, in the forward pass and again in the backward
-    pass, and free it after. One linear layer's BF16 weight is alive at a time; at the peak, the
-    widest one. Nothing for LoRA or full fine-tuning, whose weights are BF16 already."""
-    return BF16 * largest_linear_params(arch) if method == Method.QLORA else 0.0
+def dequant_buffer_bytes(arch: Architecture, method: TrainingMethod) -> float:
+    """A method's working copy of a weight: QLoRA's dequantisation (bitsandbytes and torchao's NF4
+    tensor turn an NF4 weight back into a BF16 matrix just before its matrix product, in the forward
+    pass and again in the backward pass, and free it after) or DoRA's W + BA for its column norms.
+    One linear layer's BF16 copy is alive at a time; at the peak, the widest one. Nothing for LoRA
+    or full fine-tuning, which multiply by the BF16 weights themselves."""
+    return BF16 * largest_linear_params(arch) if method.working_copy else 0.0
 
 
 def model_states(
     counts: ParamCounts,
-    method: Method,
+    method: TrainingMethod,
     optimizer: Optimizer,
     offload: Offload,
     lora_rank: int,
@@ -87,7 +89,7 @@ def model_states(
     bitsandbytes pages them out of the card under memory pressure, which is when it matters.
     """
     trainable = trainable_params(counts, method, lora_rank)
-    if method == Method.FULL:
+    if method.full:
         if offload == Offload.CPU:
             return States(counts.total * BF16, counts.total * OFFLOAD_HOST, trainable)
         if master_weights == "bf16":
@@ -112,13 +114,15 @@ def states_per_gpu(states: States, strategy: Strategy, gpus: int) -> float:
     return states.gpu_bytes / gpus if strategy == Strategy.FSDP else states.gpu_bytes
 
 
-def checkpoint_bytes(counts: ParamCounts, method: Method, optimizer: Optimizer, lora_rank: int) -> float:
+def checkpoint_bytes(
+    counts: ParamCounts, method: TrainingMethod, optimizer: Optimizer, lora_rank: int
+) -> float:
     """One resumable checkpoint: master weights and moments, or the adapter with its states."""
-    if method == Method.FULL:
+    if method.full:
         per_param = CHECKPOINT_FULL_32BIT if optimizer == Optimizer.ADAMW_32BIT else CHECKPOINT_FULL_8BIT
         return counts.total * per_param
     adapter = ADAPTER_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else ADAPTER_ADAM_8BIT
-    return counts.lora_params(lora_rank) * adapter
+    return method.trainable(counts, lora_rank) * adapter
 
 
 def nvme_bytes(checkpoint: float, keep: int, counts: ParamCounts) -> float:

@@ -30,8 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ftopt.model.architecture import Architecture
+from ftopt.model.methods import TrainingMethod
 from ftopt.model.stack import Stack
-from ftopt.model.workload import Method, Offload, Recompute, Run
+from ftopt.model.workload import Offload, Recompute, Run
 
 BF16 = 2
 
@@ -98,19 +99,19 @@ def _powers(limit: int) -> tuple[int, ...]:
 
 
 def degree_choices(
-    run: Run, arch: Architecture, stack: Stack | None, gpus: int, domain: int
+    run: Run, method: TrainingMethod, arch: Architecture, stack: Stack | None, gpus: int, domain: int
 ) -> list[Degrees]:
     """Every split of `gpus` the stack offers and the model allows.
 
     tp only inside one NVLink domain of `domain` GPUs (0 or 1: none) and dividing the KV heads (each
     rank keeps whole groups); pp across domains (at most gpus / domain stages) and no deeper than
     the layers; cp only for long sequences, dividing the heads under Ulysses. No model parallelism
-    for QLoRA (no stack shards NF4 weights by tensor) or under CPU offload (ZeRO-Offload runs one
-    model-parallel rank).
+    for a method that does not offer it (QLoRA: no stack shards NF4 weights by tensor; methods.yaml)
+    or under CPU offload (ZeRO-Offload runs one model-parallel rank).
     """
     offered = stack.parallelism if stack else None
     plain = [Degrees(dp=gpus)]
-    if offered is None or run.method == Method.QLORA or run.offload == Offload.CPU:
+    if offered is None or not method.offers.model_parallel or run.offload == Offload.CPU:
         return plain
     tps = _powers(min(gpus, domain)) if offered.tp else (1,)
     # Pipeline stages go where the links are slow: across NVLink domains, sockets or servers, so no
@@ -141,11 +142,12 @@ def accumulation_for(run: Run, micro_batch: int, degrees: Degrees) -> int | None
 
 
 def config_choices(
-    run: Run, arch: Architecture, stack: Stack | None, gpus: int, domain: int
+    run: Run, method: TrainingMethod, arch: Architecture, stack: Stack | None, gpus: int, domain: int
 ) -> list[TrainingConfig]:
-    """Every configuration of a copy of `gpus` GPUs the run and the stack allow, in a fixed order."""
+    """Every configuration of a copy of `gpus` GPUs the run, its method and the stack allow, in a
+    fixed order."""
     found = []
-    for degrees in degree_choices(run, arch, stack, gpus, domain):
+    for degrees in degree_choices(run, method, arch, stack, gpus, domain):
         for micro_batch in run.micro_batch_choices:
             accumulation = accumulation_for(run, micro_batch, degrees)
             if accumulation is None:

@@ -392,6 +392,16 @@ class Plan(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
+    def _drop_summary(cls, data: Any) -> Any:
+        """`ftopt solve --format json` writes the quote's summary (`ftopt.model.summary`) beside the
+        plan's fields; it is derived from them, so reading a plan back leaves it out and every figure
+        is re-derived from the plan itself."""
+        if isinstance(data, dict) and "summary" in data:
+            return {k: v for k, v in data.items() if k != "summary"}
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
     def _read_version_1(cls, data: Any) -> Any:
         """Version 1 plans (no `schema_version`) had sentences where version 2 has findings."""
         if not isinstance(data, dict) or "schema_version" in data:

@@ -36,7 +36,7 @@ class CloudRate(BaseModel):
 
 
 class CloudPrices(BaseModel):
-    """The dated table of cloud rates (ftopt/catalogue/data/cloud/rates.yaml)."""
+    """The dated table of cloud rates (ftopt/catalogue/data/cloud.yaml, `Catalogue.cloud`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     currency: str

@@ -137,9 +137,9 @@ def role_shares(
     model and critic, held beside the policy as `strategy` holds them over `gpus`."""
     run, counts = profile.run, profile.counts
     master = profile.stack.master_weights if profile.stack else "fp32"
-    critic = critic_states(run, counts, optimizer, offload, master)
+    critic = critic_states(run, profile.method, counts, optimizer, offload, master)
     return critic, {
-        Role.REFERENCE: reference_gb(run, counts, strategy, gpus),
+        Role.REFERENCE: reference_gb(run, profile.method, counts, strategy, gpus),
         Role.REWARD: reward_gb(profile.reward_counts, strategy, gpus),
         Role.CRITIC: critic_gb(critic, strategy, gpus),
     }
@@ -179,7 +179,8 @@ def size_rl(
         train_gpus=train,
         roles_gb=sum(shares.values()),
         host_ram_gb=policy.host_ram_gb + (critic.host_bytes / GB if critic else 0.0),
-        nvme_gb=policy.nvme_gb + extra_disk_gb(run, counts, profile.reward_counts, layout.optimizer),
+        nvme_gb=policy.nvme_gb
+        + extra_disk_gb(run, profile.method, counts, profile.reward_counts, layout.optimizer),
         placement=layout.placement,
         rollout_gb=engine.budget_gb if engine else 0.0,
         rollout_fits=engine.fits if engine else True,
@@ -189,12 +190,11 @@ def size_rl(
 
 def rl_layouts(profile: RunProfile, total: int) -> list[Layout]:
     """Every layout of a copy of `total` GPUs the run's settings allow."""
-    run, stack = profile.run, profile.stack
     return [
         Layout(total, placement, engine, strategy, optimizer, offload)
         for placement, engine in placement_choices(profile, total)
         for strategy in strategy_choices(total - engine)
-        for optimizer, offload in optimizer_offload_choices(run, stack)
+        for optimizer, offload in optimizer_offload_choices(profile)
     ]
 
 
@@ -294,7 +294,7 @@ def rl_phases(
         return RlPhases(0.0, 0.0, 0.0, 0.0, 0.0)
     tokens = rollout.sequences * run.seq_len
     train = sizing.train_gpus or sizing.gpus
-    scored = [matmul_params(counts, arch)] * (2 if has_reference(run) else 1)
+    scored = [matmul_params(counts, arch)] * (2 if has_reference(run, profile.method) else 1)
     if profile.reward_counts is not None:
         scored.append(profile.reward_counts.active)
     scoring = sum(forward_seconds(p, tokens, gpu, train, constants) for p in scored)
@@ -346,7 +346,7 @@ def rl_step(
     train = sizing.train_gpus or sizing.gpus
     if run.algorithm == Algorithm.DPO:
         scoring = 0.0
-        if has_reference(run):
+        if has_reference(run, profile.method):
             params = matmul_params(profile.counts, profile.arch)
             scoring = forward_seconds(params, base.tokens_per_step, gpu, train, constants)
         return replace(base, rollout_seconds=scoring)
@@ -402,7 +402,7 @@ def size_rl_multinode(
         policy,
         train_gpus=gpus,
         roles_gb=sum(shares.values()),
-        nvme_gb=policy.nvme_gb + extra_disk_gb(run, counts, profile.reward_counts, optimizer),
+        nvme_gb=policy.nvme_gb + extra_disk_gb(run, profile.method, counts, profile.reward_counts, optimizer),
         placement=placement,
         rollout_gb=engine.budget_gb if engine else 0.0,
         rollout_fits=engine.fits if engine else True,

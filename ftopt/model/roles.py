@@ -15,21 +15,12 @@ policy's and reuses the same activation memory.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from ftopt.model.architecture import ParamCounts
 from ftopt.model.memory import BF16, GB, States, checkpoint_bytes, model_states
-from ftopt.model.workload import Algorithm, Method, Offload, Optimizer, Run, Strategy
-
-
-class Role(StrEnum):
-    """What a model of an RL copy does."""
-
-    POLICY = "policy"
-    REFERENCE = "reference"
-    REWARD = "reward"
-    CRITIC = "critic"
-    ROLLOUT = "rollout"
+from ftopt.model.methods import Role as Role  # declared with the algorithms that hold it
+from ftopt.model.methods import TrainingMethod
+from ftopt.model.workload import Algorithm, Offload, Optimizer, Run, Strategy
 
 
 @dataclass(frozen=True)
@@ -43,10 +34,10 @@ class RoleMemory:
     memory_gb: float
 
 
-def has_reference(run: Run) -> bool:
+def has_reference(run: Run, method: TrainingMethod) -> bool:
     """A frozen reference takes memory of its own only when the policy trains all its weights (an
     adapter's base is the reference) and DPO's log-probabilities are not precomputed."""
-    if run.algorithm == Algorithm.SFT or run.method != Method.FULL:
+    if run.algorithm == Algorithm.SFT or not method.full:
         return False
     return not (run.algorithm == Algorithm.DPO and run.reference == "precomputed")
 
@@ -57,9 +48,11 @@ def frozen_bytes_per_gpu(params: int, strategy: Strategy, gpus: int) -> float:
     return total / gpus if strategy == Strategy.FSDP else total
 
 
-def reference_gb(run: Run, counts: ParamCounts, strategy: Strategy, gpus: int) -> float:
+def reference_gb(
+    run: Run, method: TrainingMethod, counts: ParamCounts, strategy: Strategy, gpus: int
+) -> float:
     """The reference model per training GPU, GB (0 when the base or precomputed figures serve)."""
-    return frozen_bytes_per_gpu(counts.total, strategy, gpus) / GB if has_reference(run) else 0.0
+    return frozen_bytes_per_gpu(counts.total, strategy, gpus) / GB if has_reference(run, method) else 0.0
 
 
 def reward_gb(reward: ParamCounts | None, strategy: Strategy, gpus: int) -> float:
@@ -68,21 +61,23 @@ def reward_gb(reward: ParamCounts | None, strategy: Strategy, gpus: int) -> floa
 
 
 def critic_states(
-    run: Run, counts: ParamCounts, optimizer: Optimizer, offload: Offload, master: str
+    run: Run, method: TrainingMethod, counts: ParamCounts, optimizer: Optimizer, offload: Offload, master: str
 ) -> States | None:
     """PPO's critic: a second trainable model of the policy's shape, trained the policy's way (its own
     frozen base under an adapter, since its value head and adapter differ from the policy's)."""
     if run.algorithm != Algorithm.PPO:
         return None
-    return model_states(counts, run.method, optimizer, offload, run.lora_rank, master_weights=master)
+    return model_states(counts, method, optimizer, offload, run.lora_rank, master_weights=master)
 
 
-def extra_disk_gb(run: Run, counts: ParamCounts, reward: ParamCounts | None, optimizer: Optimizer) -> float:
+def extra_disk_gb(
+    run: Run, method: TrainingMethod, counts: ParamCounts, reward: ParamCounts | None, optimizer: Optimizer
+) -> float:
     """NVMe beyond the policy's: the reward model's BF16 weights, and PPO's critic checkpoints (as
     many as the policy keeps, each like the policy's)."""
     disk = 0.0 if reward is None else reward.total * BF16
     if run.algorithm == Algorithm.PPO:
-        disk += run.keep_checkpoints * checkpoint_bytes(counts, run.method, optimizer, run.lora_rank)
+        disk += run.keep_checkpoints * checkpoint_bytes(counts, method, optimizer, run.lora_rank)
     return disk / GB
 
 

@@ -17,27 +17,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from ftopt.model.architecture import Architecture, ParamCounts, full_attention_layers
 from ftopt.model.hardware import Gpu
 from ftopt.model.memory import BF16, GB
+from ftopt.model.stack import RolloutConstants as RolloutConstants  # catalogue data, typed with the stacks
 from ftopt.model.workload import Rollout
-
-_FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-
-class RolloutConstants(BaseModel):
-    """Constants of the rollout model (ftopt/catalogue/data/rollout.yaml), each with its source."""
-
-    model_config = _FROZEN
-    separate_memory_fraction: float = Field(gt=0, lt=1, description="memory share of an engine's own GPU")
-    engine_overhead_gb: float = Field(ge=0, description="CUDA graphs and the engine's activations per GPU")
-    decode_bandwidth_efficiency: float = Field(gt=0, le=1, description="HBM peak share decode reads at")
-    prefill_mfu: float = Field(gt=0, le=1, description="share of BF16 peak prefill and scoring passes reach")
-    switch_fixed_s: float = Field(ge=0, description="fixed cost of one training-generation switch")
-    switch_pcie_efficiency: float = Field(gt=0, le=1, description="PCIe peak share of the switch copies")
-    sources: tuple[str, ...] = Field(default=(), description="where the figures come from")
 
 
 def kv_bytes_per_token(arch: Architecture) -> float:

@@ -7,7 +7,7 @@ estimate command prints these records; the solver turns the ones that fit into p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from ftopt.model.activations import (
@@ -30,6 +30,7 @@ from ftopt.model.memory import (
     nvme_bytes,
     states_per_gpu,
 )
+from ftopt.model.methods import TrainingMethod
 from ftopt.model.parallelism import (
     TrainingConfig,
     bubble_factor,
@@ -39,7 +40,7 @@ from ftopt.model.parallelism import (
     split_activations,
 )
 from ftopt.model.roles import RoleMemory
-from ftopt.model.stack import Stack
+from ftopt.model.stack import RolloutConstants, Stack
 from ftopt.model.topology import link_profile, reference_topology, topology_profile
 from ftopt.model.traffic import (
     compute_seconds,
@@ -51,7 +52,6 @@ from ftopt.model.workload import (
     DEFAULT_STACK,
     GPU_COUNTS,
     MULTI_NODE_COUNTS,
-    Method,
     Offload,
     Optimizer,
     Placement,
@@ -75,6 +75,8 @@ class RunProfile:
     stack: Stack | None = None
     memory_margin: float = 0.0  # the stack and method's planning margin (margins.yaml)
     reward_arch: Architecture | None = None  # an RL run's reward model, if it has one
+    method: TrainingMethod = field(kw_only=True)  # the run's method entry (methods.yaml)
+    rollout: RolloutConstants = field(kw_only=True)  # the catalogue's rollout constants (rollout.yaml)
 
     @cached_property
     def counts(self) -> ParamCounts:
@@ -98,9 +100,11 @@ def run_stack(run: Run, catalogue: Catalogue) -> Stack | None:
 
 
 def stack_margin(run: Run, catalogue: Catalogue) -> float:
-    """The planning memory margin of the run's stack and method, 0 without a margins file."""
+    """The planning memory margin of the run's stack and method (or the method it is calibrated as),
+    0 without a margins file."""
     margins = catalogue.margins
-    return margins.of(run.stack or DEFAULT_STACK, str(run.method)) if margins else 0.0
+    method = catalogue.methods.method(run.method).calibration
+    return margins.of(run.stack or DEFAULT_STACK, method.value) if margins else 0.0
 
 
 def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
@@ -112,10 +116,13 @@ def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
         reward_arch: Architecture | None = catalogue.model(reward).architecture
     else:
         reward_arch = None if reward is None else reward.architecture
-    if isinstance(run.model, str):
-        model = catalogue.model(run.model)
-        return RunProfile(run, model.name, model.architecture, stack, margin, reward_arch)
-    return RunProfile(run, run.model.name, run.model.architecture, stack, margin, reward_arch)
+    method, rollout = catalogue.methods.method(run.method), catalogue.rollout
+    name, arch = (
+        (run.model.name, run.model.architecture)
+        if not isinstance(run.model, str)
+        else (catalogue.model(run.model).name, catalogue.model(run.model).architecture)
+    )
+    return RunProfile(run, name, arch, stack, margin, reward_arch, method=method, rollout=rollout)
 
 
 @dataclass(frozen=True)
@@ -189,35 +196,32 @@ class Sizing:
         return self.strategy in (Strategy.FSDP, Strategy.HSDP)
 
 
-def optimizer_choices(run: Run, stack: Stack | None = None) -> tuple[Optimizer, ...]:
-    """`auto` lets a full fine-tune choose 32- or 8-bit Adam where the stack offers them; adapters keep
-    32-bit moments. Paged optimisers are only used when asked for by name."""
+def optimizer_choices(run: Run, method: TrainingMethod, stack: Stack | None = None) -> tuple[Optimizer, ...]:
+    """`auto` chooses among what the method offers (a full fine-tune 32- or 8-bit Adam, adapters
+    32-bit moments) and the stack offers. Paged optimisers are only used when asked for by name."""
     if run.optimizer != "auto":
         return (Optimizer(run.optimizer),)
     offered = stack.optimizers if stack else (Optimizer.ADAMW_32BIT, Optimizer.ADAMW_8BIT)
-    wanted = (
-        (Optimizer.ADAMW_32BIT, Optimizer.ADAMW_8BIT)
-        if run.method == Method.FULL
-        else (Optimizer.ADAMW_32BIT,)
-    )
+    wanted = method.offers.auto_optimizers
     return tuple(o for o in wanted if o in offered) or (Optimizer(offered[0]),)
 
 
-def offload_choices(run: Run, stack: Stack | None = None) -> tuple[Offload, ...]:
-    """`auto` lets a full fine-tune choose CPU offload where the stack offers it; adapters never offload."""
+def offload_choices(run: Run, method: TrainingMethod, stack: Stack | None = None) -> tuple[Offload, ...]:
+    """`auto` offloads where both the method (a full fine-tune, not an adapter) and the stack offer it."""
     if run.offload != "auto":
         return (Offload(run.offload),)
     can_offload = stack.cpu_offload if stack else True
-    return (Offload.NONE, Offload.CPU) if run.method == Method.FULL and can_offload else (Offload.NONE,)
+    return (Offload.NONE, Offload.CPU) if method.offers.cpu_offload and can_offload else (Offload.NONE,)
 
 
-def optimizer_offload_choices(run: Run, stack: Stack | None = None) -> list[tuple[Optimizer, Offload]]:
+def optimizer_offload_choices(profile: RunProfile) -> list[tuple[Optimizer, Offload]]:
     """The (optimiser, offload) pairs the run may train with: CPU offload runs DeepSpeed's 32-bit CPU
     Adam, so it pairs with adamw-32bit only."""
+    run, method, stack = profile.run, profile.method, profile.stack
     return [
         (optimizer, offload)
-        for optimizer in optimizer_choices(run, stack)
-        for offload in offload_choices(run, stack)
+        for optimizer in optimizer_choices(run, method, stack)
+        for offload in offload_choices(run, method, stack)
         if not (offload == Offload.CPU and optimizer != Optimizer.ADAMW_32BIT)
     ]
 
@@ -308,9 +312,8 @@ def size_run(
     config = config or default_config(run, gpus)
     d = config.degrees
     master = profile.stack.master_weights if profile.stack else "fp32"
-    states = model_states(
-        counts, run.method, optimizer, offload, run.lora_rank, options.fp32_grad_buffer, master
-    )
+    method = profile.method
+    states = model_states(counts, method, optimizer, offload, run.lora_rank, options.fp32_grad_buffer, master)
     split = States(states.gpu_bytes / d.model_parallel, states.host_bytes, states.trainable)
     per_gpu_states = states_per_gpu(split, strategy, d.data_ranks)
     host_activations = 0.0
@@ -319,18 +322,18 @@ def size_run(
     else:
         activations, host_activations = activations_per_gpu(profile, config, options, peak_allocated)
         gather = 2 * counts.largest_layer * BF16 / d.tp if strategy == Strategy.FSDP else 0.0
-        buffers = gather + dequant_buffer_bytes(profile.arch, run.method)
+        buffers = gather + dequant_buffer_bytes(profile.arch, method)
         overhead = overhead_bytes(
             per_gpu_states, activations, options.cuda_context_gb, options.allocator_reserve, buffers
         )
-    weights = counts.total * BF16 if run.method == Method.FULL else frozen_base_bytes(counts, run.method)
+    weights = frozen_base_bytes(counts, method)
     traffic = traffic_bytes_per_step(
-        strategy, d.data_ranks, run.method, states.trainable // d.model_parallel, weights / d.model_parallel
+        strategy, d.data_ranks, method, states.trainable // d.model_parallel, weights / d.model_parallel
     )
     link, gbps = intended_link(gpu, gpus)
     tokens = run.seq_len * config.micro_batch * config.accumulation * d.dp / gpus
-    flops = step_flops(counts.active, round(tokens), run.method, config.recompute)
-    checkpoint = checkpoint_bytes(counts, run.method, optimizer, run.lora_rank)
+    flops = step_flops(counts.active, round(tokens), method, config.recompute)
+    checkpoint = checkpoint_bytes(counts, method, optimizer, run.lora_rank)
     return Sizing(
         run=run.name,
         gpu=gpu.id,
@@ -450,9 +453,8 @@ def chosen_sizings(
     """The configurations worth planning for one copy trained this way: every one the run and the
     stack allow (`parallelism.config_choices`) is sized, and only the undominated ones are kept, so
     the solver sees one or two modes where there were dozens of configurations."""
-    configs = config_choices(
-        profile.run, profile.arch, profile.stack, gpus, card_domain(gpu) if domain is None else domain
-    )
+    domain = card_domain(gpu) if domain is None else domain
+    configs = config_choices(profile.run, profile.method, profile.arch, profile.stack, gpus, domain)
 
     def size(config: TrainingConfig) -> Sizing:
         return size_run(profile, gpu, gpus, strategy, optimizer, offload, options, config=config)
@@ -476,6 +478,6 @@ def all_sizings(
         for gpus in gpu_count_choices(run)
         if gpus in GPU_COUNTS  # multi-node counts depend on the server: ftopt.model.fabric
         for strategy in strategy_choices(gpus)
-        for optimizer, offload in optimizer_offload_choices(run, profile.stack)
+        for optimizer, offload in optimizer_offload_choices(profile)
         for sizing in chosen_sizings(profile, gpu, gpus, strategy, optimizer, offload, options, rank, domain)
     ]

@@ -29,6 +29,7 @@ from functools import lru_cache
 from ftopt.model.architecture import Architecture, ParamCounts, full_attention_layers
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import ADAPTER_ADAM_32BIT, BF16, GB, frozen_base_bytes
+from ftopt.model.methods import TrainingMethod
 from ftopt.model.parallelism import (
     TrainingConfig,
     bubble_factor,
@@ -40,7 +41,7 @@ from ftopt.model.parallelism import (
 from ftopt.model.sizing import RunProfile, Sizing
 from ftopt.model.stack import LinkKind, SpeedConstants, Stack
 from ftopt.model.topology import Topology, build_graph, gpu_node, reference_topology, topology_profile
-from ftopt.model.workload import Energy, Method, Offload, Recompute, Strategy
+from ftopt.model.workload import Energy, Offload, Recompute, Strategy
 
 #: Servers in the catalogue have eight slots; unbridged cards spread four under each socket.
 SERVER_SLOTS = 8
@@ -103,7 +104,7 @@ def matmul_params(counts: ParamCounts, arch: Architecture) -> int:
 
 
 def flops_per_token(
-    counts: ParamCounts, arch: Architecture, seq_len: int, method: Method, recompute: Recompute
+    counts: ParamCounts, arch: Architecture, seq_len: int, method: TrainingMethod, recompute: Recompute
 ) -> float:
     """Training FLOPs per token, executed (recomputation included).
 
@@ -116,7 +117,7 @@ def flops_per_token(
     linear = 2 * matmul_params(counts, arch)
     attention = full_attention_layers(arch) * 2 * seq_len * arch.heads * arch.head_dim
     forward = linear + attention
-    backward = 2 * attention + (2 * linear if method == Method.FULL else linear)
+    backward = 2 * attention + (2 * linear if method.full else linear)
     recomputed = forward if recompute == Recompute.FULL else 0.0
     return forward + backward + recomputed
 
@@ -179,13 +180,12 @@ def comm_bytes(profile: RunProfile, strategy: Strategy, gpus: int, accumulation:
     """
     if strategy == Strategy.SINGLE or gpus < 2:
         return 0.0
-    run, counts = profile.run, profile.counts
-    trainable = counts.total if run.method == Method.FULL else counts.lora_params(run.lora_rank)
-    grads = trainable * BF16
+    run, counts, method = profile.run, profile.counts, profile.method
+    grads = method.trainable(counts, run.lora_rank) * BF16
     share = (gpus - 1) / gpus
     if strategy == Strategy.DDP:
         return 2 * share * grads
-    weights = counts.total * BF16 if run.method == Method.FULL else frozen_base_bytes(counts, run.method)
+    weights = frozen_base_bytes(counts, method)
     return share * (2 * weights * accumulation + grads)
 
 
@@ -195,7 +195,7 @@ def dequant_seconds(
     """QLoRA's dequantisation per micro-batch: every NF4 weight expanded once per pass (forward,
     backward, and the recomputed forward), at the card's memory bandwidth."""
     run = profile.run
-    if run.method != Method.QLORA:
+    if profile.method.base != "nf4":
         return 0.0
     passes = 3 if (recompute or run.recompute) == Recompute.FULL else 2
     traffic = passes * profile.counts.linear * constants.qlora_dequant_bytes_per_param
@@ -207,10 +207,10 @@ def optimizer_seconds(profile: RunProfile, sizing: Sizing, gpu: Gpu, constants: 
     if sizing.offload == Offload.CPU:
         return 0.0
     run = profile.run
-    if run.method == Method.FULL:
+    if profile.method.full:
         state_bytes = sizing.states_gb * GB
     else:
-        adapters = profile.counts.lora_params(run.lora_rank) * ADAPTER_ADAM_32BIT
+        adapters = profile.method.trainable(profile.counts, run.lora_rank) * ADAPTER_ADAM_32BIT
         state_bytes = adapters / sizing.gpus if sizing.sharded else adapters
     return 2 * state_bytes / (gpu.memory_bandwidth_gbps * 1e9 * constants.hbm_efficiency)
 
@@ -302,8 +302,8 @@ def model_parallel_seconds(
 def attention_share(profile: RunProfile, recompute: Recompute) -> float:
     """The share of a step's FLOPs spent in attention (what ring attention hides its exchange behind)."""
     run, counts, arch = profile.run, profile.counts, profile.arch
-    total = flops_per_token(counts, arch, run.seq_len, run.method, recompute)
-    linear_only = flops_per_token(counts, arch, 0, run.method, recompute)
+    total = flops_per_token(counts, arch, run.seq_len, profile.method, recompute)
+    linear_only = flops_per_token(counts, arch, 0, profile.method, recompute)
     return (total - linear_only) / total if total else 0.0
 
 
@@ -337,9 +337,12 @@ def estimate_speed(
     d, m = config.degrees, config.accumulation
     kind = link if link is not None else link_kind(gpu, sizing.gpus)
     tokens_per_step = config.tokens_per_step(run.seq_len)
-    mfu = stack.method_mfu(gpu.card_class, run.method.value)
-    flops = flops_per_token(profile.counts, profile.arch, run.seq_len, run.method, config.recompute)
+    method = profile.method
+    mfu = stack.method_mfu(gpu.card_class, method.calibration.value)
+    flops = flops_per_token(profile.counts, profile.arch, run.seq_len, method, config.recompute)
+    # A method's measured extra time (DoRA's norms) stretches its calibrated method's matrix work.
     compute = flops * tokens_per_step / sizing.gpus / (gpu.bf16_dense_tflops * 1e12 * mfu)
+    compute *= method.step_time_factor
     fp8 = uses_fp8(run.precision, stack, gpu)
     if fp8 and stack.fp8 is not None:
         compute /= stack.fp8.speedup

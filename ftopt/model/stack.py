@@ -17,6 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ftopt.model.workload import Method
+
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 CardClass = Literal["hbm", "gddr"]
@@ -83,8 +85,10 @@ class Stack(BaseModel):
         description="checkpointed activations go to host RAM by default (offloaded checkpointing)"
     )
     fp8: Fp8 | None = Field(default=None, description="FP8 training, if the stack offers it")
-    methods: tuple[Literal["full", "lora", "qlora"], ...] = Field(
-        default=("full", "lora", "qlora"), min_length=1, description="training methods it has recipes for"
+    methods: tuple[Method, ...] = Field(
+        default=(Method.FULL, Method.LORA, Method.QLORA),
+        min_length=1,
+        description="training methods it has recipes for (ids of methods.yaml)",
     )
     parallelism: Parallelism = Field(
         default_factory=Parallelism, description="model-parallel degrees offered (none: DP/FSDP only)"
@@ -201,4 +205,19 @@ class SpeedConstants(BaseModel):
         description="compute speed at a power cap = (cap / full power) ** exponent, per card class; a "
         "class left out trains at full speed under any cap",
     )
+    sources: tuple[str, ...] = Field(default=(), description="where the figures come from")
+
+
+class RolloutConstants(BaseModel):
+    """Constants of the rollout model (ftopt/catalogue/data/rollout.yaml, `Catalogue.rollout`), each
+    with its source: what a vLLM-style engine takes and how fast it decodes, like the speed constants
+    a catalogue item of its own."""
+
+    model_config = _FROZEN
+    separate_memory_fraction: float = Field(gt=0, lt=1, description="memory share of an engine's own GPU")
+    engine_overhead_gb: float = Field(ge=0, description="CUDA graphs and the engine's activations per GPU")
+    decode_bandwidth_efficiency: float = Field(gt=0, le=1, description="HBM peak share decode reads at")
+    prefill_mfu: float = Field(gt=0, le=1, description="share of BF16 peak prefill and scoring passes reach")
+    switch_fixed_s: float = Field(ge=0, description="fixed cost of one training-generation switch")
+    switch_pcie_efficiency: float = Field(gt=0, le=1, description="PCIe peak share of the switch copies")
     sources: tuple[str, ...] = Field(default=(), description="where the figures come from")

@@ -12,24 +12,26 @@ Link figures are sums of both directions; one direction carries the received byt
 from __future__ import annotations
 
 from ftopt.model.memory import BF16
-from ftopt.model.workload import Method, Recompute, Strategy
+from ftopt.model.methods import TrainingMethod
+from ftopt.model.workload import Recompute, Strategy
 
 
 def traffic_bytes_per_step(
-    strategy: Strategy, gpus: int, method: Method, trainable: int, weight_bytes: float
+    strategy: Strategy, gpus: int, method: TrainingMethod, trainable: int, weight_bytes: float
 ) -> float:
     """Bytes each card receives per optimiser step."""
     if strategy == Strategy.SINGLE or gpus == 1:
         return 0.0
     if strategy == Strategy.DDP:
         return 2 * trainable * BF16
-    passes = 3 if method == Method.FULL else 2
+    passes = 3 if method.full else 2  # weights gathered twice; gradients of all weights scattered
     return passes * weight_bytes * (gpus - 1) / gpus
 
 
-def step_flops(active_params: int, tokens: int, method: Method, recompute: Recompute) -> float:
-    """FLOPs of one step on one card's tokens."""
-    per_token = 6 if method == Method.FULL else 4
+def step_flops(active_params: int, tokens: int, method: TrainingMethod, recompute: Recompute) -> float:
+    """FLOPs of one step on one card's tokens: forward 2, input gradients 2, and weight gradients 2
+    when every weight trains."""
+    per_token = 6 if method.full else 4
     if recompute == Recompute.FULL:
         per_token += 2
     return per_token * active_params * tokens

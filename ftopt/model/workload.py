@@ -45,11 +45,13 @@ MAX_MICRO_BATCH = 4096
 
 
 class Method(StrEnum):
-    """How the weights are trained."""
+    """How the weights are trained: the ids of `ftopt/catalogue/data/methods.yaml`, whose entries
+    (`ftopt.model.methods.TrainingMethod`) say what each means for memory, time and choices."""
 
     FULL = "full"
     LORA = "lora"
     QLORA = "qlora"
+    DORA = "dora"
 
 
 class Algorithm(StrEnum):
@@ -70,7 +72,12 @@ class Algorithm(StrEnum):
 GENERATING = (Algorithm.GRPO, Algorithm.PPO)
 
 #: `adapter` values of an RL run and the `Method` the policy trains with.
-ADAPTERS = {"none": Method.FULL, "lora": Method.LORA, "qlora": Method.QLORA}
+ADAPTERS = {"none": Method.FULL} | {m.value: m for m in Method if m != Method.FULL}
+
+
+def _choices(names: list[str]) -> str:
+    """`a, b or c`: the names a field accepts, as an error message lists them."""
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
 
 
 class Placement(StrEnum):
@@ -253,13 +260,13 @@ class Run(BaseModel):
             if "adapter" in data:
                 raise ValueError(
                     "@adapter: applies to methods dpo, grpo and ppo; a supervised run "
-                    "names full, lora or qlora as its method"
+                    f"names {_choices(list(Method))} as its method"
                 )
             return data
         data = dict(data)
         adapter = data.pop("adapter", "none")
         if not isinstance(adapter, str) or adapter not in ADAPTERS:
-            raise ValueError(f"@adapter: expected none, lora or qlora, got {adapter!r}")
+            raise ValueError(f"@adapter: expected {_choices(list(ADAPTERS))}, got {adapter!r}")
         if "algorithm" in data:
             raise ValueError("@algorithm: give the algorithm as method, not both")
         data["algorithm"], data["method"] = method, ADAPTERS[adapter].value
@@ -436,6 +443,13 @@ class Rack(BaseModel):
     redundant: bool = Field(
         default=False, description="A+B feeds: each circuit must carry the whole rack alone"
     )
+    liquid_kw: float | None = Field(
+        default=None,
+        gt=0,
+        le=1000,
+        description="heat the rack's liquid loop removes (its CDU or manifold share), kW; None: no "
+        "liquid loop, so liquid-cooled servers cannot stand in it",
+    )
 
     @model_validator(mode="after")
     def _redundant_needs_two(self) -> Rack:
@@ -454,6 +468,12 @@ class Site(BaseModel):
     model_config = _FROZEN
     feed: str = Field(default="400v-3p-16a", description="feed id at each server position")
     inlet_c: float = Field(default=25.0, ge=-10, le=60, description="warmest inlet temperature, °C")
+    coolant_c: float | None = Field(
+        default=None,
+        gt=0,
+        le=70,
+        description="the facility's coolant supply temperature, °C; None: no liquid cooling on site",
+    )
     max_servers: int | None = Field(default=None, gt=0, le=10_000, description="server positions")
     delivery_weeks: float | None = Field(
         default=None,
@@ -526,6 +546,28 @@ class Queue(BaseModel):
     )
 
 
+class QuoteDetails(BaseModel):
+    """The buyer's details a quote carries: who it is for, its reference and validity, a discount.
+
+    Why in the workload: the presales engineer writes them once beside the bid, and every format
+    of the quote shows the same ones. The discount lowers the price the buyer reads, never the
+    solver's objective: the cheapest plan is the same with or without it.
+    """
+
+    model_config = _FROZEN
+    customer: str | None = Field(
+        default=None, min_length=1, max_length=200, description="who the quote is for"
+    )
+    reference: str | None = Field(default=None, min_length=1, max_length=100, description="quote reference")
+    valid_until: str | None = Field(
+        default=None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="last day the quote holds, YYYY-MM-DD"
+    )
+    discount_percent: float = Field(
+        default=0.0, ge=0, lt=100, description="discount on the price the buyer pays, percent"
+    )
+    notes: str | None = Field(default=None, min_length=1, max_length=2000, description="terms or remarks")
+
+
 class HardwareLimits(BaseModel):
     """Optional restrictions of the catalogue: only these cards, only these chassis."""
 
@@ -593,6 +635,9 @@ class Workload(BaseModel):
         default=None,
         description="queue mode: buy for every run's jobs within horizon_hours rather than for every "
         "copy at once; deadline_hours then count from the start of the horizon",
+    )
+    quote: QuoteDetails | None = Field(
+        default=None, description="buyer details every quote format shows: customer, reference, discount"
     )
 
     @model_validator(mode="before")

@@ -15,15 +15,17 @@ from dataclasses import replace
 from typing import Any
 
 from ftopt.catalogue.loader import load_catalogue
+from ftopt.cli import FRONTIER_POINTS
 from ftopt.cli.errors import one_line
-from ftopt.cli.solve import BIDS_POINT_S, BIDS_POINTS, BIDS_TOTAL_S, render
+from ftopt.cli.solve import render
 from ftopt.errors import FtoptError
 from ftopt.model.hardware import Catalogue
+from ftopt.model.settings import Progress, SolveSettings
+from ftopt.model.summary import summarize
 from ftopt.model.workload import Workload
 from ftopt.reading.workload_file import load_workload_text
 from ftopt.serve.solve_request import SolveRequest
-from ftopt.solver.frontier import MIN_SOLVE_S, Frontier, frontier, has_train_tokens
-from ftopt.solver.search.run import Progress, SolveSettings
+from ftopt.solver.frontier import Frontier, frontier, has_train_tokens
 from ftopt.solver.solve import solve
 
 #: The name a stored workload is given in error messages.
@@ -53,7 +55,7 @@ def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | Non
     plan = result.plan_or_raise()
     left = request.time_limit - (time.perf_counter() - started)
     bids = _frontier(workload, catalogue, settings, left) if request.frontier else None
-    html = render(plan, "html", bids)
+    html = render(plan, "html", bids, True, summarize(plan, workload, catalogue))
     return {
         "state": "done",
         "price": plan.total_price,
@@ -67,16 +69,15 @@ def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | Non
 
 
 def _frontier(
-    workload: Workload, catalogue: Catalogue, settings: SolveSettings, left_s: float
+    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float
 ) -> Frontier | None:
-    """The bounded frontier behind the quote's three bids, as `ftopt solve --format html` finds it
-    (None for a bid without train_tokens, a queue bid, or too little time left)."""
-    if not has_train_tokens(workload) or workload.queue is not None or left_s < MIN_SOLVE_S:
+    """The frontier behind the quote's three bids, as `ftopt solve --format html` finds it: the
+    `ftopt frontier` search with the same settings, in what the solve left of the time limit (None
+    for a bid without train_tokens, a queue bid, or no point found)."""
+    if not has_train_tokens(workload) or workload.queue is not None:
         return None
-    quick = replace(
-        settings, time_limit=min(BIDS_POINT_S, settings.time_limit), what_if=False, alternatives=0
-    )
-    found = frontier(workload, catalogue, quick, points=BIDS_POINTS, budget_s=min(BIDS_TOTAL_S, left_s))
+    same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
+    found = frontier(workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0))
     return found if found.points else None
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from ftopt.cli.render_xlsx import write_xlsx
 from ftopt.cli.solve import render
 from ftopt.model.plan import Plan
+from ftopt.model.summary import PlanSummary
 
 #: format → (the renderer's format name, media type, file suffix).
 FORMATS = {
@@ -65,10 +66,11 @@ def find_chromium() -> str | None:
     return "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None
 
 
-def quote(plan: Plan, quote_html: str | None, fmt: str) -> Download:
-    """The quote of `plan` in `fmt` (a key of FORMATS); `NoPdf` when a PDF cannot be made."""
+def quote(plan: Plan, quote_html: str | None, fmt: str, summary: PlanSummary) -> Download:
+    """The quote of `plan` in `fmt` (a key of FORMATS), from its summary with the workload's buyer
+    details, as `ftopt solve` renders it; `NoPdf` when a PDF cannot be made."""
     name, media, suffix = FORMATS[fmt]
-    html = quote_html or render(plan, "html") or ""
+    html = quote_html or render(plan, "html", None, True, summary) or ""
     if fmt == "html":
         return Download(html.encode("utf-8"), media, suffix)
     if fmt == "pdf":
@@ -76,9 +78,9 @@ def quote(plan: Plan, quote_html: str | None, fmt: str) -> Download:
     if fmt == "xlsx":
         with tempfile.TemporaryDirectory(prefix="ftopt-xlsx-") as folder:
             path = Path(folder) / "quote.xlsx"
-            write_xlsx(plan, path)
+            write_xlsx(plan, path, True, summary)
             return Download(path.read_bytes(), media, suffix)
-    return Download((render(plan, name) or "").encode("utf-8"), media, suffix)
+    return Download((render(plan, name, None, True, summary) or "").encode("utf-8"), media, suffix)
 
 
 def print_pdf(html: str) -> bytes:

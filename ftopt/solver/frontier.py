@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, replace
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
 from ftopt.model.result import Result
+from ftopt.model.settings import SolveSettings
 from ftopt.model.workload import Workload
-from ftopt.solver.search.run import SolveSettings
 from ftopt.solver.solve import solve
 
 #: Each step's deadline is this share below the last makespan (and at least a micro-hour below it).

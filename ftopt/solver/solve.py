@@ -27,20 +27,22 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Alternative, Plan, Status
 from ftopt.model.references import unknown_references
 from ftopt.model.result import PhaseTimings, Result
+from ftopt.model.settings import Progress, SolveSettings
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.formulation import build_formulation
 from ftopt.solver.decode.bills import fabric_price
 from ftopt.solver.decode.layout import ServerLayout, price_of
-from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent, with_supply
+from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent
 from ftopt.solver.decode.racks import place_in_racks
 from ftopt.solver.explain.reasons import describe_core, precheck
+from ftopt.solver.explain.supply import with_supply
 from ftopt.solver.explain.whatif import binding_rules, relaxations, savings
 from ftopt.solver.problem.builds import within_stock
 from ftopt.solver.problem.data import ProblemData, build_problem
 from ftopt.solver.search.alternatives import ServerKey, next_cheapest, server_set
 from ftopt.solver.search.greedy import greedy_plan
 from ftopt.solver.search.queue import solve_queue
-from ftopt.solver.search.run import Outcome, Progress, SolveSettings, make_solver, proven_cents, run_model
+from ftopt.solver.search.run import Outcome, make_solver, proven_cents, run_model
 
 __all__ = ["Progress", "SolveSettings", "solve"]
 
@@ -220,7 +222,7 @@ def solve(
         wall_seconds=time.perf_counter() - started,
         workload_name=workload_name,
     )
-    plan = with_rent(plan)
+    plan = with_rent(plan, data.catalogue)
     mark = clock.lap("search", mark)
     ends = started + settings.time_limit
     plan = _explain_optimum(data, plan, settings, proven, time.perf_counter() - started, ends)

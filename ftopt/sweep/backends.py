@@ -11,9 +11,12 @@ few tasks are in flight at a time, so when the pool breaks the suspects are know
 again one by one, alone in a one-worker pool, where a crash names its scenario for certain; the
 scenarios that were only queued are resubmitted without an attempt charged.
 
-Ray: one task per scenario with `max_retries`; Ray reruns a task whose worker died. The context
-travels once through the object store and each worker keeps it. `ray` is imported only here, only
-when asked for.
+Ray: scenarios go out in batches, a few tasks per CPU, because each Ray task costs a millisecond
+or two of scheduling and result transfer, as much as a small scenario's solve. A batch whose worker
+died is not retried whole: each of its scenarios goes out again alone, with the attempts left,
+so a crash still names its scenario and costs the others nothing but a rerun. The context travels
+once through the object store and each worker keeps it. `ray` is imported only here, only when
+asked for.
 """
 
 from __future__ import annotations
@@ -47,6 +50,11 @@ OnRunning = Callable[[int], None]
 #: Attempts per scenario before it is recorded as failed: a crash that repeats three times is the
 #: scenario's, not bad luck.
 MAX_ATTEMPTS = 3
+
+#: Ray tasks per CPU, and scenarios per task at most: several tasks per CPU keep every CPU busy to
+#: the end of the sweep; a cap keeps a batch's rerun after a crash short.
+RAY_TASKS_PER_CPU = 4
+MAX_RAY_BATCH = 16
 
 
 class RayMissingError(FtoptError):
@@ -197,33 +205,23 @@ class RayBackend:
         on_done: OnDone,
         on_running: OnRunning | None = None,
     ) -> None:
-        """One task per scenario; Ray reruns a task whose worker died, up to `max_attempts` in all."""
+        """Batches of scenarios as Ray tasks; a batch whose worker died goes out again one by one."""
         ray = import_ray()
         started_here = self.connect(ray)
         try:
             self.workers = int(ray.cluster_resources().get("CPU", 1))
-            remote = ray.remote(run_in_ray).options(
-                num_cpus=1, max_retries=self.max_attempts - 1, retry_exceptions=False
-            )
             token = f"{context.bid}-{uuid.uuid4().hex}"
             holder = [ray.put(context)]  # a list, so that Ray hands the ref itself to the task
-            refs = {remote.remote(token, holder, scenario): scenario for scenario in scenarios}
+            tasks = _RayTasks(ray, token, holder, self.max_attempts)
+            for batch in ray_batches(scenarios, self.workers):
+                tasks.submit(batch)
             try:
-                while refs:
+                while tasks.refs:
                     if on_running:
-                        on_running(min(self.workers, len(refs)))
-                    ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=0.2)
-                    for ref in ready:
-                        scenario = refs.pop(ref)
-                        try:
-                            on_done(*ray.get(ref))
-                        except ray.exceptions.RayError as exc:
-                            error = _ray_error(exc, self.max_attempts)
-                            record = failed_record(scenario, context.bid, error)
-                            on_done(scenario.key, "failed", record_line(record))
+                        on_running(min(self.workers, tasks.scenarios_in_flight()))
+                    tasks.collect(context, on_done)
             except BaseException:
-                for ref in refs:
-                    ray.cancel(ref, force=True)
+                tasks.cancel()
                 raise
         finally:
             if started_here:
@@ -244,6 +242,72 @@ class RayBackend:
         except ConnectionError:
             ray.init(num_cpus=self.num_cpus, **options)
         return True
+
+
+def ray_batches(scenarios: list[Scenario], cpus: int) -> list[list[Scenario]]:
+    """Scenarios in order, cut into about RAY_TASKS_PER_CPU batches per CPU of at most MAX_RAY_BATCH."""
+    size = max(1, min(MAX_RAY_BATCH, len(scenarios) // (max(cpus, 1) * RAY_TASKS_PER_CPU)))
+    return [scenarios[start : start + size] for start in range(0, len(scenarios), size)]
+
+
+def run_batch_in_ray(token: str, holder: list[Any], batch: list[Scenario]) -> list[tuple[str, str, str]]:
+    """Ray task: the scenarios of one batch, one after the other, in one worker."""
+    return [run_in_ray(token, holder, scenario) for scenario in batch]
+
+
+class _RayTasks:
+    """The Ray tasks in flight: batches first, then the scenarios of a batch whose worker died, alone.
+
+    A batch runs once (no retries): if its worker dies, each of its scenarios has used one attempt
+    and goes out alone with the attempts left, where Ray's own retries rerun it.
+    """
+
+    def __init__(self, ray: Any, token: str, holder: list[Any], max_attempts: int) -> None:
+        self.ray, self.token, self.holder, self.max_attempts = ray, token, holder, max_attempts
+        self.refs: dict[Any, tuple[list[Scenario], int]] = {}  # ref → (scenarios, attempts it may use)
+
+    def submit(self, batch: list[Scenario], attempts: int | None = None) -> None:
+        """Send a batch: several scenarios get one attempt; one alone gets `attempts` (default all)."""
+        if attempts is None:
+            attempts = self.max_attempts if len(batch) == 1 else 1
+        remote = self.ray.remote(run_batch_in_ray).options(
+            num_cpus=1, max_retries=attempts - 1, retry_exceptions=False
+        )
+        self.refs[remote.remote(self.token, self.holder, batch)] = (batch, attempts)
+
+    def scenarios_in_flight(self) -> int:
+        """How many scenarios the tasks in flight hold."""
+        return sum(len(batch) for batch, _ in self.refs.values())
+
+    def collect(self, context: SweepContext, on_done: OnDone) -> None:
+        """Report what finished in the last moment; resubmit or fail what Ray gave up on."""
+        ready, _ = self.ray.wait(list(self.refs), num_returns=len(self.refs), timeout=0.2)
+        for ref in ready:
+            batch, attempts = self.refs.pop(ref)
+            try:
+                results = self.ray.get(ref)
+            except self.ray.exceptions.RayError as exc:
+                self._gave_up(batch, attempts, exc, context, on_done)
+                continue
+            for result in results:
+                on_done(*result)
+
+    def _gave_up(
+        self, batch: list[Scenario], attempts: int, exc: Exception, context: SweepContext, on_done: OnDone
+    ) -> None:
+        """A batch's scenarios go out alone; a scenario alone has used every attempt and is failed."""
+        left = self.max_attempts - attempts
+        for scenario in batch:
+            if len(batch) > 1 and left > 0:
+                self.submit([scenario], left)
+                continue
+            error = _ray_error(exc, self.max_attempts)
+            on_done(scenario.key, "failed", record_line(failed_record(scenario, context.bid, error)))
+
+    def cancel(self) -> None:
+        """Stop every task in flight (Ctrl-C must not wait for them)."""
+        for ref in self.refs:
+            self.ray.cancel(ref, force=True)
 
 
 def _import_roots() -> list[str]:

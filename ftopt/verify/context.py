@@ -292,7 +292,7 @@ class Context:
         if "critic" in expected.memory:
             master = profile.stack.master_weights if profile.stack else "fp32"
             states = model_states(
-                profile.counts, run.method, a.optimizer, a.offload, run.lora_rank, master_weights=master
+                profile.counts, profile.method, a.optimizer, a.offload, run.lora_rank, master_weights=master
             )
             critic_host = states.host_bytes / GB
         return replace(

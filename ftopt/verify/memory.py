@@ -14,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ftopt.model.memory import GB
+from ftopt.model.methods import TrainingMethod
 from ftopt.model.plan import Assignment
 from ftopt.model.sizing import Sizing, gpu_count_choices, offload_choices, optimizer_choices
+from ftopt.model.stack import Stack
 from ftopt.model.topology import bottleneck_gbps
 from ftopt.model.traffic import transfer_seconds
-from ftopt.model.workload import DEFAULT_STACK, Method, Offload, Optimizer, Run, Strategy
+from ftopt.model.workload import DEFAULT_STACK, Offload, Optimizer, Run, Strategy
 from ftopt.verify.context import Context, copy_subject
 from ftopt.verify.role_memory import role_gpus
 from ftopt.verify.violation import GB_TOLERANCE, Violation, at_most, close, num
@@ -30,13 +32,15 @@ MARGIN_TOLERANCE = 0.0005  # reported to 0.001
 
 def margin_of(ctx: Context, run: Run) -> float:
     """The planning margin of a run: the workload's sizing.memory_margin when it sets one, else the
-    catalogue's margin for the run's stack and method (0 where the catalogue has none)."""
+    catalogue's margin for the run's stack and method, or the method it is calibrated as (0 where the
+    catalogue has none)."""
     given = ctx.workload.sizing.memory_margin
     if given is not None:
         return float(given)
     margins = ctx.catalogue.margins
     per_method = margins.margins.get(run.stack or DEFAULT_STACK) if margins else None
-    return float(getattr(per_method, str(run.method))) if per_method else 0.0
+    calibration = _method(ctx, run).calibration
+    return float(getattr(per_method, calibration.value)) if per_method else 0.0
 
 
 def planned_gb(total_gb: float, margin: float) -> float:
@@ -148,13 +152,24 @@ def check_strategy(ctx: Context) -> Iterator[Violation]:
             yield Violation("strategy", copy_subject(a), f"{a.strategy} on {len(training)} GPUs", allowed)
 
 
+def _stack(ctx: Context, run: Run) -> Stack | None:
+    """The run's stack, as the solver reads it: what `auto` may choose depends on what it offers."""
+    profile = ctx.profile(run)
+    return profile.stack if profile is not None else None
+
+
+def _method(ctx: Context, run: Run) -> TrainingMethod:
+    """The run's method entry: what `auto` may choose depends on what it offers too."""
+    return ctx.catalogue.methods.method(run.method)
+
+
 def check_optimizer(ctx: Context) -> Iterator[Violation]:
     """The optimiser is one the run allows (its setting, or what `auto` means for its method)."""
     for a in ctx.plan.assignments:
         run = ctx.runs.get(a.run)
         if run is None:
             continue
-        choices = optimizer_choices(run)
+        choices = optimizer_choices(run, _method(ctx, run), _stack(ctx, run))
         if a.optimizer not in choices:
             yield Violation(
                 "optimizer",
@@ -170,7 +185,7 @@ def check_offload(ctx: Context) -> Iterator[Violation]:
         run = ctx.runs.get(a.run)
         if run is None:
             continue
-        choices = offload_choices(run)
+        choices = offload_choices(run, _method(ctx, run), _stack(ctx, run))
         if a.offload not in choices:
             yield Violation(
                 "offload",
@@ -178,7 +193,9 @@ def check_offload(ctx: Context) -> Iterator[Violation]:
                 f"offload {a.offload}",
                 f"run ({run.method}, offload {run.offload}) allows {', '.join(choices)}",
             )
-        elif a.offload == Offload.CPU and (a.optimizer != Optimizer.ADAMW_32BIT or run.method != Method.FULL):
+        elif a.offload == Offload.CPU and (
+            a.optimizer != Optimizer.ADAMW_32BIT or not _method(ctx, run).offers.cpu_offload
+        ):
             yield Violation(
                 "offload",
                 copy_subject(a),

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from ftopt.model.plan import Assignment
 from ftopt.model.topology import nvlink_domains
-from ftopt.model.workload import Method, Offload, Recompute, Run
+from ftopt.model.workload import Offload, Recompute, Run
 from ftopt.verify.context import Context, copy_subject
 from ftopt.verify.role_memory import role_gpus
 from ftopt.verify.violation import GB_TOLERANCE, Violation, close, num
@@ -106,8 +106,9 @@ def _stack_faults(ctx: Context, a: Assignment, run: Run) -> Iterator[str]:
         yield f"pp {pp}: {name} offers no pipeline parallelism"
     if cp > 1 and not (offered and offered.cp != "none"):
         yield f"cp {cp}: {name} offers no context parallelism"
-    if tp * pp * cp > 1 and (run.method == Method.QLORA or a.offload == Offload.CPU):
-        yield "model parallelism with QLoRA or CPU offload, which no stack runs"
+    method = ctx.catalogue.methods.method(run.method)
+    if tp * pp * cp > 1 and (not method.offers.model_parallel or a.offload == Offload.CPU):
+        yield f"model parallelism with {method.label} or CPU offload, which no stack runs"
 
 
 def _run_faults(a: Assignment, run: Run) -> Iterator[str]:
@@ -151,7 +152,7 @@ def _expected_full_states_gb(ctx: Context, a: Assignment, run: Run) -> float | N
     None where this rule does not apply (adapters, offload, paged or FP32-gradient accounting)."""
     degrees = _degrees(a)
     profile = ctx.profile(run)
-    if degrees is None or profile is None or run.method != Method.FULL or a.offload != Offload.NONE:
+    if degrees is None or profile is None or not profile.method.full or a.offload != Offload.NONE:
         return None
     if ctx.workload.sizing.fp32_grad_buffer or a.multinode:
         return None

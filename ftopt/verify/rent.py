@@ -1,5 +1,5 @@
 """The plan's buy-or-rent figures: its GPU-hours re-derived from the speed model, each priced at the
-cheapest published rate for its card (`ftopt/catalogue/data/cloud/rates.yaml`), and the break-even.
+cheapest published rate for its card (`ftopt/catalogue/data/cloud.yaml`), and the break-even.
 
 The GPU-hours are each copy's (or job's) hours for its placement (`timing.assignment_speed`, the
 verifier's own speed arithmetic) times its GPUs, summed per card of the server it trains on.
@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from ftopt.catalogue.cloud import load_cloud_prices
+from ftopt.model.plan import RentSource
+from ftopt.model.rent import CloudPrices
 from ftopt.model.speed import hours_to_train
 from ftopt.verify.context import Context
 from ftopt.verify.timing import RELATIVE, assignment_speed
@@ -33,12 +34,37 @@ def _gpu_hours(ctx: Context) -> dict[str, float] | None:
     return dict(hours)
 
 
+def _source_faults(
+    source: RentSource, table: CloudPrices, own: dict[str, float] | None
+) -> Iterator[Violation]:
+    """One priced card and kind: its rate is the table's cheapest (the catalogue's table, which a
+    vendor's directory may replace), and its GPU-hours are what its copies train on that card."""
+    rates = [r for r in table.rates if r.card == source.card and r.kind == source.kind]
+    cheapest = min((r.usd_per_gpu_hour for r in rates), default=None)
+    if cheapest is None or not close(source.usd_per_gpu_hour, cheapest, 1e-9):
+        yield Violation(
+            "rent",
+            f"{source.kind} rate for {source.card}",
+            f"{source.usd_per_gpu_hour} per GPU-hour",
+            f"the table's cheapest is {cheapest}" if cheapest is not None else "the table has none",
+        )
+    if own is not None and not close(
+        source.gpu_hours, own.get(source.card, 0.0), max(RELATIVE * source.gpu_hours, 0.01)
+    ):
+        yield Violation(
+            "rent",
+            f"GPU-hours on {source.card}",
+            num(source.gpu_hours),
+            f"its copies train {num(own.get(source.card, 0.0))}",
+        )
+
+
 def check_rent(ctx: Context) -> Iterator[Violation]:
     """GPU-hours, the rates (cheapest of their kind for the card, as published), costs, break-even."""
     rent = ctx.plan.rent
     if rent is None:
         return
-    table = load_cloud_prices()
+    table = ctx.catalogue.cloud
     own = _gpu_hours(ctx)
     if own is not None and not close(
         rent.gpu_hours, sum(own.values()), max(RELATIVE * sum(own.values()), 0.01)
@@ -48,24 +74,7 @@ def check_rent(ctx: Context) -> Iterator[Violation]:
         )
     totals: dict[str, float] = defaultdict(float)
     for source in rent.sources:
-        rates = [r for r in table.rates if r.card == source.card and r.kind == source.kind]
-        cheapest = min((r.usd_per_gpu_hour for r in rates), default=None)
-        if cheapest is None or not close(source.usd_per_gpu_hour, cheapest, 1e-9):
-            yield Violation(
-                "rent",
-                f"{source.kind} rate for {source.card}",
-                f"{source.usd_per_gpu_hour} per GPU-hour",
-                f"the table's cheapest is {cheapest}" if cheapest is not None else "the table has none",
-            )
-        if own is not None and not close(
-            source.gpu_hours, own.get(source.card, 0.0), max(RELATIVE * source.gpu_hours, 0.01)
-        ):
-            yield Violation(
-                "rent",
-                f"GPU-hours on {source.card}",
-                num(source.gpu_hours),
-                f"its copies train {num(own.get(source.card, 0.0))}",
-            )
+        yield from _source_faults(source, table, own)
         totals[source.kind] += source.gpu_hours * source.usd_per_gpu_hour
     for kind, stated in (("on-demand", rent.cost), ("committed", rent.committed_cost)):
         if stated is not None and not close(stated, totals.get(kind, 0.0), SUM_TOLERANCE + 1e-6 * stated):

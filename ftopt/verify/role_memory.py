@@ -12,31 +12,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
 from ftopt.model.hardware import Catalogue
 from ftopt.model.memory import checkpoint_bytes
+from ftopt.model.methods import MethodRegistry
 from ftopt.model.plan import Assignment
-from ftopt.model.workload import Algorithm, Method, Optimizer, Run, Strategy
+from ftopt.model.rollout import RolloutConstants
+from ftopt.model.workload import Algorithm, Optimizer, Run, Strategy
 
 GB = 1e9
 BF16_BYTES = 2
 TRAINING_ROLES = ("policy", "reference", "reward", "critic")
 
 
-def needed_roles(run: Run) -> set[str]:
-    """The roles an RL run's copy must list: the policy always; a reference model when the policy
-    trains all weights and DPO's log-probabilities are not precomputed; a reward model when named;
-    a critic for PPO; an engine for GRPO and PPO."""
-    roles = {"policy"}
-    if run.method == Method.FULL and not (run.algorithm == Algorithm.DPO and run.reference == "precomputed"):
-        roles.add("reference")
-    if run.reward_model is not None:
-        roles.add("reward")
-    if run.algorithm == Algorithm.PPO:
-        roles.add("critic")
-    if run.algorithm in (Algorithm.GRPO, Algorithm.PPO):
-        roles.add("rollout")
+def needed_roles(methods: MethodRegistry, run: Run) -> set[str]:
+    """The roles an RL run's copy must list: those its algorithm declares (methods.yaml), less a
+    reference when the policy trains an adapter (its base is the reference) or DPO's log-probabilities
+    are precomputed, and less a reward model when none is named."""
+    roles = {str(role) for role in methods.algorithm(run.algorithm).roles}
+    precomputed = run.algorithm == Algorithm.DPO and run.reference == "precomputed"
+    if not methods.method(run.method).full or precomputed:
+        roles.discard("reference")
+    if run.reward_model is None:
+        roles.discard("reward")
     return roles
 
 
@@ -54,12 +52,12 @@ def _frozen_gb(arch: Architecture, strategy: Strategy, train_gpus: int) -> float
     return total / train_gpus if strategy == Strategy.FSDP else total
 
 
-def engine_share_gb(run: Run, card_gb: float, placement: str | None) -> float:
+def engine_share_gb(rollout: RolloutConstants, run: Run, card_gb: float, placement: str | None) -> float:
     """What the engine may take per GPU: the run's share of a training GPU when colocated, the
     separate-engine share of its own GPUs otherwise."""
     if placement == "colocated" and run.rollout is not None:
         return run.rollout.memory_fraction * card_gb
-    return load_rollout_constants().separate_memory_fraction * card_gb
+    return rollout.separate_memory_fraction * card_gb
 
 
 @dataclass(frozen=True)
@@ -80,7 +78,7 @@ def expected_roles(
         train = train if a.strategy == Strategy.HSDP else a.gpu_count
         strategy = Strategy.FSDP
     memory: dict[str, float] = {"policy": policy_gb}
-    needed = needed_roles(run)
+    needed = needed_roles(catalogue.methods, run)
     arch = model_arch(catalogue, run.model)
     if "reference" in needed and arch is not None:
         memory["reference"] = _frozen_gb(arch, strategy, train)
@@ -90,7 +88,7 @@ def expected_roles(
     if "critic" in needed:
         memory["critic"] = policy_states_gb
     if "rollout" in needed:
-        memory["rollout"] = engine_share_gb(run, card_gb, a.placement)
+        memory["rollout"] = engine_share_gb(catalogue.rollout, run, card_gb, a.placement)
     return Expected(memory)
 
 
@@ -99,7 +97,7 @@ def role_gpus(a: Assignment, role: str) -> list[int]:
     return next((r.gpus for r in a.roles if r.role == role), [])
 
 
-def engine_need_gb(arch: Architecture, run: Run, engine_gpus: int) -> float:
+def engine_need_gb(rollout: RolloutConstants, arch: Architecture, run: Run, engine_gpus: int) -> float:
     """The least an engine on `engine_gpus` GPUs holds per GPU: its weights over the widest replica
     (the largest power of two dividing its GPUs), its fixed overhead and one whole sequence's KV
     cache (keys and values of every softmax-attention layer in BF16)."""
@@ -112,7 +110,7 @@ def engine_need_gb(arch: Architecture, run: Run, engine_gpus: int) -> float:
     assert run.rollout is not None
     tokens = run.rollout.prompt_len + run.rollout.response_len
     kv = 2 * attention_layers * arch.kv_heads * arch.head_dim * BF16_BYTES * tokens / GB
-    return (weights + kv) / width + load_rollout_constants().engine_overhead_gb
+    return (weights + kv) / width + rollout.engine_overhead_gb
 
 
 def role_disk_gb(catalogue: Catalogue, run: Run, optimizer: Optimizer, counts: ParamCounts) -> float:
@@ -123,5 +121,7 @@ def role_disk_gb(catalogue: Catalogue, run: Run, optimizer: Optimizer, counts: P
     if reward is not None:
         disk += count_params(reward).total * BF16_BYTES
     if run.algorithm == Algorithm.PPO:
-        disk += run.keep_checkpoints * checkpoint_bytes(counts, run.method, optimizer, run.lora_rank)
+        disk += run.keep_checkpoints * checkpoint_bytes(
+            counts, catalogue.methods.method(run.method), optimizer, run.lora_rank
+        )
     return disk / GB

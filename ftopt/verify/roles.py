@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
+from ftopt.model.methods import MethodRegistry
 from ftopt.model.plan import Assignment
 from ftopt.model.workload import Algorithm, Run
 from ftopt.verify.context import Context, copy_subject
@@ -24,10 +25,10 @@ from ftopt.verify.role_memory import (
 from ftopt.verify.violation import GB_TOLERANCE, Violation, at_most, close, num
 
 
-def _layout_faults(a: Assignment, run: Run) -> Iterator[str]:
+def _layout_faults(a: Assignment, run: Run, methods: MethodRegistry) -> Iterator[str]:
     """What is wrong with where the copy's roles sit, one sentence each."""
     listed = [r.role for r in a.roles]
-    needed = needed_roles(run)
+    needed = needed_roles(methods, run)
     if sorted(listed) != sorted(needed):
         found, wanted = ", ".join(sorted(listed)) or "none", ", ".join(sorted(needed))
         yield f"roles {found}; {run.algorithm_label} needs {wanted}"
@@ -63,7 +64,7 @@ def check_role_layout(ctx: Context) -> Iterator[Violation]:
             if a.roles or a.placement is not None:
                 yield Violation("roles", copy_subject(a), "roles on a supervised run", "none allowed")
             continue
-        for fault in _layout_faults(a, run):
+        for fault in _layout_faults(a, run, ctx.catalogue.methods):
             yield Violation("roles", copy_subject(a), fault, "")
 
 
@@ -112,9 +113,9 @@ def check_rollout_memory(ctx: Context) -> Iterator[Violation]:
         arch = model_arch(ctx.catalogue, run.model)
         if not engine or arch is None:
             continue  # the role-layout rule reports a missing engine
-        share = engine_share_gb(run, parts.gpu.memory_gb, a.placement)
+        share = engine_share_gb(ctx.catalogue.rollout, run, parts.gpu.memory_gb, a.placement)
         # A multi-node copy lists one server's GPUs; its colocated engine spans all of its servers.
-        need = engine_need_gb(arch, run, a.gpu_count if a.multinode else len(engine))
+        need = engine_need_gb(ctx.catalogue.rollout, arch, run, a.gpu_count if a.multinode else len(engine))
         if not at_most(need, share):
             yield Violation(
                 "rollout-memory",

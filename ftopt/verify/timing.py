@@ -22,7 +22,6 @@ import math
 from collections.abc import Iterator
 from dataclasses import replace
 
-from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import node_network
 from ftopt.model.hardware import Gpu
 from ftopt.model.plan import COMPLETE_SINCE, Assignment
@@ -105,7 +104,7 @@ def _uncapped_speed(ctx: Context, assignment: Assignment) -> Speed | None:
     )
     link = _link(ctx, assignment)
     speed = copy_speed(
-        profile, sizing, parts.gpu, profile.stack, constants, host, load_rollout_constants(), link
+        profile, sizing, parts.gpu, profile.stack, constants, host, ctx.catalogue.rollout, link
     )
     # An engine whose share cannot hold it never finishes a step: the rollout-memory rule reports it.
     return speed if math.isfinite(speed.step_seconds) else None
@@ -123,7 +122,7 @@ def _multinode_speed(
     cores = parts.cpu.cores * server.cpu_count
     host = copy_host(parts.cpu.memory_channels, cores, server.gpu_count, server.gpu_count, constants)
     net = node_network(parts.gpu, server.gpu_count, catalogue.nic(server.nic), server.nic_count, constants)
-    speed = multinode_any_speed(profile, sizing, parts.gpu, host, net, constants, load_rollout_constants())
+    speed = multinode_any_speed(profile, sizing, parts.gpu, host, net, constants, catalogue.rollout)
     return speed if speed is not None and math.isfinite(speed.step_seconds) else None
 
 

@@ -147,3 +147,41 @@ def test_the_eight_card_class_takes_the_rtx_pro_6000_only_up_to_25_c() -> None:
     rtx = catalogue.gpu("rtx-pro-6000-se")
     assert catalogue.chassis_by_id("gpu-server-8").inlet_limit_c(rtx) == 25
     assert catalogue.chassis_by_id("gpu-server-4").inlet_limit_c(rtx) == rtx.max_inlet_c == 35
+
+
+def test_rollout_constants_are_catalogue_data_a_directory_replaces(tmp_path: Path) -> None:
+    from ftopt.model.estimate import estimate
+    from ftopt.reading.workload_file import load_workload
+
+    merged = apply_catalogue_dir(load_catalogue(), write(tmp_path, rollout="separate_memory_fraction: 0.5\n"))
+    assert merged.rollout.separate_memory_fraction == 0.5
+    assert merged.rollout.prefill_mfu == load_catalogue().rollout.prefill_mfu
+    workload = load_workload(EXAMPLE.parents[1] / "grpo-8b.yaml", merged)
+
+    def separate_shares(catalogue) -> set[float]:
+        return {
+            round(o.sizing.rollout_gb / catalogue.gpu(o.sizing.gpu).memory_gb, 3)
+            for r in estimate(workload, catalogue)
+            for o in r.options
+            if o.sizing.placement == "separate"
+        }
+
+    assert separate_shares(load_catalogue()) == {0.9} and separate_shares(merged) == {0.5}
+
+
+def test_cloud_rates_are_catalogue_data_the_plan_and_the_verifier_read(tmp_path: Path) -> None:
+    from ftopt.reading.workload_file import load_workload
+    from ftopt.solver.solve import SolveSettings, solve
+    from ftopt.verify import verify_plan
+
+    rate = (
+        "currency: USD\nread_by_ftopt: '2026-12-03'\nrates:\n"
+        "  - {card: rtx-pro-6000-se, match: exact, provider: ACME, offer: one card, kind: on-demand,\n"
+        "     usd_per_gpu_hour: 1.0, url: 'https://example.com/acme', read: '2026-12'}\n"
+    )
+    merged = apply_catalogue_dir(load_catalogue(), write(tmp_path, cloud=rate))
+    workload = load_workload(EXAMPLE.parents[1] / "dora-8b.yaml", merged)
+    plan = solve(workload, merged, SolveSettings(time_limit=20, workers=1)).plan_or_raise()
+    assert plan.rent is not None and plan.rent.cost == pytest.approx(plan.rent.gpu_hours * 1.0, abs=0.01)
+    assert verify_plan(plan, workload, merged) == []
+    assert {v.rule for v in verify_plan(plan, workload, load_catalogue())} == {"rent"}

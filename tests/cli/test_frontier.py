@@ -84,3 +84,25 @@ def test_the_quote_shows_three_bids_unless_switched_off(tmp_path: Path):
     assert result.exit_code == 0 and 'id="three-bids"' not in out.read_text()
     result = run("solve", "examples/first-project.yaml", "--format", "html", "-o", str(out), "--no-what-if")
     assert result.exit_code == 0 and 'id="three-bids"' not in out.read_text()  # no train_tokens
+
+
+def test_the_quotes_frontier_spends_only_what_the_time_limit_left_and_says_when_cut(monkeypatch):
+    """--time-limit bounds the whole `solve`: the three bids get what the plan's solve left of it."""
+    from ftopt.catalogue import load_catalogue
+    from ftopt.cli import solve as solve_module
+    from ftopt.cli.render_frontier import three_bids_html
+    from ftopt.reading.workload_file import load_workload
+    from ftopt.solver.solve import SolveSettings
+    from ftopt.solver.solve import solve as solve_bid
+
+    catalogue = load_catalogue()
+    workload = load_workload(EXAMPLE, catalogue)
+    settings = SolveSettings(time_limit=30, what_if=False)
+    plan = solve_bid(workload, catalogue, settings).plan_or_raise()
+    _, spent = solve_module._bids(plan, workload, catalogue, settings, budget_s=0.0)
+    assert spent is None  # nothing left: no solve started, no bids claimed
+    _, full = solve_module._bids(plan, workload, catalogue, settings, budget_s=30.0)
+    assert full is not None and full.stopped != "budget"
+    assert "time limit ended this frontier" not in three_bids_html(full)
+    full.stopped = "budget"
+    assert "time limit ended this frontier" in three_bids_html(full)

@@ -167,7 +167,7 @@ def test_unknown_method_lists_the_choices(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD_RUN.replace("method: lora", "method: LoRA"))
     line = error_line(estimate(str(path)))
     assert line.startswith(f"ftopt: {path}:4: runs[0].method: ")
-    assert "'full', 'lora' or 'qlora'" in line
+    assert "'full', 'lora', 'qlora' or 'dora'" in line
 
 
 def test_workload_file_that_does_not_exist(tmp_path: Path) -> None:
@@ -344,6 +344,18 @@ def test_a_method_the_stack_has_no_recipe_for(tmp_path: Path) -> None:
     assert (
         error_line(estimate(str(path)))
         == f"ftopt: {path}:4: runs[0].method: stack torchtitan trains full; not lora"
+    )
+
+
+def test_dora_only_on_a_stack_with_a_recipe_for_it(tmp_path: Path) -> None:
+    dora = GOOD_RUN.replace("method: lora", "method: dora")
+    assert estimate(str(write(tmp_path, dora + "    stack: torchtune\n")), "--format", "json").exit_code == 0
+    path = write(tmp_path, dora + "    stack: unsloth\n")
+    result = estimate(str(path))
+    assert result.exit_code == 2
+    assert (
+        error_line(result)
+        == f"ftopt: {path}:4: runs[0].method: stack unsloth trains full, lora, qlora; not dora"
     )
 
 

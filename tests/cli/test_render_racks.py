@@ -36,6 +36,24 @@ def test_every_text_format_has_one_row_per_circuit_with_its_load() -> None:
     assert '<section class="racks" id="racks">' in html and "0 (A side)" in html
 
 
+def test_the_workbook_has_the_same_racks_rows(tmp_path: Path) -> None:
+    """The racks table was in the terminal, Markdown and HTML quotes but not in the workbook."""
+    from openpyxl import load_workbook
+
+    from ftopt.cli.render_racks import rack_rows
+    from ftopt.model.plan import Plan
+
+    plan = Plan.model_validate(json.loads(solve("json")))
+    target = tmp_path / "racks.xlsx"
+    result = CliRunner().invoke(
+        cli, ["solve", TWO_RACKS, "--format", "xlsx", "-o", str(target), "--no-what-if", "--time-limit", "20"]
+    )
+    assert result.exit_code == 0, result.stderr
+    rows = list(load_workbook(target)["Racks"].iter_rows(min_row=2, values_only=True))
+    expected = rack_rows(plan)
+    assert [[c or "" for c in row] for row in rows[: len(expected)]] == expected
+
+
 def test_a_feed_site_has_no_racks_table() -> None:
     first = str(Path(TWO_RACKS).with_name("first-project.yaml"))
     result = CliRunner().invoke(cli, ["solve", first, "--format", "markdown", "--no-what-if"])

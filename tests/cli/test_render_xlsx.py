@@ -16,6 +16,7 @@ from ftopt.cli.main import cli
 from ftopt.cli.render_quote import run_rows, server_groups
 from ftopt.cli.render_xlsx import group_sheet_names, write_xlsx
 from ftopt.model.plan import Plan
+from ftopt.model.summary import method_words
 
 REF = re.compile(r"(?:'((?:[^']|'')+)'|([A-Za-z_][A-Za-z0-9_]*))!([A-Z]+\d+)|\b([A-Z]+\d+)\b")
 SUM = re.compile(r"SUM\(([A-Z]+)(\d+):([A-Z]+)(\d+)\)")
@@ -134,16 +135,17 @@ def test_the_runs_sheet_computes_hours_deadline_and_energy(quote):
     sheet = book["Runs"]
     rows = run_rows(plan)
     assert sheet.max_row == 1 + len(rows)
-    assert sum(sheet.cell(r, 3).value for r in range(2, sheet.max_row + 1)) == len(plan.assignments)
+    assert sum(sheet.cell(r, 4).value for r in range(2, sheet.max_row + 1)) == len(plan.assignments)
     for r, row in enumerate(rows, start=2):
-        assert evaluate.value("Runs", f"G{r}") == pytest.approx(row.first.hours, rel=1e-3)
-        assert evaluate.value("Runs", f"K{r}") == pytest.approx(row.energy_kwh)
+        assert sheet[f"C{r}"].value == method_words(row.run)
+        assert evaluate.value("Runs", f"H{r}") == pytest.approx(row.first.hours, rel=1e-3)
+        assert evaluate.value("Runs", f"L{r}") == pytest.approx(row.energy_kwh)
         assert plan.tco is not None and row.energy_kwh is not None
-        assert evaluate.value("Runs", f"L{r}") == pytest.approx(row.energy_kwh * plan.tco.price_per_kwh)
+        assert evaluate.value("Runs", f"M{r}") == pytest.approx(row.energy_kwh * plan.tco.price_per_kwh)
         if row.run is not None and row.run.deadline_hours is not None:
-            assert evaluate.value("Runs", f"I{r}") == row.deadline_met
+            assert evaluate.value("Runs", f"J{r}") == row.deadline_met
         else:
-            assert sheet[f"I{r}"].value is None
+            assert sheet[f"J{r}"].value is None
 
 
 def test_the_power_sheet_sets_each_server_against_its_feed(quote):
@@ -212,9 +214,41 @@ def test_no_cell_the_users_text_reaches_starts_like_a_formula(quote, tmp_path: P
         for row in sheet.iter_rows():
             for cell in row:
                 if isinstance(cell.value, str) and "HYPERLINK" in cell.value:
-                    assert cell.value.startswith("'" + start), f"{sheet.title}!{cell.coordinate}"
+                    where = f"{sheet.title}!{cell.coordinate}"
+                    # text, shown as typed: a quote-prefix style, no visible apostrophe
+                    assert cell.data_type == "s" and cell.value.startswith(start), where
+                    assert cell.quotePrefix, where
                     reached += 1
     assert reached >= 1 + 2 * len(plan.runs)  # the title, the runs sheet and the placement sheet
+
+
+def test_every_formula_carries_its_value_for_previews_that_do_not_recalculate(quote):
+    """Before XlsxWriter, openpyxl wrote formulas without cached values: a preview showed empty totals."""
+    plan, path = quote
+    formulas, cached = load_workbook(path), load_workbook(path, data_only=True)
+    evaluate = Evaluator(formulas)
+    checked = 0
+    for sheet in formulas.worksheets:
+        for row in sheet.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, str) and cell.value.startswith("=") and "SUMIF" not in cell.value:
+                    value = cached[sheet.title][cell.coordinate].value
+                    assert value is not None, f"{sheet.title}!{cell.coordinate} has no cached value"
+                    assert value == pytest.approx(evaluate.value(sheet.title, cell.coordinate), rel=1e-6)
+                    checked += 1
+    assert checked > 20
+    total = next(r for r in cached["Summary"].iter_rows(values_only=True) if r[0] == "Total")[8]
+    assert total == pytest.approx(plan.total_price)
+
+
+def test_the_options_sheet_shows_no_apostrophe(quote):
+    """The Options sheet's "+1 × …" differences read as typed: no visible escape character."""
+    plan, path = quote
+    sheet = load_workbook(path)["Options"]
+    differs = sheet["D2"]
+    assert differs.value == "; ".join(plan.alternatives[0].differs)
+    assert not differs.value.startswith("'")
+    assert differs.quotePrefix == differs.value.startswith(("=", "+", "-", "@"))
 
 
 def test_xlsx_without_an_output_file_is_one_line_and_exit_2():

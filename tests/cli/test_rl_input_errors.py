@@ -53,8 +53,8 @@ def test_adapter_on_a_supervised_run(tmp_path: Path) -> None:
 
 
 def test_unknown_adapter(tmp_path: Path) -> None:
-    line = _error(tmp_path, GRPO + "    adapter: dora\n")
-    assert "runs[0].adapter: expected none, lora or qlora, got 'dora'" in line
+    line = _error(tmp_path, GRPO + "    adapter: lokr\n")
+    assert "runs[0].adapter: expected none, lora, qlora or dora, got 'lokr'" in line
 
 
 def test_seq_len_on_a_generating_run(tmp_path: Path) -> None:

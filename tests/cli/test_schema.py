@@ -48,7 +48,8 @@ def test_the_schema_describes_racks() -> None:
     site = schema()["$defs"]["Site"]["properties"]
     assert "racks" in site
     rack = schema()["$defs"]["Rack"]["properties"]
-    assert set(rack) == {"name", "units", "feeds", "redundant"}
+    assert set(rack) == {"name", "units", "feeds", "redundant", "liquid_kw"}
+    assert "coolant_c" in site
 
 
 def test_grid_schema_accepts_the_example_grid_and_refuses_an_unknown_path() -> None:

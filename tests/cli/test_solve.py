@@ -125,22 +125,3 @@ def test_what_if_reports_a_saving(tmp_path: Path):
     (saving,) = [f for f in plan["savings"] if f["subject"] == "8-bit Adam for qwen27b-full"]
     assert saving["kind"] == "saving" and saving["figures"]["saved"] > 0
     assert saving["text"].startswith("8-bit Adam for qwen27b-full would save")
-
-
-def test_the_quotes_three_bids_are_skipped_with_a_note_when_the_limit_is_spent():
-    from ftopt.catalogue import load_catalogue
-    from ftopt.cli.solve import _bids
-    from ftopt.reading.workload_file import load_workload
-    from ftopt.solver.solve import SolveSettings, solve
-
-    catalogue = load_catalogue()
-    workload = load_workload(Path("examples/deadline.yaml"), catalogue)
-    settings = SolveSettings(time_limit=20, workers=1)
-    plan = solve(workload, catalogue, settings).plan_or_raise()
-    noted, bids = _bids(plan, workload, catalogue, settings, left_s=0.1)
-    assert bids is None
-    assert [n.text for n in noted.notes if n.subject == "skipped"] == [
-        "the quote's three bids skipped: the time limit of 20 s was spent on the plan itself"
-    ]
-    kept, found = _bids(plan, workload, catalogue, settings, left_s=20)
-    assert kept is plan and found is not None and found.points

@@ -13,7 +13,7 @@ import pytest
 from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
-from ftopt.model.workload import Workload
+from ftopt.model.workload import Method, Workload
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
@@ -211,3 +211,20 @@ def test_owned_servers_leave_only_the_new_team_to_buy_for():
     assert [(s.gpu, s.gpu_count, s.price) for s in owned] == [("rtx-pro-6000-se", 4, 0.0)]
     assert [(s.gpu, s.gpu_count) for s in bought] == [("rtx-pro-6000-se", 2)]
     assert plan.total_price == sum(s.price for s in bought)
+
+
+def test_dora_8b_needs_more_cards_than_the_same_run_as_lora_to_meet_its_deadline():
+    # DoRA's step takes 1.7 × LoRA's (methods.yaml): 1 B tokens in 48 h take four RTX PRO 6000
+    # cards where LoRA's take two.
+    plan = solved("dora-8b")
+    (copy,), (server,) = plan.assignments, plan.servers
+    assert (server.gpu, len(copy.gpus)) == ("rtx-pro-6000-se", 4)
+    assert (plan.runs[0].method, plan.runs[0].lora_rank) == ("dora", 16)
+    assert copy.hours is not None and copy.hours <= 48
+    catalogue = load_catalogue()
+    workload = load_workload(EXAMPLES / "dora-8b.yaml", catalogue)
+    lora = workload.model_copy(
+        update={"runs": (workload.runs[0].model_copy(update={"method": Method.LORA}),)}
+    )
+    cheaper = solve(lora, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    assert len(cheaper.assignments[0].gpus) == 2 and cheaper.total_price < plan.total_price

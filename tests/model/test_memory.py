@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from ftopt.catalogue import load_catalogue
 from ftopt.model.architecture import Architecture, ParamCounts
 from ftopt.model.memory import (
     NF4_BYTES_PER_PARAM,
@@ -20,9 +21,10 @@ from ftopt.model.memory import (
     states_per_gpu,
     trainable_params,
 )
-from ftopt.model.workload import Method, Offload, Optimizer, Strategy
+from ftopt.model.methods import TrainingMethod
+from ftopt.model.workload import Offload, Optimizer, Strategy
 
-FULL, LORA, QLORA = Method.FULL, Method.LORA, Method.QLORA
+FULL, LORA, QLORA, DORA = (load_catalogue().methods.method(m) for m in ("full", "lora", "qlora", "dora"))
 A32, A8 = Optimizer.ADAMW_32BIT, Optimizer.ADAMW_8BIT
 NONE, CPU = Offload.NONE, Offload.CPU
 
@@ -143,11 +145,11 @@ def test_qlora_dequantises_the_widest_linear_layer_to_bf16(toy_arch: Architectur
     # toy_arch: hidden 8, MLP 16, 2 heads of 4: the widest linear is an MLP projection, 8 × 16 = 128
     # weights, 256 bytes in BF16 while it is dequantised.
     assert largest_linear_params(toy_arch) == 128
-    assert dequant_buffer_bytes(toy_arch, Method.QLORA) == 256
+    assert dequant_buffer_bytes(toy_arch, QLORA) == 256
 
 
-@pytest.mark.parametrize("method", [Method.FULL, Method.LORA])
-def test_no_dequantisation_buffer_without_nf4(toy_arch: Architecture, method: Method) -> None:
+@pytest.mark.parametrize("method", [FULL, LORA])
+def test_no_dequantisation_buffer_without_nf4(toy_arch: Architecture, method: TrainingMethod) -> None:
     assert dequant_buffer_bytes(toy_arch, method) == 0
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from ftopt.catalogue import load_catalogue
 from ftopt.model.architecture import ParamCounts, count_params, image_tokens, vision_block_params
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import (
@@ -39,6 +40,7 @@ from ftopt.model.workload import (
 )
 
 FULL, LORA, QLORA = Method.FULL, Method.LORA, Method.QLORA
+SPEC = load_catalogue().methods.method  # a method's registry entry, for the model-state functions
 A32, A8 = Optimizer.ADAMW_32BIT, Optimizer.ADAMW_8BIT
 NONE, CPU = Offload.NONE, Offload.CPU
 SINGLE, DDP, FSDP = Strategy.SINGLE, Strategy.DDP, Strategy.FSDP
@@ -133,7 +135,7 @@ def test_row02_llama70_states_by_method(
     """Article A: "For Llama 3.3 70B the model states, meaning weights, gradients and optimiser
     states, come to 42.8 GB for QLoRA, 144.4 GB for LoRA on a 16-bit base and 1,129 GB for a full
     fine-tune" (rank-16 adapters, 32-bit Adam)."""
-    states = model_states(counts_of(catalogue, LLAMA70), method, A32, NONE, lora_rank=16)
+    states = model_states(counts_of(catalogue, LLAMA70), SPEC(method), A32, NONE, lora_rank=16)
     assert states.host_bytes == 0
     assert_figure(states.gpu_bytes / GB, stated_gb, unit)
 
@@ -143,13 +145,13 @@ def test_row02_llama70_states_by_method(
 def test_row03_rank16_lora_weights(catalogue: Catalogue) -> None:
     """Article A: "a rank-16 LoRA on Llama 3.3 70B trains 207.1 million weights" (all linear
     layers)."""
-    states = model_states(counts_of(catalogue, LLAMA70), LORA, A32, NONE, lora_rank=16)
+    states = model_states(counts_of(catalogue, LLAMA70), SPEC(LORA), A32, NONE, lora_rank=16)
     assert_figure(states.trainable / 1e6, 207.1, 0.1)
 
 
 def test_row03_rank16_lora_bf16_gradients(catalogue: Catalogue) -> None:
     """Article A: "... 207.1 million weights, 0.41 GB of BF16 gradients per step"."""
-    trainable = model_states(counts_of(catalogue, LLAMA70), LORA, A32, NONE, 16).trainable
+    trainable = model_states(counts_of(catalogue, LLAMA70), SPEC(LORA), A32, NONE, 16).trainable
     assert_figure(trainable * BF16 / GB, 0.41, 0.01)
 
 
@@ -213,7 +215,7 @@ def test_row09_offload_host_ram(catalogue: Catalogue, model_id: str, stated_gb: 
     """Article A: ZeRO-Offload "allocates all the fp32 model states along with the fp16 gradients on
     the CPU memory", 14 bytes per parameter ... "By our arithmetic that is 112.4 GB for an 8B model,
     458.6 GB for a 32B model and 987.7 GB for Llama 3.3 70B." """
-    states = model_states(counts_of(catalogue, model_id), FULL, A32, CPU, lora_rank=16)
+    states = model_states(counts_of(catalogue, model_id), SPEC(FULL), A32, CPU, lora_rank=16)
     assert_figure(states.host_bytes / GB, stated_gb, 0.1)
 
 
@@ -221,7 +223,7 @@ def test_row09_offload_host_ram(catalogue: Catalogue, model_id: str, stated_gb: 
 def test_row10_full70_offload_weights_per_card(catalogue: Catalogue) -> None:
     """Article A: "in stage 3 'the 16-bit model parameters are partitioned across the processes', so
     a full 70B fine-tune on eight H200 NVL holds about 17.6 GB of weights per card"."""
-    states = model_states(counts_of(catalogue, LLAMA70), FULL, A32, CPU, lora_rank=16)
+    states = model_states(counts_of(catalogue, LLAMA70), SPEC(FULL), A32, CPU, lora_rank=16)
     assert_figure(states_per_gpu(states, FSDP, 8) / GB, 17.6, 0.1)
     # and the sizing record agrees, with the host copy undivided ("about 1 TB in host memory")
     s = sized(catalogue, LLAMA70, FULL, H200, 8, FSDP, A32, CPU)
@@ -237,7 +239,7 @@ def test_row11_full_checkpoint(catalogue: Catalogue, model_id: str, stated_gb: f
     both Adam moments, 12 bytes per parameter ..., plus the 16-bit weights at 2 bytes. By our
     estimate that is about 112 GB for an 8B model, 459 GB for a 32B model and 988 GB for a 70B
     model"."""
-    ckpt = checkpoint_bytes(counts_of(catalogue, model_id), FULL, A32, lora_rank=16)
+    ckpt = checkpoint_bytes(counts_of(catalogue, model_id), SPEC(FULL), A32, lora_rank=16)
     assert_figure(ckpt / GB, stated_gb, 1)
 
 
@@ -252,15 +254,15 @@ def test_row12_lora_checkpoint_weights(catalogue: Catalogue) -> None:
 
 def test_row12_lora_checkpoint_with_optimiser(catalogue: Catalogue) -> None:
     """Article A: "... 0.41 GB in BF16, about 3.3 GB with its optimiser states." """
-    ckpt = checkpoint_bytes(counts_of(catalogue, LLAMA70), LORA, A32, lora_rank=16)
+    ckpt = checkpoint_bytes(counts_of(catalogue, LLAMA70), SPEC(LORA), A32, lora_rank=16)
     assert_figure(ckpt / GB, 3.3, 0.1)
 
 
 # Row 13 — article A: "about 0.83 GB per card per step. At 64 GB/s per direction on PCIe Gen5 that
 # is around 13 ms".
 def _ddp_lora70_traffic(catalogue: Catalogue) -> float:
-    trainable = model_states(counts_of(catalogue, LLAMA70), LORA, A32, NONE, 16).trainable
-    return traffic_bytes_per_step(DDP, 2, LORA, trainable, weight_bytes=0.0)
+    trainable = model_states(counts_of(catalogue, LLAMA70), SPEC(LORA), A32, NONE, 16).trainable
+    return traffic_bytes_per_step(DDP, 2, SPEC(LORA), trainable, weight_bytes=0.0)
 
 
 def test_row13_ddp_allreduce_bytes(catalogue: Catalogue) -> None:
@@ -284,8 +286,8 @@ def test_row13_ddp_allreduce_time_pcie(catalogue: Catalogue) -> None:
 # over a 2-way NVLink bridge at 450 GB/s".
 def _fsdp_lora70_traffic(catalogue: Catalogue, gpus: int) -> float:
     counts = counts_of(catalogue, LLAMA70)
-    trainable = model_states(counts, LORA, A32, NONE, 16).trainable
-    return traffic_bytes_per_step(FSDP, gpus, LORA, trainable, frozen_base_bytes(counts, LORA))
+    trainable = model_states(counts, SPEC(LORA), A32, NONE, 16).trainable
+    return traffic_bytes_per_step(FSDP, gpus, SPEC(LORA), trainable, frozen_base_bytes(counts, SPEC(LORA)))
 
 
 @pytest.mark.parametrize(("gpus", "stated_gb"), [(2, 141), (4, 212)])
@@ -325,7 +327,7 @@ def test_row15_qwen27_bf16_checkpoint(catalogue: Catalogue) -> None:
     """Article B: "Der BF16-Checkpoint auf der Dateiseite besteht aus 18 Safetensors-Teilen, die
     zusammen 55,6 GB ergeben" (55.6 GB of BF16 safetensors)."""
     counts = counts_of(catalogue, QWEN27)
-    assert_figure(frozen_base_bytes(counts, LORA) / GB, 55.6, 0.1)
+    assert_figure(frozen_base_bytes(counts, SPEC(LORA)) / GB, 55.6, 0.1)
 
 
 # Row 16 — article B: "Für 27,8 Milliarden Parameter sind das 444,8 GB, nach der Zählung von 18 Byte
@@ -337,7 +339,7 @@ def test_row16_qwen27_full_states(catalogue: Catalogue, fp32_grad_buffer: bool, 
     """Article B: "Für 27,8 Milliarden Parameter sind das 444,8 GB, nach der Zählung von 18 Byte in
     der Dokumentation von Hugging Face 500,4 GB." (16 B/param ZeRO, 18 B/param Hugging Face.)"""
     states = model_states(
-        counts_of(catalogue, QWEN27), FULL, A32, NONE, 16, fp32_grad_buffer=fp32_grad_buffer
+        counts_of(catalogue, QWEN27), SPEC(FULL), A32, NONE, 16, fp32_grad_buffer=fp32_grad_buffer
     )
     assert_figure(states.gpu_bytes / GB, stated_gb, 0.1)
 
@@ -399,7 +401,7 @@ def test_row20_qwen27_fsdp_traffic(catalogue: Catalogue, gpus: int, stated_gb: f
     """Article B: "... empfängt jede Karte ... auf vier Karten etwa 125 GB und auf acht etwa
     146 GB." with "Unsere Rechnung: 3 × 55,6 GB × (N − 1) / N empfangen je Karte"."""
     counts = counts_of(catalogue, QWEN27)
-    traffic = traffic_bytes_per_step(FSDP, gpus, FULL, counts.total, counts.total * BF16)
+    traffic = traffic_bytes_per_step(FSDP, gpus, SPEC(FULL), counts.total, counts.total * BF16)
     assert_figure(traffic / GB, stated_gb, 1)
 
 
@@ -416,7 +418,9 @@ def test_row21_qwen27_compute_time(catalogue: Catalogue, tflops: float, stated_s
     run = Run(name="q", model=QWEN27, method=FULL, seq_len=8192, gradient_checkpointing=False)
     assert run.recompute != Recompute.FULL  # the article's 6·P·tokens has no recomputation term
     counts = counts_of(catalogue, QWEN27)
-    flops = step_flops(counts.active, run.seq_len * run.micro_batch_choices[0], run.method, run.recompute)
+    flops = step_flops(
+        counts.active, run.seq_len * run.micro_batch_choices[0], SPEC(run.method), run.recompute
+    )
     assert_figure(compute_seconds(flops, tflops, mfu=1.0), stated_s, 0.01)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ftopt.catalogue.rollout import load_rollout_constants
+from ftopt.catalogue import load_catalogue
 from ftopt.model.fabric import fabric_nic, node_network
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import GB
@@ -23,7 +23,7 @@ OPTIONS = SizingOptions()
 
 @pytest.fixture(scope="module")
 def constants() -> RolloutConstants:
-    return load_rollout_constants()
+    return load_catalogue().rollout
 
 
 def _run(**fields: Any) -> Run:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ftopt.catalogue.rollout import load_rollout_constants
+from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue
 from ftopt.model.rl import Layout, rl_speed, size_rl
 from ftopt.model.rollout import generation_time, kv_bytes_per_token, lay_out_engine
@@ -13,7 +13,7 @@ from ftopt.model.sizing import profile_run
 from ftopt.model.speed import planning_host
 from ftopt.model.workload import Offload, Optimizer, Placement, Rollout, Run, SizingOptions, Strategy
 
-CONSTANTS = load_rollout_constants()
+CONSTANTS = load_catalogue().rollout
 
 
 def test_kv_cache_of_llama_8b_is_128_kib_per_token(catalogue: Catalogue) -> None:

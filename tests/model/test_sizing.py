@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 from pydantic import ValidationError
 
+from ftopt.catalogue import load_catalogue
 from ftopt.model.activations import activation_bytes, logits_bytes
 from ftopt.model.architecture import Architecture
 from ftopt.model.hardware import Catalogue, Gpu
@@ -43,7 +44,10 @@ TOY_TOTAL = 1352  # conftest.toy_arch, counted by hand there
 def toy_profile(arch: Architecture, **run_fields) -> RunProfile:
     fields = {"name": "toy", "method": FULL, **run_fields}
     run = Run(model=InlineModel(name="toy", architecture=arch), **fields)
-    return RunProfile(run, "toy", arch)
+    catalogue = load_catalogue()
+    return RunProfile(
+        run, "toy", arch, method=catalogue.methods.method(run.method), rollout=catalogue.rollout
+    )
 
 
 def make_sizing(states: float, activations: float, overhead: float, card: float) -> Sizing:
@@ -263,8 +267,8 @@ def test_auto_full_tries_both_optimisers_and_offload_never_cpu_with_8bit(
     toy_arch: Architecture, pcie_gpu: Gpu
 ) -> None:
     p = toy_profile(toy_arch, optimizer="auto", offload="auto", gpus=2)
-    assert set(optimizer_choices(p.run)) == {A32, A8}
-    assert set(offload_choices(p.run)) == {NONE, CPU}
+    assert set(optimizer_choices(p.run, p.method)) == {A32, A8}
+    assert set(offload_choices(p.run, p.method)) == {NONE, CPU}
     combos = {(s.strategy, s.optimizer, s.offload) for s in all_sizings(p, pcie_gpu, SizingOptions())}
     expected = {(st, A32, NONE) for st in (DDP, FSDP)}
     expected |= {(st, A32, CPU) for st in (DDP, FSDP)}
@@ -277,16 +281,16 @@ def test_auto_adapter_keeps_32bit_and_no_offload(
     toy_arch: Architecture, pcie_gpu: Gpu, method: Method
 ) -> None:
     p = toy_profile(toy_arch, method=method, optimizer="auto", offload="auto", gpus=1)
-    assert optimizer_choices(p.run) == (A32,)
-    assert offload_choices(p.run) == (NONE,)
+    assert optimizer_choices(p.run, p.method) == (A32,)
+    assert offload_choices(p.run, p.method) == (NONE,)
     sizings = all_sizings(p, pcie_gpu, SizingOptions())
     assert [(s.optimizer, s.offload) for s in sizings] == [(A32, NONE)]
 
 
 def test_explicit_choices_are_kept(toy_arch: Architecture) -> None:
     p = toy_profile(toy_arch, optimizer="adamw-8bit", offload="none")
-    assert optimizer_choices(p.run) == (A8,)
-    assert offload_choices(p.run) == (NONE,)
+    assert optimizer_choices(p.run, p.method) == (A8,)
+    assert offload_choices(p.run, p.method) == (NONE,)
 
 
 # --- validation of the run -------------------------------------------------------------------------

@@ -148,20 +148,24 @@ def test_step_is_the_sum_of_its_parts(catalogue: Catalogue) -> None:
 def test_recomputation_adds_one_forward_pass(catalogue: Catalogue) -> None:
     model = catalogue.model("llama-3.1-8b")
     counts, arch = model.params, model.architecture
-    for method in Method:
+    for method in catalogue.methods.methods:
         plain = flops_per_token(counts, arch, 4096, method, Recompute.SELECTIVE)
         again = flops_per_token(counts, arch, 4096, method, Recompute.FULL)
         # One forward: 2 FLOPs per multiplied parameter plus causal attention, 2·s·a·d per layer.
         forward = 2 * matmul_params(counts, arch) + arch.layers * 2 * 4096 * arch.heads * arch.head_dim
         assert again - plain == pytest.approx(forward)
-    full = flops_per_token(counts, arch, 4096, Method.FULL, Recompute.SELECTIVE)
+    full = flops_per_token(counts, arch, 4096, catalogue.methods.method(Method.FULL), Recompute.SELECTIVE)
     assert 6 * counts.total * 0.9 < full < 6 * counts.total * 1.2  # the 6·P rule plus attention
 
 
 def test_longer_sequences_cost_more_per_token(catalogue: Catalogue) -> None:
     model = catalogue.model("llama-3.1-8b")
-    short = flops_per_token(model.params, model.architecture, 1024, Method.FULL, Recompute.FULL)
-    long = flops_per_token(model.params, model.architecture, 32768, Method.FULL, Recompute.FULL)
+    short = flops_per_token(
+        model.params, model.architecture, 1024, catalogue.methods.method(Method.FULL), Recompute.FULL
+    )
+    long = flops_per_token(
+        model.params, model.architecture, 32768, catalogue.methods.method(Method.FULL), Recompute.FULL
+    )
     assert long > short
 
 

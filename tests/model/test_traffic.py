@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from ftopt.catalogue import load_catalogue
+from ftopt.model.methods import TrainingMethod
 from ftopt.model.traffic import (
     compute_seconds,
     step_flops,
     traffic_bytes_per_step,
     transfer_seconds,
 )
-from ftopt.model.workload import Method, Recompute, Strategy
+from ftopt.model.workload import Recompute, Strategy
 
-FULL, LORA, QLORA = Method.FULL, Method.LORA, Method.QLORA
+FULL, LORA, QLORA = (load_catalogue().methods.method(m) for m in ("full", "lora", "qlora"))
 
 
 def test_single_gpu_moves_nothing() -> None:
@@ -33,7 +35,7 @@ def test_fsdp_full_receives_three_passes() -> None:
 
 
 @pytest.mark.parametrize("method", [LORA, QLORA])
-def test_fsdp_frozen_base_receives_two_passes(method: Method) -> None:
+def test_fsdp_frozen_base_receives_two_passes(method: TrainingMethod) -> None:
     # 2 · 1,000 · (4 − 1)/4 = 1,500; and on 2 cards 2 · 1,000 · 1/2 = 1,000
     assert traffic_bytes_per_step(Strategy.FSDP, 4, method, 10, 1000) == pytest.approx(1500)
     assert traffic_bytes_per_step(Strategy.FSDP, 2, method, 10, 1000) == pytest.approx(1000)
@@ -50,7 +52,7 @@ def test_fsdp_frozen_base_receives_two_passes(method: Method) -> None:
         (QLORA, Recompute.SELECTIVE, 4),
     ],
 )
-def test_step_flops(method: Method, recompute: Recompute, per_token: int) -> None:
+def test_step_flops(method: TrainingMethod, recompute: Recompute, per_token: int) -> None:
     # per_token · 1,000 params · 10 tokens
     assert step_flops(1000, 10, method, recompute) == per_token * 10_000
 

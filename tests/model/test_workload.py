@@ -36,3 +36,14 @@ def test_gpu_counts_are_the_single_server_and_multi_node_powers_of_two() -> None
     for count in (*GPU_COUNTS, *MULTI_NODE_COUNTS):
         run = {"name": "a", "model": "llama-3.1-8b", "method": "lora", "gpus": count}
         assert Workload.model_validate({**BASE, "runs": [run]}).runs[0].gpus == count
+
+
+def test_a_site_names_its_coolant_and_a_rack_its_liquid_capacity() -> None:
+    rack = {"name": "r1", "units": 42, "feeds": ["400v-3p-32a"], "liquid_kw": 80}
+    site = {"coolant_c": 32, "inlet_c": 25, "racks": [rack, {**rack, "name": "r2", "liquid_kw": None}]}
+    parsed = Workload.model_validate({**BASE, "site": site}).site
+    assert parsed.coolant_c == 32.0
+    assert parsed.racks is not None and [r.liquid_kw for r in parsed.racks] == [80.0, None]
+    assert Workload.model_validate(BASE).site.coolant_c is None
+    with pytest.raises(ValidationError):
+        Workload.model_validate({**BASE, "site": {**site, "coolant_c": 90}})

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ftopt.sweep.backends import LocalBackend, RayBackend
+from ftopt.sweep import backends
+from ftopt.sweep.backends import MAX_RAY_BATCH, RAY_TASKS_PER_CPU, LocalBackend, RayBackend, ray_batches
 from ftopt.sweep.runner import run_sweep
 from ftopt.sweep.scenario import CRASH_ENV, FAILED
 from tests.sweep.support import lines, outcome, six_scenarios
@@ -93,3 +94,30 @@ def test_ray_and_local_workers_give_the_same_answers_and_ray_retries_a_dead_work
     assert len(by_ray) == len(lines(ray_file)) == 6
     assert by_ray == by_pool
     assert Counter(price is not None for _, price, _ in by_pool.values()) == {True: 5, False: 1}
+
+
+def test_ray_batches_cover_every_scenario_once_in_order_with_several_tasks_per_cpu():
+    keys = list(range(1000))
+    batches = ray_batches(keys, cpus=2)  # type: ignore[arg-type]
+    assert [k for batch in batches for k in batch] == keys
+    assert {len(b) for b in batches[:-1]} == {MAX_RAY_BATCH} and len(batches) >= 2 * RAY_TASKS_PER_CPU
+    few = ray_batches(keys[:6], cpus=2)  # type: ignore[arg-type]
+    assert [len(b) for b in few] == [1] * 6  # fewer scenarios than tasks wanted: one each
+
+
+def test_a_ray_batch_whose_worker_dies_reruns_its_scenarios_alone_and_fails_only_the_culprit(
+    ray_cluster, tmp_path: Path, monkeypatch
+):
+    monkeypatch.setattr(backends, "RAY_TASKS_PER_CPU", 1)  # six scenarios on 2 CPUs: batches of 3
+    plan = six_scenarios(tmp_path)
+    assert [len(b) for b in ray_batches(plan.scenarios, 2)] == [3, 3]
+    victim = plan.scenarios[1].key
+    crash(monkeypatch, tmp_path, victim, times=99)
+    output = tmp_path / "ray.jsonl"
+    summary = run_sweep(plan, output, RayBackend(max_attempts=2))
+    written = {r["key"]: r for r in lines(output)}
+    assert len(written) == len(lines(output)) == 6
+    assert written[victim]["status"] == FAILED
+    assert "worker died on each of 2 attempts" in written[victim]["error"]
+    assert len(list(tmp_path.glob(f"{victim}.*"))) == 2  # once in its batch, once alone
+    assert summary.statuses[FAILED] == 1  # its batch-mates were solved again, alone

@@ -137,3 +137,19 @@ def test_a_copy_that_fits_only_without_the_workloads_margin(solved) -> None:
         v.startswith("gpu-memory: run llama70b-lora copy 1: ") and "margin 0.05" in v for v in violations
     )
     assert any(v.startswith("memory-margin: run llama70b-lora copy 1: memory_margin 0.0") for v in violations)
+
+
+def test_auto_optimizer_follows_the_runs_stack(solved) -> None:
+    """torchtitan offers only 32-bit AdamW: an `auto` run on it given 8-bit Adam breaks the rule,
+    as the solver (which passes the stack) would never choose it."""
+    c = solved("nvl-qwen32-full")
+    assert {a.optimizer.value for a in c.plan.assignments} == {"adamw-8bit"}
+    assert "optimizer" not in c.rules(workload=c.with_run("q32-full", stack="hf-fsdp"))
+    assert "optimizer" in c.rules(workload=c.with_run("q32-full", stack="torchtitan"))
+
+
+def test_auto_offload_follows_the_runs_stack(solved) -> None:
+    """Unsloth offers no CPU offload of the optimiser: an `auto` run on it offloaded breaks the rule."""
+    c = solved("offload")
+    assert "offload" not in c.rules(workload=c.with_run("l8-offload", offload="auto", stack="hf-fsdp"))
+    assert "offload" in c.rules(workload=c.with_run("l8-offload", offload="auto", stack="unsloth"))

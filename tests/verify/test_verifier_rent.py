@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from ftopt.catalogue import load_catalogue
-from ftopt.catalogue.cloud import load_cloud_prices
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.workload import Workload
@@ -40,7 +39,7 @@ def test_the_rent_is_the_cheapest_rate_times_the_gpu_hours(month: tuple[Workload
     for a in plan.assignments:
         hours[card[a.server]] = hours.get(card[a.server], 0.0) + (a.hours or 0) * a.gpu_count
     assert rent.gpu_hours == pytest.approx(sum(hours.values()), rel=1e-6)
-    table = load_cloud_prices().rates
+    table = load_catalogue().cloud.rates
     cost = sum(
         h * min(r.usd_per_gpu_hour for r in table if r.card == c and r.kind == "on-demand")
         for c, h in hours.items()
@@ -76,7 +75,7 @@ def test_a_rent_figure_changed_by_hand_is_caught(month: tuple[Workload, Plan], c
 
 
 def test_every_catalogue_card_has_an_on_demand_rate() -> None:
-    prices = load_cloud_prices()
+    prices = load_catalogue().cloud
     cards = {g.id for g in load_catalogue().gpus}
     assert {r.card for r in prices.rates} <= cards
     assert all(prices.cheapest(card, "on-demand") is not None for card in cards)

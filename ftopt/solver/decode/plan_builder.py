@@ -9,8 +9,6 @@ server and with the host (memory channels, cores) of that server's CPU. The dead
 
 from __future__ import annotations
 
-from ftopt.catalogue.cloud import load_cloud_prices
-from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.errors import UnverifiedPlanError
 from ftopt.model.fabric import node_network
 from ftopt.model.findings import Finding, FindingKind, finding
@@ -29,19 +27,17 @@ from ftopt.model.plan import (
     Tco,
 )
 from ftopt.model.rent import rent_for
-from ftopt.model.rl import copy_speed
-from ftopt.model.speed import Speed, at_power, energy_kwh, hours_to_train, speed_link
-from ftopt.model.timing import copy_host, server_energy_cost, server_energy_kwh
+from ftopt.model.speed import Speed, energy_kwh, hours_to_train
+from ftopt.model.timing import server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
-from ftopt.model.workload import Algorithm, Method, Workload
+from ftopt.model.workload import Algorithm, Workload
 from ftopt.solver.decode.bills import bill_of_materials, build_fabric
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.racks import place_in_racks, rack_uses, racked
-from ftopt.solver.explain.supply import supply_findings
 from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
-from ftopt.solver.problem.modes import Mode
+from ftopt.solver.problem.modes import Mode, placed_speed
 from ftopt.solver.problem.multinode import speed_on_servers
 
 
@@ -83,21 +79,6 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         nic_count=f.nic_count,
         owned=f.owned is not None,
     )
-
-
-def placed_speed(data: ProblemData, mode: Mode, build: Build, start: int) -> Speed | None:
-    """The speed model's estimate for a copy of `mode` on GPUs start… of a server of `build`: the
-    link kind those GPUs get there, the host that server's CPU gives them and its cards' power setting
-    (None without speed data)."""
-    profile, constants = data.profiles[mode.run], data.catalogue.speed
-    if profile.stack is None or constants is None:
-        return None
-    link = speed_link(build.topology, tuple(range(start, start + mode.gpus)))
-    cores = build.cpu.cores * build.chassis.sockets
-    host = copy_host(build.cpu.memory_channels, cores, build.gpu_count, mode.gpus, constants)
-    rollout = load_rollout_constants()
-    speed = copy_speed(profile, mode.sizing, build.gpu, profile.stack, constants, host, rollout, link)
-    return at_power(speed, build.gpu, build.power_cap_w, constants)
 
 
 def _timing(data: ProblemData, mode: Mode, build: Build, speed: Speed | None) -> dict[str, float | None]:
@@ -184,7 +165,12 @@ class _Assignments:
         key = (mode, link, gbps, build.key, gpus[0] if len(gpus) > 1 else 0)
         template = self._templates.get(key)
         if template is None:
-            timing = _timing(self._data, mode, build, placed_speed(self._data, mode, build, gpus[0]))
+            timing = _timing(
+                self._data,
+                mode,
+                build,
+                placed_speed(self._data.profiles[mode.run], self._data.catalogue, mode, build, gpus[0]),
+            )
             template = self._templates[key] = _assignment(self._data, mode, link, gbps, timing)
         self._copies[mode.run] += 1
         return template.model_copy(
@@ -285,7 +271,7 @@ def _runs(data: ProblemData) -> list[RunSummary]:
             seq_len=p.run.seq_len,
             micro_batch=p.run.micro_batch,
             concurrent=p.run.concurrent,
-            lora_rank=p.run.lora_rank if p.run.method != Method.FULL else None,
+            lora_rank=None if p.method.full else p.run.lora_rank,
             algorithm=None if p.run.algorithm == Algorithm.SFT else p.run.algorithm.value,
             stack=p.stack.id if p.stack else None,
             train_tokens=p.run.train_tokens,
@@ -296,9 +282,12 @@ def _runs(data: ProblemData) -> list[RunSummary]:
 
 
 def price_list_summary(catalogue: Catalogue) -> str:
-    """Currency and the range of price dates, for the quote's header."""
+    """Currency and the range of price dates, for the quote's header; "indicative" only for the
+    bundled prices (a vendor's catalogue or a user's price list gives its own)."""
     dates = sorted(p.date for p in catalogue.prices)
-    return f"{catalogue.currency}, indicative prices dated {dates[0]} to {dates[-1]}"
+    origin = catalogue.origin
+    own = origin.price_list is not None or origin.vendor_prices
+    return f"{catalogue.currency}, {'' if own else 'indicative '}prices dated {dates[0]} to {dates[-1]}"
 
 
 def plan_tco(data: ProblemData, servers: list[Server], purchase: float) -> Tco:
@@ -384,15 +373,9 @@ def build_plan(
 # The last steps every returned plan takes, whichever search made it (ordinary or queue).
 
 
-def with_rent(plan: Plan) -> Plan:
+def with_rent(plan: Plan, catalogue: Catalogue) -> Plan:
     """The plan with its training hours priced on public clouds (buy or rent), when it trains hours."""
-    return plan.model_copy(update={"rent": rent_for(plan, load_cloud_prices())})
-
-
-def with_supply(plan: Plan, workload: Workload, catalogue: Catalogue) -> Plan:
-    """The plan with the stock it used up and the parts left out for their lead time among its binding
-    rules (`catalogue` is the whole one)."""
-    return plan.model_copy(update={"binding": [*plan.binding, *supply_findings(plan, workload, catalogue)]})
+    return plan.model_copy(update={"rent": rent_for(plan, catalogue.cloud)})
 
 
 def verify(plan: Plan, workload: Workload, catalogue: Catalogue, what: str = "the solver's plan") -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import (
     NETWORK,
     fabric_kits,
@@ -19,6 +18,7 @@ from ftopt.model.fabric import (
 )
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Gpu
+from ftopt.model.methods import TrainingMethod
 from ftopt.model.references import allowed_gpus
 from ftopt.model.rl import copy_sizings
 from ftopt.model.sizing import (
@@ -29,18 +29,18 @@ from ftopt.model.sizing import (
     size_run,
 )
 from ftopt.model.speed import hours_to_train, speed_ranker
-from ftopt.model.workload import Method, Offload, Run, SizingOptions, Strategy
+from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
 from ftopt.solver.problem.builds import Build, enumerate_builds
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.problem.modes import Mode, compatible, fitting_modes, mode_hours, mode_speeds, nvlink_domain
 from ftopt.solver.problem.multinode import network_rank, networked_build, spanning_sizings, speed_on_servers
 
 
-def _relaxations(run: Run) -> list[str]:
+def _relaxations(run: Run, method: TrainingMethod) -> list[str]:
     hints = []
-    if run.method == Method.FULL and run.optimizer == "adamw-32bit":
+    if Optimizer.ADAMW_8BIT in method.offers.auto_optimizers and run.optimizer == "adamw-32bit":
         hints.append("optimizer adamw-8bit")
-    if run.method == Method.FULL and run.offload == "none":
+    if method.offers.cpu_offload and run.offload == "none":
         hints.append("offload cpu")
     if run.gpus != "auto":
         hints.append("gpus auto")
@@ -69,14 +69,14 @@ def _setup(s: Sizing) -> str:
 def _sizings(profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[Sizing]:
     """The run's sizings on the card; a multi-node GPU count (16-64), which `all_sizings` leaves to
     the server it runs on, is sized sharded over all its GPUs, the least memory it could take."""
-    found = copy_sizings(profile, gpu, options, load_rollout_constants())
+    found = copy_sizings(profile, gpu, options, profile.rollout)
     if found:
         return found
     run = profile.run
     return [
         size_run(profile, gpu, gpus, Strategy.FSDP, optimizer, Offload.NONE, options)
         for gpus in gpu_count_choices(run)
-        for optimizer in optimizer_choices(run, profile.stack)
+        for optimizer in optimizer_choices(run, profile.method, profile.stack)
     ]
 
 
@@ -92,7 +92,7 @@ def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Findin
         gpus=[s.gpus for s in closest],
         setup=[_setup(s) for s in closest],
         card_gb=[gpu.memory_gb for gpu in gpus],
-        relax=_relaxations(profile.run)
+        relax=_relaxations(profile.run, profile.method)
         + (["a larger rollout memory_fraction"] if any(not s.rollout_fits for s in closest) else []),
     )
 

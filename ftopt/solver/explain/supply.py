@@ -45,3 +45,9 @@ def supply_findings(plan: Plan, workload: Workload, catalogue: Catalogue) -> lis
                 finding(FindingKind.LEAD_TIME, price.item, lead_weeks=price.lead_weeks, delivery_weeks=weeks)
             )
     return found
+
+
+def with_supply(plan: Plan, workload: Workload, catalogue: Catalogue) -> Plan:
+    """The plan with the stock it used up and the parts left out for their lead time among its binding
+    rules (`catalogue` is the whole one)."""
+    return plan.model_copy(update={"binding": [*plan.binding, *supply_findings(plan, workload, catalogue)]})

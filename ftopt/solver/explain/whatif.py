@@ -16,7 +16,7 @@ from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Assignment, Plan
 from ftopt.model.result import Result
-from ftopt.model.workload import Method, Optimizer, Workload
+from ftopt.model.workload import Optimizer, Workload
 from ftopt.solver.problem.data import ProblemData
 
 
@@ -132,7 +132,12 @@ def relaxations(data: ProblemData) -> list[tuple[str, Workload]]:
                 workload.model_copy(update={"site": site.model_copy(update={"inlet_c": cooler})}),
             )
         )
-    fixed = [r for r in workload.runs if r.method == Method.FULL and r.optimizer == Optimizer.ADAMW_32BIT]
+    fixed = [
+        r
+        for r in workload.runs
+        if r.optimizer == Optimizer.ADAMW_32BIT
+        and Optimizer.ADAMW_8BIT in catalogue.methods.method(r.method).offers.auto_optimizers
+    ]
     if fixed:
         runs = tuple(r.model_copy(update={"optimizer": "auto"}) if r in fixed else r for r in workload.runs)
         eased.append(

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.rl import copy_sizings, copy_speed
 from ftopt.model.sizing import Ranker, RunProfile, Sizing
@@ -114,7 +113,7 @@ def fitting_modes(
     domain = None if largest is None else max(largest, 1)
     return [
         Mode(run_index, s, required_domain(gpu, s, largest))
-        for s in copy_sizings(profile, gpu, sizing_options, load_rollout_constants(), rank, domain)
+        for s in copy_sizings(profile, gpu, sizing_options, profile.rollout, rank, domain)
         if s.fits
     ]
 
@@ -166,6 +165,24 @@ def least_host(catalogue: Catalogue, gpus: int) -> Host | None:
     return copy_host(channels, rules.cores_per_gpu * gpus, gpus, gpus, catalogue.speed)
 
 
+def placed_speed(
+    profile: RunProfile, catalogue: Catalogue, mode: Mode, build: Build, start: int
+) -> Speed | None:
+    """The speed model's estimate for a copy of `mode` on GPUs start… of a server of `build`: the
+    link kind those GPUs get there, the host that server's CPU gives them and its cards' power setting
+    (None without speed data). Decoding (the plan's figures) and the queue (each job's hours) read it."""
+    constants = catalogue.speed
+    if profile.stack is None or constants is None:
+        return None
+    link = speed_link(build.topology, tuple(range(start, start + mode.gpus)))
+    cores = build.cpu.cores * build.chassis.sockets
+    host = copy_host(build.cpu.memory_channels, cores, build.gpu_count, mode.gpus, constants)
+    speed = copy_speed(
+        profile, mode.sizing, build.gpu, profile.stack, constants, host, catalogue.rollout, link
+    )
+    return at_power(speed, build.gpu, build.power_cap_w, constants)
+
+
 def mode_speeds(
     profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue, domain: int, power_w: float | None = None
 ) -> list[Speed]:
@@ -176,7 +193,7 @@ def mode_speeds(
     if profile.stack is None or constants is None or host is None:
         return []
     watts = gpu.power_w if power_w is None else power_w
-    rollout = load_rollout_constants()
+    rollout = catalogue.rollout
     return [
         at_power(
             copy_speed(profile, mode.sizing, gpu, profile.stack, constants, host, rollout, link),

@@ -22,7 +22,6 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from ftopt.catalogue.rollout import load_rollout_constants
 from ftopt.model.fabric import (
     MULTI_NODE_STRATEGIES,
     Network,
@@ -169,9 +168,9 @@ def spanning_sizings(
         ):
             continue
         for strategy in MULTI_NODE_STRATEGIES:
-            for optimizer in optimizer_choices(profile.run, profile.stack):
+            for optimizer in optimizer_choices(profile.run, profile.method, profile.stack):
                 args = (profile, build.gpu, gpus, strategy, optimizer, options, net)
-                for sizing in multinode_any_sizings(*args, load_rollout_constants(), rank):
+                for sizing in multinode_any_sizings(*args, profile.rollout, rank):
                     if sizing.fits:
                         yield servers, sizing
 
@@ -240,7 +239,7 @@ def speed_on_servers(
     host, constants = node_host(build, catalogue), catalogue.speed
     if host is None or constants is None:
         return None
-    speed = multinode_any_speed(profile, sizing, build.gpu, host, net, constants, load_rollout_constants())
+    speed = multinode_any_speed(profile, sizing, build.gpu, host, net, constants, catalogue.rollout)
     return at_power(speed, build.gpu, build.power_cap_w, constants) if speed is not None else None
 
 

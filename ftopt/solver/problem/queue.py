@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from ftopt.model.speed import hours_to_train
 from ftopt.model.workload import Run, Workload
-from ftopt.solver.decode.plan_builder import placed_speed
 from ftopt.solver.problem.data import ProblemData
+from ftopt.solver.problem.modes import placed_speed
 
 MINUTES_PER_HOUR = 60
 
@@ -58,7 +58,7 @@ def slowest_hours(data: ProblemData, mode: int, build: int) -> float | None:
         return None
     hours = []
     for start in range(0, b.gpu_count - m.gpus + 1, m.gpus):
-        speed = placed_speed(data, m, b, start)
+        speed = placed_speed(data.profiles[m.run], data.catalogue, m, b, start)
         if speed is None:
             return None
         hours.append(hours_to_train(tokens, speed))

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
+from ftopt.model.settings import SolveSettings
 from ftopt.solver.cpsat.formulation import Formulation, build_formulation
 from ftopt.solver.decode.bills import fabric_price
 from ftopt.solver.decode.counts import decode
 from ftopt.solver.decode.layout import ServerLayout, price_of
 from ftopt.solver.problem.data import ProblemData
-from ftopt.solver.search.run import SolveSettings, make_solver
+from ftopt.solver.search.run import make_solver
 
 #: Cut-and-re-solve rounds per alternative asked for: a round whose decoded servers repeat an
 #: offered set is cut and tried again, at most this many times over.

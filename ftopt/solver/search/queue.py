@@ -28,10 +28,11 @@ from ftopt.model.findings import FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
 from ftopt.model.result import PhaseTimings, Result
+from ftopt.model.settings import SolveSettings
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.queue import add_hint, aggregate_bound, build_queue_model
 from ftopt.solver.decode.layout import ServerLayout
-from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent, with_supply
+from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent
 from ftopt.solver.decode.queue import (
     attach_schedule,
     lay_out,
@@ -40,11 +41,12 @@ from ftopt.solver.decode.queue import (
     realise,
     starts_by_copy,
 )
+from ftopt.solver.explain.supply import with_supply
 from ftopt.solver.problem.builds import within_stock
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, peak_workload, queue_problem
 from ftopt.solver.search.queue_greedy import GreedyPlan, greedy_queue, greedy_servers, repair_fleet
-from ftopt.solver.search.run import SolveSettings, make_solver, proven_cents
+from ftopt.solver.search.run import make_solver, proven_cents
 
 #: Share of the time limit the peak bid may take; the queue model gets the rest.
 PEAK_SHARE = 0.3
@@ -208,7 +210,7 @@ def solve_queue(
             "workload": workload_name or workload.name,
         }
     )
-    plan = with_supply(with_rent(plan), workload, catalogue)
+    plan = with_supply(with_rent(plan, catalogue), workload, catalogue)
     if settings.verify:
         verify(plan, workload, catalogue, "the queue plan")
     return Result(

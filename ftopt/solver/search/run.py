@@ -8,13 +8,13 @@ decode to, each right-sized to what it carries, with the objective and bound of 
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
 
+from ftopt.model.settings import Progress, SolveSettings
 from ftopt.solver.cpsat.formulation import Formulation, build_formulation
 from ftopt.solver.cpsat.objective import tie_break_expression
 from ftopt.solver.decode.bills import fabric_price
@@ -23,33 +23,6 @@ from ftopt.solver.decode.layout import ServerLayout, price_of
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.search.hint import Hint, add_hint, hint
 from ftopt.solver.search.lp import MARGIN_CENTS, lp_bound
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A new incumbent: its price, the bound, and the time since the solve began."""
-
-    price: float
-    bound: float
-    seconds: float
-
-    @property
-    def gap(self) -> float:
-        """Relative gap to the bound."""
-        return (self.price - self.bound) / self.price if self.price else 0.0
-
-
-@dataclass(frozen=True)
-class SolveSettings:
-    """The few knobs a user sets."""
-
-    time_limit: float = 60.0
-    workers: int = field(default_factory=lambda: os.cpu_count() or 1)  # one per core: measured best
-    deterministic: bool = False
-    log: bool = False
-    what_if: bool = False  # re-solve once per relaxation to report savings (whatif.py)
-    verify: bool = True  # re-check the plan with the independent verifier before returning it
-    alternatives: int = 0  # the next cheapest bids whose server sets differ (alternatives.py)
 
 
 class _Reporter(cp_model.CpSolverSolutionCallback):

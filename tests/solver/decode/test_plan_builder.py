@@ -12,8 +12,8 @@ from ftopt.solver.decode.plan_builder import (
     price_list_summary,
     verify,
     with_rent,
-    with_supply,
 )
+from ftopt.solver.explain.supply import with_supply
 from ftopt.solver.search.greedy import greedy_plan
 from ftopt.verify.violation import Violation
 from tests.solver.tiny import SMALL, catalogue, problem
@@ -60,7 +60,7 @@ def test_supply_findings_join_the_binding_rules_and_keep_those_there() -> None:
     kept = plan.model_copy(update={"binding": plan.binding[:1]})
     supplied = with_supply(kept, data.workload, catalogue())
     assert supplied.binding[: len(kept.binding)] == kept.binding
-    assert with_rent(plan).model_copy(update={"rent": plan.rent}) == plan
+    assert with_rent(plan, catalogue()).model_copy(update={"rent": plan.rent}) == plan
 
 
 def test_a_plan_the_verifier_rejects_raises_and_names_what_failed(monkeypatch: pytest.MonkeyPatch) -> None:

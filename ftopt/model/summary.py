@@ -1,0 +1,408 @@
+"""The plan summary: everything a headline, a quote or a report says about a plan, computed once.
+
+Why one summary: each format (terminal table, Markdown, HTML, xlsx, JSON and YAML) used to count
+the GPUs, word the hours and name the runs on its own, and they drifted ("10 GPUs (2 of them owned
+already)" counted owned *servers*; a queue plan was "every run trained within 97.5 h" where its
+schedule ends at 655 h; GRPO printed as "lora r32"). Here those figures and sentences are derived
+once from the plan (with the workload's buyer details and the catalogue's origin), and every
+renderer lays out these records. A new figure is one field here, one `Figure` in `key_figures`,
+and it reaches every format that lists the key figures.
+
+The model layer only: no solver, no click, no rendering.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ftopt.model.findings import money
+from ftopt.model.hardware import Catalogue, CatalogueOrigin
+from ftopt.model.plan import Assignment, Plan, RunSummary, Status
+from ftopt.model.result import Result
+from ftopt.model.workload import QuoteDetails, Workload
+
+_SUMMARY = ConfigDict(frozen=True, extra="forbid")
+
+#: The algorithm of a supervised run, as `RunSummary.algorithm` leaves it unset.
+SUPERVISED = "sft"
+_ADAPTER_WORDS = {"full": "full", "lora": "LoRA", "qlora": "QLoRA"}
+
+
+class Figure(BaseModel):
+    """One key figure of the quote: a label and its value as text, in every format's list."""
+
+    model_config = _SUMMARY
+    label: str
+    value: str
+
+
+class RunLine(BaseModel):
+    """One run of the bid as the quote states it: what trains, how, how many, and its hours."""
+
+    model_config = _SUMMARY
+    name: str
+    model: str
+    algorithm: str = Field(description="sft, dpo, grpo or ppo")
+    adapter: str = Field(description="full, lora or qlora: how the (policy) weights train")
+    method: str = Field(description="the words a quote prints: `GRPO, LoRA r32`, `full`, `QLoRA r16`")
+    copies: int = Field(description="copies at once (peak) or jobs within the horizon (queue)")
+    hours: float | None = Field(description="the longest copy's or job's hours; None without train_tokens")
+    deadline_hours: float | None
+    deadline_met: bool | None
+
+
+class ScheduleLine(BaseModel):
+    """One job of a queue plan: where and when it trains."""
+
+    model_config = _SUMMARY
+    run: str
+    job: int
+    servers: str = Field(description="`s1`, or `s1+s2` for a multi-node job")
+    gpus: str = Field(description="GPU indices on each of its servers")
+    start_hours: float
+    end_hours: float
+
+
+class CatalogueInUse(BaseModel):
+    """The catalogue the plan was made from, and whose prices it quotes."""
+
+    model_config = _SUMMARY
+    kind: Literal["bundled", "vendor"]
+    directory: str | None
+    content_hash: str | None
+    prices: Literal["indicative", "vendor", "price list"]
+    words: str
+
+
+class RentComparison(BaseModel):
+    """Buy or rent, like with like: the same runs and hours on both sides, or why not."""
+
+    model_config = _SUMMARY
+    comparable: bool
+    rent_cost: float | None = None
+    committed_cost: float | None = None
+    purchase: float
+    gpu_hours: float | None = None
+    break_even_months: float | None = None
+    words: str
+
+
+class PlanSummary(BaseModel):
+    """Everything a headline, a quote or a report says about a plan, computed once (`summarize`)."""
+
+    model_config = _SUMMARY
+    workload: str | None
+    currency: str
+    price: float = Field(description="the plan's total price: what the solver minimised over")
+    discount_percent: float = Field(description="the buyer's discount (quote.discount_percent)")
+    price_to_pay: float = Field(description="price less the discount: the figure the buyer reads")
+    servers: int
+    servers_owned: int
+    gpus: int
+    gpus_owned: int = Field(description="GPUs in the customer's own servers")
+    mode: Literal["peak", "queue"]
+    together: str = Field(description="what is trained at once, in words")
+    hours: float | None = Field(description="peak: the longest copy's hours; queue: the last job's end")
+    horizon_hours: float | None
+    last_job_end_hours: float | None
+    runs_without_hours: tuple[str, ...] = Field(description="runs without train_tokens: no hours")
+    runs: tuple[RunLine, ...]
+    schedule: tuple[ScheduleLine, ...]
+    standing: Literal["proven", "within gap", "unproven", "none"]
+    gap: float | None
+    bound: float | None
+    proof: str = Field(description="the standing in words")
+    catalogue: CatalogueInUse
+    rent: RentComparison | None
+    buyer: QuoteDetails | None
+    headline: str
+    figures: tuple[Figure, ...] = Field(description="the key figures every format lists, in order")
+
+
+# --- runs -----------------------------------------------------------------------------------------
+
+
+def method_words(run: RunSummary) -> str:
+    """`GRPO, LoRA r32`, `DPO, full`, `full`, `QLoRA r16`: the algorithm (when not supervised) and
+    the adapter with its rank."""
+    adapter = _ADAPTER_WORDS.get(run.method, run.method)
+    if run.lora_rank and run.method != "full":
+        adapter += f" r{run.lora_rank}"
+    algorithm = run.algorithm or SUPERVISED
+    return adapter if algorithm == SUPERVISED else f"{algorithm.upper()}, {adapter}"
+
+
+def _hours(copies: list[Assignment]) -> float | None:
+    known = [a.hours for a in copies if a.hours is not None]
+    return max(known) if known else None
+
+
+def _run_line(run: RunSummary, copies: list[Assignment]) -> RunLine:
+    hours = _hours(copies)
+    met = None if run.deadline_hours is None or hours is None else hours <= run.deadline_hours + 1e-9
+    return RunLine(
+        name=run.name,
+        model=run.model,
+        algorithm=run.algorithm or SUPERVISED,
+        adapter=run.method,
+        method=method_words(run),
+        copies=run.jobs if run.jobs is not None else run.concurrent,
+        hours=hours,
+        deadline_hours=run.deadline_hours,
+        deadline_met=met,
+    )
+
+
+def run_lines(plan: Plan) -> tuple[RunLine, ...]:
+    """Each run of the bid, in workload order, with its copies' longest hours."""
+    return tuple(_run_line(r, [a for a in plan.assignments if a.run == r.name]) for r in plan.runs)
+
+
+def schedule_lines(plan: Plan) -> tuple[ScheduleLine, ...]:
+    """A queue plan's jobs in start order (empty for a peak plan)."""
+    lines = []
+    for job in sorted(plan.schedule, key=lambda j: (j.start_hours, j.run, j.job)):
+        nodes = job.nodes or []
+        servers = "+".join(n.server for n in nodes) if len(nodes) > 1 else job.server
+        gpus = ",".join(map(str, job.gpus)) + (f" on each of {len(nodes)}" if len(nodes) > 1 else "")
+        lines.append(
+            ScheduleLine(
+                run=job.run,
+                job=job.job,
+                servers=servers,
+                gpus=gpus,
+                start_hours=job.start_hours,
+                end_hours=job.end_hours,
+            )
+        )
+    return tuple(lines)
+
+
+# --- what is trained at once, and when it ends -----------------------------------------------------
+
+
+def _last_job_end(plan: Plan) -> float | None:
+    return max((j.end_hours for j in plan.schedule), default=None)
+
+
+def together_words(plan: Plan, runs: tuple[RunLine, ...]) -> str:
+    """Peak: every copy of every run at once; queue: the jobs, the horizon and the last job's end."""
+    if plan.horizon_hours is None:
+        return "every copy of every run at once"
+    jobs = len(plan.schedule) or sum(r.copies for r in runs)
+    end = _last_job_end(plan)
+    last = f", the last ending at {end:,.1f} h" if end is not None else ""
+    return (
+        f"{jobs} job{'s' if jobs != 1 else ''} sharing the GPUs within the "
+        f"{plan.horizon_hours:,g} h horizon{last}"
+    )
+
+
+def _hours_words(hours: float | None, without: tuple[str, ...], runs: int) -> str:
+    """The hours clause of a peak headline: only for runs that have hours, naming those without."""
+    if hours is None:
+        return ""
+    if not without:
+        return f"; every run trained within {hours:,.1f} h"
+    named = ", ".join(without)
+    return (
+        f"; the {runs - len(without)} run{'s' if runs - len(without) != 1 else ''} with train_tokens "
+        f"trained within {hours:,.1f} h ({named}: no train_tokens, no hours)"
+    )
+
+
+# --- standing, catalogue, buyer, rent ----------------------------------------------------------------
+
+
+def _standing(plan: Plan) -> Literal["proven", "within gap", "unproven", "none"]:
+    if plan.status == Status.OPTIMAL:
+        return "proven"
+    if plan.status == Status.FEASIBLE:
+        return "within gap" if plan.gap is not None else "unproven"
+    return "none"
+
+
+def proof_words(plan: Plan, objective: str) -> str:
+    """Whether the bid is the cheapest the catalogue allows, honestly, in words, for its mode."""
+    holds = (
+        "runs every job of every run within the horizon"
+        if plan.horizon_hours is not None
+        else "runs every copy of every run at once"
+    )
+    if plan.status == Status.OPTIMAL:
+        best = (
+            "cheapest set of servers"
+            if objective == "price"
+            else f"set of servers with the lowest {objective}"
+        )
+        return (
+            f"This is the {best} the catalogue allows for these runs: the solver proved that no set with a "
+            f"lower {objective} {holds} under the rules below."
+        )
+    if plan.status == Status.FEASIBLE:
+        stop = f"This set of servers {holds}, but the search stopped at its time limit before it could prove"
+        if plan.bound is None or plan.gap is None:
+            return f"{stop} it the lowest {objective}; a longer search may find a cheaper one."
+        return (
+            f"{stop} it the lowest {objective}: no set can cost less than "
+            f"{money(plan.bound, plan.currency)}, so this bid is at most {plan.gap:.1%} above the "
+            "cheapest possible one."
+        )
+    return "No set of servers satisfies every rule; see what shaped the answer."
+
+
+def catalogue_in_use(origin: CatalogueOrigin | None) -> CatalogueInUse:
+    """The catalogue named for the buyer, and whose prices the quote gives."""
+    origin = origin or CatalogueOrigin()
+    prices: Literal["indicative", "vendor", "price list"] = (
+        "price list" if origin.price_list else "vendor" if origin.vendor_prices else "indicative"
+    )
+    if origin.kind == "vendor":
+        words = (
+            f"the vendor's catalogue {origin.directory} (sha256 {origin.content_hash}) over ftopt's "
+            "bundled one"
+        )
+    else:
+        words = "ftopt's bundled catalogue"
+    standing = {
+        "indicative": "prices are indicative (public list prices and stated assumptions)",
+        "vendor": "prices are the vendor's own, where its catalogue gives them",
+        "price list": f"prices from the price list {origin.price_list}",
+    }[prices]
+    return CatalogueInUse(kind=origin.kind, directory=origin.directory, content_hash=origin.content_hash,
+                          prices=prices, words=f"{words}; {standing}")  # fmt: skip
+
+
+def _rent(plan: Plan, without: tuple[str, ...]) -> RentComparison | None:
+    """Buy or rent, only where the rent covers the same runs and hours as the purchase."""
+    rent = plan.rent
+    if rent is None and not without:
+        return None
+    if without:
+        return RentComparison(
+            comparable=False,
+            purchase=plan.total_price,
+            words=f"Buy or rent cannot be compared: {', '.join(without)} give no train_tokens, so their "
+            "hours, and what renting them would cost, are unknown; the servers bought run them all.",
+        )
+    assert rent is not None
+    owned = " (including the hours on owned servers)" if any(s.owned for s in plan.servers) else ""
+    return RentComparison(
+        comparable=True,
+        rent_cost=rent.cost,
+        committed_cost=rent.committed_cost,
+        purchase=plan.total_price,
+        gpu_hours=rent.gpu_hours,
+        break_even_months=rent.break_even_months,
+        words=f"The same {rent.gpu_hours:,.1f} GPU-hours of every run{owned} rented on demand cost "
+        f"{money(rent.cost, plan.currency)}, against {money(plan.total_price, plan.currency)} to buy.",
+    )
+
+
+# --- the summary ---------------------------------------------------------------------------------------
+
+
+def _headline(s: PlanSummary) -> str:
+    """Price, servers and GPUs, owned GPUs, the hours clause: the one line a buyer reads first."""
+    price = money(s.price_to_pay, s.currency)
+    if s.discount_percent:
+        price += f" ({money(s.price, s.currency)} less {s.discount_percent:g} % discount)"
+    line = f"{price} for {s.servers} server{'s' if s.servers != 1 else ''}, {s.gpus} GPUs"
+    if s.gpus_owned:
+        line += f" ({s.gpus_owned} of them owned already)"
+    if s.mode == "queue":
+        line += f"; {s.together}"
+        return line
+    return line + _hours_words(s.hours, s.runs_without_hours, len(s.runs))
+
+
+def key_figures(s: PlanSummary, plan: Plan) -> tuple[Figure, ...]:
+    """The figures every format lists, in order; a new figure is one entry here."""
+    c = s.currency
+    out = [Figure(label="Price", value=money(s.price, c))]
+    if s.discount_percent:
+        out += [Figure(label="Discount", value=f"{s.discount_percent:g} %"),
+                Figure(label="Price to pay", value=money(s.price_to_pay, c))]  # fmt: skip
+    out += [Figure(label="Servers", value=str(s.servers)), Figure(label="GPUs", value=str(s.gpus))]
+    out.append(Figure(label="Full-load power", value=f"{sum(x.power_w for x in plan.servers):,} W"))
+    if s.gpus_owned:
+        out.append(Figure(label="GPUs owned already", value=str(s.gpus_owned)))
+    out.append(Figure(label="Trained at once", value=s.together))
+    if s.mode == "queue" and s.last_job_end_hours is not None:
+        out.append(Figure(label="Last job ends", value=f"{s.last_job_end_hours:,.1f} h"))
+    elif s.hours is not None:
+        label = "Runs with hours done within" if s.runs_without_hours else "Every run done within"
+        out.append(Figure(label=label, value=f"{s.hours:,.1f} h"))
+    if s.runs_without_hours:
+        out.append(Figure(label="Runs without hours", value=", ".join(s.runs_without_hours)))
+    if plan.energy_kwh is not None:
+        out.append(Figure(label="Training energy", value=f"{plan.energy_kwh:,.0f} kWh"))
+    if plan.tco is not None and plan.tco.objective == "tco":
+        out.append(Figure(label=f"TCO over {plan.tco.years:g} years", value=money(plan.tco.total, c)))
+    out.append(
+        Figure(label="Standing", value=s.standing + (f" ({s.gap:.2%})" if s.standing == "within gap" else ""))
+    )
+    out.append(Figure(label="Catalogue", value=s.catalogue.words))
+    return tuple(out)
+
+
+def _plan_of(result: Result | Plan) -> Plan:
+    plan = result if isinstance(result, Plan) else result.plan
+    if plan is None:
+        raise ValueError("a result without a plan has no summary; see its reasons")
+    return plan
+
+
+def _longest(mode: str, runs: tuple[RunLine, ...], last: float | None) -> float | None:
+    """The time until everything ends: a queue plan's last job, a peak plan's slowest run with hours."""
+    if mode == "queue":
+        return last
+    return max((r.hours for r in runs if r.hours is not None), default=None)
+
+
+def summarize(
+    result: Result | Plan, workload: Workload | None = None, catalogue: Catalogue | None = None
+) -> PlanSummary:
+    """The summary of a result's plan (or a plan), with the workload's buyer details and the
+    catalogue's origin; without them, no buyer details and the bundled catalogue."""
+    plan = _plan_of(result)
+    runs = run_lines(plan)
+    without = tuple(r.name for r in runs if r.hours is None)
+    buyer = workload.quote if workload is not None else None
+    discount = buyer.discount_percent if buyer is not None else 0.0
+    mode: Literal["peak", "queue"] = "queue" if plan.horizon_hours is not None else "peak"
+    last = _last_job_end(plan)
+    tco = plan.tco is not None and plan.tco.objective == "tco"
+    fields = {
+        "workload": plan.workload,
+        "currency": plan.currency,
+        "price": plan.total_price,
+        "discount_percent": discount,
+        "price_to_pay": round(plan.total_price * (1 - discount / 100), 2),
+        "servers": len(plan.servers),
+        "servers_owned": sum(1 for s in plan.servers if s.owned),
+        "gpus": sum(s.gpu_count for s in plan.servers),
+        "gpus_owned": sum(s.gpu_count for s in plan.servers if s.owned),
+        "mode": mode,
+        "together": together_words(plan, runs),
+        "hours": _longest(mode, runs, last),
+        "horizon_hours": plan.horizon_hours,
+        "last_job_end_hours": last,
+        "runs_without_hours": without,
+        "runs": runs,
+        "schedule": schedule_lines(plan),
+        "standing": _standing(plan),
+        "gap": plan.gap,
+        "bound": plan.bound,
+        "proof": proof_words(plan, "total cost of ownership" if tco else "price"),
+        "catalogue": catalogue_in_use(catalogue.origin if catalogue is not None else None),
+        "rent": _rent(plan, without),
+        "buyer": buyer,
+        "headline": "",
+        "figures": (),
+    }
+    draft = PlanSummary.model_validate(fields)
+    draft = draft.model_copy(update={"headline": _headline(draft)})
+    return draft.model_copy(update={"figures": key_figures(draft, plan)})

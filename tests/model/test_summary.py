@@ -1,0 +1,156 @@
+"""The plan summary: the figures every quote format renders, each derived once and right.
+
+Each test names the defect it guards against (issue 26): owned servers counted where their GPUs
+should be, a queue plan's headline taken from its longest job, hours claimed for runs without
+train_tokens, RL runs named by their adapter, a vendor catalogue quoted as indicative, buy-or-rent
+set against a purchase that trains other runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ftopt.catalogue import load_catalogue
+from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Plan
+from ftopt.model.summary import PlanSummary, method_words, summarize
+from ftopt.model.workload import Workload
+from ftopt.reading.workload_file import load_workload
+from ftopt.solver.solve import SolveSettings, solve
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+VENDOR = EXAMPLES / "vendor" / "catalogue"
+
+
+def solved(path: Path, catalogue: Catalogue | None = None) -> tuple[Plan, Workload, Catalogue]:
+    catalogue = catalogue or load_catalogue()
+    workload = load_workload(path, catalogue)
+    settings = SolveSettings(time_limit=20, workers=2, what_if=False)
+    plan = solve(workload, catalogue, settings, workload_name=workload.name).plan_or_raise()
+    return plan, workload, catalogue
+
+
+def summary_of(path: Path, catalogue: Catalogue | None = None) -> tuple[Plan, PlanSummary]:
+    plan, workload, catalogue = solved(path, catalogue)
+    return plan, summarize(plan, workload, catalogue)
+
+
+def test_owned_gpus_are_counted_as_gpus_not_servers() -> None:
+    """The headline said "(1 of them owned already)" for one owned 4-GPU server."""
+    plan, s = summary_of(EXAMPLES / "owned-servers.yaml")
+    owned = [x for x in plan.servers if x.owned]
+    assert owned and s.servers_owned == len(owned)
+    assert s.gpus_owned == sum(x.gpu_count for x in owned) > len(owned)
+    assert f"{s.gpus} GPUs ({s.gpus_owned} of them owned already)" in s.headline
+
+
+def test_a_queue_headline_gives_the_horizon_and_the_last_jobs_end() -> None:
+    """A queue plan said "every run trained within 97.5 h" (its longest job) where its schedule ends
+    at 655 h, and "every copy of every run at once", which queue mode does not do."""
+    plan, s = summary_of(EXAMPLES / "monthly-queue.yaml")
+    last = max(j.end_hours for j in plan.schedule)
+    assert s.mode == "queue" and s.hours == s.last_job_end_hours == pytest.approx(last)
+    assert plan.makespan_hours is not None and plan.makespan_hours < last  # the figure it used to print
+    assert f"{last:,.1f} h" in s.headline and f"{plan.horizon_hours:,g} h horizon" in s.headline
+    assert "every run trained within" not in s.headline
+    assert "at once" not in s.proof and "within the horizon" in s.proof
+    assert {(j.run, j.job) for j in s.schedule} == {(j.run, j.job) for j in plan.schedule}
+    starts = [j.start_hours for j in s.schedule]
+    assert starts == sorted(starts)  # what runs when, in order
+    assert len(s.schedule) == len(plan.schedule)
+
+
+def test_a_peak_plan_says_at_once() -> None:
+    plan, s = summary_of(EXAMPLES / "deadline.yaml")
+    assert s.mode == "peak" and s.together == "every copy of every run at once"
+    assert s.hours == pytest.approx(plan.makespan_hours)
+    assert f"every run trained within {plan.makespan_hours:,.1f} h" in s.headline
+
+
+def test_hours_only_for_runs_that_have_them_and_no_rent_comparison_then(tmp_path: Path) -> None:
+    """With two of three runs lacking train_tokens the headline said "every run trained within …"
+    and buy-or-rent set renting one run against buying every server."""
+    bid = yaml.safe_load((EXAMPLES / "first-project.yaml").read_text(encoding="utf-8"))
+    bid["runs"][0]["train_tokens"] = 50_000_000
+    path = tmp_path / "partial.yaml"
+    path.write_text(yaml.safe_dump(bid), encoding="utf-8")
+    plan, s = summary_of(path)
+    without = tuple(r["name"] for r in bid["runs"][1:])
+    assert s.runs_without_hours == without
+    assert "every run trained within" not in s.headline
+    assert all(name in s.headline for name in without)
+    assert plan.rent is not None  # the plan still prices the one run's hours ...
+    assert s.rent is not None and not s.rent.comparable and s.rent.rent_cost is None  # ... the quote does not
+    assert "cannot be compared" in s.rent.words
+
+
+def test_rent_is_compared_when_every_run_has_hours() -> None:
+    plan, s = summary_of(EXAMPLES / "deadline.yaml")
+    assert plan.rent is not None and s.rent is not None and s.rent.comparable
+    assert s.rent.rent_cost == plan.rent.cost and s.rent.purchase == plan.total_price
+
+
+def test_rl_runs_are_named_by_their_algorithm() -> None:
+    """GRPO printed as "lora r32" and DPO as "full" in every quote format."""
+    _, grpo = summary_of(EXAMPLES / "grpo-8b.yaml")
+    _, dpo = summary_of(EXAMPLES / "dpo-70b-lora.yaml")
+    assert [r.algorithm for r in grpo.runs] == ["grpo"] and grpo.runs[0].method.startswith("GRPO, ")
+    assert [r.algorithm for r in dpo.runs] == ["dpo"] and dpo.runs[0].method.startswith("DPO, ")
+
+
+def test_method_words_name_the_adapter_and_rank() -> None:
+    from ftopt.model.plan import RunSummary
+
+    base = {"name": "r", "model": "m", "seq_len": 1, "micro_batch": 1, "concurrent": 1}
+    assert method_words(RunSummary(**base, method="full")) == "full"
+    assert method_words(RunSummary(**base, method="lora", lora_rank=32)) == "LoRA r32"
+    assert method_words(RunSummary(**base, method="qlora", lora_rank=16, algorithm="ppo")) == "PPO, QLoRA r16"
+
+
+def test_the_catalogue_in_use_is_named_with_a_content_hash() -> None:
+    """Vendor-catalogue quotes called the prices indicative and never named the catalogue."""
+    _, bundled = summary_of(EXAMPLES / "first-project.yaml")
+    assert bundled.catalogue.kind == "bundled" and bundled.catalogue.prices == "indicative"
+    vendor_catalogue = load_catalogue(overlay=VENDOR)
+    _, vendor = summary_of(EXAMPLES / "vendor" / "l4-bid.yaml", vendor_catalogue)
+    c = vendor.catalogue
+    assert c.kind == "vendor" and c.directory == str(VENDOR) and c.prices == "vendor"
+    assert c.content_hash is not None and len(c.content_hash) == 12 and c.content_hash in c.words
+    assert "indicative" not in c.words
+
+
+def test_the_content_hash_changes_with_the_files(tmp_path: Path) -> None:
+    copy = tmp_path / "catalogue"
+    copy.mkdir()
+    for f in VENDOR.iterdir():
+        (copy / f.name).write_bytes(f.read_bytes())
+    first = load_catalogue(overlay=copy).origin.content_hash
+    prices = copy / "prices.yaml"
+    prices.write_text(prices.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert load_catalogue(overlay=copy).origin.content_hash != first
+
+
+def test_a_discount_lowers_the_price_the_buyer_reads_not_the_plan(tmp_path: Path) -> None:
+    bid = yaml.safe_load((EXAMPLES / "first-project.yaml").read_text(encoding="utf-8"))
+    bid["quote"] = {"customer": "ACME", "reference": "Q-1", "valid_until": "2027-01-31",
+                    "discount_percent": 10, "notes": "Delivery in six weeks."}  # fmt: skip
+    path = tmp_path / "quoted.yaml"
+    path.write_text(yaml.safe_dump(bid), encoding="utf-8")
+    plan, s = summary_of(path)
+    plain, _ = summary_of(EXAMPLES / "first-project.yaml")
+    assert plan.total_price == plain.total_price  # the solver's objective is untouched
+    assert s.price == plan.total_price and s.price_to_pay == pytest.approx(plan.total_price * 0.9)
+    assert s.buyer is not None and s.buyer.customer == "ACME"
+    assert "less 10 % discount" in s.headline
+    assert ("Price to pay", f"USD {s.price_to_pay:,.0f}") in [(f.label, f.value) for f in s.figures]
+
+
+def test_a_result_without_a_plan_has_no_summary() -> None:
+    from ftopt.model.plan import Status
+    from ftopt.model.result import Result
+
+    with pytest.raises(ValueError, match="no summary"):
+        summarize(Result(status=Status.INFEASIBLE))
