@@ -36,7 +36,9 @@ CATALOGUE: Catalogue = load_catalogue()
 
 MODELS: tuple[str, ...] = CATALOGUE.ids("models")
 CARDS: tuple[str, ...] = CATALOGUE.ids("gpus")
-CHASSIS: tuple[str, ...] = CATALOGUE.ids("chassis")
+#: Air-cooled chassis only: the drawn sites have no coolant supply, where a liquid-cooled one is never
+#: placeable (tests/solver/cpsat/test_liquid.py covers those).
+CHASSIS: tuple[str, ...] = tuple(c.id for c in CATALOGUE.chassis if c.cooling == "air")
 #: Feeds from the smallest to the largest usable power: a later feed is a relaxation of an earlier one.
 FEEDS: tuple[str, ...] = tuple(f.id for f in sorted(CATALOGUE.feeds, key=lambda f: (f.usable_w, f.id)))
 SEQ_LENS = (1024, 2048, 4096, 8192)

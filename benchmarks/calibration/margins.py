@@ -1,126 +1,175 @@
-"""Planning memory margins per stack and method, derived from the calibration's under-predictions.
+"""Planning memory margins per stack and method from the calibration's held-out error, and the
+allocator reserve from its fit points.
 
 ftopt's memory model errs; where it errs low, a plan that fits on paper runs out of memory. The
-margin is how much a copy's memory per GPU is raised before the fit test so that it would have
-covered what the model missed on sources it was not told about. The derivation, leave one source
-out:
+margin is how much a copy's memory per GPU is raised before the fit test so that it covers what the
+model missed on sources it was never fitted on. The derivation:
 
-1. Every memory point asks for a margin: how much ftopt's figure would have to grow to reach the
-   published one (0 where ftopt is at or above it).
-2. Each source is one observation per stack and method: the median of what its points ask (one odd
-   row of a table does not set the margin on its own).
-3. A stack and method's margin is the worst of its sources' observations, floored at 0 and rounded
-   up to the next hundredth.
-4. A stack and method without any memory point takes the margin of the stacks that keep memory the
-   same way (the same loss and master-weight fields in stacks.yaml: hf-deepspeed runs hf-fsdp's
-   model code), and otherwise the floor, 0: there is nothing to derive a margin from. The quote
-   shows every copy's margin, so a copy planned without one says so.
+1. Every held-out memory point asks for a margin: how much ftopt's figure would have to grow to
+   reach the published one (0 where ftopt is at or above it).
+2. A stack and method's measured error is the median held-out error, |ftopt / published - 1|, the
+   figure benchmarks/calibration.md reports per stack. Beside it each bucket records what covering
+   95 % of its points would take (the nearest-rank 95th percentile of what they ask): the report
+   states how many held-out points the planned memory covers against issue 28's 95 % target.
+3. That error sets the margin only when at least three independent sources measured the stack and
+   method; a bucket with fewer sources takes the pooled error: the median over every held-out
+   memory point of every stack. The margin is rounded up to the next hundredth.
+4. Fit points never set a margin: their sources chose the model's constants, so their error is
+   in-sample. They choose one constant here instead: the caching allocator's reserve, the median of
+   (reserved - allocated) / allocated over the fit points that publish both peaks.
 
-Held-out sources were never used to choose a constant, so each is already left out of every fit.
-Fit sources were used to choose constants; their under-predictions are in-sample, a lower bound of
-what leaving them out would show, and count all the same (they can only raise a margin).
+The plan and quote state each copy's margin with its basis ("held-out error of torchtune/lora,
+4 sources" or "pooled held-out error of all stacks, 9 sources").
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from benchmarks.calibration import ROOT, Outcome
+from benchmarks.calibration import ROOT, Outcome, sources_of
+from ftopt.model.stack import MIN_SOURCES, AllocatorReserve, MarginBucket
 
 MARGINS_FILE = ROOT / "ftopt" / "catalogue" / "data" / "margins.yaml"
 METHODS = ("full", "lora", "qlora")
+#: Share of a bucket's held-out points the margin must cover (issue 28's target).
+COVER = 0.95
 
 
-@dataclass(frozen=True)
-class Observation:
-    """What one source says about one stack and method: the median margin its points ask for."""
-
-    stack: str
-    method: str
-    source: str
-    split: str
-    points: tuple[str, ...]
-    margin: float
+def covering_error(asks: list[float], cover: float = COVER) -> float:
+    """The smallest margin at or above `cover` of `asks` (nearest rank); 0 without any."""
+    if not asks:
+        return 0.0
+    ordered = sorted(asks)
+    return ordered[max(0, math.ceil(round(cover * len(ordered), 9)) - 1)]
 
 
-def _median(values: list[float]) -> float:
-    ordered, middle = sorted(values), len(values) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+def _ceil4(value: float) -> float:
+    return math.ceil(round(value * 1e4, 6)) / 1e4
 
 
-def observations(outcomes: list[Outcome]) -> list[Observation]:
-    """One observation per source, stack and method, from the matched memory points."""
-    groups: dict[tuple[str, str, str, str], list[Outcome]] = defaultdict(list)
-    for o in outcomes:
-        if o.kind == "memory" and o.ftopt is not None and o.stack and o.method:
-            groups[(o.stack, o.method, o.source, o.split)].append(o)
+def median_error(rows: list[Outcome]) -> float:
+    """The median |ftopt / published - 1| of the points (0 without any)."""
+    errors = sorted(abs((o.ratio or 0.0) - 1) for o in rows)
+    if not errors:
+        return 0.0
+    middle = len(errors) // 2
+    return errors[middle] if len(errors) % 2 else (errors[middle - 1] + errors[middle]) / 2
+
+
+def _bucket(stack: str, method: str, rows: list[Outcome]) -> MarginBucket:
+    return MarginBucket(
+        stack=stack,
+        method=method,
+        sources=tuple(sorted({o.source for o in rows})),
+        points=tuple(o.id for o in rows),
+        error=_ceil4(median_error(rows)),
+        cover_95=_ceil4(covering_error([o.under or 0.0 for o in rows])),
+    )
+
+
+def held_out_memory(outcomes: list[Outcome]) -> list[Outcome]:
+    """The matched held-out memory points with a stack and method."""
     return [
-        Observation(
-            stack, method, source, split, tuple(o.id for o in rows), _median([o.under or 0.0 for o in rows])
-        )
-        for (stack, method, source, split), rows in sorted(groups.items())
+        o
+        for o in outcomes
+        if o.kind == "memory" and o.split == "held-out" and o.ftopt is not None and o.stack and o.method
     ]
+
+
+def buckets(outcomes: list[Outcome]) -> tuple[MarginBucket, list[MarginBucket]]:
+    """The pooled bucket and one per stack and method with held-out memory points."""
+    rows = held_out_memory(outcomes)
+    groups: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
+    for o in rows:
+        groups[(str(o.stack), str(o.method))].append(o)
+    return _bucket("all", "all", rows), [_bucket(s, m, g) for (s, m), g in sorted(groups.items())]
 
 
 def _round_up(value: float) -> float:
     return math.ceil(round(value * 100, 6)) / 100
 
 
-def memory_habits(stacks_file: Path = MARGINS_FILE.parent / "stacks.yaml") -> dict[str, str]:
-    """Each stack's memory accounting as a key: stacks with equal keys keep memory the same way."""
-    stacks = yaml.safe_load(stacks_file.read_text(encoding="utf-8"))
-    return {s["id"]: repr((s["loss"], s["master_weights"])) for s in stacks}
+def stack_ids(stacks_file: Path = MARGINS_FILE.parent / "stacks.yaml") -> list[str]:
+    """Every stack of the catalogue, in its file's order."""
+    return [s["id"] for s in yaml.safe_load(stacks_file.read_text(encoding="utf-8"))]
 
 
-def derive_margins(outcomes: list[Outcome], habits: dict[str, str]) -> dict[str, dict[str, float]]:
-    """Margin per stack and method (see the module docstring); `habits` maps each stack to its
-    memory accounting (memory_habits)."""
-    found: dict[tuple[str, str], float] = {}
-    for obs in observations(outcomes):
-        key = (obs.stack, obs.method)
-        found[key] = max(found.get(key, 0.0), obs.margin)
+def derive_margins(outcomes: list[Outcome], stacks: list[str]) -> dict[str, dict[str, float]]:
+    """Margin per stack and method (see the module docstring)."""
+    pooled, own = buckets(outcomes)
+    found = {(b.stack, b.method): b for b in own if len(b.sources) >= MIN_SOURCES}
 
     def margin(stack: str, method: str) -> float:
-        if (stack, method) in found:
-            return found[(stack, method)]
-        twins = [other for other, habit in habits.items() if habit == habits[stack] and other != stack]
-        return max((found[(t, method)] for t in twins if (t, method) in found), default=0.0)
+        return (found.get((stack, method)) or pooled).error
 
-    return {stack: {m: _round_up(max(0.0, margin(stack, m))) for m in METHODS} for stack in habits}
+    return {stack: {m: _round_up(margin(stack, m)) for m in METHODS} for stack in stacks}
+
+
+def allocator_reserve(outcomes: list[Outcome]) -> AllocatorReserve:
+    """The median (reserved - allocated) / allocated over the fit points that publish both."""
+    rows = [o for o in outcomes if o.split == "fit" and o.reserved is not None and o.kind == "memory"]
+    if not rows:
+        raise ValueError("no fit point publishes both the allocated and the reserved peak")
+    shares = sorted((o.reserved or 0.0) / o.published - 1 for o in rows)
+    middle = len(shares) // 2
+    median = shares[middle] if len(shares) % 2 else (shares[middle - 1] + shares[middle]) / 2
+    return AllocatorReserve(
+        share=round(max(0.0, median), 3),
+        sources=tuple(sorted({o.source for o in rows})),
+        points=tuple(o.id for o in rows),
+    )
+
+
+def _address(text: str) -> str:
+    """The first web address of a source's description."""
+    match = re.search(r"https://\S+?(?=[,;) ]|$)", text)
+    return match.group(0).rstrip(".") if match else text
+
+
+def plans_with_measured(path: Path = MARGINS_FILE) -> bool:
+    """Whether the committed margins file plans with the measured error (its `measured` flag)."""
+    return bool(yaml.safe_load(path.read_text(encoding="utf-8")).get("measured", False))
 
 
 def render_margins(outcomes: list[Outcome]) -> str:
-    """margins.yaml: the margins, how they were derived, and the observations they came from."""
-    margins = derive_margins(outcomes, memory_habits())
+    """margins.yaml: the margins, how they were derived, the buckets they came from and the
+    allocator reserve. While the file's `measured` flag is false the margins block keeps the figures
+    it holds (issue 19's derivation) and the measured ones are only recorded beside them."""
+    measured = plans_with_measured()
+    margins = derive_margins(outcomes, stack_ids()) if measured else read_margins()
+    pooled, own = buckets(outcomes)
     doc = (__doc__ or "").split("\n\n", 1)[1].strip()
+    reserve = allocator_reserve(outcomes)
+    sources = sources_of()
+    cited = [f"#   {key}: {_address(sources[key])}" for key in reserve.sources]
     header = [
         "# Planning memory margins per stack and method: a copy's memory per GPU is multiplied by",
-        "# (1 + margin) before the fit test; a workload's sizing.memory_margin overrides them.",
+        "# (1 + margin) before the fit test; a workload's sizing.memory_margin overrides them (and a",
+        "# margin below the measured one is noted in the plan). With `measured: false` the margins block",
+        "# keeps issue 19's figures and the historical 5 % allocator reserve, and the measured error",
+        "# (pooled, buckets) and fitted reserve below are recorded only; `measured: true` plans with them",
+        "# (set it, then rerun the command: every plan's memory changes).",
         "# Generated by `python -m benchmarks.calibration --write-margins` from",
-        "# benchmarks/calibration/points.yaml; do not edit by hand (tests/benchmarks/test_calibration.py",
+        "# benchmarks/calibration/points*.yaml; do not edit by hand (tests/benchmarks/test_calibration.py",
         "# checks this file against the derivation).",
         "#",
         *[f"# {line}".rstrip() for line in doc.splitlines()],
+        "#",
+        "# The allocator reserve was chosen from these fit sources (benchmarks/calibration/points.yaml):",
+        *cited,
         "",
     ]
     body = {
+        "measured": measured,
         "margins": margins,
-        "observations": [
-            {
-                "stack": o.stack,
-                "method": o.method,
-                "source": o.source,
-                "split": o.split,
-                "margin": round(o.margin, 3),
-                "points": list(o.points),
-            }
-            for o in observations(outcomes)
-        ],
+        "pooled": pooled.model_dump(mode="json"),
+        "buckets": [b.model_dump(mode="json") for b in own],
+        "allocator_reserve": reserve.model_dump(mode="json"),
     }
     return "\n".join(header) + "\n" + yaml.safe_dump(body, sort_keys=False, width=100)
 

@@ -466,11 +466,27 @@ BOUND_NOTE = (
 )
 
 
+def margin_basis_short(basis: str | None) -> str:
+    """The margin's basis in a cell's width: 'torchtune/lora, 4 sources', 'pooled, 9 sources',
+    'issue 19', 'workload'; '' for a plan written before bases."""
+    if not basis:
+        return ""
+    if basis.startswith("pooled"):
+        return "pooled, " + basis.rsplit(", ", 1)[-1]
+    if basis.startswith("issue 19"):
+        return "issue 19"
+    if basis.startswith("held-out error of "):
+        return basis.removeprefix("held-out error of ")
+    return "workload" if "workload" in basis else basis
+
+
 def headroom_cell(a: Assignment) -> str:
-    """Free memory per GPU after the planning margin, with the margin; '—' for a plan without one."""
+    """Free memory per GPU after the planning margin, with the margin and its basis; '—' for a plan
+    without one."""
     if a.headroom_gb is None or a.memory_margin is None:
         return "—"
-    return f"{a.headroom_gb:.1f} (+{a.memory_margin:.0%})"
+    basis = margin_basis_short(a.memory_margin_basis)
+    return f"{a.headroom_gb:.1f} (+{a.memory_margin:.0%}{', ' + basis if basis else ''})"
 
 
 def has_hours(plan: Plan) -> bool:

@@ -102,6 +102,20 @@ class RacksFigures(Figures):
     gpu: str
 
 
+class CoolantFigures(Figures):
+    """A liquid-cooled chassis the site's coolant supply cannot cool."""
+
+    gpu: str
+    why: str
+
+
+class LiquidFigures(Figures):
+    """A rack's liquid loop, full to within one server."""
+
+    load_kw: float
+    liquid_kw: float
+
+
 class OwnedFigures(Figures):
     """Owned servers no build of this site matches."""
 
@@ -170,8 +184,16 @@ class MemoryRuleFigures(Figures):
     states_only: bool
     flash_attention: bool
     cuda_context_gb: float
-    allocator_reserve: float
+    allocator_reserve: float  # the workload's, else the calibration's fitted share
     memory_margin: float | None = None  # the workload's; None: each stack and method's own
+
+
+class TightMarginFigures(Figures):
+    """A run planned with a workload margin below its stack and method's measured error."""
+
+    given: float
+    measured: float
+    basis: str
 
 
 class StepTimeRuleFigures(Figures):
@@ -200,6 +222,8 @@ BY_KIND: dict[str, type[Figures]] = {
     "feed": FeedFigures,
     "chassis": ChassisFigures,
     "racks": RacksFigures,
+    "coolant": CoolantFigures,
+    "liquid": LiquidFigures,
     "saving": SavingFigures,
     "no-fit": NoFitFigures,
     "no-server": NoServerFigures,
@@ -211,6 +235,7 @@ BY_KIND: dict[str, type[Figures]] = {
     "stock": StockFigures,
     "lead-time": LeadTimeFigures,
     "queue-heavy": NoFigures,
+    "tight-margin": TightMarginFigures,
 }
 
 #: A rule note's figures depend on which rule it states (its subject); any other subject is a

@@ -36,6 +36,9 @@ class FindingKind(StrEnum):
     FEED = "feed"  # the feed cannot power a build even with capped cards
     CHASSIS = "chassis"  # a chassis cannot take the RAM or NVMe its cards need
     RACKS = "racks"  # a chassis without a height cannot go in the site's racks
+    TIGHT_MARGIN = "tight-margin"  # the workload's memory margin is below the measured error
+    COOLANT = "coolant"  # the site's coolant supply cannot cool a liquid-cooled chassis
+    LIQUID = "liquid"  # a rack's liquid loop is full (no room for one more liquid-cooled server)
     # what one eased rule would save
     SAVING = "saving"
     # why no plan exists
@@ -250,6 +253,13 @@ def _rule(subject: str, f: dict[str, Any]) -> str:
     )
 
 
+def _tight_margin(subject: str, f: dict[str, Any]) -> str:
+    return (
+        f"run {subject} is planned with the workload's {f['given']:.0%} memory margin, tighter than the "
+        f"{f['measured']:.0%} its stack and method err by ({f['basis']}): it may run out of memory"
+    )
+
+
 _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.POWER_CAP: _power_cap,
     FindingKind.HOST_RAM: _host_ram,
@@ -272,9 +282,15 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.CHASSIS: lambda s, f: (
         f"{s} cannot take the RAM or NVMe that {f['gpu_count']} × {f['gpu']} need"
     ),
+    FindingKind.COOLANT: lambda s, f: f"{s} is liquid-cooled and left out (with {f['gpu']}): {f['why']}",
+    FindingKind.LIQUID: lambda s, f: (
+        f"rack {s}'s liquid loop carries {f['load_kw']:g} of its {f['liquid_kw']:g} kW: no room for "
+        "another liquid-cooled server"
+    ),
     FindingKind.RACKS: lambda s, f: (
         f"{s} has no rack_units in the catalogue, so it cannot stand in the site's racks (with {f['gpu']})"
     ),
+    FindingKind.TIGHT_MARGIN: _tight_margin,
     FindingKind.SAVING: _saving,
     FindingKind.NO_FIT: _no_fit,
     FindingKind.NO_SERVER: lambda s, f: (

@@ -227,8 +227,21 @@ class Chassis(_Item):
         return self.psu_carrying * self.psu_watts
 
     def inlet_limit_c(self, gpu: Gpu) -> float:
-        """Warmest inlet with this card in this chassis: the card's, the chassis' and the pair's limit."""
-        return min(gpu.max_inlet_c, self.max_inlet_c, self.inlet_limits.get(gpu.id, math.inf))
+        """Warmest inlet with this card in this chassis: the card's, the chassis' and the pair's limit.
+        A liquid-cooled chassis' cards sit on cold plates, so the card's air limit does not apply; the
+        chassis' own (its fans, PSUs and drives are still cooled by the room's air) does."""
+        card = gpu.max_inlet_c if self.cooling == "air" else math.inf
+        return min(card, self.max_inlet_c, self.inlet_limits.get(gpu.id, math.inf))
+
+    def coolant_fault(self, coolant_c: float | None) -> str | None:
+        """Why the site's coolant supply cannot cool this chassis (None: it can, or it is air-cooled)."""
+        if self.cooling == "air":
+            return None
+        if coolant_c is None:
+            return "the site has no coolant supply (site.coolant_c)"
+        if self.coolant_max_c is not None and coolant_c > self.coolant_max_c:
+            return f"coolant of {coolant_c:g} °C is warmer than its {self.coolant_max_c:g} °C"
+        return None
 
     def takes(self, gpu: Gpu) -> bool:
         """Whether this chassis holds the card: listed, or any PCIe card when none are listed."""

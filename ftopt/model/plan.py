@@ -141,6 +141,12 @@ class Assignment(BaseModel):
         description="planning margin on memory per GPU: the copy must fit with total × (1 + margin); "
         "the stack and method's (margins.yaml) unless the workload's sizing.memory_margin sets it",
     )
+    memory_margin_basis: str | None = Field(
+        default=None,
+        description="where memory_margin comes from: 'held-out error of STACK/METHOD, N sources' (at "
+        "least 3 sources measured that stack and method), 'pooled held-out error of all stacks, N "
+        "sources', or the workload's sizing.memory_margin",
+    )
     headroom_gb: float | None = Field(
         default=None, description="card memory left per GPU after the margin: card − total × (1 + margin)"
     )

@@ -40,7 +40,7 @@ from ftopt.model.parallelism import (
     split_activations,
 )
 from ftopt.model.roles import RoleMemory
-from ftopt.model.stack import RolloutConstants, Stack
+from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE, RolloutConstants, Stack
 from ftopt.model.topology import link_profile, reference_topology, topology_profile
 from ftopt.model.traffic import (
     compute_seconds,
@@ -77,6 +77,9 @@ class RunProfile:
     reward_arch: Architecture | None = None  # an RL run's reward model, if it has one
     method: TrainingMethod = field(kw_only=True)  # the run's method entry (methods.yaml)
     rollout: RolloutConstants = field(kw_only=True)  # the catalogue's rollout constants (rollout.yaml)
+    # where memory_margin comes from (MemoryMargins.basis), and the allocator reserve to plan with
+    margin_basis: str = field(default="no calibration", kw_only=True)
+    allocator_reserve: float = field(default=LEGACY_ALLOCATOR_RESERVE, kw_only=True)
 
     @cached_property
     def counts(self) -> ParamCounts:
@@ -107,9 +110,17 @@ def stack_margin(run: Run, catalogue: Catalogue) -> float:
     return margins.of(run.stack or DEFAULT_STACK, method.value) if margins else 0.0
 
 
+def stack_margin_basis(run: Run, catalogue: Catalogue) -> str:
+    """Where the run's stack and method margin comes from (its own held-out error, pooled, or issue
+    19's figures), for the method it is calibrated as."""
+    margins = catalogue.margins
+    method = catalogue.methods.method(run.method).calibration
+    return margins.basis(run.stack or DEFAULT_STACK, method.value) if margins else "no calibration"
+
+
 def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
-    """Resolve the run's model and reward model (catalogue ids or inline architectures), its stack
-    and margin."""
+    """Resolve the run's model and reward model (catalogue ids or inline architectures), its stack,
+    margin (with its basis) and the allocator reserve."""
     stack, margin = run_stack(run, catalogue), stack_margin(run, catalogue)
     reward = run.reward_model
     if isinstance(reward, str):
@@ -122,7 +133,20 @@ def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
         if not isinstance(run.model, str)
         else (catalogue.model(run.model).name, catalogue.model(run.model).architecture)
     )
-    return RunProfile(run, name, arch, stack, margin, reward_arch, method=method, rollout=rollout)
+    basis = stack_margin_basis(run, catalogue)
+    reserve = catalogue.margins.reserve() if catalogue.margins else LEGACY_ALLOCATOR_RESERVE
+    return RunProfile(
+        run,
+        name,
+        arch,
+        stack,
+        margin,
+        reward_arch,
+        method=method,
+        rollout=rollout,
+        margin_basis=basis,
+        allocator_reserve=reserve,
+    )
 
 
 @dataclass(frozen=True)
@@ -147,6 +171,8 @@ class Sizing:
     compute_seconds: float
     transfer_seconds: float
     memory_margin: float = 0.0
+    memory_margin_basis: str = "no calibration"  # the workload's, or the calibration's (RunProfile)
+    measured_margin: float = 0.0  # the stack and method's held-out error, whatever the workload sets
     # Preference and RL runs (ftopt.model.rl); a supervised run keeps the defaults.
     train_gpus: int = 0  # GPUs that train the policy (the rest hold a separate engine); 0: all
     roles_gb: float = 0.0  # reference, reward and critic per training GPU
@@ -286,9 +312,23 @@ def activations_per_gpu(
     return card, split_activations(host, config)
 
 
+#: The basis a plan states for a margin the workload sets.
+WORKLOAD_MARGIN = "the workload's sizing.memory_margin"
+
+
 def planning_margin(profile: RunProfile, options: SizingOptions) -> float:
     """The workload's `sizing.memory_margin` when given, else the stack and method's."""
     return profile.memory_margin if options.memory_margin is None else options.memory_margin
+
+
+def margin_basis(profile: RunProfile, options: SizingOptions) -> str:
+    """Where the planning margin comes from: the workload, or the calibration (RunProfile)."""
+    return profile.margin_basis if options.memory_margin is None else WORKLOAD_MARGIN
+
+
+def allocator_reserve(profile: RunProfile, options: SizingOptions) -> float:
+    """The workload's `sizing.allocator_reserve` when given, else the calibration's fitted share."""
+    return profile.allocator_reserve if options.allocator_reserve is None else options.allocator_reserve
 
 
 def size_run(
@@ -324,7 +364,7 @@ def size_run(
         gather = 2 * counts.largest_layer * BF16 / d.tp if strategy == Strategy.FSDP else 0.0
         buffers = gather + dequant_buffer_bytes(profile.arch, method)
         overhead = overhead_bytes(
-            per_gpu_states, activations, options.cuda_context_gb, options.allocator_reserve, buffers
+            per_gpu_states, activations, options.cuda_context_gb, allocator_reserve(profile, options), buffers
         )
     weights = frozen_base_bytes(counts, method)
     traffic = traffic_bytes_per_step(
@@ -353,6 +393,8 @@ def size_run(
         compute_seconds=compute_seconds(flops, gpu.bf16_dense_tflops, options.mfu),
         transfer_seconds=transfer_seconds(traffic, gbps) if gbps else 0.0,
         memory_margin=planning_margin(profile, options),
+        memory_margin_basis=margin_basis(profile, options),
+        measured_margin=profile.memory_margin,
         config=config,
     )
 

@@ -116,30 +116,86 @@ class MethodMargin(BaseModel):
     qlora: float = Field(ge=0, le=1, description="QLoRA")
 
 
-class MarginObservation(BaseModel):
-    """What one calibration source says a stack and method's margin must be at least."""
+#: A stack and method's own held-out error sets its margin only when at least this many independent
+#: sources measured it; fewer take the pooled error of every stack (issue 28).
+MIN_SOURCES = 3
+#: The caching allocator's reserve where the catalogue has no fitted figure: ftopt's historical 5 %.
+LEGACY_ALLOCATOR_RESERVE = 0.05
+#: The basis of margins that are not (yet) the measured error: issue 19's derivation, kept as data.
+ISSUE_19_BASIS = "issue 19 margins (the worst calibration source's median under-prediction)"
+
+
+class MarginBucket(BaseModel):
+    """The held-out memory error of one stack and method (or of all of them, pooled)."""
 
     model_config = _FROZEN
-    stack: str = Field(description="stack id")
-    method: str = Field(description="full, lora or qlora")
-    source: str = Field(description="calibration source id (benchmarks/calibration/points.yaml)")
-    split: Literal["fit", "held-out"] = Field(description="whether the source chose a constant")
-    margin: float = Field(ge=0, description="the median margin the source's points ask for")
-    points: tuple[str, ...] = Field(description="calibration point ids")
+    stack: str = Field(description="stack id, or 'all' for the pooled bucket")
+    method: str = Field(description="full, lora or qlora, or 'all' for the pooled bucket")
+    sources: tuple[str, ...] = Field(description="the held-out calibration sources that measured it")
+    points: tuple[str, ...] = Field(description="the held-out calibration point ids")
+    error: float = Field(ge=0, description="the median held-out error |ftopt / published - 1|")
+    cover_95: float = Field(
+        default=0.0, ge=0, description="the margin that would cover 95 % of the points (not planned with)"
+    )
+
+    def basis(self) -> str:
+        """Where the margin comes from, in words the plan and quote print."""
+        count = f"{len(self.sources)} source{'s' if len(self.sources) != 1 else ''}"
+        if self.stack == "all":
+            return f"pooled held-out error of all stacks, {count}"
+        return f"held-out error of {self.stack}/{self.method}, {count}"
+
+
+class AllocatorReserve(BaseModel):
+    """The caching allocator's reserve (reserved − allocated, as a share of allocated), fitted on the
+    calibration's fit points that report both peaks."""
+
+    model_config = _FROZEN
+    share: float = Field(ge=0, le=1, description="the median (reserved − allocated) / allocated")
+    sources: tuple[str, ...] = Field(description="fit calibration sources it was chosen from")
+    points: tuple[str, ...] = Field(description="calibration point ids reporting both peaks")
 
 
 class MemoryMargins(BaseModel):
-    """margins.yaml: planning memory margins per stack and method, with the observations they came
-    from (derived by `python -m benchmarks.calibration --write-margins`)."""
+    """margins.yaml: planning memory margins per stack and method from the held-out calibration error,
+    where they come from, and the allocator reserve (derived by `python -m benchmarks.calibration
+    --write-margins`)."""
 
     model_config = _FROZEN
     margins: dict[str, MethodMargin] = Field(description="margin per stack id and method")
-    observations: tuple[MarginObservation, ...] = Field(default=(), description="the derivation's inputs")
+    measured: bool = Field(
+        default=False,
+        description="true: the margins are the measured held-out error (own bucket or pooled) and the "
+        "allocator reserve is the fitted one (issue 28); false: the margins are issue 19's figures "
+        "and the reserve the historical 5 %, the measured figures only reported",
+    )
+    pooled: MarginBucket | None = Field(default=None, description="every stack's held-out error")
+    buckets: tuple[MarginBucket, ...] = Field(default=(), description="held-out error per stack, method")
+    allocator_reserve: AllocatorReserve | None = Field(default=None, description="fitted reserve")
 
     def of(self, stack_id: str, method: str) -> float:
         """The margin of a stack and method; 0 for a stack the file does not name."""
         margin = self.margins.get(stack_id)
         return float(getattr(margin, method)) if margin else 0.0
+
+    def basis(self, stack_id: str, method: str) -> str:
+        """Where the margin of a stack and method comes from: its own held-out error when at least
+        MIN_SOURCES sources measured it, else the pooled error."""
+        if not self.measured:
+            return ISSUE_19_BASIS
+        own = next((b for b in self.buckets if (b.stack, b.method) == (stack_id, method)), None)
+        if own is not None and len(own.sources) >= MIN_SOURCES:
+            return own.basis()
+        if self.pooled is not None:
+            return self.pooled.basis()
+        return "margins.yaml" if stack_id in self.margins else "no calibration for this stack"
+
+    def reserve(self) -> float:
+        """The allocator reserve to plan with: the fitted share once the margins are measured, else
+        the historical constant."""
+        if self.measured and self.allocator_reserve:
+            return self.allocator_reserve.share
+        return LEGACY_ALLOCATOR_RESERVE
 
 
 class BusBandwidth(BaseModel):

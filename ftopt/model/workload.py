@@ -596,8 +596,12 @@ class SizingOptions(BaseModel):
     cuda_context_gb: float = Field(
         default=1.0, ge=0, le=1000, description="CUDA context and NCCL buffers per GPU"
     )
-    allocator_reserve: float = Field(
-        default=0.05, ge=0, le=1, description="caching-allocator fragmentation, share of the rest"
+    allocator_reserve: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="caching-allocator reserve (reserved − allocated), share of states and activations; "
+        "default: the share fitted on the calibration's fit points (margins.yaml)",
     )
     memory_margin: float | None = Field(
         default=None,
@@ -672,12 +676,6 @@ class Workload(BaseModel):
     def _queue_fields(self) -> Workload:
         """`jobs` and `release_hours` mean something only in queue mode, `concurrent` only outside it;
         a job needs train_tokens (its duration) and a window the horizon holds."""
-        if self.queue is not None and self.inventory:
-            raise ValueError(
-                "@inventory: queue mode does not use owned servers yet; remove queue or inventory"
-            )
-        if self.queue is not None and self.site.racks is not None:
-            raise ValueError("@site.racks: queue mode does not lay servers out in racks yet; give site.feed")
         for index, run in enumerate(self.runs):
             at = f"@runs[{index}]"
             if self.queue is None:

@@ -29,15 +29,14 @@ from ftopt.model.references import unknown_references
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.settings import Progress, SolveSettings
 from ftopt.model.workload import Workload
+from ftopt.solver.cpsat.families import admits
 from ftopt.solver.cpsat.formulation import build_formulation
 from ftopt.solver.decode.bills import fabric_price
 from ftopt.solver.decode.layout import ServerLayout, price_of
 from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent
-from ftopt.solver.decode.racks import place_in_racks
 from ftopt.solver.explain.reasons import describe_core, precheck
 from ftopt.solver.explain.supply import with_supply
 from ftopt.solver.explain.whatif import binding_rules, relaxations, savings
-from ftopt.solver.problem.builds import within_stock
 from ftopt.solver.problem.data import ProblemData, build_problem
 from ftopt.solver.search.alternatives import ServerKey, next_cheapest, server_set
 from ftopt.solver.search.greedy import greedy_plan
@@ -106,14 +105,9 @@ CORE_S = 2.0
 
 
 def _greedy(data: ProblemData, servers: list[ServerLayout] | None) -> Outcome | None:
-    """First-fit decreasing's plan, when it keeps within the server limit and the site's racks."""
-    limit = data.workload.site.max_servers
-    if servers is None or (limit is not None and len(servers) > limit):
-        return None
-    if not within_stock(data.limit, [s.build.units() for s in servers]):
-        return None  # first-fit ignores stock; the model keeps it
-    if data.workload.site.racks is not None and place_in_racks(data, servers) is None:
-        return None
+    """First-fit decreasing's plan, when it keeps every family's rule of the site."""
+    if servers is None or not admits(data, [s.build for s in servers]):
+        return None  # first fit ignores the site's rules (limit, stock, racks); the model keeps them
     fabric = fabric_price(data.catalogue, servers)  # its multi-node copies' switches and cables
     return Outcome(servers, False, round((price_of(servers) + fabric) * 100), 0.0, fabric)
 

@@ -6,9 +6,9 @@ modules by concept: components (ids and server fields), placement (copies and GP
 copy trains), roles (the models and rollout engine of DPO, GRPO and PPO copies), parallelism (its
 stated training configuration), nvlink (bridges and domains), multinode (copies over several servers,
 NICs and the fabric), host (RAM, cores, NVMe), supply (stock and lead times), inventory (owned
-servers), site (power, feed, inlet), racks (rack, circuit, units, load), prices (bills of materials,
-totals, status), timing (deadlines, run energy, TCO), schedule (a queue bid's jobs over time) and
-rent.
+servers), site (power, feed, inlet, coolant), racks (rack, circuit, units, load, liquid loop),
+prices (bills of materials, totals, status), timing (deadlines, run energy, TCO), schedule (a queue
+bid's jobs over time) and rent.
 
 The verifier's power, host-RAM, NVMe and price arithmetic repeats the solver's on purpose: a
 second, independent derivation of each rule is what makes the check worth having, so these copies
@@ -25,8 +25,8 @@ Rule names, as violations print them:
 - NVLink: bridge, nvlink-domains, sharded-domain, link-report, tensor-parallel-domain
 - multi-node: multinode-nodes, multinode-servers, multinode-strategy, nic, fabric-ports, fabric-price
 - host: host-ram, cores, sockets, cpu-tdp, nvme
-- site: power-cap, power-estimate, power-feed, feed, inlet
-- racks: rack, rack-units, circuit-load, rack-report
+- site: power-cap, power-estimate, power-feed, feed, inlet, coolant
+- racks: rack, rack-units, circuit-load, liquid-loop, rack-report
 - money and status: bill-of-materials, one-card-model, server-price, total-price, currency, status, gap
 - supply: stock, lead-time, owned
 - time and energy: deadline, energy, tco

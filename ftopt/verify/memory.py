@@ -43,6 +43,24 @@ def margin_of(ctx: Context, run: Run) -> float:
     return float(getattr(per_method, calibration.value)) if per_method else 0.0
 
 
+def measured_margin_of(ctx: Context, run: Run) -> tuple[float, str]:
+    """The margin the calibration gives the run's stack and method, or the method it is calibrated as
+    (whatever the workload sets), and its basis (MemoryMargins.basis)."""
+    margins, stack = ctx.catalogue.margins, run.stack or DEFAULT_STACK
+    if margins is None:
+        return 0.0, "no calibration"
+    per_method, method = margins.margins.get(stack), _method(ctx, run).calibration.value
+    value = float(getattr(per_method, method)) if per_method else 0.0
+    return value, margins.basis(stack, method)
+
+
+def basis_of(ctx: Context, run: Run) -> str:
+    """Where the run's planning margin comes from, as the plan must state it."""
+    if ctx.workload.sizing.memory_margin is not None:
+        return "the workload's sizing.memory_margin"
+    return measured_margin_of(ctx, run)[1]
+
+
 def planned_gb(total_gb: float, margin: float) -> float:
     """Memory per GPU the card must hold: the re-sized total raised by the margin."""
     return total_gb * (1 + margin)
@@ -84,6 +102,11 @@ def check_margin_report(ctx: Context) -> Iterator[Violation]:
                 copy_subject(a),
                 f"memory_margin {a.memory_margin}",
                 f"the run's margin is {margin:g}",
+            )
+        basis = basis_of(ctx, run)
+        if a.memory_margin_basis is not None and a.memory_margin_basis != basis:
+            yield Violation(
+                "memory-margin", copy_subject(a), f"memory_margin_basis {a.memory_margin_basis!r}", basis
             )
         headroom = sizing.card_gb - planned_gb(sizing.total_gb, margin)
         if a.headroom_gb is not None and not close(a.headroom_gb, headroom, GB_TOLERANCE):
@@ -217,4 +240,22 @@ def check_gpu_count(ctx: Context) -> Iterator[Violation]:
                 copy_subject(a),
                 f"{a.gpu_count} GPUs",
                 f"run (gpus {run.gpus}) allows {', '.join(map(str, choices))}",
+            )
+
+
+def check_tight_margin_note(ctx: Context) -> Iterator[Violation]:
+    """A run the workload plans with a margin below its measured error carries a tight-margin note,
+    so that no format can hide that the plan is tighter than the calibration says is safe."""
+    given = ctx.workload.sizing.memory_margin
+    if given is None:
+        return
+    noted = {n.subject for n in ctx.plan.notes if n.kind == "tight-margin"}
+    for run in ctx.workload.runs:
+        measured, basis = measured_margin_of(ctx, run)
+        if given < measured and run.name not in noted:
+            yield Violation(
+                "memory-margin",
+                f"run {run.name}",
+                f"no tight-margin note for the workload's margin {given:g}",
+                f"at least the measured {measured:g} ({basis}), or a note saying it is not",
             )

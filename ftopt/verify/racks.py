@@ -4,7 +4,8 @@ Re-derived from the plan's `rack` and `circuit` of each server, the workload's r
 catalogue's chassis heights and feeds. A circuit's load is the sum of its servers' full-load draw,
 each taken as the larger of the stated and the re-computed figure (so a misreported draw cannot hide
 an overload); it must stay within the feed's usable watts (its derated share). In a redundant rack
-every circuit must carry the whole rack alone.
+every circuit must carry the whole rack alone. A liquid-cooled server stands only in a rack with a
+liquid loop, whose liquid_kw carries the full-load draw of its liquid-cooled servers.
 """
 
 from __future__ import annotations
@@ -117,6 +118,30 @@ def check_circuit_load(ctx: Context) -> Iterator[Violation]:
                     f"{load} W for {what}",
                     f"{feed_id} gives {usable} W usable",
                 )
+
+
+def check_liquid_loop(ctx: Context) -> Iterator[Violation]:
+    """A liquid-cooled server stands in a rack with a liquid loop, and each loop carries the full-load
+    draw of its rack's liquid-cooled servers within its liquid_kw (all their heat taken as the loop's)."""
+    loads: dict[str, int] = defaultdict(int)
+    for p in ctx.servers():
+        if p.chassis is None or p.chassis.cooling != "liquid" or p.server.rack is None:
+            continue
+        rack = next((r for r in ctx.workload.site.racks or () if r.name == p.server.rack), None)
+        if rack is not None and rack.liquid_kw is None:
+            yield Violation(
+                "liquid-loop", p.subject, f"liquid-cooled in rack {rack.name}", "a rack with liquid_kw"
+            )
+        loads[p.server.rack] += _draw(ctx, p)
+    for rack in ctx.workload.site.racks or ():
+        load = loads.get(rack.name, 0)
+        if rack.liquid_kw is not None and load > rack.liquid_kw * 1000:
+            yield Violation(
+                "liquid-loop",
+                f"rack {rack.name}",
+                f"{load} W to the liquid loop",
+                f"liquid_kw {rack.liquid_kw:g}",
+            )
 
 
 def _expected_use(ctx: Context, filled: _Filled) -> RackUse:

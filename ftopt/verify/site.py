@@ -1,4 +1,5 @@
-"""Rules of the site: power caps, the server's draw against its feed, the feed itself, inlet air.
+"""Rules of the site: power caps, the server's draw against its feed, the feed itself, inlet air and
+the coolant supply of liquid-cooled servers.
 Racks and their circuits have rules of their own (racks.py).
 
 Power is the full-load estimate of docs/design.md: (cards at their cap + CPU TDP × CPUs) × (1 + overhead),
@@ -90,13 +91,15 @@ def check_feed(ctx: Context) -> Iterator[Violation]:
 
 
 def check_inlet(ctx: Context) -> Iterator[Violation]:
-    """The site's inlet air is within what card, chassis and the pair accept; the plan states the limit."""
+    """The site's inlet air is within what card, chassis and the pair accept; the plan states the limit.
+    A liquid-cooled chassis' cards answer to the coolant (`check_coolant`), its own air parts to the inlet."""
     inlet = ctx.workload.site.inlet_c
     for p in ctx.servers():
         if p.gpu is None or p.chassis is None:
             continue
         pair = p.chassis.inlet_limits.get(p.gpu.id, math.inf)  # the chassis qualifies this card cooler
-        limit = min(p.gpu.max_inlet_c, p.chassis.max_inlet_c, pair)
+        card = p.gpu.max_inlet_c if p.chassis.cooling == "air" else math.inf  # cold plates: the coolant's
+        limit = min(card, p.chassis.max_inlet_c, pair)
         if inlet > limit + EPS:
             yield Violation(
                 "inlet",
@@ -110,4 +113,22 @@ def check_inlet(ctx: Context) -> Iterator[Violation]:
                 p.subject,
                 f"max_inlet_c {num(p.server.max_inlet_c)}",
                 f"{p.gpu.id} in {p.chassis.id} accepts at most {num(limit)} °C",
+            )
+
+
+def check_coolant(ctx: Context) -> Iterator[Violation]:
+    """A liquid-cooled server needs the site's coolant supply, no warmer than its chassis takes."""
+    coolant = ctx.workload.site.coolant_c
+    for p in ctx.servers():
+        if p.chassis is None or p.chassis.cooling != "liquid":
+            continue
+        most = p.chassis.coolant_max_c or 0.0
+        if coolant is None:
+            yield Violation("coolant", p.subject, f"liquid-cooled {p.chassis.id}", "a site with coolant_c")
+        elif coolant > most + EPS:
+            yield Violation(
+                "coolant",
+                p.subject,
+                f"site coolant {num(coolant)} °C",
+                f"{p.chassis.id} takes at most {num(most)} °C",
             )

@@ -125,3 +125,23 @@ def test_what_if_reports_a_saving(tmp_path: Path):
     (saving,) = [f for f in plan["savings"] if f["subject"] == "8-bit Adam for qwen27b-full"]
     assert saving["kind"] == "saving" and saving["figures"]["saved"] > 0
     assert saving["text"].startswith("8-bit Adam for qwen27b-full would save")
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown", "html", "table"])
+def test_a_margin_forced_below_the_measured_error_is_said_in_every_format(tmp_path: Path, fmt: str):
+    """sizing.memory_margin: 0 plans the first project's 8B QLoRA tighter than its stack and method's
+    margin: each format says so, and the headroom column names the workload as the margin's basis."""
+    workload = tmp_path / "tight.yaml"
+    text = Path(EXAMPLE).read_text(encoding="utf-8")
+    workload.write_text(text + "\nsizing:\n  memory_margin: 0\n", encoding="utf-8")
+    target = tmp_path / f"plan.{fmt}"
+    result = run(str(workload), "--format", fmt, "-o", str(target), "--no-what-if", "--no-frontier")
+    assert result.exit_code == 0, result.output
+    out = target.read_text(encoding="utf-8").replace("&#x27;", "'")
+    assert "run llama8b-qlora is planned with the workload's 0% memory margin, tighter than the" in out
+    if fmt == "json":
+        assert {a["memory_margin_basis"] for a in json.loads(out)["assignments"]} == {
+            "the workload's sizing.memory_margin"
+        }
+    else:
+        assert "(+0%, workload)" in out

@@ -213,6 +213,19 @@ def test_owned_servers_leave_only_the_new_team_to_buy_for():
     assert plan.total_price == sum(s.price for s in bought)
 
 
+def test_liquid_rack_puts_the_hgx_b200_in_the_liquid_rack_and_the_lora_server_in_the_air_rack():
+    # The 32 °C room rules out the air-cooled HGX B200 (30 °C); the liquid one needs the rack with a loop.
+    plan = solved("liquid-rack")
+    placed = sorted((s.chassis, s.gpu, s.gpu_count, s.rack) for s in plan.servers)
+    assert placed == [
+        ("gpu-server-4", "rtx-pro-6000-se", 4, "air"),
+        ("hgx-b200-8gpu-lc", "b200-sxm", 8, "liquid"),
+    ]
+    (full,) = [a for a in plan.assignments if a.run == "llama70b-full"]
+    assert (full.optimizer, full.offload) == ("adamw-32bit", "none")
+    assert any(f.kind == "liquid" and f.subject == "liquid" for f in plan.binding)
+
+
 def test_dora_8b_needs_more_cards_than_the_same_run_as_lora_to_meet_its_deadline():
     # DoRA's step takes 1.7 × LoRA's (methods.yaml): 1 B tokens in 48 h take four RTX PRO 6000
     # cards where LoRA's take two.

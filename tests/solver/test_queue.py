@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from ftopt.model.findings import FindingKind
 from ftopt.model.hardware import Catalogue
@@ -113,3 +116,18 @@ def test_queue_fields_are_checked(change: dict[str, object], message: str) -> No
     data["runs"] = [run]
     with pytest.raises(ValueError, match=message):
         Workload.model_validate(data)
+
+
+def test_queue_mode_keeps_the_racks_and_uses_the_owned_server(catalogue: Catalogue) -> None:
+    """All 28 jobs at once need more than the two racks' 8 U; over the month two servers do, one of
+    them the owned one, each on a circuit of a rack (the same racks and stock families as the peak)."""
+    path = Path(__file__).resolve().parents[2] / "examples" / "queue-racks-owned.yaml"
+    workload = Workload.model_validate(yaml.safe_load(path.read_text()))
+    quick = SolveSettings(time_limit=20, workers=2, what_if=False)
+    peak = solve(peak_workload(workload), catalogue, quick)
+    assert peak.status == Status.INFEASIBLE and "rack units" in peak.reasons[0].text
+    plan = solve(workload, catalogue, quick).plan_or_raise()
+    assert plan.status == Status.OPTIMAL and verify_plan(plan, workload, catalogue) == []
+    assert sorted(s.owned for s in plan.servers) == [False, True]
+    assert all(s.rack in {"a", "b"} for s in plan.servers)
+    assert [s.price for s in plan.servers if s.owned] == [0.0]

@@ -12,8 +12,7 @@ from ortools.sat.python import cp_model
 
 from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import Rack
-from ftopt.solver.cpsat.racks import ServerKind, add_rack_capacity, circuits_of
-from ftopt.solver.decode.racks import exact_placement, first_fit
+from ftopt.solver.cpsat.racks import ServerKind, add_rack_capacity, circuits_of, exact_placement, first_fit
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
 from tests.solver.conftest import workload_from

@@ -139,6 +139,41 @@ def test_a_copy_that_fits_only_without_the_workloads_margin(solved) -> None:
     assert any(v.startswith("memory-margin: run llama70b-lora copy 1: memory_margin 0.0") for v in violations)
 
 
+# --- the margin's basis and a workload margin below the measured error (issue 28) ------------------
+
+
+def test_plans_state_each_margins_basis_as_the_catalogue_derives_it(solved) -> None:
+    c = solved("first-project")
+    assert c.catalogue.margins is not None
+    for run, method in (("llama70b-lora", "lora"), ("llama8b-qlora", "qlora")):
+        basis = c.assignment(run, 1).memory_margin_basis
+        assert basis and basis == c.catalogue.margins.basis("hf-fsdp", method)
+
+
+def test_a_stated_basis_that_is_not_the_catalogues(solved) -> None:
+    c = solved("first-project")
+    plan = c.with_assignment("llama8b-qlora", 1, memory_margin_basis="my own guess")
+    assert c.rules(plan) == {"memory-margin"}
+
+
+def test_a_workload_margin_below_the_measured_error_needs_its_note(solved) -> None:
+    """A plan whose workload sets sizing.memory_margin below a run's margin from the calibration must
+    carry a tight-margin note for that run (the plan is tighter than the calibration says is safe)."""
+    from ftopt.model.findings import FindingKind, finding
+
+    c = solved("first-project")
+    loose = c.workload.model_copy(
+        update={"sizing": c.workload.sizing.model_copy(update={"memory_margin": 0.0})}
+    )
+    measured = c.catalogue.margins.of("hf-fsdp", "qlora") if c.catalogue.margins else 0.0
+    assert measured > 0
+    violations = [str(v) for v in c.verify(workload=loose) if v.rule == "memory-margin"]
+    assert any(v.startswith("memory-margin: run llama8b-qlora: no tight-margin note") for v in violations)
+    note = finding(FindingKind.TIGHT_MARGIN, "llama8b-qlora", given=0.0, measured=measured, basis="b")
+    noted = c.plan.model_copy(update={"notes": [*c.plan.notes, note]})
+    assert not any("no tight-margin note" in str(v) for v in c.verify(noted, workload=loose))
+
+
 def test_auto_optimizer_follows_the_runs_stack(solved) -> None:
     """torchtitan offers only 32-bit AdamW: an `auto` run on it given 8-bit Adam breaks the rule,
     as the solver (which passes the stack) would never choose it."""

@@ -3,7 +3,9 @@
 Rules fixed before the model are filters elsewhere: memory per GPU (modes.py), cores, sockets,
 power against the feed, inlet temperature and identical DIMMs in every channel (builds.py), host RAM
 and NVMe of servers with heavy copies (configs.py), light copies' share of RAM and disk
-(problem.py). `build_formulation` calls the families below in order.
+(problem.py). `build_formulation` calls the families below in order; the rules of the site (server
+limit, stock and owned servers, racks, liquid loops) are the registered families of
+`ftopt.solver.cpsat.families`, shared with the queue model.
 """
 
 from __future__ import annotations
@@ -65,35 +67,3 @@ def add_gpu_blocks(model: cp_model.CpModel, data: ProblemData, v: Variables) -> 
             plain = build.gpu_count * v.plain_servers[f] if build.gpu_count >= t else 0
             shared = [config.capacity(t) * v.config_servers[c] for c, config in configs if config.capacity(t)]
             model.add(sum(demand) <= plain + sum(shared))
-
-
-def add_server_limit(
-    model: cp_model.CpModel, data: ProblemData, v: Variables, enforce: cp_model.IntVar
-) -> None:
-    """At most `site.max_servers` servers."""
-    limit = data.workload.site.max_servers
-    if limit is not None:
-        model.add(sum(v.servers()) <= limit).only_enforce_if(enforce)
-
-
-def add_stock(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
-    """Units of each stocked part over all servers bought, at most its stock (price list `stock`), and
-    servers of each inventory entry at most as many as are owned."""
-    terms: dict[str, list[cp_model.LinearExprT]] = {}
-
-    def count(build_units: dict[str, int], servers: cp_model.IntVar) -> None:
-        for item, units in build_units.items():
-            if data.limit(item) is not None:
-                terms.setdefault(item, []).append(units * servers)
-
-    for f, servers in v.plain_servers.items():
-        count(data.builds[f].units(), servers)
-    for c, servers in v.config_servers.items():
-        count(data.builds[data.configs[c].build].units(), servers)
-    for option in data.multinode:
-        if option.mode in v.multinode_servers:
-            count(option.build.units(), v.multinode_servers[option.mode])
-    for item, parts in terms.items():
-        stock = data.limit(item)
-        assert stock is not None
-        model.add(sum(parts) <= stock)

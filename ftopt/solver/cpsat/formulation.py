@@ -8,8 +8,8 @@ from ortools.sat.python import cp_model
 
 from ftopt.solver.cpsat import constraints
 from ftopt.solver.cpsat.fabric import add_fabric
+from ftopt.solver.cpsat.families import add_families
 from ftopt.solver.cpsat.objective import price_expression
-from ftopt.solver.cpsat.racks import add_racks
 from ftopt.solver.cpsat.variables import Variables, add_multinode_variables, make_variables
 from ftopt.solver.problem.data import ProblemData
 
@@ -32,7 +32,8 @@ class Formulation:
 
 
 def build_formulation(data: ProblemData) -> Formulation:
-    """Variables, then every constraint family, then the price objective."""
+    """Variables, then the copies' placement rules, then every registered family of the site's rules
+    (`ftopt.solver.cpsat.families.FAMILIES`), then the price objective."""
     model = cp_model.CpModel()
     v = make_variables(model, data)
     add_multinode_variables(model, data, v)
@@ -41,9 +42,7 @@ def build_formulation(data: ProblemData) -> Formulation:
     constraints.add_every_copy_placed(model, data, v, place_run)
     constraints.add_heavy_classes_filled(model, data, v)
     constraints.add_gpu_blocks(model, data, v)
-    constraints.add_server_limit(model, data, v, server_limit)
-    constraints.add_stock(model, data, v)
-    add_racks(model, data, v, server_limit)  # the room's racks are a limit of the site, like max_servers
+    add_families(model, data, v.fleet(data), server_limit)  # the site's rules, shared with the queue model
     v.fabric_cents = add_fabric(model, data, v)
     price = price_expression(data, v)
     model.minimize(price)

@@ -16,12 +16,22 @@ caps each count.
 
 from __future__ import annotations
 
+import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
+from ftopt.solver.cpsat.families import add_families
+from ftopt.solver.cpsat.family import Fleet
 from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, server_cost_cents
+
+#: One option's use of a build's GPUs: its count (or presence), its GPUs and its minutes.
+Use = tuple[cp_model.LinearExprT, int, int]
+#: Per (build, run), every option's use.
+Uses = dict[tuple[int, int], list[Use]]
+#: Largest k of the lane cuts (jobs of at least span/(k+1)); shorter jobs waste too little of a lane.
+MAX_LANE_K = 200
 
 
 @dataclass
@@ -59,7 +69,7 @@ def build_queue_model(qp: QueueProblem, ceiling_cents: int | None = None) -> Que
     bounds = _upper_bounds(qp, ceiling_cents)
     servers = {f: model.new_int_var(0, bounds.get(f, 0), f"n[{f}]") for f in qp.builds}
     intervals: dict[int, list[tuple[cp_model.IntervalVar, int]]] = {f: [] for f in qp.builds}
-    area: dict[tuple[int, int], list[cp_model.LinearExprT]] = {}  # (build, run): GPU-minutes
+    area: Uses = {}  # (build, run): each option's count, GPUs and minutes
     starts: list[list[cp_model.IntVar]] = []
     chosen: list[list[list[cp_model.IntVar]]] = []
     for run, options in enumerate(qp.options):
@@ -77,7 +87,7 @@ def build_queue_model(qp: QueueProblem, ceiling_cents: int | None = None) -> Que
                     start, option.minutes, present, f"i[{run},{job},{k}]"
                 )
                 intervals[option.build].append((interval, option.gpus))
-                area.setdefault((option.build, run), []).append(present * (option.gpus * option.minutes))
+                area.setdefault((option.build, run), []).append((present, option.gpus, option.minutes))
                 presences.append(present)
             model.add_exactly_one(presences)
             if run_starts:
@@ -90,47 +100,122 @@ def build_queue_model(qp: QueueProblem, ceiling_cents: int | None = None) -> Que
         size = data.builds[f].gpu_count
         model.add_cumulative([i for i, _ in items], [g for _, g in items], servers[f] * size)
     _add_window_cuts(qp, model, servers, area)
-    limit = data.workload.site.max_servers
-    if limit is not None:
-        model.add(sum(servers.values()) <= limit)
-    _add_stock(qp, model, servers)
+    add_families(model, data, queue_fleet(qp, servers), None)  # the site's rules, as in the peak model
     model.minimize(sum(servers[f] * server_cost_cents(data, f) for f in qp.builds))
     return QueueModel(model, servers, starts, chosen)
 
 
-def _add_stock(qp: QueueProblem, model: cp_model.CpModel, servers: dict[int, cp_model.IntVar]) -> None:
-    """Units of each stocked part over the servers bought, at most its stock."""
-    terms: dict[str, list[cp_model.LinearExprT]] = {}
-    for f, count in servers.items():
-        for item, units in qp.data.builds[f].units().items():
-            if qp.data.limit(item) is not None:
-                terms.setdefault(item, []).append(units * count)
-    for item, parts in terms.items():
-        model.add(sum(parts) <= (qp.data.limit(item) or 0))
+def queue_fleet(qp: QueueProblem, servers: dict[int, cp_model.IntVar]) -> Fleet:
+    """The queue model's servers per build as the constraint families' fleet: a server bought for the
+    horizon is a server at the site, whatever it runs when, so every rule of the site applies as in
+    the peak model (the peak bid is this model with one time slot)."""
+    return [(qp.data.builds[f], count) for f, count in servers.items()]
 
 
 def _add_window_cuts(
     qp: QueueProblem,
     model: cp_model.CpModel,
     servers: dict[int, cp_model.IntVar],
-    area: dict[tuple[int, int], list[cp_model.LinearExprT]],
+    area: Uses,
 ) -> None:
-    """For each span from one run's release to another's deadline, and each build: the GPU-minutes of
-    the jobs whose windows lie inside it fit in the build's servers over that span.
+    """For each span from one run's release to another's deadline, and each build: the jobs whose
+    windows lie inside it fit in the build's servers' GPU lanes over that span.
 
     Valid for every schedule (a job lies inside its window); the LP sees nothing of the cumulative,
-    so without these the bound is only the cheapest servers, not the GPU-hours the jobs need."""
-    releases = sorted({w[0] for w in qp.windows})
-    deadlines = sorted({w[1] for w in qp.windows})
-    for early in releases:
-        for late in deadlines:
+    so without these the bound is only the cheapest servers, not the GPU-hours the jobs need. Each
+    span gives the area cut (GPU-minutes ≤ count × GPUs × span) and the lane cuts (`_lane_cuts`)."""
+    for span, inside in spans(qp):
+        for f, count in servers.items():
+            uses = [u for r in inside for u in area.get((f, r), [])]
+            if uses:
+                _add_span_cuts(model, uses, count * qp.data.builds[f].gpu_count, span)
+    _add_pair_cuts(qp, model, servers, area)
+
+
+def spans(qp: QueueProblem) -> list[tuple[int, list[int]]]:
+    """Each span from one run's release to another's deadline, in minutes, with the runs whose
+    windows lie inside it (spans holding none are left out)."""
+    found = []
+    for early in sorted({w[0] for w in qp.windows}):
+        for late in sorted({w[1] for w in qp.windows}):
             inside = [r for r, w in enumerate(qp.windows) if early <= w[0] and w[1] <= late]
-            if late <= early or not inside:
-                continue
-            for f, count in servers.items():
-                terms = [t for r in inside for t in area.get((f, r), [])]
-                if terms:
-                    model.add(sum(terms) <= count * qp.data.builds[f].gpu_count * (late - early))
+            if late > early and inside:
+                found.append((late - early, inside))
+    return found
+
+
+def _add_span_cuts(model: cp_model.CpModel, uses: list[Use], gpus: cp_model.LinearExprT, span: int) -> None:
+    """The area cut and, for each job length m in the span, the lane cut with k = ⌊span / m⌋: the one
+    that counts jobs of that length as whole jobs per GPU lane (at most k of them)."""
+    model.add(sum(x * (g * m) for x, g, m in uses) <= gpus * span)
+    for k in sorted({span // m for _, _, m in uses if 1 <= span // m <= MAX_LANE_K}):
+        model.add(sum(x * (g * lane_weight(m, span, k)) for x, g, m in uses) <= gpus * (k * span))
+
+
+def _add_pair_cuts(
+    qp: QueueProblem, model: cp_model.CpModel, servers: dict[int, cp_model.IntVar], area: Uses
+) -> None:
+    """Per build and pair of runs whose windows overlap in order (one starts and ends no later than
+    the other, the windows differ): the whole jobs of the two that one GPU lane can hold, as cuts
+    (`lane_pairs`). The span cuts see each window alone; these see one run's jobs pushing the other's
+    past its deadline."""
+    for f, count in servers.items():
+        gpus = count * qp.data.builds[f].gpu_count
+        runs = [r for r in range(len(qp.jobs)) if area.get((f, r))]
+        for i in runs:
+            for j in runs:
+                if i == j or not _agreeable(qp.windows[i], qp.windows[j]):
+                    continue
+                shortest = [min(m for _, _, m in area[f, r]) for r in (i, j)]
+                for alpha, beta, gamma in lane_pairs(qp.windows[i], qp.windows[j], shortest[0], shortest[1]):
+                    terms = [x * (g * alpha) for x, g, _ in area[f, i]] + [
+                        x * (g * beta) for x, g, _ in area[f, j]
+                    ]
+                    model.add(sum(terms) <= gpus * gamma)
+
+
+def _agreeable(first: tuple[int, int], second: tuple[int, int]) -> bool:
+    """`first` starts and ends no later than `second`, they differ, and they overlap."""
+    return first != second and first[0] <= second[0] and first[1] <= second[1] and second[0] < first[1]
+
+
+def lane_pairs(
+    first: tuple[int, int], second: tuple[int, int], m1: int, m2: int
+) -> list[tuple[int, int, int]]:
+    """Facets α·a + β·b ≤ γ of the whole jobs one GPU lane holds: a of `first`'s (m1 minutes each)
+    and b of `second`'s (m2), windows agreeable. On one lane, jobs in earliest-deadline order are
+    optimal for such windows, so with a jobs of the first packed from its release, the second's
+    fit from max(its release, their end) to its deadline: b ≤ ⌊(d2 − max(r2, r1 + a·m1)) / m2⌋. The
+    upper hull of those points bounds every lane; a job of g GPUs is on g lanes, so summed over
+    lanes Σ g·(α·[first] + β·[second]) ≤ γ × GPUs holds for every schedule. Runs with several
+    options on the build take their shortest jobs (shorter jobs only fit more)."""
+    (r1, d1), (r2, d2) = first, second
+    points = [(a, (d2 - max(r2, r1 + a * m1)) // m2) for a in range((d1 - r1) // m1 + 1)]
+    hull: list[tuple[int, int]] = []
+    for point in points:  # upper concave hull, left to right
+        while len(hull) >= 2 and _cross(hull[-2], hull[-1], point) >= 0:
+            hull.pop()
+        hull.append(point)
+    return [
+        (b1 - b2, a2 - a1, (b1 - b2) * a1 + (a2 - a1) * b1)
+        for (a1, b1), (a2, b2) in itertools.pairwise(hull)
+        if b2 < b1
+    ]
+
+
+def _cross(o: tuple[int, int], a: tuple[int, int], b: tuple[int, int]) -> int:
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
+def lane_weight(minutes: int, span: int, k: int) -> int:
+    """k·span × u_k(minutes / span), Fekete and Schepers' dual-feasible function u_k(x) = x where
+    (k+1)·x is whole, else ⌊(k+1)·x⌋ / k: whatever whole jobs share one GPU over the span, their
+    u_k sum to at most 1, so Σ jobs × GPUs × u_k ≤ the GPUs (a valid cut for every schedule). A job
+    of just over a seventh of the span weighs a seventh with k = 7: at most 7 per GPU lane, where
+    the area cut allows 7.9 (Fekete & Schepers, Math. Program. 91 (2001), doi:10.1007/s101070100243)."""
+    if ((k + 1) * minutes) % span == 0:
+        return k * minutes
+    return ((k + 1) * minutes // span) * span
 
 
 def add_hint(
@@ -151,35 +236,88 @@ def add_hint(
                 built.model.add_hint(present, option == job.option)
 
 
-def aggregate_bound(
-    qp: QueueProblem, settings_seconds: float, workers: int
-) -> tuple[float | None, dict[int, int] | None]:
+@dataclass
+class Relaxation:
+    """What the counts-only relaxation gives: a lower bound on the objective (cents; None: not solved
+    in time, inf: no fleet at all), its servers per build and its jobs per (run, build)."""
+
+    bound: float | None
+    fleet: dict[int, int] | None = None
+    splits: list[dict[tuple[int, int], int]] = field(default_factory=list)
+
+
+def aggregate_bound(qp: QueueProblem, settings_seconds: float, workers: int) -> Relaxation:
     """A lower bound on the objective (cents) from counts alone: jobs per (run, build) and servers per
-    build, under the same area cuts, with no schedule. A relaxation of the full model small enough to
-    solve in a fraction of a second at any number of jobs; None when it does not finish in time.
-    Also its servers per build (the fleet `repair_fleet` starts from), when it found one."""
+    build, under the same area and lane cuts and every family of the site, with no schedule. A
+    relaxation of the full model small enough to solve in a fraction of a second at any number of
+    jobs. Also its fleet (what `repair_fleet` starts from) and splits of each run's jobs over the
+    builds (what `schedule_split` schedules build by build): the fleet's most even, then the first
+    found, when it found them."""
     model = cp_model.CpModel()
     servers = {
         f: model.new_int_var(0, max(1, bound), f"n[{f}]") for f, bound in _upper_bounds(qp, None).items()
     }
-    area: dict[tuple[int, int], list[cp_model.LinearExprT]] = {}
+    area: Uses = {}
     for run, options in enumerate(qp.options):
         counts = [model.new_int_var(0, qp.jobs[run], f"c[{run},{k}]") for k in range(len(options))]
         model.add(sum(counts) == qp.jobs[run])
         for option, count in zip(options, counts, strict=True):
-            area.setdefault((option.build, run), []).append(count * (option.gpus * option.minutes))
+            area.setdefault((option.build, run), []).append((count, option.gpus, option.minutes))
     _add_window_cuts(qp, model, servers, area)
-    limit = qp.data.workload.site.max_servers
-    if limit is not None:
-        model.add(sum(servers.values()) <= limit)
+    add_families(model, qp.data, queue_fleet(qp, servers), None)  # valid for every schedule: still a bound
     model.minimize(sum(servers[f] * server_cost_cents(qp.data, f) for f in servers))
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = settings_seconds
     solver.parameters.num_workers = max(1, workers)
     status = solver.solve(model)
     if status == cp_model.INFEASIBLE:
-        return math.inf, None
+        return Relaxation(math.inf)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return None, None
+        return Relaxation(None)
+    bound = solver.best_objective_bound
     fleet = {f: solver.value(n) for f, n in servers.items() if solver.value(n)}
-    return solver.best_objective_bound, fleet
+    first = _split(solver, area)
+    balanced = _spread(qp, model, solver, servers, area, settings_seconds)
+    splits = [_split(balanced, area), first] if balanced is not None else [first]
+    return Relaxation(bound, fleet, splits)
+
+
+def _split(solver: cp_model.CpSolver, area: Uses) -> dict[tuple[int, int], int]:
+    """Jobs per (run, build) in the solver's solution."""
+    split: dict[tuple[int, int], int] = {}
+    for (f, run), uses in area.items():
+        jobs = sum(solver.value(count) for count, _, _ in uses)
+        if jobs:
+            split[run, f] = jobs
+    return split
+
+
+def _spread(
+    qp: QueueProblem,
+    model: cp_model.CpModel,
+    solver: cp_model.CpSolver,
+    servers: dict[int, cp_model.IntVar],
+    area: Uses,
+    seconds: float,
+) -> cp_model.CpSolver | None:
+    """With the fleet fixed, the split that leaves the fullest build and span least full (per mille of
+    the build's GPU-minutes over the span, for the jobs whose windows lie inside it): any split meets
+    the cuts, but one that fills a build to the last minute of a window leaves whole jobs no room.
+    Started from the first solve's split; None when it finds none."""
+    fullest = model.new_int_var(0, 1000, "fullest")
+    for f, n in servers.items():
+        count = solver.value(n)
+        model.add(n == count)
+        for span, inside in spans(qp) if count else ():
+            used = [x * (g * m) for r in inside for x, g, m in area.get((f, r), [])]
+            if used:
+                model.add(1000 * sum(used) <= fullest * (count * qp.data.builds[f].gpu_count * span))
+    for uses in area.values():
+        for x, _, _ in uses:
+            if isinstance(x, cp_model.IntVar):
+                model.add_hint(x, solver.value(x))
+    model.minimize(fullest)
+    second = cp_model.CpSolver()
+    second.parameters.max_time_in_seconds = max(0.2, seconds / 2)
+    second.parameters.num_workers = solver.parameters.num_workers
+    return second if second.solve(model) in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None

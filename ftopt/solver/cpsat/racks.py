@@ -5,30 +5,52 @@ Why counts again: the model names no server, so the room is a bin-packing over *
 says how many servers of that kind draw from that circuit. Every server counted by the model stands
 somewhere; the servers on one circuit stay within its usable watts (the feed's derated figure); in a
 redundant (A+B) rack the whole rack's draw stays within every circuit's; the chassis fit the rack's
-units. The same family, with constant counts, places the decoded servers (decode/racks.py).
+units; and every other per-rack limit a family registers (a `RackLimit`: the liquid loop's kW,
+`ftopt.solver.cpsat.liquid`) holds per rack. The same family, with constant counts, places the
+decoded servers and checks a plan in hand (`place_builds`: first fit decreasing, else an exact
+placement).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ortools.sat.python import cp_model
 
+from ftopt.model.findings import Finding
 from ftopt.model.hardware import Catalogue
-from ftopt.model.workload import Rack
-from ftopt.solver.cpsat.variables import Variables
+from ftopt.model.plan import Plan
+from ftopt.model.workload import Rack, Workload
+from ftopt.solver.cpsat.family import Fleet
 from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
+
+#: Seconds for an exact placement solve: a few kinds over a few dozen circuits take milliseconds.
+PLACEMENT_S = 10.0
+
+Place = tuple[int, int]  # (rack index, circuit index)
+
+
+class RackLimit(Protocol):
+    """A per-rack capacity beyond units and circuits that a family adds (the liquid loop's kW)."""
+
+    def need(self, build: Build) -> int:
+        """What one server of the build takes of the rack's capacity (0: nothing)."""
+
+    def capacity(self, rack: Rack) -> int | None:
+        """The rack's capacity; None: the rack has none, so no server that needs some stands there."""
 
 
 @dataclass(frozen=True)
 class ServerKind:
-    """What a rack asks of a server: its full-load draw and its height."""
+    """What a rack asks of a server: its full-load draw, its height and its needs of each rack limit."""
 
     power_w: int
     units: int
+    needs: tuple[int, ...] = ()  # per RackLimit, in the order the racks family was given them
 
 
 @dataclass(frozen=True)
@@ -43,9 +65,10 @@ class Circuit:
 Placements = dict[tuple[ServerKind, Circuit], cp_model.IntVar]
 
 
-def kind_of(build: Build) -> ServerKind:
-    """A build's draw and height (a chassis without rack_units never reaches a racked site's model)."""
-    return ServerKind(build.power_w, build.chassis.rack_units or 0)
+def kind_of(build: Build, limits: Sequence[RackLimit] = ()) -> ServerKind:
+    """A build's draw, height (a chassis without rack_units never reaches a racked site's model) and
+    needs of each rack limit."""
+    return ServerKind(build.power_w, build.chassis.rack_units or 0, tuple(lim.need(build) for lim in limits))
 
 
 def circuits_of(racks: Sequence[Rack], catalogue: Catalogue) -> list[Circuit]:
@@ -57,10 +80,26 @@ def circuits_of(racks: Sequence[Rack], catalogue: Catalogue) -> list[Circuit]:
     ]
 
 
-def _fits(kind: ServerKind, circuit: Circuit, rack: Rack, circuits: list[Circuit]) -> bool:
-    """Whether one server of this kind may stand on this circuit: its draw within the circuit (in a
-    redundant rack, within every circuit of the rack) and its height within the rack."""
+def _capacities(rack: Rack, limits: Sequence[RackLimit]) -> list[int | None]:
+    return [lim.capacity(rack) for lim in limits]
+
+
+def _takes(kind: ServerKind, rack: Rack, limits: Sequence[RackLimit]) -> bool:
+    """Whether the rack has the height and every rack limit's room for one server of this kind."""
     if kind.units > rack.units:
+        return False
+    caps = _capacities(rack, limits)
+    return all(
+        need == 0 or (cap is not None and need <= cap) for need, cap in zip(kind.needs, caps, strict=True)
+    )
+
+
+def _fits(
+    kind: ServerKind, circuit: Circuit, rack: Rack, circuits: list[Circuit], limits: Sequence[RackLimit]
+) -> bool:
+    """Whether one server of this kind may stand on this circuit: its draw within the circuit (in a
+    redundant rack, within every circuit of the rack), its height and its rack-limit needs within the rack."""
+    if not _takes(kind, rack, limits):
         return False
     if rack.redundant:
         return all(kind.power_w <= c.usable_w for c in circuits if c.rack == circuit.rack)
@@ -73,6 +112,7 @@ def add_rack_capacity(
     catalogue: Catalogue,
     counts: Mapping[ServerKind, Sequence[cp_model.LinearExprT]],
     enforce: cp_model.IntVar | None = None,
+    limits: Sequence[RackLimit] = (),
 ) -> Placements:
     """Place `counts` servers of each kind on the racks' circuits; the placements, per kind and circuit.
 
@@ -84,9 +124,9 @@ def add_rack_capacity(
         here = []
         for circuit in circuits:
             rack = racks[circuit.rack]
-            if not _fits(kind, circuit, rack, circuits):
+            if not _fits(kind, circuit, rack, circuits, limits):
                 continue
-            most = min(rack.units // kind.units, circuit.usable_w // max(1, kind.power_w))
+            most = min(rack.units // max(1, kind.units), circuit.usable_w // max(1, kind.power_w))
             x = model.new_int_var(
                 0, most, f"racked[{kind.power_w}W/{kind.units}U,{circuit.rack},{circuit.index}]"
             )
@@ -94,12 +134,36 @@ def add_rack_capacity(
             here.append(x)
         _add(model, sum(here) == sum(terms), enforce)
     for r, rack in enumerate(racks):
-        mine = [(kind, c, x) for (kind, c), x in placed.items() if c.rack == r]
-        _add(model, sum(kind.units * x for kind, _, x in mine) <= rack.units, enforce)
-        for circuit in (c for c in circuits if c.rack == r):
-            on = mine if rack.redundant else [m for m in mine if m[1] == circuit]
-            _add(model, sum(kind.power_w * x for kind, _, x in on) <= circuit.usable_w, enforce)
+        _add_rack(
+            model,
+            r,
+            rack,
+            [(kind, c, x) for (kind, c), x in placed.items() if c.rack == r],
+            circuits,
+            enforce,
+            limits,
+        )
     return placed
+
+
+def _add_rack(
+    model: cp_model.CpModel,
+    r: int,
+    rack: Rack,
+    mine: list[tuple[ServerKind, Circuit, cp_model.IntVar]],
+    circuits: list[Circuit],
+    enforce: cp_model.IntVar | None,
+    limits: Sequence[RackLimit],
+) -> None:
+    """One rack's units, each of its circuits' watts and each rack limit's capacity."""
+    _add(model, sum(kind.units * x for kind, _, x in mine) <= rack.units, enforce)
+    for circuit in (c for c in circuits if c.rack == r):
+        on = mine if rack.redundant else [m for m in mine if m[1] == circuit]
+        _add(model, sum(kind.power_w * x for kind, _, x in on) <= circuit.usable_w, enforce)
+    for i, cap in enumerate(_capacities(rack, limits)):
+        needing = [(kind.needs[i], x) for kind, _, x in mine if kind.needs[i]]
+        if cap is not None and needing:
+            _add(model, sum(n * x for n, x in needing) <= cap, enforce)
 
 
 def _add(
@@ -117,16 +181,121 @@ def _add(
         added.only_enforce_if(enforce)
 
 
-def add_racks(model: cp_model.CpModel, data: ProblemData, v: Variables, enforce: cp_model.IntVar) -> None:
-    """Every server the model counts stands on a circuit of the site's racks (when it has racks)."""
-    racks = data.workload.site.racks
-    if racks is None:
-        return
-    counts: dict[ServerKind, list[cp_model.LinearExprT]] = defaultdict(list)
-    for f, x in v.plain_servers.items():
-        counts[kind_of(data.builds[f])].append(x)
-    for c, x in v.config_servers.items():
-        counts[kind_of(data.builds[data.configs[c].build])].append(x)
-    for option in data.multinode:
-        counts[kind_of(option.build)].append(v.multinode_servers[option.mode])
-    add_rack_capacity(model, racks, data.catalogue, counts, enforce)
+@dataclass
+class _Room:
+    """What first fit has put where: units and rack-limit use per rack, watts per circuit and rack."""
+
+    units: list[int]
+    used: list[list[int]]
+    loads: dict[tuple[int, int], int]
+    racked_w: list[int]
+
+
+def _room_for(
+    kind: ServerKind,
+    c: Circuit,
+    racks: Sequence[Rack],
+    circuits: list[Circuit],
+    room: _Room,
+    limits: Sequence[RackLimit],
+) -> bool:
+    rack = racks[c.rack]
+    if room.units[c.rack] + kind.units > rack.units or not _takes(kind, rack, limits):
+        return False
+    for i, cap in enumerate(_capacities(rack, limits)):
+        if kind.needs[i] and room.used[c.rack][i] + kind.needs[i] > (cap or 0):
+            return False
+    if rack.redundant:
+        weakest = min(x.usable_w for x in circuits if x.rack == c.rack)
+        return room.racked_w[c.rack] + kind.power_w <= weakest
+    return room.loads[c.rack, c.index] + kind.power_w <= c.usable_w
+
+
+def first_fit(
+    racks: Sequence[Rack], circuits: list[Circuit], kinds: list[ServerKind], limits: Sequence[RackLimit] = ()
+) -> list[Place] | None:
+    """Each server, hungriest first, on the first circuit with room for its watts, units and needs."""
+    room = _Room(
+        [0] * len(racks),
+        [[0] * len(limits) for _ in racks],
+        {(c.rack, c.index): 0 for c in circuits},
+        [0] * len(racks),
+    )
+    places: list[Place | None] = [None] * len(kinds)
+    for i in sorted(range(len(kinds)), key=lambda i: (-kinds[i].power_w, -kinds[i].units)):
+        kind = kinds[i]
+        c = next((c for c in circuits if _room_for(kind, c, racks, circuits, room, limits)), None)
+        if c is None:
+            return None
+        room.units[c.rack] += kind.units
+        room.used[c.rack] = [u + n for u, n in zip(room.used[c.rack], kind.needs, strict=True)]
+        room.loads[c.rack, c.index] += kind.power_w
+        room.racked_w[c.rack] += kind.power_w
+        places[i] = (c.rack, c.index)
+    return [p for p in places if p is not None]
+
+
+def exact_placement(
+    catalogue: Catalogue, racks: Sequence[Rack], kinds: list[ServerKind], limits: Sequence[RackLimit] = ()
+) -> list[Place] | None:
+    """The placement CP-SAT finds for these servers' counts, servers taking its slots in order."""
+    model = cp_model.CpModel()
+    counts = {kind: [n] for kind, n in Counter(kinds).items()}
+    placed = add_rack_capacity(model, racks, catalogue, counts, limits=limits)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.max_time_in_seconds = PLACEMENT_S
+    if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    slots: dict[ServerKind, list[Place]] = defaultdict(list)
+    for (kind, circuit), x in sorted(placed.items(), key=lambda item: (item[0][1].rack, item[0][1].index)):
+        slots[kind] += [(circuit.rack, circuit.index)] * solver.value(x)
+    return [slots[kind].pop(0) for kind in kinds]
+
+
+class Racks:
+    """The family: every server the fleet counts stands on a circuit of the site's racks (with racks)."""
+
+    name = "racks"
+
+    def __init__(self, limits: Sequence[RackLimit] = ()) -> None:
+        self.limits = tuple(limits)
+
+    def add(
+        self, model: cp_model.CpModel, data: ProblemData, fleet: Fleet, enforce: cp_model.IntVar | None
+    ) -> None:
+        """Placements per kind and circuit; the rules share the server limit's literal (the room's racks
+        are a limit of the site, like max_servers), so a conflict core can name them."""
+        racks = data.workload.site.racks
+        if racks is None:
+            return
+        counts: dict[ServerKind, list[cp_model.LinearExprT]] = defaultdict(list)
+        for build, count in fleet:
+            counts[kind_of(build, self.limits)].append(count)
+        add_rack_capacity(model, racks, data.catalogue, counts, enforce, self.limits)
+
+    def place(self, data: ProblemData, builds: Sequence[Build]) -> list[Place] | None:
+        """(rack, circuit) for each server in order, or None when they do not fit the site's racks.
+
+        First fit decreasing first (it fills racks in order and answers large sites in milliseconds);
+        only when it fails does a small CP-SAT model of the same family decide."""
+        racks = data.workload.site.racks
+        if racks is None:
+            return None
+        kinds = [kind_of(build, self.limits) for build in builds]
+        circuits = circuits_of(racks, data.catalogue)
+        return first_fit(racks, circuits, kinds, self.limits) or exact_placement(
+            data.catalogue, racks, kinds, self.limits
+        )
+
+    def admits(self, data: ProblemData, builds: Sequence[Build]) -> bool:
+        """Without racks, anything; with racks, when the servers have a place."""
+        return data.workload.site.racks is None or self.place(data, builds) is not None
+
+    def relax(self, data: ProblemData) -> list[tuple[str, Workload]]:
+        """Racks are the room as built: not eased (their feeds' what-if is the circuits' own)."""
+        return []
+
+    def findings(self, data: ProblemData, plan: Plan) -> list[Finding]:
+        """None here: the plan's racks report shows each rack's units and load."""
+        return []

@@ -7,10 +7,13 @@ model's size follows distinct runs and modes, not `concurrent`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ortools.sat.python import cp_model
 
+from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
 
 
@@ -43,9 +46,51 @@ class Variables:
         pairs = [(m, x) for (m, _), x in [*self.light_copies.items(), *self.heavy_copies.items()]]
         return pairs + list(self.multinode_copies.items())
 
+    def fleet(self, data: ProblemData) -> list[tuple[Build, cp_model.IntVar]]:
+        """Every server count with the build it buys: what the constraint families constrain
+        (`ftopt.solver.cpsat.family.Fleet`), plain, configuration and multi-node servers alike."""
+        plain = [(data.builds[f], n) for f, n in self.plain_servers.items()]
+        configs = [(data.builds[data.configs[c].build], n) for c, n in self.config_servers.items()]
+        spanning = [
+            (o.build, self.multinode_servers[o.mode])
+            for o in data.multinode
+            if o.mode in self.multinode_servers
+        ]
+        return plain + configs + spanning
+
     def servers(self) -> list[cp_model.IntVar]:
         """All server counts: summed, the number of servers."""
         return [*self.plain_servers.values(), *self.config_servers.values(), *self.multinode_servers.values()]
+
+
+@dataclass
+class Hint:
+    """A plan as values of the count variables, keyed as `Variables` keys them (what CP-SAT starts from)."""
+
+    plain: dict[int, int] = field(default_factory=dict)
+    light: dict[tuple[int, int], int] = field(default_factory=dict)
+    config: dict[int, int] = field(default_factory=dict)
+    heavy: dict[tuple[int, int], int] = field(default_factory=dict)
+    multinode: dict[int, int] = field(default_factory=dict)  # multi-node mode → copies
+    complete: bool = True  # every server found its counterpart in the model
+
+
+def add_hint(model: cp_model.CpModel, data: ProblemData, v: Variables, hint: Hint) -> None:
+    """The hint on every count variable; a variable it does not mention is hinted 0. Beside the
+    variables so that a new kind of variable is hinted where it is made."""
+    pairs: list[tuple[Mapping[Any, cp_model.IntVar], Mapping[Any, int]]] = [
+        (v.plain_servers, hint.plain),
+        (v.light_copies, hint.light),
+        (v.config_servers, hint.config),
+        (v.heavy_copies, hint.heavy),
+        (v.multinode_copies, hint.multinode),
+    ]
+    for variables, values in pairs:
+        for key, var in variables.items():
+            model.add_hint(var, values.get(key, 0))
+    nodes = {o.mode: o.nodes for o in data.multinode}
+    for m, var in v.multinode_servers.items():
+        model.add_hint(var, nodes[m] * hint.multinode.get(m, 0))
 
 
 def make_variables(model: cp_model.CpModel, data: ProblemData) -> Variables:

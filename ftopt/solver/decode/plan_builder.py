@@ -28,6 +28,7 @@ from ftopt.model.plan import (
 )
 from ftopt.model.rent import rent_for
 from ftopt.model.speed import Speed, energy_kwh, hours_to_train
+from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE
 from ftopt.model.timing import server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
@@ -127,6 +128,7 @@ def _assignment(
         ),
         free_gb=round(s.free_gb, 2),
         memory_margin=round(s.memory_margin, 3),
+        memory_margin_basis=s.memory_margin_basis,
         headroom_gb=round(s.headroom_gb, 2),
         host_ram_gb=round(s.host_ram_gb, 2),
         nvme_gb=round(s.nvme_gb, 2),
@@ -242,15 +244,43 @@ def _notes(data: ProblemData) -> list[Finding]:
             states_only=sizing.states_only,
             flash_attention=sizing.flash_attention,
             cuda_context_gb=sizing.cuda_context_gb,
-            allocator_reserve=sizing.allocator_reserve,
+            allocator_reserve=_reserve(data),
             memory_margin=sizing.memory_margin,
         ),
         finding(FindingKind.RULE, "step-time", mfu=sizing.mfu),
+        *_tight_margins(data),
     ]
     assumed = sorted(p.item for p in data.catalogue.prices if p.assumption)
     if assumed:
         notes.append(finding(FindingKind.RULE, "prices", items=assumed))
     return notes
+
+
+def _reserve(data: ProblemData) -> float:
+    """The allocator reserve the plan was sized with: the workload's, else the calibration's."""
+    given, margins = data.workload.sizing.allocator_reserve, data.catalogue.margins
+    if given is not None:
+        return given
+    return margins.reserve() if margins else LEGACY_ALLOCATOR_RESERVE
+
+
+def _tight_margins(data: ProblemData) -> list[Finding]:
+    """A note for every run whose workload margin is below the error measured for its stack and
+    method: the plan is tighter than the calibration says is safe, and every format must say so."""
+    given = data.workload.sizing.memory_margin
+    if given is None:
+        return []
+    return [
+        finding(
+            FindingKind.TIGHT_MARGIN,
+            p.run.name,
+            given=given,
+            measured=round(p.memory_margin, 3),
+            basis=p.margin_basis,
+        )
+        for p in data.profiles
+        if given < p.memory_margin
+    ]
 
 
 def _site(data: ProblemData) -> SiteSummary:

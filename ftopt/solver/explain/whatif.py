@@ -17,6 +17,7 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Assignment, Plan
 from ftopt.model.result import Result
 from ftopt.model.workload import Optimizer, Workload
+from ftopt.solver.cpsat import families
 from ftopt.solver.problem.data import ProblemData
 
 
@@ -97,13 +98,11 @@ def _server_gpu(plan: Plan, server_id: str) -> str:
 
 
 def binding_rules(data: ProblemData, plan: Plan) -> list[Finding]:
-    """The rules that visibly shaped this plan, read off the plan and the filtered builds."""
+    """The rules that visibly shaped this plan, read off the plan and the filtered builds, then each
+    constraint family's lines (the server limit, a full liquid loop)."""
     lines = _power_lines(data, plan) + _host_lines(data, plan) + _memory_lines(data, plan)
     lines += [reason for reason in data.excluded if reason.kind == FindingKind.INLET]
-    limit = data.workload.site.max_servers
-    if limit is not None and len(plan.servers) == limit:
-        lines.append(finding(FindingKind.SERVER_LIMIT, "site", max_servers=limit))
-    return lines
+    return lines + families.findings(data, plan)
 
 
 def _next_feed(catalogue: Catalogue, feed_id: str) -> str | None:
@@ -113,7 +112,8 @@ def _next_feed(catalogue: Catalogue, feed_id: str) -> str | None:
 
 
 def relaxations(data: ProblemData) -> list[tuple[str, Workload]]:
-    """Eased copies of the workload, each with the words for what was eased."""
+    """Eased copies of the workload, each with the words for what was eased: the feed, the inlet and
+    the optimiser here, then each constraint family's (no server limit, a larger liquid loop)."""
     workload, catalogue = data.workload, data.catalogue
     site = workload.site
     eased: list[tuple[str, Workload]] = []
@@ -143,14 +143,7 @@ def relaxations(data: ProblemData) -> list[tuple[str, Workload]]:
         eased.append(
             (f"8-bit Adam for {', '.join(r.name for r in fixed)}", workload.model_copy(update={"runs": runs}))
         )
-    if site.max_servers is not None:
-        eased.append(
-            (
-                "no server limit",
-                workload.model_copy(update={"site": site.model_copy(update={"max_servers": None})}),
-            )
-        )
-    return eased
+    return eased + families.relaxations(data)
 
 
 def savings(data: ProblemData, plan: Plan, resolve: Callable[[Workload], Result]) -> list[Finding]:

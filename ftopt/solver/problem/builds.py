@@ -253,7 +253,8 @@ def enumerate_builds(catalogue: Catalogue, workload: Workload) -> BuildSet:
 
 
 def _builds_on(catalogue: Catalogue, workload: Workload, feed: Feed, excluded: list[Finding]) -> list[Build]:
-    """The builds one feed can power, within the hardware limits, the inlet and (racked) rack units."""
+    """The builds one feed can power, within the hardware limits, the inlet, the coolant (liquid-cooled
+    chassis) and (racked) rack units."""
     site, limits = workload.site, workload.hardware
     boot = min(
         (d for d in catalogue.drives if d.role == "boot"),
@@ -274,11 +275,25 @@ def _builds_on(catalogue: Catalogue, workload: Workload, feed: Feed, excluded: l
                     )
                 )
                 continue
+            fault = chassis.coolant_fault(site.coolant_c)
+            if fault is not None:
+                if _asks_for_liquid(workload, chassis):
+                    excluded.append(finding(FindingKind.COOLANT, chassis.id, gpu=gpu.id, why=fault))
+                continue
             if site.racks is not None and chassis.rack_units is None:
                 excluded.append(finding(FindingKind.RACKS, chassis.id, gpu=gpu.id))
                 continue
             builds.extend(_builds_for(catalogue, chassis, gpu, feed, boot, excluded))
     return builds
+
+
+def _asks_for_liquid(workload: Workload, chassis: Chassis) -> bool:
+    """Whether a liquid-cooled chassis left out is worth a finding: the site has liquid cooling (a
+    coolant supply or a rack's loop) or the hardware limits name the chassis. An air-only room
+    otherwise hears nothing of liquid-cooled servers it never asked for."""
+    site, named = workload.site, workload.hardware.chassis
+    loops = any(rack.liquid_kw is not None for rack in site.racks or ())
+    return site.coolant_c is not None or loops or (named is not None and chassis.id in named)
 
 
 def _builds_for(

@@ -2,59 +2,47 @@
 
 The mapping is its own concern: the greedy plan names servers and modes, the model counts them per
 build, configuration and heavy class, and a mode the model dropped as dominated needs a stand-in.
+The values themselves (`Hint`) and their hinting live beside the variables
+(`ftopt.solver.cpsat.variables`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeVar
 
+from ftopt.solver.cpsat import variables
 from ftopt.solver.cpsat.formulation import Formulation
+from ftopt.solver.cpsat.variables import Hint
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.problem.data import ProblemData
 
+__all__ = ["Hint", "add_hint", "hint"]
+
 _K = TypeVar("_K")
-
-
-@dataclass
-class Hint:
-    """A plan as values of the model's count variables, keyed as `Variables` keys them."""
-
-    plain: dict[int, int] = field(default_factory=dict)
-    light: dict[tuple[int, int], int] = field(default_factory=dict)
-    config: dict[int, int] = field(default_factory=dict)
-    heavy: dict[tuple[int, int], int] = field(default_factory=dict)
-    multinode: dict[int, int] = field(default_factory=dict)  # multi-node mode → copies
-    complete: bool = True  # every server found its counterpart in the model
 
 
 def _bump(counts: dict[_K, int], key: _K) -> None:
     counts[key] = counts.get(key, 0) + 1
 
 
-def _light_stand_in(
-    data: ProblemData,
-    m: int | None,
-    f: int,
-    pool: set[tuple[int, int]],
-    heavy_class: dict[tuple[int, int], int],
-    stand_in: dict[tuple[int, int], int],
-) -> int | None:
-    """A mode the model dropped as dominated on build f stands in as its run's light mode there with
-    the fewest GPUs: light copies need only GPUs, so fewer keep every block count met."""
-    if m is None or (m, f) in pool or (m, f) in heavy_class:
-        return m
-    return stand_in.get((data.modes[m].run, f), m)
+@dataclass
+class _Index:
+    """What mapping a server needs, computed once per plan: indices by identity, the pool, each
+    (mode, build)'s heavy class, the configurations by content and each (run, build)'s stand-in."""
+
+    builds: dict[int, int]
+    modes: dict[int, int]
+    pool: set[tuple[int, int]]
+    heavy_class: dict[tuple[int, int], int]
+    configs: dict[tuple[int, tuple[tuple[int, int], ...], bool], int]
+    stand_in: dict[tuple[int, int], int]
+    spanning: set[int]
 
 
-def hint(data: ProblemData, servers: list[ServerLayout]) -> Hint:
-    """The model's counts for `servers`: plain servers and light copies per build, heavy copies per
-    class and one configuration per server that holds any. A server whose copies or configuration
-    the model lacks (a mode it dropped as dominated) is left out, and the hint marked incomplete."""
-    build_index = {id(b): f for f, b in enumerate(data.builds)}
-    mode_index = {id(m): i for i, m in enumerate(data.modes)}
-    pool = set(data.pool)
-    stand_in: dict[tuple[int, int], int] = {}  # (run, build): its light mode needing fewest GPUs
+def _stand_ins(data: ProblemData) -> dict[tuple[int, int], int]:
+    """Per (run, build): its light mode with the fewest GPUs (then the most preferred)."""
+    stand_in: dict[tuple[int, int], int] = {}
     for m, on in data.pool:
         key, mode = (data.modes[m].run, on), data.modes[m]
         held = stand_in.get(key)
@@ -63,66 +51,91 @@ def hint(data: ProblemData, servers: list[ServerLayout]) -> Hint:
             data.modes[held].preference,
         ):
             stand_in[key] = m
-    heavy_class = {(m, c.build): k for k, c in enumerate(data.heavy_classes) for m in c.modes}
-    configs = {(c.build, c.heavy, bool(c.free_blocks)): i for i, c in enumerate(data.configs)}
-    out = Hint()
-    spanning = {option.mode for option in data.multinode}
-    counted_groups: set[int] = set()
+    return stand_in
+
+
+def _index(data: ProblemData) -> _Index:
+    return _Index(
+        builds={id(b): f for f, b in enumerate(data.builds)},
+        modes={id(m): i for i, m in enumerate(data.modes)},
+        pool=set(data.pool),
+        heavy_class={(m, c.build): k for k, c in enumerate(data.heavy_classes) for m in c.modes},
+        configs={(c.build, c.heavy, bool(c.free_blocks)): i for i, c in enumerate(data.configs)},
+        stand_in=_stand_ins(data),
+        spanning={option.mode for option in data.multinode},
+    )
+
+
+def _light_stand_in(data: ProblemData, ix: _Index, m: int | None, f: int) -> int | None:
+    """A mode the model dropped as dominated on build f stands in as its run's light mode there with
+    the fewest GPUs: light copies need only GPUs, so fewer keep every block count met."""
+    if m is None or (m, f) in ix.pool or (m, f) in ix.heavy_class:
+        return m
+    return ix.stand_in.get((data.modes[m].run, f), m)
+
+
+def _multinode(ix: _Index, server: ServerLayout, out: Hint, counted: set[int]) -> None:
+    """One node of a multi-node copy: the copy counts once, by its group."""
+    index = ix.modes.get(id(server.copies[0][0])) if server.copies else None
+    if index is None or index not in ix.spanning:
+        out.complete = False
+    elif server.group not in counted:
+        counted.add(server.group or 0)
+        _bump(out.multinode, index)
+
+
+def _config(ix: _Index, f: int, heavy: list[tuple[int, int]], has_light: bool) -> int | None:
+    """The configuration holding these heavy copies (open to light copies when some share it)."""
+    multiset = tuple(sorted({k: sum(1 for _, kk in heavy if kk == k) for _, k in heavy}.items()))
+    if has_light:
+        return ix.configs.get((f, multiset, True))
+    return ix.configs.get((f, multiset, False), ix.configs.get((f, multiset, True)))
+
+
+def _single(data: ProblemData, ix: _Index, server: ServerLayout, out: Hint) -> None:
+    """One single-server server: a plain server or a configuration, with its light and heavy copies."""
+    f = ix.builds.get(id(server.build))
+    found = [ix.modes.get(id(mode)) for mode, _ in server.copies]
+    if f is None or any(m is None for m in found):
+        out.complete = False
+        return
+    modes = [_light_stand_in(data, ix, m, f) for m in found]
+    light = [m for m in modes if m is not None and (m, f) in ix.pool]
+    heavy = [
+        (m, ix.heavy_class[m, f])
+        for m in modes
+        if m is not None and (m, f) in ix.heavy_class and (m, f) not in ix.pool
+    ]
+    if len(light) + len(heavy) < len(modes):
+        out.complete = False
+        return
+    if heavy:
+        config = _config(ix, f, heavy, bool(light))
+        if config is None:
+            out.complete = False
+            return
+        _bump(out.config, config)
+    else:
+        _bump(out.plain, f)
+    for m in light:
+        _bump(out.light, (m, f))
+    for key in heavy:
+        _bump(out.heavy, key)
+
+
+def hint(data: ProblemData, servers: list[ServerLayout]) -> Hint:
+    """The model's counts for `servers`: plain servers and light copies per build, heavy copies per
+    class and one configuration per server that holds any. A server whose copies or configuration
+    the model lacks (a mode it dropped as dominated) is left out, and the hint marked incomplete."""
+    ix, out, counted = _index(data), Hint(), set[int]()
     for server in servers:
-        if server.group is not None:  # one node of a multi-node copy: the copy counts once
-            index = mode_index.get(id(server.copies[0][0])) if server.copies else None
-            if index is None or index not in spanning:
-                out.complete = False
-            elif server.group not in counted_groups:
-                counted_groups.add(server.group)
-                _bump(out.multinode, index)
-            continue
-        f = build_index.get(id(server.build))
-        modes = [mode_index.get(id(mode)) for mode, _ in server.copies]
-        if f is None or any(m is None for m in modes):
-            out.complete = False
-            continue
-        modes = [_light_stand_in(data, m, f, pool, heavy_class, stand_in) for m in modes]
-        light = [m for m in modes if m is not None and (m, f) in pool]
-        heavy = [
-            (m, heavy_class[m, f])
-            for m in modes
-            if m is not None and (m, f) in heavy_class and (m, f) not in pool
-        ]
-        if len(light) + len(heavy) < len(modes):
-            out.complete = False
-            continue
-        config = None
-        if heavy:
-            multiset = tuple(sorted({k: sum(1 for _, kk in heavy if kk == k) for _, k in heavy}.items()))
-            config = configs.get((f, multiset, True)) if light else None
-            if config is None and not light:
-                config = configs.get((f, multiset, False), configs.get((f, multiset, True)))
-            if config is None:
-                out.complete = False
-                continue
-            _bump(out.config, config)
+        if server.group is not None:
+            _multinode(ix, server, out, counted)
         else:
-            _bump(out.plain, f)
-        for m in light:
-            _bump(out.light, (m, f))
-        for key in heavy:
-            _bump(out.heavy, key)
+            _single(data, ix, server, out)
     return out
 
 
 def add_hint(built: Formulation, hint: Hint) -> None:
     """The greedy plan as CP-SAT's first guess; every variable it does not mention is hinted 0."""
-    v, model = built.variables, built.model
-    for f, var in v.plain_servers.items():
-        model.add_hint(var, hint.plain.get(f, 0))
-    for key, var in v.light_copies.items():
-        model.add_hint(var, hint.light.get(key, 0))
-    for c, var in v.config_servers.items():
-        model.add_hint(var, hint.config.get(c, 0))
-    for key, var in v.heavy_copies.items():
-        model.add_hint(var, hint.heavy.get(key, 0))
-    nodes = {o.mode: o.nodes for o in built.data.multinode}
-    for m, var in v.multinode_copies.items():
-        model.add_hint(var, hint.multinode.get(m, 0))
-        model.add_hint(v.multinode_servers[m], nodes[m] * hint.multinode.get(m, 0))
+    variables.add_hint(built.model, built.data, built.variables, hint)

@@ -30,6 +30,7 @@ from ftopt.model.plan import Plan, Status
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.settings import SolveSettings
 from ftopt.model.workload import Workload
+from ftopt.solver.cpsat.families import admits
 from ftopt.solver.cpsat.queue import add_hint, aggregate_bound, build_queue_model
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent
@@ -42,10 +43,15 @@ from ftopt.solver.decode.queue import (
     starts_by_copy,
 )
 from ftopt.solver.explain.supply import with_supply
-from ftopt.solver.problem.builds import within_stock
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, peak_workload, queue_problem
-from ftopt.solver.search.queue_greedy import GreedyPlan, greedy_queue, greedy_servers, repair_fleet
+from ftopt.solver.search.queue_greedy import (
+    GreedyPlan,
+    greedy_queue,
+    greedy_servers,
+    repair_fleet,
+    schedule_split,
+)
 from ftopt.solver.search.run import make_solver, proven_cents
 
 #: Share of the time limit the peak bid may take; the queue model gets the rest.
@@ -118,16 +124,21 @@ def _plan_of(
 
 
 def _cheapest(qp: QueueProblem, plans: list[GreedyPlan | None]) -> GreedyPlan | None:
-    """The cheapest greedy plan within every part's stock."""
+    """The cheapest greedy plan that keeps every family's rule of the site (stock, owned servers, racks)."""
     fits = [
         p
         for p in plans
         if p is not None
-        and within_stock(
-            qp.data.limit, [qp.data.builds[f].units() for f, n in p.fleet.items() for _ in range(n)]
-        )
+        and admits(qp.data, [qp.data.builds[f] for f, n in p.fleet.items() for _ in range(n)])
     ]
     return min(fits, key=lambda p: p.cost_cents(qp), default=None)
+
+
+def _first_split(
+    qp: QueueProblem, fleet: dict[int, int], splits: list[dict[tuple[int, int], int]]
+) -> GreedyPlan | None:
+    """The first of the relaxation's splits that schedules build by build on its fleet."""
+    return next((plan for plan in (schedule_split(qp, fleet, s) for s in splits) if plan), None)
 
 
 def _laid(qp: QueueProblem, plan: GreedyPlan) -> list[tuple[ServerLayout, list[ScheduledOption]]]:
@@ -143,10 +154,16 @@ def _queue_plans(
         return QueueOutcome([], None)
     plans: list[Plan] = []
     left = deadline - time.perf_counter()
-    floor, fleet = aggregate_bound(qp, min(AGGREGATE_S, max(0.1, left / 4)), settings.workers)
+    relaxed = aggregate_bound(qp, min(AGGREGATE_S, max(0.1, left / 4)), settings.workers)
+    floor, fleet = relaxed.bound, relaxed.fleet
     if floor == math.inf:  # the jobs' GPU-minutes fit no servers the site allows
         return QueueOutcome(plans, None, infeasible=qp.complete and ceiling is None)
-    greedy = _cheapest(qp, [greedy_queue(qp), repair_fleet(qp, fleet) if fleet else None])
+    split = (
+        next((p for p in (schedule_split(qp, fleet, s) for s in relaxed.splits) if p), None)
+        if fleet
+        else None
+    )
+    greedy = _cheapest(qp, [greedy_queue(qp), split, repair_fleet(qp, fleet) if fleet else None])
     if greedy is not None:
         plans.append(_plan_of(qp, workload, _laid(qp, greedy)))
         cost = greedy.cost_cents(qp) / 100
@@ -167,8 +184,8 @@ def _queue_plans(
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         counts, jobs = read_solution(qp, built, solver)
         laid = realise(qp.data, counts, jobs)
-        if within_stock(qp.data.limit, [layout.build.units() for layout, _ in laid]):
-            plans.append(_plan_of(qp, workload, laid))  # a server added for fragmentation may break it
+        if admits(qp.data, [layout.build for layout, _ in laid]):
+            plans.append(_plan_of(qp, workload, laid))  # a server added for fragmentation may break a rule
     return QueueOutcome(plans, bound)
 
 

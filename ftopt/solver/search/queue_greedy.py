@@ -11,8 +11,10 @@ starts whichever job can start first, so jobs released later fill the gaps, not 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from ftopt.solver.cpsat.families import admits
+from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.queue import JobOption, QueueProblem, ScheduledOption, server_cost_cents
 
 #: Servers `repair_fleet` may add to the relaxation's fleet before it gives up.
@@ -103,6 +105,34 @@ def schedule_on(qp: QueueProblem, fleet: dict[int, int]) -> GreedyPlan | None:
     return GreedyPlan({f: n for f, n in fleet.items() if n > 0}, placed)
 
 
+def schedule_split(
+    qp: QueueProblem, fleet: dict[int, int], split: dict[tuple[int, int], int]
+) -> GreedyPlan | None:
+    """Each build's share of the jobs (the relaxation's `split`: jobs per (run, build)) list-scheduled
+    on that build's servers alone, or None when some build's share misses a window.
+
+    Why: on a fleet of several builds, `schedule_on` starts each job wherever it starts first, so a
+    slow card takes jobs a fast one would have packed tighter; the relaxation has already chosen how
+    many jobs each build trains under the area and lane cuts, and within one build list scheduling
+    packs whole jobs well."""
+    placed: list[tuple[ScheduledOption, int, int]] = []
+    for f, n in fleet.items():
+        jobs = [split.get((run, f), 0) for run in range(len(qp.jobs))]
+        options = [[o for o in opts if o.build == f] for opts in qp.options]
+        share = schedule_on(replace(qp, jobs=jobs, options=options), {f: n})
+        if share is None:
+            return None
+        placed += share.jobs
+    numbered: dict[int, int] = {}  # jobs of a run numbered 1… over the builds, in start order
+    renumbered = []
+    for job, n, first in sorted(placed, key=lambda p: (p[0].run, p[0].start)):
+        numbered[job.run] = numbered.get(job.run, 0) + 1
+        renumbered.append((replace(job, job=numbered[job.run]), n, first))
+    if any(numbered.get(run, 0) != count for run, count in enumerate(qp.jobs)):
+        return None  # the split does not cover every job (a relaxation not solved to the end)
+    return GreedyPlan({f: n for f, n in fleet.items() if n > 0}, renumbered)
+
+
 def _fewest_servers(qp: QueueProblem, build: int) -> GreedyPlan | None:
     """The fewest servers of the build that hold every job in its window: from the GPU-minutes the
     jobs need at least, doubling until the greedy fits, then bisecting."""
@@ -144,18 +174,22 @@ def greedy_queue(qp: QueueProblem) -> GreedyPlan | None:
     """The cheapest one-build greedy plan over the builds every run can use; None when none can.
 
     Builds are tried cheapest lower bound first, and no further once that bound reaches the best plan."""
-    limit = qp.data.workload.site.max_servers
     floors = [(n * server_cost_cents(qp.data, f), f) for f in qp.builds if (n := _least_servers(qp, f))]
     best: GreedyPlan | None = None
     for floor, f in sorted(floors):
         if best is not None and floor >= best.cost_cents(qp):
             break
         plan = _fewest_servers(qp, f)
-        if plan is None or (limit is not None and plan.fleet[f] > limit):
+        if plan is None or not admits(qp.data, fleet_builds(qp, plan.fleet)):
             continue
         if best is None or plan.cost_cents(qp) < best.cost_cents(qp):
             best = plan
     return best
+
+
+def fleet_builds(qp: QueueProblem, fleet: dict[int, int]) -> list[Build]:
+    """One build per server of the fleet, for the constraint families' check of a plan in hand."""
+    return [qp.data.builds[f] for f, n in sorted(fleet.items()) for _ in range(n)]
 
 
 def greedy_servers(plan: GreedyPlan) -> dict[int, list[list[tuple[ScheduledOption, list[int]]]]]:
@@ -172,13 +206,12 @@ def repair_fleet(qp: QueueProblem, fleet: dict[int, int], rounds: int = REPAIR_R
     """A plan on `fleet` (the counts-only relaxation's servers), or on the cheapest fleet one server
     larger, and so on for `rounds` servers: the relaxation sees GPU-minutes, not how jobs pack."""
     current = dict(fleet)
-    limit = qp.data.workload.site.max_servers
     for _ in range(rounds + 1):
         plan = schedule_on(qp, current)
         if plan is not None:
             return plan
         grown = [{**current, f: current.get(f, 0) + 1} for f in qp.builds]
-        grown = [g for g in grown if limit is None or sum(g.values()) <= limit]
+        grown = [g for g in grown if admits(qp.data, fleet_builds(qp, g))]
         if not grown:
             return None
         tried = sorted((fleet_cost(qp, g), i, g) for i, g in enumerate(grown))

@@ -83,15 +83,6 @@ def test_gpu_blocks_place_nothing_without_servers() -> None:
     assert optimum(model, cp_model.LinearExpr.sum(list(v.light_copies.values()))) == 0
 
 
-def test_server_limit_caps_the_servers_only_when_switched_on() -> None:
-    data = problem(SMALL, max_servers=1)
-    for switched_on, expected in ((True, 1), (False, None)):
-        model, v = _bare(data)
-        constraints.add_server_limit(model, data, v, _switch(model, switched_on))
-        most = optimum(model, cp_model.LinearExpr.sum(v.servers()))
-        assert most == expected if expected is not None else most > 1
-
-
 def test_heavy_classes_are_filled_by_exactly_their_configurations_places() -> None:
     data = problem(HEAVY)
     assert data.configs, "the offloaded run must make heavy configurations"

@@ -1,0 +1,70 @@
+"""The liquid-cooling family: coolant instead of inlet air, per-rack loops, its what-if and findings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+from ftopt.cli.main import cli
+from ftopt.model.findings import FindingKind
+from ftopt.model.plan import Status
+from ftopt.model.workload import Workload
+from ftopt.solver.cpsat import families
+from ftopt.solver.problem.data import build_problem
+from ftopt.solver.solve import SolveSettings, solve
+from ftopt.verify import verify_plan
+from tests.solver.tiny import catalogue
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "liquid-rack.yaml"
+QUICK = SolveSettings(time_limit=20, workers=2, what_if=False)
+
+
+def _workload(**site: object) -> Workload:
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["site"].update(site)
+    return Workload.model_validate(data)
+
+
+def _with_loop(kw: float | None) -> Workload:
+    racks = yaml.safe_load(EXAMPLE.read_text())["site"]["racks"]
+    racks[1]["liquid_kw"] = kw
+    return _workload(racks=racks)
+
+
+def test_the_liquid_rack_carries_what_the_air_rack_cannot() -> None:
+    workload = _workload()
+    plan = solve(workload, catalogue(), QUICK).plan_or_raise()
+    assert plan.status == Status.OPTIMAL and verify_plan(plan, workload, catalogue()) == []
+    liquid = [s for s in plan.servers if s.chassis == "hgx-b200-8gpu-lc"]
+    assert [s.rack for s in liquid] == ["liquid"]
+    assert {s.rack for s in plan.servers if s not in liquid} == {"air"}
+    lines = families.findings(build_problem(workload, catalogue()), plan)
+    assert [f.subject for f in lines if f.kind == FindingKind.LIQUID] == ["liquid"]
+
+
+def test_a_loop_too_small_or_no_coolant_leaves_no_plan_and_says_why() -> None:
+    small = solve(_with_loop(10), catalogue(), QUICK)
+    assert small.status == Status.INFEASIBLE
+    dry = solve(_workload(coolant_c=None), catalogue(), QUICK)
+    assert dry.status == Status.INFEASIBLE
+    assert any(r.kind == FindingKind.COOLANT and "coolant_c" in r.text for r in dry.reasons)
+    warm = build_problem(_workload(coolant_c=45), catalogue())
+    assert any(r.kind == FindingKind.COOLANT and "40 °C" in r.text for r in warm.excluded)
+
+
+def test_the_cli_exits_3_when_only_a_liquid_chassis_would_fit(tmp_path: Path) -> None:
+    path = tmp_path / "small-loop.yaml"
+    path.write_text(yaml.safe_dump(_with_loop(10).model_dump(mode="json", exclude_defaults=True)))
+    result = CliRunner().invoke(cli, ["solve", str(path), "--workers", "2", "--time-limit", "20"])
+    assert result.exit_code == 3, result.output
+
+
+def test_the_what_if_offers_a_loop_as_large_as_the_rack_circuits() -> None:
+    data = build_problem(_with_loop(10), catalogue())
+    [(words, eased)] = families.LIQUID.relax(data)
+    assert "liquid_kw" in words
+    assert eased.site.racks is not None
+    assert [r.liquid_kw for r in eased.site.racks] == [None, catalogue().feed("400v-3p-32a").usable_w / 1000]
+    assert families.LIQUID.relax(build_problem(_workload(), catalogue())) == []  # 20 kW ≥ its circuit
