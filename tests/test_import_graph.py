@@ -86,6 +86,8 @@ LAYERS = (
     ("ftopt.solver.frontier",),
     ("ftopt.sweep",),
     ("ftopt.cli",),
+    ("ftopt.serve",),  # the workbench renders quotes with the CLI's renderers
+    ("ftopt.cli.main", "ftopt.cli.serve"),  # the command shell, which also starts the workbench
     ("ftopt",),
 )
 

@@ -12,6 +12,7 @@ from ftopt.cli.catalogue_cmd import catalogue
 from ftopt.cli.estimate import estimate_command
 from ftopt.cli.frontier import frontier_command
 from ftopt.cli.schema import schema_command
+from ftopt.cli.serve import serve_command
 from ftopt.cli.solve import solve_command
 from ftopt.cli.sweep import sweep_command, sweep_report_command
 from ftopt.cli.verify import verify
@@ -31,6 +32,7 @@ cli.add_command(catalogue)
 cli.add_command(sweep_command)
 cli.add_command(sweep_report_command)
 cli.add_command(schema_command)
+cli.add_command(serve_command)
 
 
 def main() -> None:

@@ -138,8 +138,14 @@ def read_user_file(path: Path, limit: int) -> str:
 
 def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     """The parsed data and its node tree (for line numbers) of a YAML file."""
-    name = str(path)
-    text = read_user_file(path, MAX_INPUT_BYTES)
+    return parse_yaml_text(read_user_file(path, MAX_INPUT_BYTES), str(path))
+
+
+def parse_yaml_text(text: str, name: str) -> tuple[Any, yaml.Node | None]:
+    """The parsed data and node tree of YAML text that did not come from a file (a web upload or
+    editor), hardened like `read_yaml`; `name` stands for the file in error messages."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_INPUT_BYTES:
+        raise InputError(name, "", f"text is over {MAX_INPUT_BYTES:,} bytes; refused")
     try:
         try:
             return _parse(_FastLoader, text, name)

@@ -14,7 +14,7 @@ from ftopt.errors import InputError, did_you_mean, quoted
 from ftopt.model.hardware import Catalogue
 from ftopt.model.references import OFF_PLATFORM, UnknownReference, unknown_references
 from ftopt.model.workload import Workload
-from ftopt.reading.safe_yaml import locate, read_yaml, require_mapping, validate
+from ftopt.reading.safe_yaml import locate, parse_yaml_text, read_yaml, require_mapping, validate
 
 
 def check_workload_references(
@@ -61,7 +61,18 @@ def load_workload(path: str | Path, catalogue: Catalogue) -> Workload:
     """Read, validate and cross-check a workload file."""
     path = Path(path)
     data, node = read_yaml(path)
-    require_mapping(data, str(path), "runs and site")
-    workload = validate(Workload, data, node, str(path))
-    check_workload_references(workload, catalogue, node, str(path))
+    return _checked(data, node, str(path), catalogue)
+
+
+def load_workload_text(text: str, name: str, catalogue: Catalogue) -> Workload:
+    """Validate and cross-check workload YAML (or JSON) held in memory, such as a web form's
+    text; errors name `name` where a file's would name the file."""
+    data, node = parse_yaml_text(text, name)
+    return _checked(data, node, name, catalogue)
+
+
+def _checked(data: object, node: yaml.Node | None, name: str, catalogue: Catalogue) -> Workload:
+    require_mapping(data, name, "runs and site")
+    workload = validate(Workload, data, node, name)
+    check_workload_references(workload, catalogue, node, name)
     return workload

@@ -1,0 +1,96 @@
+"""One solve's answer, computed in a worker process: the plan, its HTML quote and the frontier.
+
+Why a module of its own: this is the only code that runs in the worker processes, so it imports the
+solver and the quote renderer and nothing of the web stack. It calls what `ftopt solve` calls
+(`ftopt.solver.solve.solve`, the frontier behind the quote's three bids, and the renderer
+`ftopt solve --format html` uses), so a quote from the browser is the CLI's quote.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from ftopt.catalogue.loader import load_catalogue
+from ftopt.cli import FRONTIER_POINTS
+from ftopt.cli.errors import one_line
+from ftopt.cli.solve import render
+from ftopt.errors import FtoptError
+from ftopt.model.hardware import Catalogue
+from ftopt.model.settings import Progress, SolveSettings
+from ftopt.model.summary import summarize
+from ftopt.model.workload import Workload
+from ftopt.reading.workload_file import load_workload_text
+from ftopt.serve.solve_request import SolveRequest
+from ftopt.solver.frontier import Frontier, frontier, has_train_tokens
+from ftopt.solver.solve import solve
+
+#: The name a stored workload is given in error messages.
+WORKLOAD_NAME = "workload"
+
+
+def answer(request: SolveRequest, on_progress: Callable[[Progress], None] | None = None) -> dict[str, Any]:
+    """The finished solve as the store records it: state `done` with the plan, quote and frontier,
+    or `failed` with the CLI's one-line reason (no plan can exist, no plan in time, bad input)."""
+    try:
+        return _answer(request, on_progress)
+    except FtoptError as err:
+        return {"state": "failed", "error": one_line(str(err))}
+
+
+def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | None) -> dict[str, Any]:
+    catalogue = load_catalogue()
+    workload = load_workload_text(request.workload, WORKLOAD_NAME, catalogue)
+    settings = SolveSettings(
+        time_limit=request.time_limit,
+        what_if=request.what_if,
+        alternatives=request.alternatives,
+        workers=request.solver_workers,
+    )
+    started = time.perf_counter()
+    result = solve(workload, catalogue, settings, on_progress, workload_name=workload.name or "bid")
+    plan = result.plan_or_raise()
+    left = request.time_limit - (time.perf_counter() - started)
+    bids = _frontier(workload, catalogue, settings, left) if request.frontier else None
+    html = render(plan, "html", bids, True, summarize(plan, workload, catalogue))
+    return {
+        "state": "done",
+        "price": plan.total_price,
+        "bound": plan.bound,
+        "gap": plan.gap,
+        "seconds": round(time.perf_counter() - started, 3),
+        "plan": plan.to_json(),
+        "quote_html": html,
+        "frontier": json.dumps(frontier_points(bids)) if bids else None,
+    }
+
+
+def _frontier(
+    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float
+) -> Frontier | None:
+    """The frontier behind the quote's three bids, as `ftopt solve --format html` finds it: the
+    `ftopt frontier` search with the same settings, in what the solve left of the time limit (None
+    for a bid without train_tokens, a queue bid, or no point found)."""
+    if not has_train_tokens(workload) or workload.queue is not None:
+        return None
+    same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
+    found = frontier(workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0))
+    return found if found.points else None
+
+
+def frontier_points(found: Frontier) -> list[dict[str, Any]]:
+    """The frontier's points, fastest first, as the result page shows them."""
+    return [
+        {
+            "makespan_hours": p.makespan_hours,
+            "total_price": p.total_price,
+            "tco": p.tco,
+            "status": p.status.value,
+            "servers": p.servers(),
+            "currency": p.plan.currency,
+        }
+        for p in found.points
+    ]

@@ -1,0 +1,123 @@
+"""What a user does with a bid, shared by the API and the pages: create, edit, ease, solve, compare.
+
+Why one module: the pages use the same operations as the API, so a bid made in the browser and one
+posted by a script are checked, stored and solved the same way. Every workload is checked before it
+is stored, so a stored version always solves or fails for a reason about the bid, never a parse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Plan
+from ftopt.serve.diff import Change, PlanDiff, plan_diff, workload_changes
+from ftopt.serve.jobs import Jobs
+from ftopt.serve.solve_request import SolveRequest
+from ftopt.serve.store import Solve, Store, Version
+from ftopt.serve.workloads import WorkloadError, check, data_of, workload_yaml
+from ftopt.solver.explain.whatif import relaxations
+from ftopt.solver.problem.data import build_problem
+
+#: The name a new bid gets when its workload has none.
+UNNAMED = "unnamed bid"
+
+
+class NotFound(Exception):
+    """A bid, version or solve that does not exist; the message says which."""
+
+
+@dataclass
+class Workbench:
+    """The server's state: the store, the solve queue, the catalogue and the solve defaults."""
+
+    store: Store
+    jobs: Jobs
+    catalogue: Catalogue
+    time_limit: float = 60.0
+    token: str | None = None
+    author: str = "presales"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def create(bench: Workbench, text: str, author: str, note: str = "created") -> Version:
+    """A new bid from a workload text, checked first."""
+    checked = check(text, bench.catalogue)
+    return bench.store.create_bid(checked.workload.name or UNNAMED, text, author, note)
+
+
+def edit(bench: Workbench, bid_id: int, text: str, author: str, note: str = "edited") -> Version:
+    """The edited workload as the bid's next version, checked first."""
+    require_bid(bench, bid_id)
+    check(text, bench.catalogue)
+    return bench.store.add_version(bid_id, text, author, note)
+
+
+def require_bid(bench: Workbench, bid_id: int) -> None:
+    """`NotFound` unless the bid exists."""
+    if bench.store.bid(bid_id) is None:
+        raise NotFound(f"no bid {bid_id}")
+
+
+def require_version(bench: Workbench, bid_id: int, number: int | None = None) -> Version:
+    """A bid's version (its latest when `number` is None), or `NotFound`."""
+    versions = bench.store.versions(bid_id)
+    if not versions:
+        raise NotFound(f"no bid {bid_id}")
+    if number is None:
+        return versions[-1]
+    found = next((v for v in versions if v.number == number), None)
+    if found is None:
+        raise NotFound(f"bid {bid_id} has no version {number}")
+    return found
+
+
+def solve(bench: Workbench, bid_id: int, number: int | None, knobs: dict[str, Any], author: str) -> Solve:
+    """Queue a solve of a version; `QueueFull` when the queue is full."""
+    version = require_version(bench, bid_id, number)
+    request = SolveRequest(workload=version.workload, **{"time_limit": bench.time_limit, **knobs})
+    return bench.jobs.submit(bid_id, version.number, request, author)
+
+
+def solved_plan(bench: Workbench, bid_id: int, number: int) -> tuple[Plan, Solve] | None:
+    """The plan of a version's latest finished solve, or None when it has none."""
+    solve = bench.store.latest_done(bid_id, number)
+    if solve is None or solve.plan is None:
+        return None
+    return Plan.model_validate_json(solve.plan), solve
+
+
+def ease(bench: Workbench, bid_id: int, number: int, index: int, author: str) -> Version:
+    """A new version with the rule of the plan's `index`-th saving eased, as the what-if re-solve
+    eased it (the same relaxation, `ftopt.solver.explain.whatif.relaxations`)."""
+    version = require_version(bench, bid_id, number)
+    solved = solved_plan(bench, bid_id, number)
+    if solved is None or not 0 <= index < len(solved[0].savings):
+        raise NotFound(f"version {number} of bid {bid_id} has no saving {index + 1}")
+    words = solved[0].savings[index].subject
+    workload = check(version.workload, bench.catalogue).workload
+    data = build_problem(workload, bench.catalogue.arriving_within(workload.site.delivery_weeks))
+    eased = next((w for said, w in relaxations(data) if said == words), None)
+    if eased is None:
+        raise WorkloadError(f"ftopt: the rule '{words}' can no longer be eased for this workload")
+    return edit(bench, bid_id, workload_yaml(eased), author, f"eased: {words}")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two versions: the workload's changed fields, and the plans' differences when both are solved."""
+
+    before: Version
+    after: Version
+    changes: list[Change]
+    plans: PlanDiff | None
+
+
+def compare(bench: Workbench, bid_id: int, a: int, b: int) -> Comparison:
+    """Version `a` against version `b` of one bid."""
+    before, after = require_version(bench, bid_id, a), require_version(bench, bid_id, b)
+    changes = workload_changes(data_of(before.workload), data_of(after.workload))
+    plan_a, plan_b = solved_plan(bench, bid_id, a), solved_plan(bench, bid_id, b)
+    plans = plan_diff(plan_a[0], plan_b[0]) if plan_a and plan_b else None
+    return Comparison(before, after, changes, plans)

@@ -1,0 +1,323 @@
+"""The server-rendered pages: bids, versions, the form and the YAML editor, live solves, diffs.
+
+Why server-rendered with Jinja2's autoescape: every piece of user text (a bid named
+`<script>alert(1)</script>`, a run name, an error quoting the input) is escaped by the template
+engine, so it shows as text; the one script (`/static/app.js`, held in this module, not read from
+disk) only follows a solve's server-sent events. Forms post to routes that call the same operations
+as the API (`ftopt.serve.bids`); each checks the form's CSRF token first.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData, UploadFile
+
+from ftopt.serve import bids
+from ftopt.serve.api import author_of, bench_of, import_record
+from ftopt.serve.bids import NotFound
+from ftopt.serve.examples import bundled, example
+from ftopt.serve.jobs import QueueFull
+from ftopt.serve.quotes import FORMATS
+from ftopt.serve.security import CSRF_FIELD, TOKEN_COOKIE, csrf_ok, token_matches
+from ftopt.serve.workloads import (
+    MAX_UPLOAD_BYTES,
+    WorkloadError,
+    apply_form,
+    data_of,
+    decode_upload,
+    form_choices,
+    form_rows,
+)
+
+router = APIRouter(include_in_schema=False)
+TEMPLATES = Environment(
+    loader=PackageLoader("ftopt.serve", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+)
+
+#: The page script: follows a solve's events and moves to the result when it is done.
+APP_JS = """\
+"use strict";
+(function () {
+  const job = document.getElementById("job");
+  if (!job || !window.EventSource) return;
+  const money = (x) => x === null ? "—"
+    : x.toLocaleString("en", {minimumFractionDigits: 2, maximumFractionDigits: 2});
+  const show = (s) => {
+    document.getElementById("state").textContent = s.state;
+    document.getElementById("incumbent").textContent = money(s.price);
+    document.getElementById("bound").textContent = money(s.bound);
+    document.getElementById("gap").textContent = s.gap === null ? "—" : (100 * s.gap).toFixed(2) + " %";
+    document.getElementById("seconds").textContent = s.seconds === null ? "—" : s.seconds.toFixed(1);
+    document.getElementById("job-error").textContent = s.error || "";
+  };
+  const events = new EventSource("/api/jobs/" + job.dataset.job + "/events");
+  events.addEventListener("progress", (e) => show(JSON.parse(e.data)));
+  events.addEventListener("done", (e) => {
+    const s = JSON.parse(e.data);
+    show(s);
+    events.close();
+    if (s.state === "done") window.location.assign(job.dataset.result);
+  });
+})();
+"""
+
+
+class BadForm(Exception):
+    """A form without a valid CSRF token, or with a field that is not what it should be."""
+
+
+def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """A template rendered with the request's CSRF token."""
+    html = TEMPLATES.get_template(name).render(csrf=request.state.csrf, **context)
+    return HTMLResponse(html, status_code=status)
+
+
+def message(request: Request, text: str, status: int) -> HTMLResponse:
+    """A page of one line: what went wrong."""
+    return page(request, "message.html", status, message=text)
+
+
+async def form_of(request: Request) -> FormData:
+    """The posted form, once its CSRF token matched its cookie."""
+    form = await request.form(max_part_size=MAX_UPLOAD_BYTES)
+    submitted = form.get(CSRF_FIELD)
+    if not isinstance(submitted, str) or not csrf_ok(request, submitted):
+        raise BadForm("ftopt: the form is stale or came from another site (CSRF check); reload the page")
+    return form
+
+
+def _fields(form: FormData) -> dict[str, str]:
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+def _cards(form: FormData) -> list[str]:
+    return [v for v in form.getlist("hardware.gpus") if isinstance(v, str)]
+
+
+def to_version(bid_id: int, number: int) -> RedirectResponse:
+    """After a change: the version's page (303, so a reload does not post again)."""
+    return RedirectResponse(f"/bids/{bid_id}/versions/{number}", status_code=303)
+
+
+@router.get("/static/app.js")
+def app_js() -> Response:
+    return Response(APP_JS, media_type="text/javascript")
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request) -> HTMLResponse:
+    return page(request, "home.html", bids=bench_of(request).store.bids(), examples=list(bundled()))
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request) -> HTMLResponse:
+    return page(request, "login.html")
+
+
+@router.post("/login")
+async def login(request: Request) -> Response:
+    given = _fields(await form_of(request)).get("token", "")
+    token = bench_of(request).token
+    if token is not None and not token_matches(given, token):
+        return page(request, "login.html", 401, error="ftopt: that is not this server's token")
+    response = RedirectResponse("/", status_code=303)
+    if token is not None:
+        response.set_cookie(TOKEN_COOKIE, given, httponly=True, samesite="strict")
+    return response
+
+
+def _form_page(request: Request, template: str, data: dict[str, Any], **context: Any) -> HTMLResponse:
+    """A page with the common-fields form filled from `data`."""
+    choices = form_choices(bench_of(request).catalogue)
+    cards = (data.get("hardware") or {}).get("gpus") or []
+    context.setdefault("error_field", "")
+    return page(
+        request, template, data=data, rows=form_rows(data), site=data.get("site") or {}, cards=cards,
+        choices=choices, **context,
+    )  # fmt: skip
+
+
+@router.get("/bids/new", response_class=HTMLResponse)
+def new_page(request: Request) -> HTMLResponse:
+    return _form_page(request, "new.html", {"name": "", "runs": [], "site": {}})
+
+
+@router.post("/bids/new")
+async def new_from_form(request: Request) -> Response:
+    form = await form_of(request)
+    text = apply_form({}, _fields(form), _cards(form))
+    try:
+        version = await run_in_threadpool(
+            bids.create, bench_of(request), text, author_of(request), "created from the form"
+        )
+    except WorkloadError as err:
+        return _form_page(
+            request, "new.html", data_of(text), status=400, error=err.message, error_field=err.field
+        )
+    return to_version(version.bid_id, version.number)
+
+
+@router.post("/bids/example")
+async def new_from_example(request: Request) -> Response:
+    name = _fields(await form_of(request)).get("example", "")
+    text = example(name)
+    if text is None:
+        raise NotFound(f"no bundled example {name[:80]!r}")
+    version = await run_in_threadpool(
+        bids.create, bench_of(request), text, author_of(request), f"from the example {name}"
+    )
+    return to_version(version.bid_id, version.number)
+
+
+async def _upload(form: FormData) -> tuple[str, bytes]:
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile):
+        raise BadForm("ftopt: choose a file to upload")
+    raw = await upload.read(MAX_UPLOAD_BYTES + 1)
+    return (upload.filename or "upload")[:80], raw
+
+
+@router.post("/bids/upload")
+async def new_from_upload(request: Request) -> Response:
+    name, raw = await _upload(await form_of(request))
+    version = await run_in_threadpool(
+        bids.create, bench_of(request), decode_upload(raw, name), author_of(request), f"uploaded {name}"
+    )
+    return to_version(version.bid_id, version.number)
+
+
+@router.post("/bids/import")
+async def import_page(request: Request) -> Response:
+    form = await form_of(request)
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile):
+        raise BadForm("ftopt: choose an exported bid (JSON) to import")
+    bid_id = await run_in_threadpool(import_record, bench_of(request), await upload.read())
+    return RedirectResponse(f"/bids/{bid_id}", status_code=303)
+
+
+@router.get("/bids/{bid_id}")
+def bid_page(request: Request, bid_id: int) -> Response:
+    version = bids.require_version(bench_of(request), bid_id)
+    return to_version(bid_id, version.number)
+
+
+def _version_page(request: Request, bid_id: int, number: int, **context: Any) -> HTMLResponse:
+    bench = bench_of(request)
+    version = bids.require_version(bench, bid_id, number)
+    store = bench.store
+    solves = store.solves(bid_id)
+    latest = {
+        v.number: next((s.state for s in solves if s.version == v.number), "not solved")
+        for v in store.versions(bid_id)
+    }
+    solved = bids.solved_plan(bench, bid_id, number)
+    context.setdefault("yaml_text", version.workload)
+    data = context.pop("data", None) or data_of(version.workload)
+    return _form_page(
+        request, "version.html", data, bid=store.bid(bid_id), version=version,
+        versions=store.versions(bid_id), latest=latest, solves=[s for s in solves if s.version == number],
+        time_limit=f"{bench.time_limit:g}", plan=solved[0] if solved else None,
+        solved=solved[1] if solved else None, formats=list(FORMATS),
+        frontier=json.loads(solved[1].frontier) if solved and solved[1].frontier else None, **context,
+    )  # fmt: skip
+
+
+@router.get("/bids/{bid_id}/versions/{number}", response_class=HTMLResponse)
+def version_page(request: Request, bid_id: int, number: int) -> HTMLResponse:
+    return _version_page(request, bid_id, number)
+
+
+@router.post("/bids/{bid_id}/versions/{number}/form")
+async def edit_form(request: Request, bid_id: int, number: int) -> Response:
+    form = await form_of(request)
+    base = data_of(bids.require_version(bench_of(request), bid_id, number).workload)
+    text = apply_form(base, _fields(form), _cards(form))
+    try:
+        version = await run_in_threadpool(
+            bids.edit, bench_of(request), bid_id, text, author_of(request), "edited in the form"
+        )
+    except WorkloadError as err:
+        return _version_page(
+            request, bid_id, number, data=data_of(text), status=400, error=err.message, error_field=err.field
+        )
+    return to_version(bid_id, version.number)
+
+
+@router.post("/bids/{bid_id}/versions/{number}/yaml")
+async def edit_yaml(request: Request, bid_id: int, number: int) -> Response:
+    text = _fields(await form_of(request)).get("workload", "").replace("\r\n", "\n")
+    try:
+        version = await run_in_threadpool(
+            bids.edit, bench_of(request), bid_id, text, author_of(request), "edited as YAML"
+        )
+    except WorkloadError as err:
+        return _version_page(request, bid_id, number, status=400, yaml_text=text, yaml_error=err.message)
+    return to_version(bid_id, version.number)
+
+
+def _knobs(form: dict[str, str]) -> dict[str, Any]:
+    """The solve form's knobs; a number that is none is the form's error."""
+    try:
+        time_limit = float(form.get("time_limit", "") or 60)
+        alternatives = int(form.get("alternatives", "") or 0)
+    except ValueError:
+        raise BadForm("ftopt: time limit and alternatives: expected numbers") from None
+    if not 0 < time_limit <= 3600 or not 0 <= alternatives <= 20:
+        raise BadForm("ftopt: time limit: expected 0 < s ≤ 3600; alternatives: 0 to 20")
+    return {
+        "time_limit": time_limit,
+        "alternatives": alternatives,
+        "what_if": "what_if" in form,
+        "frontier": "frontier" in form,
+    }
+
+
+@router.post("/bids/{bid_id}/versions/{number}/solve")
+async def solve_page(request: Request, bid_id: int, number: int) -> Response:
+    knobs = _knobs(_fields(await form_of(request)))
+    try:
+        solve = await run_in_threadpool(
+            bids.solve, bench_of(request), bid_id, number, knobs, author_of(request)
+        )
+    except QueueFull:
+        return message(request, "ftopt: too many solves are queued; try again in a minute", 429)
+    return RedirectResponse(f"/jobs/{solve.id}", status_code=303)
+
+
+@router.post("/bids/{bid_id}/versions/{number}/ease/{saving}")
+async def ease_page(request: Request, bid_id: int, number: int, saving: int) -> Response:
+    await form_of(request)
+    version = await run_in_threadpool(
+        bids.ease, bench_of(request), bid_id, number, saving - 1, author_of(request)
+    )
+    return to_version(bid_id, version.number)
+
+
+@router.get("/jobs/{job_id}", response_class=HTMLResponse)
+def job_page(request: Request, job_id: int) -> HTMLResponse:
+    store = bench_of(request).store
+    solve = store.solve(job_id)
+    if solve is None:
+        raise NotFound(f"no job {job_id}")
+    return page(request, "job.html", solve=solve, bid=store.bid(solve.bid_id))
+
+
+@router.post("/jobs/{job_id}/cancel")
+async def cancel_page(request: Request, job_id: int) -> Response:
+    await form_of(request)
+    await run_in_threadpool(bench_of(request).jobs.cancel, job_id)
+    return RedirectResponse(f"/jobs/{job_id}", status_code=303)
+
+
+@router.get("/bids/{bid_id}/compare", response_class=HTMLResponse)
+def compare_page(request: Request, bid_id: int, a: int, b: int) -> HTMLResponse:
+    found = bids.compare(bench_of(request), bid_id, a, b)
+    return page(request, "compare.html", bid=bench_of(request).store.bid(bid_id), cmp=found, p=found.plans)

@@ -1,0 +1,101 @@
+"""The pages as a form user meets them: a bid from the form, errors beside their field, a YAML edit,
+a solve, its result with downloads, and two versions compared."""
+
+from __future__ import annotations
+
+import re
+
+from ftopt.serve.security import CSRF_COOKIE
+from tests.serve.conftest import FIRST_PROJECT, create, solve
+
+
+def _csrf(client) -> str:
+    client.get("/")
+    return client.cookies[CSRF_COOKIE]
+
+
+def test_a_bid_is_made_from_the_form_without_yaml(client):
+    form = {
+        "csrf": _csrf(client),
+        "name": "from-form",
+        "runs[0].name": "chat",
+        "runs[0].model": "llama-3.1-8b",
+        "runs[0].method": "qlora",
+        "runs[0].train_tokens": "1e8",
+        "site.feed": "230v-16a",
+        "site.inlet_c": "25",
+        "hardware.gpus": ["rtx-pro-6000-se"],
+    }
+    reply = client.post("/bids/new", data=form, follow_redirects=False)
+    assert reply.status_code == 303 and reply.headers["location"] == "/bids/1/versions/1"
+    workload = client.get("/api/bids/1/versions/1").json()["workload"]
+    assert "train_tokens: 100000000" in workload and "rtx-pro-6000-se" in workload
+
+
+def test_an_error_is_shown_beside_its_field_and_nothing_is_stored(client):
+    form = {"csrf": _csrf(client), "name": "x", "runs[0].name": "r", "runs[0].model": "llama-3.1-8b",
+            "runs[0].method": "lora", "runs[0].concurrent": "0"}  # fmt: skip
+    reply = client.post("/bids/new", data=form)
+    assert reply.status_code == 400
+    beside = re.search(
+        r'<span class="field-error" data-field="runs\[0\].concurrent">([^<]*)</span>', reply.text
+    )
+    assert beside and beside.group(1).startswith("ftopt: workload:") and "concurrent" in beside.group(1)
+    assert client.get("/api/bids").json() == []
+
+
+def test_a_yaml_edit_makes_version_two_and_a_bad_one_shows_the_line(client):
+    bid = create(client, FIRST_PROJECT)
+    csrf = _csrf(client)
+    bad = client.post(f"/bids/{bid}/versions/1/yaml", data={"csrf": csrf, "workload": "runs: [\n"})
+    assert bad.status_code == 400 and 'id="yaml-error"' in bad.text and "not valid YAML" in bad.text
+    good = FIRST_PROJECT.replace("inlet_c: 27", "inlet_c: 26")
+    reply = client.post(
+        f"/bids/{bid}/versions/1/yaml", data={"csrf": csrf, "workload": good}, follow_redirects=False
+    )
+    assert reply.headers["location"] == f"/bids/{bid}/versions/2"
+    assert [v["number"] for v in client.get(f"/api/bids/{bid}").json()["versions"]] == [1, 2]
+
+
+def test_the_result_page_is_the_quote_with_downloads_and_the_comparison(client):
+    bid = create(client, FIRST_PROJECT)
+    client.put(f"/api/bids/{bid}", content=FIRST_PROJECT.replace("inlet_c: 27", "inlet_c: 22"),
+               headers={"content-type": "application/yaml"})  # fmt: skip
+    first, second = solve(client, bid, version=1), solve(client, bid, version=2)
+    page = client.get(f"/bids/{bid}/versions/1").text
+    assert f'data-price="{first["price"]}"' in page and "proven the cheapest" in page
+    for fmt in ("html", "json", "yaml", "md", "xlsx", "pdf"):
+        assert f'id="download-{fmt}"' in page
+    assert 'id="alternatives"' in page and 'id="frontier"' in page
+    compared = client.get(f"/bids/{bid}/compare", params={"a": 1, "b": 2}).text
+    assert "site.inlet_c" in compared and 'id="price-delta"' in compared
+    delta = second["price"] - first["price"]
+    assert f"{delta:+,.2f}" in compared
+
+
+def test_solving_from_the_page_leads_to_the_live_progress_page(client):
+    bid = create(client, FIRST_PROJECT)
+    form = {"csrf": _csrf(client), "time_limit": "10", "alternatives": "0"}
+    reply = client.post(f"/bids/{bid}/versions/1/solve", data=form, follow_redirects=False)
+    assert reply.status_code == 303 and reply.headers["location"].startswith("/jobs/")
+    job = client.get(reply.headers["location"]).text
+    assert 'src="/static/app.js"' in job and 'id="incumbent"' in job
+    assert "EventSource" in client.get("/static/app.js").text
+    bad = client.post(f"/bids/{bid}/versions/1/solve", data={**form, "time_limit": "soon"})
+    assert bad.status_code == 400 and "expected numbers" in bad.text
+
+
+def test_an_uploaded_file_becomes_a_bid_and_an_exported_bid_imports(client):
+    csrf = _csrf(client)
+    files = {"file": ("mine.yaml", FIRST_PROJECT.encode(), "application/yaml")}
+    reply = client.post("/bids/upload", data={"csrf": csrf}, files=files, follow_redirects=False)
+    assert (
+        reply.status_code == 303
+        and client.get("/api/bids/1").json()["versions"][0]["note"] == "uploaded mine.yaml"
+    )
+    binary = {"file": ("x.yaml", b"\xff\xfe", "application/yaml")}
+    refused = client.post("/bids/upload", data={"csrf": csrf}, files=binary)
+    assert refused.status_code == 400 and "expected UTF-8 text" in refused.text
+    exported = {"file": ("bid-1.json", client.get("/api/bids/1/export").content, "application/json")}
+    imported = client.post("/bids/import", data={"csrf": csrf}, files=exported, follow_redirects=False)
+    assert imported.headers["location"] == "/bids/2" and len(client.get("/api/bids").json()) == 2
