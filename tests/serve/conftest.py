@@ -23,11 +23,13 @@ from ftopt.serve.app import ServeConfig, create_app  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 FIRST_PROJECT = (REPO / "examples" / "first-project.yaml").read_text(encoding="utf-8")
-#: Eight QLoRA copies behind a 16 A feed: a 32 A feed would save a server (a what-if saving).
+#: Eight QLoRA copies behind a 16 A feed: a 32 A feed would save a server (a what-if saving). Whole
+#: cards: on GPU slices (MIG) eight such copies share two cards and the feed binds nothing.
 FEED_BOUND = """\
 name: feed-bound
 site: {feed: 230v-16a, inlet_c: 25}
 hardware: {gpus: [h200-nvl]}
+sizing: {mig: false}
 runs: [{name: q, model: llama-3.1-8b, method: qlora, concurrent: 8}]
 """
 #: Quick solves: no frontier, no alternatives.

@@ -36,7 +36,8 @@ def _plan(text: str) -> Plan:
 
 
 def test_the_plan_diff_names_servers_added_and_removed_and_the_deltas():
-    base = "site: {feed: 230v-16a, inlet_c: 25}\nhardware: {gpus: [h200-nvl]}\n"
+    # whole cards: on GPU slices (MIG) four and eight copies fit the same two cards
+    base = "site: {feed: 230v-16a, inlet_c: 25}\nhardware: {gpus: [h200-nvl]}\nsizing: {mig: false}\n"
     small = _plan(base + "runs: [{name: q, model: llama-3.1-8b, method: qlora, concurrent: 4}]\n")
     large = _plan(base + "runs: [{name: q, model: llama-3.1-8b, method: qlora, concurrent: 8}]\n")
     diff = plan_diff(small, large)
