@@ -33,6 +33,7 @@ from ftopt.sweep.report import (
     shown,
     status_counts,
     swept_paths,
+    time_axis,
 )
 
 Record = dict[str, Any]
@@ -60,7 +61,7 @@ def _amount(value: float | None) -> str:
 
 
 def _columns(records: list[Record]) -> list[str]:
-    makespan = ["makespan h"] if has_makespan(records) else []
+    makespan = [f"{time_axis(records)} h"] if has_makespan(records) else []
     tco = ["TCO"] if objective(records) == "tco" else []
     return ["status", "price", *tco, "servers", "gap", *makespan, "wall s"]
 
@@ -357,9 +358,10 @@ def render_html(records: list[Record], kinds: dict[str, str], title: str = "Swee
         *_charts(f"{_capital(label)} against each swept parameter", objective_charts),
     ]
     if has_makespan(records):
+        axis = time_axis(records)
         body += _charts(
-            "Makespan against each swept parameter",
-            [value_chart(records, p, _makespan, f"makespan (h) by {p}") for p in paths],
+            f"{_capital(axis)} against each swept parameter",
+            [value_chart(records, p, _makespan, f"{axis} (h) by {p}") for p in paths],
         )
     if any(r.get("plan") for r in records):
         planned = sum(1 for r in records if r.get("plan"))

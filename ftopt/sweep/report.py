@@ -113,6 +113,13 @@ def has_makespan(records: list[dict[str, Any]]) -> bool:
     return any(r.get("makespan_hours") is not None for r in records)
 
 
+def time_axis(records: list[dict[str, Any]]) -> str:
+    """What `makespan_hours` measures in these records: a queue's last job's end (its plans carry a
+    horizon) or the longest copy's hours to train."""
+    queued = any(r.get("horizon_hours") is not None for r in records)
+    return "last job's end" if queued else "makespan"
+
+
 def note(record: dict[str, Any]) -> str:
     """Why a scenario has no plan, in one line."""
     if record.get("error"):

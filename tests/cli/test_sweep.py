@@ -193,3 +193,23 @@ def test_help_imports_neither_the_solver_nor_ray_nor_openpyxl(command: str):
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_a_queue_sweep_records_and_reports_the_last_jobs_end_not_the_longest_job(tmp_path: Path):
+    """Issue 26: a queue's time is its last job's end (as its headline and frontier say); the sweep
+    recorded the longest job's hours and the report called them the makespan."""
+    queue = ROOT / "examples" / "monthly-queue.yaml"
+    grid = ROOT / "examples" / "grids" / "queue-horizons.yaml"
+    output = tmp_path / "queue.jsonl"
+    result = CliRunner().invoke(
+        cli, ["sweep", str(queue), "--grid", str(grid), "-o", str(output), "--jobs", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    records = lines(output)
+    assert len(records) == 4 and all(r["status"] == "optimal" for r in records)
+    for record in records:
+        ends = [job["end_hours"] for job in record["plan"]["schedule"]]
+        assert record["makespan_hours"] == pytest.approx(max(ends))
+        assert record["horizon_hours"] == record["scenario"]["queue.horizon_hours"] >= max(ends)
+    report = CliRunner().invoke(cli, ["sweep-report", str(output), "--format", "markdown"])
+    assert report.exit_code == 0 and "last job's end h" in report.stdout and "makespan" not in report.stdout
