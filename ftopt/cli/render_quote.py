@@ -518,13 +518,13 @@ BOUND_NOTE = (
 
 def margin_basis_short(basis: str | None) -> str:
     """The margin's basis in a cell's width: 'torchtune/lora, 4 sources', 'pooled, 9 sources',
-    'issue 19', 'workload'; '' for a plan written before bases."""
+    'worst source', 'workload'; '' for a plan written before bases."""
     if not basis:
         return ""
     if basis.startswith("pooled"):
         return "pooled, " + basis.rsplit(", ", 1)[-1]
-    if basis.startswith("issue 19"):
-        return "issue 19"
+    if basis.startswith("worst-source"):
+        return "worst source"
     if basis.startswith("held-out error of "):
         return basis.removeprefix("held-out error of ")
     return "workload" if "workload" in basis else basis

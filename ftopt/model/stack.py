@@ -132,8 +132,9 @@ class MethodMargin(BaseModel):
 MIN_SOURCES = 3
 #: The caching allocator's reserve where the catalogue has no fitted figure: ftopt's historical 5 %.
 LEGACY_ALLOCATOR_RESERVE = 0.05
-#: The basis of margins that are not (yet) the measured error: issue 19's derivation, kept as data.
-ISSUE_19_BASIS = "issue 19 margins (the worst calibration source's median under-prediction)"
+#: The basis of margins that are not (yet) the measured error: each calibration source left out in
+#: turn, the worst source's median under-prediction (margins.yaml keeps these figures as data).
+WORST_SOURCE_BASIS = "worst-source margin (the worst calibration source's median under-prediction)"
 
 
 class MarginBucket(BaseModel):
@@ -177,7 +178,7 @@ class MemoryMargins(BaseModel):
     measured: bool = Field(
         default=False,
         description="true: the margins are the measured held-out error (own bucket or pooled) and the "
-        "allocator reserve is the fitted one (issue 28); false: the margins are issue 19's figures "
+        "allocator reserve is the fitted one (issue 28); false: the margins are the worst-source figures "
         "and the reserve the historical 5 %, the measured figures only reported",
     )
     pooled: MarginBucket | None = Field(default=None, description="every stack's held-out error")
@@ -193,7 +194,7 @@ class MemoryMargins(BaseModel):
         """Where the margin of a stack and method comes from: its own held-out error when at least
         MIN_SOURCES sources measured it, else the pooled error."""
         if not self.measured:
-            return ISSUE_19_BASIS
+            return WORST_SOURCE_BASIS
         own = next((b for b in self.buckets if (b.stack, b.method) == (stack_id, method)), None)
         if own is not None and len(own.sources) >= MIN_SOURCES:
             return own.basis()

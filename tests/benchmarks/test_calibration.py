@@ -40,7 +40,7 @@ from benchmarks.calibration.margins import (
     stack_ids,
 )
 from ftopt.catalogue import load_catalogue
-from ftopt.model.stack import ISSUE_19_BASIS, LEGACY_ALLOCATOR_RESERVE, MIN_SOURCES
+from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE, MIN_SOURCES, WORST_SOURCE_BASIS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -188,7 +188,7 @@ def test_the_catalogue_names_each_margins_basis() -> None:
     committed = load_catalogue().margins
     assert committed is not None and committed.pooled is not None
     if not committed.measured:
-        assert committed.basis("hf-fsdp", "qlora") == ISSUE_19_BASIS
+        assert committed.basis("hf-fsdp", "qlora") == WORST_SOURCE_BASIS
     margins = committed.model_copy(update={"measured": True})
     pooled, own = buckets(OUTCOMES)
     for b in own:
