@@ -468,7 +468,8 @@ def price_words(plan: Plan, summary: PlanSummary, appendix: bool = True) -> str:
     appendix, when the quote has one)."""
     assumed = assumed_prices(plan)
     stated = plan.price_list or plan.currency + ", price list not stated"
-    text = f"Prices: {stated} ({summary.catalogue.prices})."
+    standing = summary.catalogue.prices
+    text = f"Prices: {stated}." if standing in stated else f"Prices: {stated} ({standing})."
     if assumed:
         where = " (listed in the technical appendix)" if appendix else ""
         text += f" {len(assumed)} of them are assumptions without a public source{where}."
