@@ -161,6 +161,31 @@ def test_amd_70b_full_takes_the_mi350x_to_meet_its_deadline():
     assert relaxed.assignments[0].hours is not None and relaxed.assignments[0].hours > 24
 
 
+def test_amd_mi355x_70b_full_takes_the_liquid_cooled_mi355x_in_the_liquid_rack():
+    """Issue 30: AMD cards only and 18 h, which the air-cooled MI350X (about 19 h) misses; the MI355X
+    meets it on its liquid-cooled platform, which stands only in the rack with a loop. At 24 h the
+    cheaper MI350X platform is the answer again."""
+    plan = solved("amd-mi355x-70b-full")
+    (server,) = plan.servers
+    (copy,) = plan.assignments
+    assert (server.chassis, server.gpu, server.gpu_count, server.rack) == (
+        "amd-mi355x-8gpu-lc",
+        "mi355x",
+        8,
+        "liquid",
+    )
+    assert (copy.optimizer, copy.offload) == ("adamw-32bit", "none")
+    assert copy.hours is not None and copy.hours <= 18
+    assert any(f.kind == "liquid" and f.subject == "liquid" for f in plan.binding)
+    workload, catalogue = _with_run("amd-mi355x-70b-full", deadline_hours=24)
+    relaxed = solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
+    (cheap,) = relaxed.servers
+    assert (cheap.chassis, cheap.gpu) == (
+        "amd-mi350x-8gpu",
+        "mi350x",
+    ) and relaxed.total_price < plan.total_price
+
+
 def test_405b_b300_runs_over_an_800g_fabric_of_connectx8_and_quantum_x800():
     """Issue 30: HGX B300 servers carry 800G ConnectX-8 (their PCIe Gen6 positions carry it in full),
     and the fabric's switches run at that rate; 405B's 32-bit states fit 32 modules of 270 GB."""
