@@ -30,8 +30,9 @@ FORMATS = {
     "pdf": ("pdf", "application/pdf", "pdf"),
 }
 PDF_TIMEOUT_S = 90
-#: Chromium's switches for a headless print with no network and no profile left behind.
-CHROMIUM_ARGS = (
+#: Chromium's switches for a headless run with no network: this machine's closed network refuses
+#: the background connections Chromium otherwise makes at every start (the browser tests use them too).
+HEADLESS_ARGS = (
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -40,8 +41,9 @@ CHROMIUM_ARGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--no-pdf-header-footer",
 )
+#: ... and for the quote's print: no header or footer of Chromium's own.
+CHROMIUM_ARGS = (*HEADLESS_ARGS, "--no-pdf-header-footer")
 
 
 class NoPdf(Exception):

@@ -8,7 +8,6 @@ four-server plan, quote-16-servers.png for sixteen.
 from __future__ import annotations
 
 import os
-import shutil
 import struct
 import subprocess
 import textwrap
@@ -22,6 +21,7 @@ from ftopt.catalogue import load_catalogue
 from ftopt.cli.render_html import render_html
 from ftopt.model.plan import Plan
 from ftopt.reading.workload_file import load_workload
+from ftopt.serve.quotes import HEADLESS_ARGS, find_chromium
 from ftopt.solver.solve import SolveSettings, solve
 from tests.cli.plans import sixteen_servers
 
@@ -45,14 +45,6 @@ SEVERAL_SERVERS = """\
     hardware:
       gpus: [h200-nvl, rtx-pro-6000-se]
 """
-
-
-def find_chromium() -> str | None:
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None
 
 
 CHROMIUM = find_chromium()
@@ -120,9 +112,7 @@ def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Run headless Chromium offline-minded, with its profile and home in `tmp_path`."""
     assert CHROMIUM is not None
     command = [
-        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / 'profile'}", *args,
+        CHROMIUM, *HEADLESS_ARGS, "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / 'profile'}", *args,
     ]  # fmt: skip
     env = {**os.environ, "HOME": str(tmp_path)}
     result = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S, env=env, check=False)

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from ftopt.cli.main import cli
-from ftopt.serve.quotes import find_chromium
+from ftopt.serve.quotes import HEADLESS_ARGS, find_chromium
 from tests.serve.conftest import REPO
 from tests.serve.server import serving
 
@@ -27,10 +27,7 @@ pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
     reason="Chromium is not installed (apt-get install chromium; .ci/run installs it): browser test not run",
 )
-ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
+ARGS = list(HEADLESS_ARGS)
 TIMEOUT_MS = 90_000
 
 
