@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -54,14 +54,19 @@ def create(client: TestClient, text: str) -> int:
     return int(reply.json()["id"])
 
 
-def wait(client: TestClient, job: int, until: tuple[str, ...] = ("done", "failed", "cancelled")) -> dict:
+def poll(fetch: Callable[[str], dict], job: int, until: tuple[str, ...]) -> dict:
+    """The job's state once it is one of `until`, asked through `fetch(path)` every 0.05 s."""
     ended = time.monotonic() + TIMEOUT_S
     while time.monotonic() < ended:
-        state = client.get(f"/api/jobs/{job}").json()
+        state = fetch(f"/api/jobs/{job}")
         if state["state"] in until:
             return state
-        time.sleep(0.1)
-    raise AssertionError(f"job {job} still {state['state']} after {TIMEOUT_S} s")
+        time.sleep(0.05)
+    raise AssertionError(f"job {job} still {state['state']} after {TIMEOUT_S} s, not {until}")
+
+
+def wait(client: TestClient, job: int, until: tuple[str, ...] = ("done", "failed", "cancelled")) -> dict:
+    return poll(lambda path: client.get(path).json(), job, until)
 
 
 def solve(client: TestClient, bid: int, **knobs: object) -> dict:

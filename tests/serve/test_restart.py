@@ -4,25 +4,18 @@ and quote is there, and the solve that was in flight is marked failed, never hal
 from __future__ import annotations
 
 import json
-import time
 
 import httpx
 
 from ftopt.serve.store import INTERRUPTED
-from tests.serve.conftest import FEED_BOUND, FIRST_PROJECT, TIMEOUT_S
+from tests.serve.conftest import FEED_BOUND, FIRST_PROJECT, poll
 from tests.serve.server import serving
 
 YAML = {"content-type": "application/yaml"}
 
 
 def _wait(url: str, job: int, states: tuple[str, ...]) -> dict:
-    ended = time.monotonic() + TIMEOUT_S
-    while time.monotonic() < ended:
-        found = httpx.get(f"{url}/api/jobs/{job}").json()
-        if found["state"] in states:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"job {job} never reached {states}")
+    return poll(lambda path: httpx.get(f"{url}{path}").json(), job, states)
 
 
 def test_a_kill_mid_solve_loses_no_bid_version_or_quote(tmp_path):
