@@ -172,13 +172,13 @@ def solve_command(
     bids = None
     if fmt == "html" and with_frontier:
         budget = settings.time_limit - (time.perf_counter() - started)
-        plan, bids = _bids(plan, parsed, catalogue, settings, budget)
+        bids = _bids(parsed, catalogue, settings, budget)
     write_plan(plan, fmt, output, bids, internals, summarize(plan, parsed, catalogue))
 
 
 def _bids(
-    plan: Plan, workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float
-) -> tuple[Plan, Frontier | None]:
+    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float
+) -> Frontier | None:
     """The frontier behind the quote's three bids: the one `ftopt frontier` finds with the same
     settings, within `budget_s` (what the solve left of --time-limit), so that they are that
     command's own points whenever the budget lets the frontier finish (None when no run gives
@@ -186,10 +186,10 @@ def _bids(
     from ftopt.solver.frontier import frontier, has_train_tokens
 
     if not has_train_tokens(workload):
-        return plan, None
+        return None
     same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
     found = frontier(workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0))
-    return plan, (found if found.points else None)
+    return found if found.points else None
 
 
 def write_plan(

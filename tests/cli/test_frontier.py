@@ -110,15 +110,13 @@ def test_the_quotes_frontier_spends_only_what_the_time_limit_left_and_says_when_
     from ftopt.cli.render_frontier import three_bids_html
     from ftopt.reading.workload_file import load_workload
     from ftopt.solver.solve import SolveSettings
-    from ftopt.solver.solve import solve as solve_bid
 
     catalogue = load_catalogue()
     workload = load_workload(EXAMPLE, catalogue)
     settings = SolveSettings(time_limit=30, what_if=False)
-    plan = solve_bid(workload, catalogue, settings).plan_or_raise()
-    _, spent = solve_module._bids(plan, workload, catalogue, settings, budget_s=0.0)
+    spent = solve_module._bids(workload, catalogue, settings, budget_s=0.0)
     assert spent is None  # nothing left: no solve started, no bids claimed
-    _, full = solve_module._bids(plan, workload, catalogue, settings, budget_s=30.0)
+    full = solve_module._bids(workload, catalogue, settings, budget_s=30.0)
     assert full is not None and full.stopped != "budget"
     assert "time limit ended this frontier" not in three_bids_html(full)
     full.stopped = "budget"
