@@ -217,6 +217,7 @@ class SkippedFigures(Figures):
 
     what: str
     seconds: float
+    on: str = "on the plan itself"  # what the limit went on: the plan, or searching for `what`
 
 
 #: The figures of each kind of finding, by its value (`FindingKind` is a string enum).

@@ -255,7 +255,8 @@ def _rule(subject: str, f: dict[str, Any]) -> str:
             f"raised by {margin}"
         )
     if subject == "skipped":
-        return f"{f['what']} skipped: the time limit of {f['seconds']:g} s was spent on the plan itself"
+        on = f.get("on", "on the plan itself")
+        return f"{f['what']} skipped: the time limit of {f['seconds']:g} s was spent {on}"
     if subject == "step-time":
         return f"step time: lower bound at {f['mfu']:.0%} MFU, transfers overlapped"
     return (

@@ -248,12 +248,14 @@ def _with_alternatives(
     ends: float,
 ) -> Plan:
     """The plan with the next cheapest bids whose server sets differ, each built and verified, in
-    what is left of the time limit (skipped with a note when that is under a second)."""
+    what is left of the time limit (skipped with a note when that is under a second, or when it ran
+    out before the search found as many as asked)."""
     seconds = min(max(1.0, settings.time_limit / 2), ends - time.perf_counter())
     if seconds < ALTERNATIVES_MIN_S:
         return with_note(plan, skipped("the alternatives", settings.time_limit))
     offered = []
-    for rank, alt in enumerate(next_cheapest(data, settings, servers, settings.alternatives, seconds), 1):
+    found, timed_out = next_cheapest(data, settings, servers, settings.alternatives, seconds)
+    for rank, alt in enumerate(found, 1):
         other = build_plan(data, alt.servers, Status.FEASIBLE, plan.total_price, 0.0, workload_name)
         if settings.verify:
             verify(other, data.workload, data.catalogue)
@@ -266,7 +268,13 @@ def _with_alternatives(
                 plan=other,
             )
         )
-    return plan.model_copy(update={"alternatives": offered})
+    plan = plan.model_copy(update={"alternatives": offered})
+    if timed_out and len(found) < settings.alternatives:  # fewer than asked, and not for want of plans
+        what = (
+            "the alternatives" if not found else f"alternatives {len(found) + 1} to {settings.alternatives}"
+        )
+        plan = with_note(plan, skipped(what, settings.time_limit, "before the search found them"))
+    return plan
 
 
 def differences(base: Counter[ServerKey], other: Counter[ServerKey]) -> list[str]:
@@ -307,9 +315,9 @@ def _explain_optimum(
     return plan.model_copy(update={"binding": binding, "savings": saved})
 
 
-def skipped(what: str, seconds: float) -> Finding:
-    """A note that `what` was left out to keep within the time limit."""
-    return finding(FindingKind.RULE, "skipped", what=what, seconds=seconds)
+def skipped(what: str, seconds: float, on: str = "on the plan itself") -> Finding:
+    """A note that `what` was left out to keep within the time limit, which went `on` something."""
+    return finding(FindingKind.RULE, "skipped", what=what, seconds=seconds, on=on)
 
 
 def with_note(plan: Plan, note: Finding) -> Plan:

@@ -69,8 +69,9 @@ def _cut(built: Formulation, solver: cp_model.CpSolver) -> None:
 
 def next_cheapest(
     data: ProblemData, settings: SolveSettings, first: list[ServerLayout], n: int, seconds: float
-) -> list[Found]:
-    """Up to `n` plans after `first`, cheapest first, each with a server set no earlier plan has.
+) -> tuple[list[Found], bool]:
+    """Up to `n` plans after `first`, cheapest first, each with a server set no earlier plan has,
+    and whether the time ran out (rather than the cuts leaving no plan) before `n` were found.
 
     The first solve of the loop finds the optimum again (its counts are what the first cut needs);
     every later solve minimises the price under all cuts so far. Stops early when the cuts leave
@@ -81,13 +82,16 @@ def next_cheapest(
     built.enforce_all()
     offered = [server_set(first)]
     found: list[Found] = []
+    timed_out = False
     for _ in range((n + 1) * ROUNDS_PER_ALTERNATIVE):
         left = deadline - time.perf_counter()
         if len(found) == n or left <= 0:
+            timed_out = left <= 0
             break
         solver = make_solver(settings, left)
         status = solver.solve(built.model)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            timed_out = status == cp_model.UNKNOWN
             break
         servers = decode(data, built, solver)
         _cut(built, solver)
@@ -96,4 +100,4 @@ def next_cheapest(
         offered.append(server_set(servers))
         cents = round((price_of(servers) + fabric_price(data.catalogue, servers)) * 100)
         found.append(Found(servers, cents, status == cp_model.OPTIMAL))
-    return sorted(found, key=lambda f: f.price_cents)
+    return sorted(found, key=lambda f: f.price_cents), timed_out
