@@ -456,6 +456,20 @@ class Plan(BaseModel):
         description="the next cheapest bids whose server sets differ, in price order (--alternatives)",
     )
 
+    @property
+    def last_job_end_hours(self) -> float | None:
+        """A queue plan's last job's end, hours from the horizon's start; None at peak."""
+        if self.horizon_hours is None:
+            return None
+        return max((job.end_hours for job in self.schedule), default=None)
+
+    @property
+    def finish_hours(self) -> float | None:
+        """Hours until every run is trained: in a queue, the last job's end (deadlines count from the
+        horizon's start, so a deadline bounds it); at once, the longest copy's hours."""
+        last = self.last_job_end_hours
+        return last if last is not None else self.makespan_hours
+
     @model_validator(mode="before")
     @classmethod
     def _drop_summary(cls, data: Any) -> Any:

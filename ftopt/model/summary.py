@@ -183,16 +183,12 @@ def schedule_lines(plan: Plan) -> tuple[ScheduleLine, ...]:
 # --- what is trained at once, and when it ends -----------------------------------------------------
 
 
-def _last_job_end(plan: Plan) -> float | None:
-    return max((j.end_hours for j in plan.schedule), default=None)
-
-
 def together_words(plan: Plan, runs: tuple[RunLine, ...]) -> str:
     """Peak: every copy of every run at once; queue: the jobs, the horizon and the last job's end."""
     if plan.horizon_hours is None:
         return "every copy of every run at once"
     jobs = len(plan.schedule) or sum(r.copies for r in runs)
-    end = _last_job_end(plan)
+    end = plan.last_job_end_hours
     last = f", the last ending at {end:,.1f} h" if end is not None else ""
     return (
         f"{jobs} job{'s' if jobs != 1 else ''} sharing the GPUs within the "
@@ -373,7 +369,7 @@ def summarize(
     buyer = workload.quote if workload is not None else None
     discount = buyer.discount_percent if buyer is not None else 0.0
     mode: Literal["peak", "queue"] = "queue" if plan.horizon_hours is not None else "peak"
-    last = _last_job_end(plan)
+    last = plan.last_job_end_hours
     tco = plan.tco is not None and plan.tco.objective == "tco"
     fields = {
         "workload": plan.workload,

@@ -37,7 +37,7 @@ MIN_SOLVE_S = 0.5
 class FrontierPoint:
     """One plan on the frontier: its makespan, price, TCO, proof status and servers.
 
-    `makespan_hours` is `finish_hours(plan)`: the longest copy's hours when runs train at once, the
+    `makespan_hours` is the plan's `finish_hours`: the longest copy's hours when runs train at once, the
     last job's end in a queue (the plan's own `makespan_hours` there is the longest job's hours).
     """
 
@@ -142,17 +142,9 @@ def pareto(points: list[FrontierPoint]) -> list[FrontierPoint]:
     return sorted(kept, key=lambda p: (p.makespan_hours, p.value))
 
 
-def finish_hours(plan: Plan) -> float | None:
-    """Hours until every run is trained: in a queue, the last job's end (deadlines count from the
-    horizon's start, so a deadline bounds it); at once, the longest copy's hours."""
-    if plan.horizon_hours is not None and plan.schedule:
-        return max(job.end_hours for job in plan.schedule)
-    return plan.makespan_hours
-
-
 def _point(result: Result, objective: str, seconds: float) -> FrontierPoint | None:
     plan = result.plan
-    hours = None if plan is None else finish_hours(plan)
+    hours = None if plan is None else plan.finish_hours
     if plan is None or hours is None:
         return None
     return FrontierPoint(

@@ -211,7 +211,6 @@ def failed_record(scenario: Scenario, bid: str, error: str) -> dict[str, Any]:
 
 def solve_scenario(context: SweepContext, scenario: Scenario) -> dict[str, Any]:
     """Edit, validate and solve one scenario; every outcome is a record, none an exception."""
-    from ftopt.solver.frontier import finish_hours
     from ftopt.solver.solve import SolveSettings, solve
 
     started, cpu = time.perf_counter(), time.process_time()
@@ -237,7 +236,7 @@ def solve_scenario(context: SweepContext, scenario: Scenario) -> dict[str, Any]:
             bound=result.bound,
             gap=result.gap,
             servers=len(plan.servers) if plan else None,
-            makespan_hours=finish_hours(plan) if plan else None,  # a queue's: its last job's end
+            makespan_hours=plan.finish_hours if plan else None,  # a queue's: its last job's end
             horizon_hours=plan.horizon_hours if plan else None,
             reasons=[r.model_dump(mode="json") for r in result.reasons],
             plan=plan.model_dump(mode="json", by_alias=True) if plan else None,
