@@ -480,12 +480,30 @@ class Catalogue(BaseModel):
 
     @model_validator(mode="after")
     def _references_resolve(self) -> Catalogue:
+        """Every reference between items names an item that exists, so that a plan never meets an
+        unknown id; the checks run in a fixed order and the first failure is the one reported."""
+        ids = self._kinds_by_id()
+        self._cards_exist()
+        self._prices_match_items(ids)
+        self._stacks_unique()
+        self._stacks_cover_their_cards()
+        if not any(d.role == "boot" for d in self.drives):
+            raise ValueError("the catalogue needs a boot drive")
+        self._stock_on_build_parts(ids)
+        return self
+
+    def _kinds_by_id(self) -> dict[str, str]:
+        """Each id's kind: ids are unique across kinds, since prices and plans name items by id only."""
         ids: dict[str, str] = {}
         for kind in (*PRICED, "feeds", "models"):
             for item in getattr(self, kind):
                 if item.id in ids:
                     raise ValueError(f"id {item.id!r} is used by both {ids[item.id]} and {kind}")
                 ids[item.id] = kind
+        return ids
+
+    def _cards_exist(self) -> None:
+        """Bridges and chassis name cards of this catalogue (a chassis's card list and inlet limits)."""
         gpu_ids = {g.id for g in self.gpus}
         for bridge in self.bridges:
             if bridge.gpu not in gpu_ids:
@@ -494,6 +512,10 @@ class Catalogue(BaseModel):
             for gpu_id in (*(chassis.gpus or ()), *chassis.inlet_limits):
                 if gpu_id not in gpu_ids:
                     raise ValueError(f"chassis {chassis.id!r}: card {gpu_id!r} is not in the catalogue")
+
+    def _prices_match_items(self, ids: dict[str, str]) -> None:
+        """Each price names a priced item, each priced item has a price, all in one currency: the
+        bill of materials sums them."""
         priced = {p.item for p in self.prices}
         for price in self.prices:
             if ids.get(price.item) not in PRICED:
@@ -505,19 +527,21 @@ class Catalogue(BaseModel):
         currencies = {p.currency for p in self.prices}
         if len(currencies) > 1:
             raise ValueError(f"prices mix currencies {sorted(currencies)}; use one price list currency")
+
+    def _stacks_unique(self) -> None:
+        """A workload names its stack by id, so one id means one stack."""
         stack_ids = [s.id for s in self.stacks]
         if len(stack_ids) != len(set(stack_ids)):
             raise ValueError("stacks: each stack id may appear once")
-        self._stacks_cover_their_cards()
-        if not any(d.role == "boot" for d in self.drives):
-            raise ValueError("the catalogue needs a boot drive")
+
+    def _stock_on_build_parts(self, ids: dict[str, str]) -> None:
+        """Stock limits only the parts fixed by a server's build; memory and drives are bought freely."""
         for price in self.prices:
             if price.stock is not None and ids.get(price.item) not in STOCKED:
                 raise ValueError(
                     f"price for {price.item!r}: stock applies to chassis, cards, CPUs, bridges and NICs "
                     "(the parts fixed by a server's build), not to memory or drives"
                 )
-        return self
 
     def _stacks_cover_their_cards(self) -> None:
         """A stack that targets a card's platform knows its speed there (an MFU for its class)."""
