@@ -162,6 +162,70 @@ def _capacity(plan: Plan, server: Server) -> float | None:
     return None
 
 
+def _gpu_tip(server: Server, index: int, holder: Assignment | None) -> str:
+    """The GPU's tooltip: the copy it holds, its parallelism and link, and its memory by part."""
+    if holder is None:
+        return f"{server.id} GPU {index} ({server.gpu}): idle"
+    m = holder.memory_per_gpu_gb
+    where = f"{len(holder.gpus)} GPU" + ("s" if len(holder.gpus) != 1 else "")
+    link = f" over {LINKS.get(holder.link, holder.link)}" if holder.link else ""
+    tip = (
+        f"{server.id} GPU {index} ({server.gpu}): {holder.run} copy {holder.copy_}, "
+        f"{holder.strategy.value} on {where}{link}; {m.total:.1f} GB used "
+        f"(states {m.states:.1f}, activations {m.activations:.1f}, overhead {m.overhead:.1f}), "
+        f"{holder.free_gb:.1f} GB free"
+    )
+    roles = gpu_roles(holder, index)
+    return tip + (f"; roles: {', '.join(roles)}" if roles else "")
+
+
+def _gpu_data(index: int, holder: Assignment | None, jobs: str) -> str:
+    """The GPU rect's data attributes past its run: the copy, a queue GPU's jobs, the RL roles
+    (tests and scripts read the diagram through them)."""
+    attrs = f' data-copy="{holder.copy_}"' if holder else ""
+    if jobs:
+        attrs += f' data-jobs="{escape(jobs)}"'
+    if holder is not None and holder.roles:
+        attrs += f' data-roles="{escape(" ".join(gpu_roles(holder, index)))}"'
+    return attrs
+
+
+def _gpu_mark(
+    x: float, y: float, holder: Assignment | None, style: RunStyle | None, multi: bool, jobs: str
+) -> str:
+    """The GPU's face: a queue GPU's jobs, else the run letter (and copy when the run has several),
+    else `idle`; the letter keeps the diagram readable in greyscale."""
+    ink = text_colour(style.colour if style else IDLE_FILL)
+    if jobs:
+        return (
+            f'<text x="{x + GPU_W / 2:g}" y="{y + 31:g}" font-size="8" font-weight="bold" '
+            f'text-anchor="middle" fill="{ink}">{escape(short_jobs(jobs))}</text>'
+        )
+    if style and holder is not None:
+        copy = f'<tspan font-size="9" font-weight="normal">{holder.copy_}</tspan>' if multi else ""
+        return (
+            f'<text x="{x + GPU_W / 2:g}" y="{y + 32:g}" font-size="13" font-weight="bold" '
+            f'text-anchor="middle" fill="{ink}">{escape(style.key)}{copy}</text>'
+        )
+    return (
+        f'<text x="{x + GPU_W / 2:g}" y="{y + 30:g}" font-size="9" text-anchor="middle" '
+        'fill="#777777">idle</text>'
+    )
+
+
+def _memory_bar(x: float, y: float, used: float, free: float) -> list[str]:
+    """The bar under a GPU: used GB in dark against free GB in light, to the card's capacity."""
+    bar_y = y + GPU_H + BAR_GAP
+    total = used + free
+    used_w = GPU_W * used / total if total > 0 else 0.0
+    return [
+        f'<rect class="mem-free" data-gb="{free:.1f}" x="{x:g}" y="{bar_y:g}" width="{GPU_W}" '
+        f'height="{BAR_H}" fill="{FREE_FILL}" stroke="#555555" stroke-width="0.5"/>',
+        f'<rect class="mem-used" data-gb="{used:.1f}" x="{x:g}" y="{bar_y:g}" width="{used_w:.1f}" '
+        f'height="{BAR_H}" fill="{USED_FILL}"/>',
+    ]
+
+
 def _gpu(
     server: Server, index: int, x: float, y: float, holder: Assignment | None,
     style: RunStyle | None, capacity: float | None, multi: bool, jobs: str = "",
@@ -171,35 +235,16 @@ def _gpu(
     `multi`: the run has more than one copy, so the GPU shows which copy it holds (A1, A2, …).
     `jobs`: a queue plan's GPU that runs several jobs over time names them all (`A1 A2 B1`).
     """
-    sid = escape(server.id)
     run = escape(holder.run) if holder else ""
     fill = style.colour if style else IDLE_FILL
-    ink = text_colour(fill)
-    if holder is not None:
-        m = holder.memory_per_gpu_gb
-        where = f"{len(holder.gpus)} GPU" + ("s" if len(holder.gpus) != 1 else "")
-        link = f" over {LINKS.get(holder.link, holder.link)}" if holder.link else ""
-        tip = (
-            f"{server.id} GPU {index} ({server.gpu}): {holder.run} copy {holder.copy_}, "
-            f"{holder.strategy.value} on {where}{link}; {m.total:.1f} GB used "
-            f"(states {m.states:.1f}, activations {m.activations:.1f}, overhead {m.overhead:.1f}), "
-            f"{holder.free_gb:.1f} GB free"
-        )
-        roles = gpu_roles(holder, index)
-        tip += f"; roles: {', '.join(roles)}" if roles else ""
-        used, free = m.total, holder.free_gb
-    else:
-        tip = f"{server.id} GPU {index} ({server.gpu}): idle"
-        used, free = 0.0, capacity or 0.0
-    copy_attr = f' data-copy="{holder.copy_}"' if holder else ""
+    tip = _gpu_tip(server, index, holder)
     if jobs:
-        copy_attr += f' data-jobs="{escape(jobs)}"'
         tip += f"; jobs over the horizon: {jobs}"
-    if holder is not None and holder.roles:
-        copy_attr += f' data-roles="{escape(" ".join(gpu_roles(holder, index)))}"'
+    used, free = (holder.memory_per_gpu_gb.total, holder.free_gb) if holder else (0.0, capacity or 0.0)
     out = [
         f'<g class="gpu-slot"><title>{escape(tip)}</title>',
-        f'<rect class="gpu" data-server="{sid}" data-gpu="{index}" data-run="{run}"{copy_attr} '
+        f'<rect class="gpu" data-server="{escape(server.id)}" data-gpu="{index}" data-run="{run}"'
+        f"{_gpu_data(index, holder, jobs)} "
         f'x="{x:g}" y="{y:g}" width="{GPU_W}" height="{GPU_H}" rx="3" fill="{fill}" '
         f'stroke="#333333" stroke-width="1"/>',
     ]
@@ -210,35 +255,10 @@ def _gpu(
         )
     out.append(
         f'<text x="{x + GPU_W / 2:g}" y="{y + 12:g}" font-size="10" text-anchor="middle" '
-        f'fill="{ink}">{index}</text>'
+        f'fill="{text_colour(fill)}">{index}</text>'
     )
-    if jobs:
-        out.append(
-            f'<text x="{x + GPU_W / 2:g}" y="{y + 31:g}" font-size="8" font-weight="bold" '
-            f'text-anchor="middle" fill="{ink}">{escape(short_jobs(jobs))}</text>'
-        )
-    elif style and holder is not None:
-        copy = f'<tspan font-size="9" font-weight="normal">{holder.copy_}</tspan>' if multi else ""
-        out.append(
-            f'<text x="{x + GPU_W / 2:g}" y="{y + 32:g}" font-size="13" font-weight="bold" '
-            f'text-anchor="middle" fill="{ink}">{escape(style.key)}{copy}</text>'
-        )
-    else:
-        out.append(
-            f'<text x="{x + GPU_W / 2:g}" y="{y + 30:g}" font-size="9" text-anchor="middle" '
-            'fill="#777777">idle</text>'
-        )
-    bar_y = y + GPU_H + BAR_GAP
-    total = used + free
-    used_w = GPU_W * used / total if total > 0 else 0.0
-    out += [
-        f'<rect class="mem-free" data-gb="{free:.1f}" x="{x:g}" y="{bar_y:g}" width="{GPU_W}" '
-        f'height="{BAR_H}" fill="{FREE_FILL}" stroke="#555555" stroke-width="0.5"/>',
-        f'<rect class="mem-used" data-gb="{used:.1f}" x="{x:g}" y="{bar_y:g}" width="{used_w:.1f}" '
-        f'height="{BAR_H}" fill="{USED_FILL}"/>',
-        "</g>",
-    ]
-    return out
+    out.append(_gpu_mark(x, y, holder, style, multi, jobs))
+    return [*out, *_memory_bar(x, y, used, free), "</g>"]
 
 
 def slice_weights(profiles: list[str]) -> list[int]:
@@ -300,20 +320,15 @@ def _slice_band(
     ]
 
 
-def _server(
-    plan: Plan, server: Server, x: float, y: float, height: int, styles: dict[str, RunStyle]
-) -> list[str]:
-    """One server card: header, two sockets, GPUs and NVLink outlines."""
+def _server_header(plan: Plan, server: Server, x: float, y: float, height: int) -> list[str]:
+    """The card's opening: its group, tooltip, box, and its id, cards, price, power and RAM."""
     sid = escape(server.id)
-    holders = _holders(plan, server)
-    copies = Counter(a.run for a in plan.assignments)
-    capacity = _capacity(plan, server)
     bridges = f", {server.bridge_count} × {server.bridge}" if server.bridge else ""
     tip = (
         f"{server.id}: {server.gpu_count} × {server.gpu}{bridges}; {server.cpu_count} × {server.cpu}; "
         f"{server.ram_gb:,} GB RAM; {server.power_w:,} W of {server.feed_usable_w:,} W ({server.feed})"
     )
-    out = [
+    return [
         f'<g class="server" data-server="{sid}" data-gpus="{server.gpu_count}">',
         f"<title>{escape(tip)}</title>",
         f'<rect class="server-box" x="{x:g}" y="{y:g}" width="{CARD_W}" height="{height}" rx="6" '
@@ -325,6 +340,15 @@ def _server(
         f"{server.power_w:,} W of {server.feed_usable_w:,} W · {server.ram_gb:,} GB RAM"
         f"{' · ' + escape(server.bridge) if server.bridge else ''}</text>",
     ]
+
+
+def _sockets(
+    server: Server, x: float, y: float, height: int
+) -> tuple[list[str], dict[int, tuple[float, float]]]:
+    """The two socket boxes and where each GPU sits in them: the GPUs hang under the socket they
+    attach to, so the diagram shows which CPU feeds which card."""
+    sid = escape(server.id)
+    out: list[str] = []
     positions: dict[int, tuple[float, float]] = {}
     socket_top = y + CARD_HEADER_H
     socket_h = height - CARD_HEADER_H - CARD_PAD
@@ -346,6 +370,13 @@ def _server(
                 sx + SOCKET_PAD + column * (GPU_W + GPU_GAP_X),
                 socket_top + SOCKET_LABEL_H + row * ROW_PITCH,
             )
+    return out, positions
+
+
+def _nvlink_outlines(server: Server, positions: dict[int, tuple[float, float]]) -> list[str]:
+    """A dashed outline around each NVLink domain's GPUs (a baseboard's one domain says NVSwitch)."""
+    sid = escape(server.id)
+    out: list[str] = []
     for domain in server.nvlink_domains:
         points = [positions[i] for i in domain if i in positions]
         if not points:
@@ -364,7 +395,18 @@ def _server(
             f"{'NVLink' if server.bridge else 'NVLink · NVSwitch'}</text>",
             "</g>",
         ]
+    return out
+
+
+def _server_gpus(
+    plan: Plan, server: Server, positions: dict[int, tuple[float, float]], styles: dict[str, RunStyle]
+) -> list[str]:
+    """Every GPU of the server at its position: a sliced (MIG) card as bands, any other whole."""
+    holders = _holders(plan, server)
+    copies = Counter(a.run for a in plan.assignments)
+    capacity = _capacity(plan, server)
     sliced = {c.card: c.profiles for c in server.mig}
+    out: list[str] = []
     for index in range(server.gpu_count):
         held = holders.get(index, [])
         if index in sliced:
@@ -376,8 +418,21 @@ def _server(
         multi = holder is not None and copies.get(holder.run, 1) > 1
         jobs = jobs_label(held, styles) if plan.schedule else ""
         out += _gpu(server, index, gx, gy, holder, style, capacity, multi, jobs)
-    out.append("</g>")
     return out
+
+
+def _server(
+    plan: Plan, server: Server, x: float, y: float, height: int, styles: dict[str, RunStyle]
+) -> list[str]:
+    """One server card: header, two sockets, GPUs and NVLink outlines."""
+    socket_boxes, positions = _sockets(server, x, y, height)
+    return [
+        *_server_header(plan, server, x, y, height),
+        *socket_boxes,
+        *_nvlink_outlines(server, positions),
+        *_server_gpus(plan, server, positions, styles),
+        "</g>",
+    ]
 
 
 def legend_label(plan: Plan, run: str) -> str:
