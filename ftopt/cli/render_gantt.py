@@ -42,32 +42,42 @@ def _lanes(plan: Plan) -> list[tuple[str, int, float]]:
     return lanes
 
 
-def schedule_svg(plan: Plan) -> str:
-    """GPUs over the horizon with every job of the plan's schedule; empty when it has none."""
-    if not plan.schedule:
-        return ""
-    horizon = float(plan.horizon_hours or max(job.end_hours for job in plan.schedule))
-    scale = CHART_W / horizon if horizon > 0 else 0.0
-    styles = run_styles(plan)
-    lanes = _lanes(plan)
-    where = {(server, gpu): y for server, gpu, y in lanes}
-    body: list[str] = []
-    bottom = max((y for _, _, y in lanes), default=MARGIN + AXIS_H) + LANE_H + SERVER_GAP
+def _axis(horizon: float, scale: float, bottom: float) -> list[str]:
+    """The hour ticks across the top, each with a light line down through every lane."""
+    out: list[str] = []
     tick = _tick(horizon)
     hour = 0
     while hour <= horizon + 1e-9:
         x = MARGIN + LABEL_W + hour * scale
-        body.append(
+        out.append(
             f'<line x1="{x:.1f}" y1="{MARGIN + AXIS_H - 4}" x2="{x:.1f}" y2="{bottom:.1f}" stroke="#DDDDDD"/>'
         )
-        body.append(
+        out.append(
             f'<text x="{x:.1f}" y="{MARGIN + 12}" font-size="10" text-anchor="middle">{hour:g} h</text>'
         )
         hour += tick
-    for server, gpu, y in lanes:
-        body.append(
-            f'<text x="{MARGIN}" y="{y + LANE_H - 3:.1f}" font-size="10">{escape(server)} GPU {gpu}</text>'
-        )
+    return out
+
+
+def _bar(tip: str, x: float, y: float, w: float, fill: str, key: str) -> str:
+    """One job on one GPU lane; its letter only where the bar is wide enough to hold it."""
+    letter = (
+        f'<text x="{x + w / 2:.1f}" y="{y + LANE_H - 3:.1f}" font-size="9" '
+        f'text-anchor="middle" fill="{text_colour(fill)}">{escape(key)}</text>'
+        if w >= 12
+        else ""
+    )
+    return (
+        f'<g><title>{tip}</title><rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{LANE_H}" '
+        f'fill="{fill}" stroke="#FFFFFF" stroke-width="0.5"/>' + letter + "</g>"
+    )
+
+
+def _job_bars(plan: Plan, where: dict[tuple[str, int], float], scale: float) -> list[str]:
+    """Every job as a bar on each GPU it holds (a multi-node job on each of its servers' GPUs), so
+    that overlapping bars on one lane would show at a glance."""
+    styles = run_styles(plan)
+    out: list[str] = []
     for job in plan.schedule:
         style = styles.get(job.run)
         fill = style.colour if style else "#999999"
@@ -78,30 +88,39 @@ def schedule_svg(plan: Plan) -> str:
         tip = escape(
             f"{job.run} job {job.job}: {job.start_hours:,.1f}–{job.end_hours:,.1f} h on {job.server}"
         )
-        for server, gpus in nodes:
-            for gpu in gpus:
-                lane = where.get((server, gpu))
-                if lane is None:
-                    continue
-                y = lane
-                body.append(
-                    f'<g><title>{tip}</title><rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{LANE_H}" '
-                    f'fill="{fill}" stroke="#FFFFFF" stroke-width="0.5"/>'
-                    + (
-                        f'<text x="{x + w / 2:.1f}" y="{y + LANE_H - 3:.1f}" font-size="9" '
-                        f'text-anchor="middle" fill="{text_colour(fill)}">{escape(key)}</text>'
-                        if w >= 12
-                        else ""
-                    )
-                    + "</g>"
-                )
-    legend_y = bottom + 6
+        lanes = [where.get((server, gpu)) for server, gpus in nodes for gpu in gpus]
+        out += [_bar(tip, x, y, w, fill, key) for y in lanes if y is not None]
+    return out
+
+
+def _legend(plan: Plan, legend_y: float) -> list[str]:
+    """Each run's colour and letter with its name, in one row under the lanes."""
+    out: list[str] = []
     x = float(MARGIN)
-    for style in styles.values():
-        body.append(f'<rect x="{x:.1f}" y="{legend_y:.1f}" width="12" height="12" fill="{style.colour}"/>')
+    for style in run_styles(plan).values():
+        out.append(f'<rect x="{x:.1f}" y="{legend_y:.1f}" width="12" height="12" fill="{style.colour}"/>')
         label = f"{style.key} {style.run}"
-        body.append(f'<text x="{x + 16:.1f}" y="{legend_y + 10:.1f}" font-size="11">{escape(label)}</text>')
+        out.append(f'<text x="{x + 16:.1f}" y="{legend_y + 10:.1f}" font-size="11">{escape(label)}</text>')
         x += 24 + 7 * len(label)
+    return out
+
+
+def schedule_svg(plan: Plan) -> str:
+    """GPUs over the horizon with every job of the plan's schedule; empty when it has none."""
+    if not plan.schedule:
+        return ""
+    horizon = float(plan.horizon_hours or max(job.end_hours for job in plan.schedule))
+    scale = CHART_W / horizon if horizon > 0 else 0.0
+    lanes = _lanes(plan)
+    bottom = max((y for _, _, y in lanes), default=MARGIN + AXIS_H) + LANE_H + SERVER_GAP
+    body = _axis(horizon, scale, bottom)
+    body += [
+        f'<text x="{MARGIN}" y="{y + LANE_H - 3:.1f}" font-size="10">{escape(server)} GPU {gpu}</text>'
+        for server, gpu, y in lanes
+    ]
+    body += _job_bars(plan, {(server, gpu): y for server, gpu, y in lanes}, scale)
+    legend_y = bottom + 6
+    body += _legend(plan, legend_y)
     width = 2 * MARGIN + LABEL_W + CHART_W
     height = legend_y + LEGEND_H + MARGIN
     cards = sum(s.gpu_count for s in plan.servers)
