@@ -107,20 +107,25 @@ def catalogue_files(directory: Path) -> dict[str, Path]:
             str(directory), "", f"{len(paths)} YAML files; a catalogue has at most {len(FILE_NAMES)}"
         )
     for path in paths:
-        kind = path.stem
-        if kind not in FILE_NAMES:
-            names = [f"{name}.yaml" for name in FILE_NAMES]
-            hint = did_you_mean(f"{kind}.yaml", names)
-            hint = f" ({hint})" if hint else ""
-            raise InputError(
-                str(path), "", f"not a catalogue file{hint}; expected one of: {', '.join(names)}"
-            )
+        kind = _file_kind(path)
         if kind in found:
             raise InputError(str(path), "", f"{kind} is given twice ({found[kind].name} and {path.name})")
         found[kind] = path
     if not found:
         raise InputError(str(directory), "", f"no catalogue files; expected some of: {', '.join(FILE_NAMES)}")
     return found
+
+
+def _file_kind(path: Path) -> str:
+    """The kind a catalogue file holds, by its name; another name is a typo to point out, since a
+    file that is silently ignored would leave the packaged items in place unnoticed."""
+    kind = path.stem
+    if kind not in FILE_NAMES:
+        names = [f"{name}.yaml" for name in FILE_NAMES]
+        hint = did_you_mean(f"{kind}.yaml", names)
+        hint = f" ({hint})" if hint else ""
+        raise InputError(str(path), "", f"not a catalogue file{hint}; expected one of: {', '.join(names)}")
+    return kind
 
 
 def _entries(kind: str, path: Path) -> list[_Entry]:
@@ -186,24 +191,44 @@ def _singular(kind: str) -> str:
 
 
 def _check_references(parts: dict[str, Any], where: _Where) -> None:
-    """Each overlay entry's references resolve in the merged catalogue (file, line and id named)."""
+    """Each overlay entry's references resolve in the merged catalogue (file, line and id named);
+    the checks run in a fixed order, so the first broken reference is the one reported."""
     gpus = [g.id for g in parts["gpus"]]
+    _check_bridge_cards(where, gpus)
+    _check_chassis_cards(where, gpus)
+    _check_priced_items(where, [item.id for kind in PRICED for item in parts[kind]])
+    _check_items_priced(where, {p.item for p in parts["prices"]})
+
+
+def _check_bridge_cards(where: _Where, gpus: list[str]) -> None:
+    """An overlay bridge joins a card of the merged catalogue."""
     for entry in where.entries.get("bridges", ()):
         bridge = entry.item
         if isinstance(bridge, Bridge) and bridge.gpu not in gpus:
             raise _unknown(entry, "bridges", "gpu", "card", bridge.gpu, gpus)
+
+
+def _check_chassis_cards(where: _Where, gpus: list[str]) -> None:
+    """An overlay chassis lists (and limits the inlet of) cards of the merged catalogue."""
     for entry in where.entries.get("chassis", ()):
         chassis = entry.item
-        if isinstance(chassis, Chassis):
-            for gpu_id in (*(chassis.gpus or ()), *chassis.inlet_limits):
-                if gpu_id not in gpus:
-                    raise _unknown(entry, "chassis", "gpus", "card", gpu_id, gpus)
-    priced = [item.id for kind in PRICED for item in parts[kind]]
+        if not isinstance(chassis, Chassis):
+            continue
+        unknown = [g for g in (*(chassis.gpus or ()), *chassis.inlet_limits) if g not in gpus]
+        if unknown:
+            raise _unknown(entry, "chassis", "gpus", "card", unknown[0], gpus)
+
+
+def _check_priced_items(where: _Where, priced: list[str]) -> None:
+    """An overlay price names an item that is priced (a server part, not a feed or a model)."""
     for entry in where.entries.get("prices", ()):
         price = entry.item
         if isinstance(price, Price) and price.item not in priced:
             raise _unknown(entry, "prices", "item", "item", price.item, priced)
-    has_price = {p.item for p in parts["prices"]}
+
+
+def _check_items_priced(where: _Where, has_price: set[str]) -> None:
+    """A new overlay part has a price, in the overlay or the packaged list: a bill needs one."""
     for kind in PRICED:
         for entry in where.entries.get(kind, ()):
             if _key(kind, entry.item) not in has_price:
