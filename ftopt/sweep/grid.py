@@ -155,36 +155,46 @@ def _unknown_path(path: str, workload: Workload) -> str:
 
 def _path_problem(path: str, workload: Workload) -> str | None:
     """Why `path` cannot be swept on this workload, or None when it can."""
-    parts = path.split(".")
     if path in (PRICES, SCALE, "name", *_FORWARD_TOP):
         return None
+    parts = path.split(".")
     head = parts[0]
     if rack_path(path) is not None:
         return _rack_problem(path, workload)
     if head == "queue":
-        if workload.queue is None:
-            return "applies in queue mode only; the workload has no queue: section"
-        return None if len(parts) == 2 and parts[1] in _QUEUE_FIELDS else _unknown_path(path, workload)
+        return _queue_problem(path, workload)
     if head in _SECTIONS:
         fields = _SECTIONS[head].model_fields
-        if len(parts) == 2 and parts[1] in fields:
-            return None
-        return _unknown_path(path, workload)
+        return None if len(parts) == 2 and parts[1] in fields else _unknown_path(path, workload)
     if head == "runs":
-        names = [run.name for run in workload.runs]
-        run_fields = [*Run.model_fields, *_FORWARD_RUN]
-        if len(parts) < 3:
-            return "expected runs.NAME.FIELD, e.g. runs.<run name>.concurrent"
-        name, rest = ".".join(parts[1:-1]), parts[-1]  # run names may contain dots
-        if name not in names:
-            hint = did_you_mean(name, names)
-            return f"unknown run {name!r}{f' ({hint})' if hint else ''}; expected one of: {', '.join(names)}"
-        if rest not in run_fields:
-            hint = did_you_mean(rest, run_fields)
-            listed = ", ".join(run_fields)
-            return f"unknown run field {rest!r}{f' ({hint})' if hint else ''}; expected one of: {listed}"
-        return None
+        return _run_problem(parts, workload)
     return _unknown_path(path, workload)
+
+
+def _queue_problem(path: str, workload: Workload) -> str | None:
+    """Why a `queue.FIELD` path cannot be swept: only a queue bid has the section to edit."""
+    if workload.queue is None:
+        return "applies in queue mode only; the workload has no queue: section"
+    parts = path.split(".")
+    return None if len(parts) == 2 and parts[1] in _QUEUE_FIELDS else _unknown_path(path, workload)
+
+
+def _run_problem(parts: list[str], workload: Workload) -> str | None:
+    """Why a `runs.NAME.FIELD` path cannot be swept: the run and the field must both exist (the run
+    name is everything between `runs.` and the last dot, since run names may contain dots)."""
+    names = [run.name for run in workload.runs]
+    run_fields = [*Run.model_fields, *_FORWARD_RUN]
+    if len(parts) < 3:
+        return "expected runs.NAME.FIELD, e.g. runs.<run name>.concurrent"
+    name, rest = ".".join(parts[1:-1]), parts[-1]
+    if name not in names:
+        hint = did_you_mean(name, names)
+        return f"unknown run {name!r}{f' ({hint})' if hint else ''}; expected one of: {', '.join(names)}"
+    if rest not in run_fields:
+        hint = did_you_mean(rest, run_fields)
+        listed = ", ".join(run_fields)
+        return f"unknown run field {rest!r}{f' ({hint})' if hint else ''}; expected one of: {listed}"
+    return None
 
 
 def _rack_problem(path: str, workload: Workload) -> str | None:
@@ -272,12 +282,26 @@ def load_grid(path: str | Path, workload: Workload) -> Grid:
     grid_file = validate(GridFile, data, node, name)
     if not grid_file.cross and not grid_file.zip:
         raise InputError(name, "", "expected cross: and/or zip: with at least one field to sweep")
+    _check_paths(name, grid_file, node, workload)
+    _check_zip(name, grid_file, node)
+    grid = Grid(path, dict(grid_file.cross), dict(grid_file.zip), path.parent)
+    _check_price_files(name, grid, node)
+    return grid
+
+
+def _check_paths(name: str, grid_file: GridFile, node: yaml.Node | None, workload: Workload) -> None:
+    """Each swept path exists on the workload and its values suit it, cross: first, then zip:."""
     for section, lists in (("cross", grid_file.cross), ("zip", grid_file.zip)):
         for swept, values in lists.items():
             problem = _path_problem(swept, workload)
             if problem:
                 raise InputError(name, f"{section}.{swept}", problem, _line(node, section, swept))
             _check_values(name, swept, values, node, section)
+
+
+def _check_zip(name: str, grid_file: GridFile, node: yaml.Node | None) -> None:
+    """zip: lists are taken together row by row, so they have one length and no path is also under
+    cross: (which would sweep it twice)."""
     both = [swept for swept in grid_file.zip if swept in grid_file.cross]
     if both:
         raise InputError(name, f"zip.{both[0]}", "already swept under cross:", _line(node, "zip", both[0]))
@@ -292,7 +316,10 @@ def load_grid(path: str | Path, workload: Workload) -> Grid:
             f"got {lengths[odd]}",
             _line(node, "zip", odd),
         )
-    grid = Grid(path, dict(grid_file.cross), dict(grid_file.zip), path.parent)
+
+
+def _check_price_files(name: str, grid: Grid, node: yaml.Node | None) -> None:
+    """Each swept price list exists (relative to the grid file), so a sweep does not fail hours in."""
     for value in grid.price_values():
         if not grid.price_file(value).is_file():
             section = "cross" if value in grid.cross.get(PRICES, []) else "zip"
@@ -302,4 +329,3 @@ def load_grid(path: str | Path, workload: Workload) -> Grid:
                 f"price list {value!r} not found (looked for {grid.price_file(value)})",
                 _line(node, section, PRICES),
             )
-    return grid
