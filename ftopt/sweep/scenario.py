@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from ftopt.errors import FtoptError, InputError
 from ftopt.model.hardware import Catalogue
 from ftopt.model.references import unknown_references
+from ftopt.model.result import Result
 from ftopt.model.workload import Workload
 from ftopt.reading.safe_yaml import validate
 from ftopt.reading.workload_file import reference_message
@@ -228,23 +229,33 @@ def solve_scenario(context: SweepContext, scenario: Scenario) -> dict[str, Any]:
     except Exception as exc:  # a bug in ftopt must cost one scenario, not the sweep
         record.update(status=FAILED, error=f"{type(exc).__name__}: {exc}")
     else:
-        plan = result.plan
-        record.update(
-            status=str(result.status),
-            total_price=result.price,
-            currency=plan.currency if plan else catalogue.currency,
-            bound=result.bound,
-            gap=result.gap,
-            servers=len(plan.servers) if plan else None,
-            makespan_hours=plan.finish_hours if plan else None,  # a queue's: its last job's end
-            horizon_hours=plan.horizon_hours if plan else None,
-            reasons=[r.model_dump(mode="json") for r in result.reasons],
-            plan=plan.model_dump(mode="json", by_alias=True) if plan else None,
-        )
+        record.update(_solved_fields(result, catalogue))
     record["wall_seconds"] = round(time.perf_counter() - started, 4)
     # CPU time of the worker process: below the wall time when other processes share the cores.
     record["cpu_seconds"] = round(time.process_time() - cpu, 4)
     return record
+
+
+def _solved_fields(result: Result, catalogue: Catalogue) -> dict[str, Any]:
+    """A finished solve's record fields; those of the plan stay None when the solve found none."""
+    plan = result.plan
+    fields: dict[str, Any] = {
+        "status": str(result.status),
+        "total_price": result.price,
+        "currency": catalogue.currency,
+        "bound": result.bound,
+        "gap": result.gap,
+        "reasons": [r.model_dump(mode="json") for r in result.reasons],
+    }
+    if plan is not None:
+        fields.update(
+            currency=plan.currency,
+            servers=len(plan.servers),
+            makespan_hours=plan.finish_hours,  # a queue's: its last job's end
+            horizon_hours=plan.horizon_hours,
+            plan=plan.model_dump(mode="json", by_alias=True),
+        )
+    return fields
 
 
 def record_line(record: dict[str, Any]) -> str:
