@@ -120,35 +120,41 @@ def _price_text(price: Price) -> str:
     return text + ", assumption" if price.assumption else text
 
 
+#: Columns read left to right (text); the others are figures, right-aligned.
+_LEFT_COLUMNS = ("NVLink", "role", "card", "connector", "fabrics", "fabric", "kind")
+_PRICE_HEADERS = ("item", "amount", "currency", "date", "assumption", "source")
+
+
+def _price_table(catalogue: Catalogue) -> Table:
+    """The price list: item, amount, date and source, the source wrapped since it is a long URL."""
+    table = Table(title="prices", title_justify="left")
+    for header in _PRICE_HEADERS:
+        table.add_column(
+            header, justify="right" if header == "amount" else "left", no_wrap=header != "source"
+        )
+    for price in catalogue.prices:
+        table.add_row(
+            price.item,
+            money(price.amount),
+            price.currency,
+            price.date,
+            "yes" if price.assumption else "",
+            price.source,
+        )
+    return table
+
+
 def kind_table(catalogue: Catalogue, kind: str) -> Table:
     """One kind of item as a rich table; prices list item, amount, date and source."""
-    table = Table(title=kind, title_justify="left")
     if kind == "prices":
-        for header in ("item", "amount", "currency", "date", "assumption", "source"):
-            table.add_column(
-                header, justify="right" if header == "amount" else "left", no_wrap=header != "source"
-            )
-        for price in catalogue.prices:
-            table.add_row(
-                price.item,
-                money(price.amount),
-                price.currency,
-                price.date,
-                "yes" if price.assumption else "",
-                price.source,
-            )
-        return table
+        return _price_table(catalogue)
+    table = Table(title=kind, title_justify="left")
     columns = _COLUMNS[kind]
     priced = kind in PRICED
     table.add_column("id", no_wrap=True)
     table.add_column("name")
     for header, _ in columns:
-        table.add_column(
-            header,
-            justify="right"
-            if header not in ("NVLink", "role", "card", "connector", "fabrics", "fabric", "kind")
-            else "left",
-        )
+        table.add_column(header, justify="left" if header in _LEFT_COLUMNS else "right")
     if priced:
         table.add_column("price", justify="right", no_wrap=True)
     for item in getattr(catalogue, kind):
@@ -195,6 +201,8 @@ def item_record(catalogue: Catalogue, kind: Kind, item: BaseModel, item_id: str)
 
 
 def _flatten(prefix: str, value: Any, rows: list[tuple[str, str]]) -> None:
+    """A record's leaves as (dotted path, text) rows: nested mappings and lists of records by path,
+    a list of plain values on one row, ints with thousands separators, None left out."""
     if isinstance(value, dict):
         for key, inner in value.items():
             _flatten(f"{prefix}.{key}" if prefix else key, inner, rows)
@@ -204,9 +212,12 @@ def _flatten(prefix: str, value: Any, rows: list[tuple[str, str]]) -> None:
     elif isinstance(value, list):
         rows.append((prefix, ", ".join(map(str, value))))
     elif value is not None:
-        rows.append(
-            (prefix, f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value))
-        )
+        rows.append((prefix, _leaf_text(value)))
+
+
+def _leaf_text(value: Any) -> str:
+    """A scalar as the table shows it: 1,024 for an int (not a bool), str() for anything else."""
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
 def item_table(record: dict[str, Any]) -> Table:
@@ -326,16 +337,20 @@ def _added(base: Catalogue, merged: Catalogue) -> str:
     """`2 items added (gpus: acme-x), 1 replaced (prices: gpu-server-8)` for the validate summary."""
     added, replaced = [], []
     for kind in ITEM_KINDS:
-        before = {item.id: item for item in getattr(base, kind)}
-        for item in getattr(merged, kind):
-            if item.id not in before:
-                added.append(f"{kind}: {item.id}")
-            elif item != before[item.id]:
-                replaced.append(f"{kind}: {item.id}")
-    before_prices = {p.item: p for p in base.prices}
-    replaced += [
-        f"prices: {p.item}" for p in merged.prices if p.item in before_prices and p != before_prices[p.item]
-    ]
+        kind_added, kind_replaced = _changed(getattr(base, kind), getattr(merged, kind), "id")
+        added += [f"{kind}: {i}" for i in kind_added]
+        replaced += [f"{kind}: {i}" for i in kind_replaced]
+    replaced += [f"prices: {i}" for i in _changed(base.prices, merged.prices, "item")[1]]
     parts = [f"{len(added)} items added" + (f" ({', '.join(added)})" if added else "")]
     parts.append(f"{len(replaced)} replaced" + (f" ({', '.join(replaced)})" if replaced else ""))
     return ", ".join(parts)
+
+
+def _changed(before: tuple[Any, ...], after: tuple[Any, ...], key: str) -> tuple[list[str], list[str]]:
+    """The keys `after` adds to `before` and those it replaces with a different entry, in its order."""
+    old = {getattr(item, key): item for item in before}
+    added = [getattr(item, key) for item in after if getattr(item, key) not in old]
+    replaced = [
+        getattr(item, key) for item in after if getattr(item, key) in old and item != old[getattr(item, key)]
+    ]
+    return added, replaced
