@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ftopt.model.hardware import Catalogue, Gpu, Kind
+from ftopt.model.stack import Stack
 from ftopt.model.workload import Workload
 
 #: What an UnknownReference names when the stack exists but runs on none of the allowed cards.
@@ -36,38 +37,54 @@ class UnknownReference:
 
 def unknown_references(workload: Workload, catalogue: Catalogue) -> list[UnknownReference]:
     """Every model, feed, stack, card and chassis id of the workload that the catalogue does not hold."""
-    found = [
-        UnknownReference(("runs", i, "model"), "model", run.model, catalogue.ids("models"))
-        for i, run in enumerate(workload.runs)
-        if isinstance(run.model, str) and not catalogue.has("models", run.model)
-    ]
-    found += [
-        UnknownReference(("runs", i, "reward_model"), "model", run.reward_model, catalogue.ids("models"))
-        for i, run in enumerate(workload.runs)
-        if isinstance(run.reward_model, str) and not catalogue.has("models", run.reward_model)
-    ]
+    found = _unknown_models(workload, catalogue, "model")
+    found += _unknown_models(workload, catalogue, "reward_model")
     found += _unknown_feeds(workload, catalogue)
     found += _unknown_owned_parts(workload, catalogue)
-    if catalogue.stacks:  # the workload's stack first: a run without its own inherits it
-        if not catalogue.has("stacks", workload.stack):
-            found.append(UnknownReference(("stack",), "stack", workload.stack, catalogue.ids("stacks")))
-        found += [
-            UnknownReference(("runs", i, "stack"), "stack", run.stack, catalogue.ids("stacks"))
-            for i, run in enumerate(workload.runs)
-            if run.stack is not None and not catalogue.has("stacks", run.stack)
-        ]
+    if catalogue.stacks:  # without stack data in the catalogue, no stack id can be checked
+        found += _unknown_stacks(workload, catalogue)
         found += _stacks_off_platform(workload, catalogue)
+    found += _unknown_hardware(workload, catalogue)
+    return found
+
+
+def _unknown_models(workload: Workload, catalogue: Catalogue, field: str) -> list[UnknownReference]:
+    """Runs whose `field` (model or reward_model) names a catalogue model the catalogue lacks; a
+    model given inline (a mapping, not an id) needs no catalogue entry."""
+    return [
+        UnknownReference(("runs", i, field), "model", model, catalogue.ids("models"))
+        for i, run in enumerate(workload.runs)
+        if isinstance(model := getattr(run, field), str) and not catalogue.has("models", model)
+    ]
+
+
+def _unknown_stacks(workload: Workload, catalogue: Catalogue) -> list[UnknownReference]:
+    """The workload's stack first (a run without its own inherits it), then each run's own."""
+    known = catalogue.ids("stacks")
+    found = (
+        []
+        if catalogue.has("stacks", workload.stack)
+        else [UnknownReference(("stack",), "stack", workload.stack, known)]
+    )
+    return found + [
+        UnknownReference(("runs", i, "stack"), "stack", run.stack, known)
+        for i, run in enumerate(workload.runs)
+        if run.stack is not None and not catalogue.has("stacks", run.stack)
+    ]
+
+
+def _unknown_hardware(workload: Workload, catalogue: Catalogue) -> list[UnknownReference]:
+    """The cards, then the chassis, that `hardware:` limits the bid to and the catalogue lacks."""
     limits: tuple[tuple[Kind, str, tuple[str, ...] | None], ...] = (
         ("gpus", "card", workload.hardware.gpus),
         ("chassis", "chassis", workload.hardware.chassis),
     )
-    for kind, what, ids in limits:
-        found += [
-            UnknownReference(("hardware", kind, i), what, item, catalogue.ids(kind))
-            for i, item in enumerate(ids or ())
-            if not catalogue.has(kind, item)
-        ]
-    return found
+    return [
+        UnknownReference(("hardware", kind, i), what, item, catalogue.ids(kind))
+        for kind, what, ids in limits
+        for i, item in enumerate(ids or ())
+        if not catalogue.has(kind, item)
+    ]
 
 
 #: The parts of an owned server (inventory entry field → catalogue kind and what it is called).
@@ -111,19 +128,22 @@ def _stacks_off_platform(workload: Workload, catalogue: Catalogue) -> list[Unkno
     """Runs whose stack targets none of the allowed cards' platforms (a CUDA stack when only AMD
     Instinct cards are allowed): no plan could train them, which is the workload's mistake."""
     cards = allowed_gpus(catalogue, workload)
+    if not cards:
+        return []
+    fitting = tuple(s.id for s in catalogue.stacks if _runs_on_any(s, cards))
     found = []
     for i, run in enumerate(workload.runs):
         stack_id = run.stack or workload.stack
-        if not cards or not catalogue.has("stacks", stack_id):
+        if not catalogue.has("stacks", stack_id) or _runs_on_any(catalogue.stack(stack_id), cards):
             continue
-        if any(catalogue.stack(stack_id).runs_on(g.platform, g.card_class) for g in cards):
-            continue
-        fitting = tuple(
-            s.id for s in catalogue.stacks if any(s.runs_on(g.platform, g.card_class) for g in cards)
-        )
         loc: tuple[str | int, ...] = ("runs", i, "stack") if run.stack else ("stack",)
         found.append(UnknownReference(loc, OFF_PLATFORM, stack_id, fitting))
     return found
+
+
+def _runs_on_any(stack: Stack, cards: list[Gpu]) -> bool:
+    """Whether the stack trains on at least one of the cards (their platform and class)."""
+    return any(stack.runs_on(g.platform, g.card_class) for g in cards)
 
 
 def allowed_gpus(catalogue: Catalogue, workload: Workload) -> list[Gpu]:
