@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from ftopt.model.architecture import Architecture
 from ftopt.model.methods import TrainingMethod
-from ftopt.model.stack import Stack
+from ftopt.model.stack import Parallelism, Stack
 from ftopt.model.workload import Offload, Recompute, Run
 
 BF16 = 2
@@ -113,22 +113,42 @@ def degree_choices(
     plain = [Degrees(dp=gpus)]
     if offered is None or not method.offers.model_parallel or run.offload == Offload.CPU:
         return plain
+    return [
+        d
+        for d in _splits(gpus, *_offered_degrees(run, arch, offered, gpus, domain))
+        if arch.kv_heads % d.tp == 0 and _heads_split(offered, arch, d.tp * d.cp)
+    ]
+
+
+def _offered_degrees(
+    run: Run, arch: Architecture, offered: Parallelism, gpus: int, domain: int
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The tp, pp and cp degrees worth trying: tp within one NVLink domain, pp no deeper than the
+    layers, cp only for long sequences; (1,) for what the stack does not offer."""
     tps = _powers(min(gpus, domain)) if offered.tp else (1,)
     # Pipeline stages go where the links are slow: across NVLink domains, sockets or servers, so no
     # deeper than the copy's GPUs over one domain (any depth for cards without NVLink).
     pps = _powers(min(gpus // max(domain, 1), arch.layers)) if offered.pp else (1,)
     cps = _powers(gpus) if offered.cp != "none" and run.seq_len >= LONG_SEQUENCE else (1,)
-    found = []
-    for tp in tps:
-        if arch.kv_heads % tp:
-            continue
-        for pp in pps:
-            for cp in cps:
-                if offered.cp == "ulysses" and arch.heads % (tp * cp):
-                    continue
-                if gpus % (tp * pp * cp) == 0:
-                    found.append(Degrees(gpus // (tp * pp * cp), tp, pp, cp))
-    return found
+    return tps, pps, cps
+
+
+def _splits(gpus: int, tps: tuple[int, ...], pps: tuple[int, ...], cps: tuple[int, ...]) -> list[Degrees]:
+    """Every tp × pp × cp of the offered degrees that divides `gpus`, the rest data-parallel, in
+    tp, pp, cp order (the order the search meets them)."""
+    return [
+        Degrees(gpus // (tp * pp * cp), tp, pp, cp)
+        for tp in tps
+        for pp in pps
+        for cp in cps
+        if gpus % (tp * pp * cp) == 0
+    ]
+
+
+def _heads_split(offered: Parallelism, arch: Architecture, ways: int) -> bool:
+    """Ulysses context parallelism hands each rank whole attention heads, so the heads must divide
+    over tensor × context ranks; ring attention splits the sequence instead and needs no such thing."""
+    return offered.cp != "ulysses" or arch.heads % ways == 0
 
 
 def accumulation_for(run: Run, micro_batch: int, degrees: Degrees) -> int | None:
