@@ -31,6 +31,16 @@ class MigProfile(BaseModel):
     max_count: int = Field(ge=1, description="most instances of this profile on one card")
 
 
+def _over_count(layout: tuple[str, ...], names: dict[str, MigProfile]) -> bool:
+    """Whether a layout holds more instances of a profile than the card allows of it."""
+    return any(c > names[n].max_count for n, c in Counter(layout).items())
+
+
+def _slices(used: list[MigProfile]) -> tuple[int, int]:
+    """The compute and memory slices a layout's instances take together."""
+    return sum(p.compute_slices for p in used), sum(p.memory_slices for p in used)
+
+
 class Mig(BaseModel):
     """A card's MIG support: its slices, its profiles and the layouts the vendor lists as valid."""
 
@@ -44,18 +54,27 @@ class Mig(BaseModel):
 
     @model_validator(mode="after")
     def _layouts_fit(self) -> Mig:
-        names = {p.name: p for p in self.profiles}
+        """Each listed layout names known profiles and fits the card: a layout the card cannot hold
+        would let the solver build a server the driver refuses."""
         for layout in self.layouts:
-            unknown = [n for n in layout if n not in names]
-            if unknown or not layout:
-                raise ValueError(f"@layouts: {list(layout)} names no profile or unknown ones {unknown}")
-            used = [names[n] for n in layout]
-            too_many = [n for n, c in Counter(layout).items() if c > names[n].max_count]
-            if too_many or sum(p.compute_slices for p in used) > self.compute_slices:
-                raise ValueError(f"@layouts: {list(layout)} exceeds the card's slices or a profile's count")
-            if sum(p.memory_slices for p in used) > self.memory_slices:
-                raise ValueError(f"@layouts: {list(layout)} exceeds the card's memory slices")
+            problem = self._layout_problem(layout)
+            if problem:
+                raise ValueError(f"@layouts: {list(layout)} {problem}")
         return self
+
+    def _layout_problem(self, layout: tuple[str, ...]) -> str | None:
+        """What is wrong with one layout, or None: unknown profiles first, then counts and compute
+        slices, then memory slices."""
+        names = {p.name: p for p in self.profiles}
+        unknown = [n for n in layout if n not in names]
+        if unknown or not layout:
+            return f"names no profile or unknown ones {unknown}"
+        compute, memory = _slices([names[n] for n in layout])
+        if _over_count(layout, names) or compute > self.compute_slices:
+            return "exceeds the card's slices or a profile's count"
+        if memory > self.memory_slices:
+            return "exceeds the card's memory slices"
+        return None
 
     def profile(self, name: str) -> MigProfile | None:
         """The profile of this name, None when the card has none."""

@@ -45,6 +45,21 @@ def test_a_layout_beyond_the_cards_slices_is_refused() -> None:
         Mig(compute_slices=4, memory_slices=4, profiles=(ONE,), layouts=(("3g.72gb",),))
 
 
+@pytest.mark.parametrize(
+    ("memory_slices", "layout", "message"),
+    [
+        (4, ("1g.24gb",) * 5, "exceeds the card's slices or a profile's count"),  # five of at most four
+        (3, ("2g.48gb", "2g.48gb"), "exceeds the card's memory slices"),  # compute fits, memory not
+        (4, (), "names no profile"),
+    ],
+)
+def test_each_layout_fault_is_named(memory_slices: int, layout: tuple[str, ...], message: str) -> None:
+    # A vendor catalogue's bad layout is reported by what is wrong with it, the layout named.
+    with pytest.raises(ValueError, match="@layouts") as raised:
+        Mig(compute_slices=4, memory_slices=memory_slices, profiles=(ONE, TWO), layouts=(layout,))
+    assert f"@layouts: {list(layout)} {message}" in str(raised.value)
+
+
 def test_a_slice_has_its_share_of_memory_compute_and_bandwidth_and_no_nvlink() -> None:
     catalogue = load_catalogue()
     card = catalogue.gpu("rtx-pro-6000-se")
