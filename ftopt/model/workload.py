@@ -173,6 +173,28 @@ class InlineModel(BaseModel):
     architecture: Architecture = Field(description="layers, widths, heads and vocabulary")
 
 
+def _positive_count(value: Any) -> bool:
+    """A number of tokens or epochs: above zero, at most MAX_TOKENS, and no boolean (YAML's `true`)."""
+    return not isinstance(value, bool) and isinstance(value, int | float) and 0 < value <= MAX_TOKENS
+
+
+def _rollout_seq_len(method: str, data: dict[str, Any]) -> None:
+    """A generating run (GRPO, PPO) trains on prompt plus response, so its seq_len comes from its
+    rollout; giving seq_len as well is an error. A rollout the field's own validation will refuse
+    is left to it, which names the bad key."""
+    if "seq_len" in data:
+        raise ValueError(f"@seq_len: {method} trains on rollout.prompt_len + response_len; set those")
+    rollout = data.get("rollout") if data.get("rollout") is not None else {}
+    if not isinstance(rollout, dict):
+        return
+    data["rollout"] = rollout
+    try:
+        shape = Rollout.model_validate(rollout)
+    except ValueError:
+        return
+    data["seq_len"] = shape.prompt_len + shape.response_len
+
+
 class Run(BaseModel):
     """One fine-tuning run, of which `concurrent` copies train at the same time."""
 
@@ -264,7 +286,7 @@ class Run(BaseModel):
             given, missing = ("dataset_tokens", "epochs") if epochs is None else ("epochs", "dataset_tokens")
             raise ValueError(f"@{given}: dataset_tokens and epochs go together; {missing} is missing")
         for name, value in (("dataset_tokens", dataset), ("epochs", epochs)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_TOKENS:
+            if not _positive_count(value):
                 raise ValueError(f"@{name}: expected a positive number, got {value!r}")
         data["train_tokens"] = max(1, round(dataset * epochs))
         return data
@@ -289,16 +311,7 @@ class Run(BaseModel):
             raise ValueError("@algorithm: give the algorithm as method, not both")
         data["algorithm"], data["method"] = method, ADAPTERS[adapter].value
         if method in {a.value for a in GENERATING}:
-            if "seq_len" in data:
-                raise ValueError(f"@seq_len: {method} trains on rollout.prompt_len + response_len; set those")
-            rollout = data.get("rollout") if data.get("rollout") is not None else {}
-            if isinstance(rollout, dict):
-                data["rollout"] = rollout
-                try:
-                    shape = Rollout.model_validate(rollout)
-                except ValueError:
-                    return data  # the field's own validation names the bad key
-                data["seq_len"] = shape.prompt_len + shape.response_len
+            _rollout_seq_len(method, data)
         return data
 
     @field_validator("micro_batch", mode="before")
@@ -635,6 +648,30 @@ class SizingOptions(BaseModel):
     )
 
 
+def _no_queue_fields(at: str, run: Run) -> None:
+    """Outside queue mode a run has no jobs and no release time: nothing would schedule them."""
+    for name in ("jobs", "release_hours"):
+        if getattr(run, name) is not None:
+            raise ValueError(f"{at}.{name}: applies in queue mode only; add queue: {{horizon_hours: H}}")
+
+
+def _queue_job_fields(at: str, run: Run, horizon_hours: float) -> None:
+    """A queue run's jobs are trained one after another: jobs, not concurrent; train_tokens, which
+    gives a job its length; and a release time that leaves room before its deadline or the horizon."""
+    if "concurrent" in run.model_fields_set:
+        raise ValueError(
+            f"{at}.concurrent: in queue mode give jobs (trained one after another), not concurrent"
+        )
+    if run.train_tokens is None:
+        raise ValueError(f"{at}.train_tokens: queue mode needs each run's train_tokens (a job's length)")
+    end = min(run.deadline_hours or math.inf, horizon_hours)
+    if (run.release_hours or 0.0) >= end:
+        raise ValueError(
+            f"{at}.release_hours: {run.release_hours:g} h leaves no time before "
+            f"{'its deadline' if end == run.deadline_hours else 'the horizon'} ({end:g} h)"
+        )
+
+
 class Workload(BaseModel):
     """A whole bid: runs, site, optional hardware limits and sizing switches."""
 
@@ -702,26 +739,9 @@ class Workload(BaseModel):
         for index, run in enumerate(self.runs):
             at = f"@runs[{index}]"
             if self.queue is None:
-                for name in ("jobs", "release_hours"):
-                    if getattr(run, name) is not None:
-                        raise ValueError(
-                            f"{at}.{name}: applies in queue mode only; add queue: {{horizon_hours: H}}"
-                        )
-                continue
-            if "concurrent" in run.model_fields_set:
-                raise ValueError(
-                    f"{at}.concurrent: in queue mode give jobs (trained one after another), not concurrent"
-                )
-            if run.train_tokens is None:
-                raise ValueError(
-                    f"{at}.train_tokens: queue mode needs each run's train_tokens (a job's length)"
-                )
-            end = min(run.deadline_hours or math.inf, self.queue.horizon_hours)
-            if (run.release_hours or 0.0) >= end:
-                raise ValueError(
-                    f"{at}.release_hours: {run.release_hours:g} h leaves no time before "
-                    f"{'its deadline' if end == run.deadline_hours else 'the horizon'} ({end:g} h)"
-                )
+                _no_queue_fields(at, run)
+            else:
+                _queue_job_fields(at, run, self.queue.horizon_hours)
         return self
 
     @property
