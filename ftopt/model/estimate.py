@@ -39,7 +39,7 @@ from ftopt.model.sizing import (
     profile_run,
 )
 from ftopt.model.speed import Host, Speed, hours_to_train, planning_host, speed_ranker
-from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, SizingOptions, Workload
+from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, Run, SizingOptions, Workload
 
 
 @dataclass(frozen=True)
@@ -168,29 +168,45 @@ def multi_server_options(
 ) -> list[EstimateOption]:
     """Copies over several whole servers (16, 32 or 64 GPUs), as the solver sizes them: FSDP or HSDP,
     no CPU offload, the fabric NIC's measured bus bandwidth between servers."""
-    run = profile.run
-    if run.offload == Offload.CPU:
+    if profile.run.offload == Offload.CPU:
         return []
     result = []
-    rollout = catalogue.rollout
     for node_gpus, nics, nic in server_shapes(catalogue, gpu):
         net = node_network(gpu, node_gpus, nic, nics, catalogue.speed)
         host = planning_host(catalogue, node_gpus, catalogue.speed) if catalogue.speed else None
-        rank = _network_ranker(profile, gpu, host, net, catalogue)
-        for gpus in gpu_count_choices(run):
-            if gpus not in MULTI_NODE_COUNTS or gpus % node_gpus or gpus // node_gpus < 2:
-                continue
-            for strategy in MULTI_NODE_STRATEGIES:
-                for optimizer in optimizer_choices(run, profile.method, profile.stack):
-                    args = (profile, gpu, gpus, strategy, optimizer, options, net)
-                    for sizing in multinode_any_sizings(*args, rollout, rank):
-                        speed = None
-                        if host is not None and catalogue.speed is not None:
-                            speed = multinode_any_speed(
-                                profile, sizing, gpu, host, net, catalogue.speed, rollout
-                            )
-                        result.append(_option(profile, sizing, gpus // node_gpus, speed))
+        for gpus in _multi_node_counts(profile.run, node_gpus):
+            result += _spread_options(profile, gpu, catalogue, options, gpus, node_gpus, host, net)
     return result
+
+
+def _multi_node_counts(run: Run, node_gpus: int) -> list[int]:
+    """The run's GPU counts that fill two or more whole servers of `node_gpus` (the solver's sizes)."""
+    return [
+        gpus
+        for gpus in gpu_count_choices(run)
+        if gpus in MULTI_NODE_COUNTS and gpus % node_gpus == 0 and gpus // node_gpus >= 2
+    ]
+
+
+def _spread_options(
+    profile: RunProfile, gpu: Gpu, catalogue: Catalogue, options: SizingOptions, gpus: int,
+    node_gpus: int, host: Host | None, net: Network,
+) -> list[EstimateOption]:  # fmt: skip
+    """Every sizing of a copy on `gpus` GPUs over servers of `node_gpus`, by strategy and optimizer,
+    each with its speed where the catalogue has speed data."""
+    rank = _network_ranker(profile, gpu, host, net, catalogue)
+    found = []
+    for strategy in MULTI_NODE_STRATEGIES:
+        for optimizer in optimizer_choices(profile.run, profile.method, profile.stack):
+            args = (profile, gpu, gpus, strategy, optimizer, options, net)
+            for sizing in multinode_any_sizings(*args, catalogue.rollout, rank):
+                speed = None
+                if host is not None and catalogue.speed is not None:
+                    speed = multinode_any_speed(
+                        profile, sizing, gpu, host, net, catalogue.speed, catalogue.rollout
+                    )
+                found.append(_option(profile, sizing, gpus // node_gpus, speed))
+    return found
 
 
 def estimate(workload: Workload, catalogue: Catalogue, states_only: bool = False) -> list[RunEstimate]:
