@@ -222,47 +222,69 @@ def _conflict(subject: str, f: dict[str, Any]) -> str:
 
 
 def _rule(subject: str, f: dict[str, Any]) -> str:
+    """The sentence of a rule the plan was checked against, by its subject (the price assumptions
+    when none matches); a version 1 plan carries its sentence and gets it back as written."""
     if "statement" in f:  # a version 1 plan's sentence, read back
         return str(f["statement"])
-    if subject == "host":
-        return (
-            f"host RAM ≥ {f['ram_per_gpu_memory']:g} × GPU memory and ≥ offloaded states + "
-            f"{f['reserve_gb']:g} GB; ≥ {f['cores_per_gpu']} cores per GPU; two sockets; "
-            f"≥ {f['data_tb_per_socket']:g} TB data NVMe per socket plus a boot drive"
-        )
-    if subject == "power":
-        supplies = "; ".join(f.get("supplies") or [])
-        return (
-            "power at the wall = (cards at their setting + CPU TDP + DIMMs + drives + NICs + the "
-            "chassis' fans and baseboard) / the supplies' efficiency, at most the feed's usable watts; "
-            "the supplies left when the redundant ones fail carry the parts"
-            + (f" ({supplies})" if supplies else "")
-            + "; sharded runs stay inside one NVLink domain when one holds them"
-        )
-    if subject == "memory":
-        if f["states_only"]:
-            return "memory per GPU: model states only (as published sizing tables count)"
-        given = f.get("memory_margin")
-        margin = (
-            f"the workload's {given:.0%} margin"
-            if given is not None
-            else "each stack and method's margin (margins.yaml)"
-        )
-        return (
-            f"memory per GPU: states + activations (Korthikanti et al., FlashAttention "
-            f"{'on' if f['flash_attention'] else 'off'}) + FP32 logits + {f['cuda_context_gb']:g} GB "
-            f"CUDA context + {f['allocator_reserve']:.0%} allocator reserve; a copy fits with that total "
-            f"raised by {margin}"
-        )
-    if subject == "skipped":
-        on = f.get("on", "on the plan itself")
-        return f"{f['what']} skipped: the time limit of {f['seconds']:g} s was spent {on}"
-    if subject == "step-time":
-        return f"step time: lower bound at {f['mfu']:.0%} MFU, transfers overlapped"
+    return _RULE_WORDING.get(subject, _assumed_prices)(f)
+
+
+def _host_rule(f: dict[str, Any]) -> str:
+    return (
+        f"host RAM ≥ {f['ram_per_gpu_memory']:g} × GPU memory and ≥ offloaded states + "
+        f"{f['reserve_gb']:g} GB; ≥ {f['cores_per_gpu']} cores per GPU; two sockets; "
+        f"≥ {f['data_tb_per_socket']:g} TB data NVMe per socket plus a boot drive"
+    )
+
+
+def _power_rule(f: dict[str, Any]) -> str:
+    supplies = "; ".join(f.get("supplies") or [])
+    return (
+        "power at the wall = (cards at their setting + CPU TDP + DIMMs + drives + NICs + the "
+        "chassis' fans and baseboard) / the supplies' efficiency, at most the feed's usable watts; "
+        "the supplies left when the redundant ones fail carry the parts"
+        + (f" ({supplies})" if supplies else "")
+        + "; sharded runs stay inside one NVLink domain when one holds them"
+    )
+
+
+def _memory_rule(f: dict[str, Any]) -> str:
+    if f["states_only"]:
+        return "memory per GPU: model states only (as published sizing tables count)"
+    given = f.get("memory_margin")
+    margin = (
+        f"the workload's {given:.0%} margin"
+        if given is not None
+        else "each stack and method's margin (margins.yaml)"
+    )
+    return (
+        f"memory per GPU: states + activations (Korthikanti et al., FlashAttention "
+        f"{'on' if f['flash_attention'] else 'off'}) + FP32 logits + {f['cuda_context_gb']:g} GB "
+        f"CUDA context + {f['allocator_reserve']:.0%} allocator reserve; a copy fits with that total "
+        f"raised by {margin}"
+    )
+
+
+def _skipped_rule(f: dict[str, Any]) -> str:
+    on = f.get("on", "on the plan itself")
+    return f"{f['what']} skipped: the time limit of {f['seconds']:g} s was spent {on}"
+
+
+def _assumed_prices(f: dict[str, Any]) -> str:
     return (
         f"{len(f['items'])} catalogue prices are assumptions without a public source "
         f"({', '.join(f['items'])}); overlay your own with --prices"
     )
+
+
+#: A rule's sentence by its subject, from the figures the plan recorded for it.
+_RULE_WORDING: dict[str, Callable[[dict[str, Any]], str]] = {
+    "host": _host_rule,
+    "power": _power_rule,
+    "memory": _memory_rule,
+    "skipped": _skipped_rule,
+    "step-time": lambda f: f"step time: lower bound at {f['mfu']:.0%} MFU, transfers overlapped",
+}
 
 
 def _tight_margin(subject: str, f: dict[str, Any]) -> str:
