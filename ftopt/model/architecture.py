@@ -177,21 +177,25 @@ def _decoder_layer(arch: Architecture, full_attention: bool) -> _LayerCounts:
     other = 2 * arch.hidden  # input and post-attention RMSNorm
     if arch.experts > 1:
         other += arch.hidden * arch.experts  # router
-    if full_attention:
-        attention = _full_attention_linears(arch)
-        if arch.qk_norm:
-            other += 2 * arch.head_dim
-    else:
-        assert arch.linear_attention is not None
-        attention = _linear_attention_linears(arch, arch.linear_attention)
-        other += _linear_attention_small(arch, arch.linear_attention)
+    attention, attention_other = _attention_block(arch, full_attention)
     mlp = _expert_mlp(arch)
     return _LayerCounts(
         linear=sum(lin.params for lin in attention) + arch.experts * sum(lin.params for lin in mlp),
         lora_per_rank=sum(lin.lora_per_rank for lin in attention)
         + arch.experts * sum(lin.lora_per_rank for lin in mlp),
-        other=other,
+        other=other + attention_other,
         outputs=sum(lin.d_out for lin in attention) + arch.experts * sum(lin.d_out for lin in mlp),
+    )
+
+
+def _attention_block(arch: Architecture, full_attention: bool) -> tuple[list[_Linear], int]:
+    """A layer's attention: its linear layers and its small parameters (QK norms of full attention,
+    a linear-attention layer's convolutions and gates), for hybrids that mix the two kinds."""
+    if full_attention:
+        return _full_attention_linears(arch), 2 * arch.head_dim if arch.qk_norm else 0
+    assert arch.linear_attention is not None
+    return _linear_attention_linears(arch, arch.linear_attention), _linear_attention_small(
+        arch, arch.linear_attention
     )
 
 
