@@ -143,6 +143,13 @@ def build_graph(topology: Topology) -> nx.Graph:
         graph.add_edge(f"socket{a}", f"socket{b}", link="socket", gbps=SOCKET_LINK_GBPS)
     for s in range(topology.sockets):
         graph.add_node(f"socket{s}", kind="socket", index=s)
+    _add_pcie(graph, topology)
+    _add_nvlink(graph, topology)
+    return graph
+
+
+def _add_pcie(graph: nx.Graph, topology: Topology) -> None:
+    """PCIe switches under their sockets, then each GPU and NIC slot under its attachment point."""
     for j, (socket, uplink) in enumerate(topology.switches):
         graph.add_node(f"switch{j}", kind="pcie-switch", socket=int(socket.removeprefix("socket")))
         graph.add_edge(f"switch{j}", socket, link="pcie", gbps=uplink)
@@ -152,6 +159,11 @@ def build_graph(topology: Topology) -> nx.Graph:
     for index, point in enumerate(topology.nic_attach):
         graph.add_node(nic_node(index), kind="nic-slot", index=index, socket=_socket_index(graph, point))
         graph.add_edge(nic_node(index), point, link="pcie", gbps=topology.nic_gbps)
+
+
+def _add_nvlink(graph: nx.Graph, topology: Topology) -> None:
+    """NVLink: every GPU to the NVSwitch of a baseboard, else all-to-all within each bridge of
+    `bridge_size` consecutive cards; none without either."""
     if topology.nvswitch:
         graph.add_node(NVSWITCH, kind="nvswitch")
         for index in range(topology.gpu_count):
@@ -161,7 +173,6 @@ def build_graph(topology: Topology) -> nx.Graph:
         for start in range(0, topology.gpu_count - size + 1, size):
             for a, b in itertools.combinations(range(start, start + size), 2):
                 graph.add_edge(gpu_node(a), gpu_node(b), link="nvlink", gbps=topology.nvlink_gbps)
-    return graph
 
 
 def _socket_index(graph: nx.Graph, point: str) -> int:
