@@ -127,6 +127,13 @@ class TrainingAlgorithm(BaseModel):
         return Phase.GENERATION in self.phases
 
 
+def _listed_once(kind: str, ids: list[str], known: set[str]) -> None:
+    """Every known id of `kind` is listed, none twice."""
+    missing = sorted(known - set(ids))
+    if missing or len(ids) != len(set(ids)):
+        raise ValueError(f"every {kind} once: missing {missing}, listed {ids}")
+
+
 class MethodRegistry(BaseModel):
     """methods.yaml: every training method and algorithm, by id."""
 
@@ -136,13 +143,10 @@ class MethodRegistry(BaseModel):
 
     @model_validator(mode="after")
     def _every_id_once(self) -> MethodRegistry:
-        for kind, ids, known in (
-            ("method", [str(m.id) for m in self.methods], {str(m) for m in Method}),
-            ("algorithm", [str(a.id) for a in self.algorithms], {str(a) for a in Algorithm}),
-        ):
-            missing = sorted(known - set(ids))
-            if missing or len(ids) != len(set(ids)):
-                raise ValueError(f"every {kind} once: missing {missing}, listed {ids}")
+        """Each method and algorithm ftopt knows has exactly one entry (lookups assume it), and a
+        method calibrated as another names one with its own calibration, not a chain."""
+        _listed_once("method", [str(m.id) for m in self.methods], {str(m) for m in Method})
+        _listed_once("algorithm", [str(a.id) for a in self.algorithms], {str(a) for a in Algorithm})
         for m in self.methods:
             if m.calibrated_as is not None and self.method(m.calibrated_as).calibrated_as is not None:
                 raise ValueError(f"method {m.id}: calibrated_as must name a calibrated method")
