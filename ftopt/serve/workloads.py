@@ -167,20 +167,8 @@ def apply_form(base: dict[str, Any], form: Mapping[str, str], cards: Sequence[st
     data = dict(base)
     if form.get("name", "").strip():
         data["name"] = form["name"].strip()
-    old_runs = [r for r in data.get("runs") or [] if isinstance(r, dict)]
-    runs = []
-    for i in range(len(old_runs) + EMPTY_RUN_ROWS):
-        fields = {f: form.get(f"runs[{i}].{f}", "") for f in RUN_FIELDS}
-        run = _run_from_form(old_runs[i] if i < len(old_runs) else {}, fields)
-        if run is not None:
-            runs.append(run)
-    data["runs"] = runs
-    site = dict(data.get("site") or {})
-    if form.get("site.feed", "").strip():
-        site["feed"] = form["site.feed"].strip()
-    if form.get("site.inlet_c", "").strip():
-        site["inlet_c"] = _number(form["site.inlet_c"])
-    data["site"] = site
+    data["runs"] = _runs_from_form([r for r in data.get("runs") or [] if isinstance(r, dict)], form)
+    data["site"] = _site_from_form(dict(data.get("site") or {}), form)
     hardware = dict(data.get("hardware") or {})
     if cards:
         hardware["gpus"] = list(cards)
@@ -190,6 +178,27 @@ def apply_form(base: dict[str, Any], form: Mapping[str, str], cards: Sequence[st
     if not hardware:
         data.pop("hardware")
     return json_to_yaml(data)
+
+
+def _runs_from_form(old_runs: list[dict[str, Any]], form: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The runs after the form's rows: each old run edited (or dropped when blanked), then the
+    filled empty rows as new runs."""
+    runs = []
+    for i in range(len(old_runs) + EMPTY_RUN_ROWS):
+        fields = {f: form.get(f"runs[{i}].{f}", "") for f in RUN_FIELDS}
+        run = _run_from_form(old_runs[i] if i < len(old_runs) else {}, fields)
+        if run is not None:
+            runs.append(run)
+    return runs
+
+
+def _site_from_form(site: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
+    """The site with the form's feed and inlet temperature where given (a blank keeps the old)."""
+    if form.get("site.feed", "").strip():
+        site["feed"] = form["site.feed"].strip()
+    if form.get("site.inlet_c", "").strip():
+        site["inlet_c"] = _number(form["site.inlet_c"])
+    return site
 
 
 def from_json_body(raw: bytes) -> str:
