@@ -79,18 +79,36 @@ def csrf_ok(request: Request, submitted: str) -> bool:
 
 
 def _refusal(request: Request, token: str | None) -> Response | None:
-    """The answer to a request that must not reach a route, or None."""
-    if request.method in ("POST", "PUT", "PATCH"):
-        length = request.headers.get("content-length")
-        if length is None or not length.isdigit():
-            return PlainTextResponse("ftopt: a request body needs a Content-Length\n", status_code=411)
-        cap = MAX_IMPORT_BYTES if request.url.path in IMPORT_PATHS else MAX_BODY_BYTES
-        if int(length) > cap:
-            return PlainTextResponse(f"ftopt: request body over {cap:,} bytes; refused\n", status_code=413)
-    if token is not None and request.url.path not in _OPEN_PATHS and not token_ok(request, token):
-        if request.url.path.startswith("/api") or request.url.path == "/openapi.json":
-            return JSONResponse({"error": "ftopt: this server needs its access token"}, status_code=401)
-        return RedirectResponse("/login", status_code=303)
+    """The answer to a request that must not reach a route, or None: an unbounded or oversized
+    body first (before anything reads it), then a missing token, then a form posted to the API."""
+    return _body_refusal(request) or _token_refusal(request, token) or _form_refusal(request)
+
+
+def _body_refusal(request: Request) -> Response | None:
+    """A body without a Content-Length, or longer than the path allows (an import may be larger)."""
+    if request.method not in ("POST", "PUT", "PATCH"):
+        return None
+    length = request.headers.get("content-length")
+    if length is None or not length.isdigit():
+        return PlainTextResponse("ftopt: a request body needs a Content-Length\n", status_code=411)
+    cap = MAX_IMPORT_BYTES if request.url.path in IMPORT_PATHS else MAX_BODY_BYTES
+    if int(length) > cap:
+        return PlainTextResponse(f"ftopt: request body over {cap:,} bytes; refused\n", status_code=413)
+    return None
+
+
+def _token_refusal(request: Request, token: str | None) -> Response | None:
+    """Without the server's token: a JSON 401 to the API (a script reads it), the login page to a
+    browser."""
+    if token is None or request.url.path in _OPEN_PATHS or token_ok(request, token):
+        return None
+    if request.url.path.startswith("/api") or request.url.path == "/openapi.json":
+        return JSONResponse({"error": "ftopt: this server needs its access token"}, status_code=401)
+    return RedirectResponse("/login", status_code=303)
+
+
+def _form_refusal(request: Request) -> Response | None:
+    """A form body sent to the API: a cross-site form may post without a CORS preflight, JSON not."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if request.url.path.startswith("/api") and request.method != "GET" and kind in _FORM_TYPES:
         return JSONResponse(
