@@ -20,7 +20,7 @@ from starlette.datastructures import FormData, UploadFile
 
 from ftopt.serve import bids
 from ftopt.serve.api import author_of, bench_of, import_record
-from ftopt.serve.bids import NotFound
+from ftopt.serve.bids import NotFound, Workbench
 from ftopt.serve.examples import bundled, example
 from ftopt.serve.jobs import QueueFull
 from ftopt.serve.quotes import FORMATS
@@ -210,6 +210,8 @@ def bid_page(request: Request, bid_id: int) -> Response:
 
 
 def _version_page(request: Request, bid_id: int, number: int, **context: Any) -> HTMLResponse:
+    """A version's page: its workload (as a form and as YAML), the bid's versions with each one's
+    latest solve state, this version's solves and, once solved, its plan and frontier."""
     bench = bench_of(request)
     version = bids.require_version(bench, bid_id, number)
     store = bench.store
@@ -218,16 +220,27 @@ def _version_page(request: Request, bid_id: int, number: int, **context: Any) ->
         v.number: next((s.state for s in solves if s.version == v.number), "not solved")
         for v in store.versions(bid_id)
     }
-    solved = bids.solved_plan(bench, bid_id, number)
+    solved = _solved_context(bench, bid_id, number)
     context.setdefault("yaml_text", version.workload)
     data = context.pop("data", None) or data_of(version.workload)
     return _form_page(
         request, "version.html", data, bid=store.bid(bid_id), version=version,
         versions=store.versions(bid_id), latest=latest, solves=[s for s in solves if s.version == number],
-        time_limit=f"{bench.time_limit:g}", plan=solved[0] if solved else None,
-        solved=solved[1] if solved else None, formats=list(FORMATS),
-        frontier=json.loads(solved[1].frontier) if solved and solved[1].frontier else None, **context,
+        time_limit=f"{bench.time_limit:g}", formats=list(FORMATS), **solved, **context,
     )  # fmt: skip
+
+
+def _solved_context(bench: Workbench, bid_id: int, number: int) -> dict[str, Any]:
+    """The version's plan, its solve record and the frontier it recorded; None each until solved."""
+    solved = bids.solved_plan(bench, bid_id, number)
+    if not solved:
+        return {"plan": None, "solved": None, "frontier": None}
+    plan, record = solved
+    return {
+        "plan": plan,
+        "solved": record,
+        "frontier": json.loads(record.frontier) if record.frontier else None,
+    }
 
 
 @router.get("/bids/{bid_id}/versions/{number}", response_class=HTMLResponse)
