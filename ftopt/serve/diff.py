@@ -34,15 +34,22 @@ class Change:
 
 
 def _flatten(value: Any, path: str, out: dict[str, Any]) -> None:
+    """Each leaf of a workload by its path (`site.feed`); a list of named entries (runs) is keyed
+    by name, not position (`runs[lora].concurrent`), so a reordered list is no change."""
     if isinstance(value, dict):
         for key, item in value.items():
             _flatten(item, f"{path}.{key}" if path else str(key), out)
-    elif isinstance(value, list) and value and all(isinstance(r, dict) and "name" in r for r in value):
+    elif _named_entries(value):
         for item in value:
             _flatten({k: v for k, v in item.items() if k != "name"}, f"{path}[{item['name']}]", out)
             out.setdefault(f"{path}[{item['name']}]", "present")
     else:
         out[path] = value
+
+
+def _named_entries(value: Any) -> bool:
+    """Whether `value` is a non-empty list of mappings that each have a name."""
+    return isinstance(value, list) and bool(value) and all(isinstance(r, dict) and "name" in r for r in value)
 
 
 def workload_changes(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
