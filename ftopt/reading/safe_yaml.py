@@ -419,17 +419,19 @@ def _fields_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> list[str]:
     for part in loc:
         if isinstance(part, int):
             continue
-        named = [m for m in current if m.__name__ == part]  # a union member tag in pydantic's loc
-        if named:
-            current = named
-            continue
-        found = [
-            m for c in current if part in c.model_fields for m in _models_in(c.model_fields[part].annotation)
-        ]
-        if not found:
+        current = _step(current, part)
+        if not current:
             return []
-        current = found
     return [name for m in current for name in m.model_fields]
+
+
+def _step(current: list[type[BaseModel]], part: str) -> list[type[BaseModel]]:
+    """The models one loc part leads to from `current`: the union member it names (pydantic tags a
+    union member by its class name), else the models of the field it names (none: it leaves models)."""
+    named = [m for m in current if m.__name__ == part]
+    if named:
+        return named
+    return [m for c in current if part in c.model_fields for m in _models_in(c.model_fields[part].annotation)]
 
 
 def _field_hint(model: type[BaseModel], loc: tuple[str | int, ...]) -> str:
