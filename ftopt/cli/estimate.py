@@ -29,7 +29,7 @@ from ftopt.cli import (
 from ftopt.cli.errors import handle_errors
 from ftopt.model.estimate import EstimateOption, RunEstimate, iter_estimates
 from ftopt.model.parallelism import config_label, config_record
-from ftopt.model.sizing import Sizing
+from ftopt.model.sizing import RunProfile, Sizing
 from ftopt.model.speed import Speed
 from ftopt.model.workload import Placement, Run
 from ftopt.reading.workload_file import load_workload
@@ -141,20 +141,13 @@ def _count(value: int) -> str:
 
 
 def _caption(run: RunEstimate, states_only: bool, with_speed: bool) -> str:
-    profile = run.profile
+    """What the table's columns mean, and the caveats of this run's figures (speed source, states
+    only, options without speed, the memory margin), so the table reads on its own."""
     caption = (
         "GB per GPU (1 GB = 1e9 bytes); servers: whole servers one copy spans; configuration: "
         "micro-batch × accumulation, recomputation, parallel degrees (chosen by ftopt)"
     )
-    if with_speed and profile.stack:
-        caption += f"; step s and tok/s: the speed model, per copy, {profile.stack.id}, cards at full power"
-        if profile.run.train_tokens:
-            caption += f"; hours for {profile.run.train_tokens:,} tokens"
-    else:
-        caption += (
-            f"; bound s: a lower bound on a step at {profile.run.name}'s sizing MFU (compute and transfer "
-            "overlapped), not an estimate"
-        )
+    caption += _speed_caption(run.profile, with_speed)
     if states_only:
         caption += "; model states only (--states-only)"
     stalled = sorted({o.no_speed for o in run.options if o.no_speed})
@@ -165,6 +158,20 @@ def _caption(run: RunEstimate, states_only: bool, with_speed: bool) -> str:
     if margin:
         caption += f"; fits: with total × {1 + margin:g} (the {margin:.0%} memory margin)"
     return caption
+
+
+def _speed_caption(profile: RunProfile, with_speed: bool) -> str:
+    """Where the time columns come from: the speed model (with hours when the run has tokens), or
+    else a lower bound at the sizing MFU, which must not be read as an estimate."""
+    if with_speed and profile.stack:
+        text = f"; step s and tok/s: the speed model, per copy, {profile.stack.id}, cards at full power"
+        if profile.run.train_tokens:
+            text += f"; hours for {profile.run.train_tokens:,} tokens"
+        return text
+    return (
+        f"; bound s: a lower bound on a step at {profile.run.name}'s sizing MFU (compute and transfer "
+        "overlapped), not an estimate"
+    )
 
 
 def run_table(run: RunEstimate, states_only: bool) -> Table:
