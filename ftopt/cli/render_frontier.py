@@ -7,6 +7,7 @@ plain SVG written here, in the placement diagram's font and colours: no scripts,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Any
 
@@ -70,21 +71,25 @@ def render_frontier_table(frontier: Frontier, console: Console) -> None:
         table.add_column(header, justify="right" if right else "left")
     knee = frontier.knee() if frontier.points else None
     for i, p in enumerate(frontier.points, start=1):
-        mark = " (knee)" if p is knee else ""
-        table.add_row(
-            f"{i}{mark}",
-            f"{p.makespan_hours:,.2f}",
-            money(p.total_price, currency),
-            money(p.tco, currency) if p.tco is not None else "—",
-            p.status.value,
-            f"{p.gap:.2%}" if p.gap is not None else "—",
-            "; ".join(p.servers()),
-        )
+        table.add_row(*_table_row(i, p, p is knee, currency))
     console.print(table)
     console.print(
         f"{frontier.solves} solves in {frontier.seconds:.2f} s; stopped: {frontier.stopped}"
         + (f" ({frontier.reason})" if frontier.reason and frontier.stopped == "infeasible" else "")
     )
+
+
+def _table_row(i: int, p: FrontierPoint, is_knee: bool, currency: str) -> list[str]:
+    """A point's cells; a dash where it has no TCO (no power price) or no gap (proven optimal)."""
+    return [
+        f"{i}{' (knee)' if is_knee else ''}",
+        f"{p.makespan_hours:,.2f}",
+        money(p.total_price, currency),
+        money(p.tco, currency) if p.tco is not None else "—",
+        p.status.value,
+        f"{p.gap:.2%}" if p.gap is not None else "—",
+        "; ".join(p.servers()),
+    ]
 
 
 def _ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -101,61 +106,73 @@ def _axis_caption(frontier: Frontier) -> str:
     return "makespan, hours (the longest copy's time to train)"
 
 
-def frontier_svg(frontier: Frontier) -> str:
-    """Price (or TCO) against makespan: the points joined in makespan order, each labelled."""
-    points = frontier.points
-    if not points:
-        return ""
-    xs = [p.makespan_hours for p in points]
-    ys = [p.value for p in points]
-    x0, x1 = min(xs), max(xs)
-    y0, y1 = min(ys), max(ys)
-    if x1 == x0:
-        x0, x1 = x0 * 0.9, x1 * 1.1 + 1e-9
-    if y1 == y0:
-        y0, y1 = y0 * 0.9, y1 * 1.1 + 1e-9
-    x0, x1 = x0 - 0.05 * (x1 - x0), x1 + 0.05 * (x1 - x0)
-    y0, y1 = y0 - 0.08 * (y1 - y0), y1 + 0.08 * (y1 - y0)
-    inner_w, inner_h = CHART_W - PAD_L - PAD_R, CHART_H - PAD_T - PAD_B
+@dataclass(frozen=True)
+class _Scale:
+    """The chart's data ranges (padded so that no point sits on the frame) and their pixels."""
 
-    def sx(x: float) -> float:
-        return PAD_L + (x - x0) / (x1 - x0) * inner_w
+    x0: float
+    x1: float
+    y0: float
+    y1: float
 
-    def sy(y: float) -> float:
-        return PAD_T + (1 - (y - y0) / (y1 - y0)) * inner_h
+    @property
+    def inner_w(self) -> int:
+        return CHART_W - PAD_L - PAD_R
 
-    currency = points[0].plan.currency
-    label = value_label(frontier)
+    @property
+    def inner_h(self) -> int:
+        return CHART_H - PAD_T - PAD_B
+
+    def sx(self, x: float) -> float:
+        return PAD_L + (x - self.x0) / (self.x1 - self.x0) * self.inner_w
+
+    def sy(self, y: float) -> float:
+        return PAD_T + (1 - (y - self.y0) / (self.y1 - self.y0)) * self.inner_h
+
+
+def _padded(values: list[float], pad: float) -> tuple[float, float]:
+    """The values' range widened by `pad` of itself each side (a single value gets ±10 % first)."""
+    low, high = min(values), max(values)
+    if high == low:
+        low, high = low * 0.9, high * 1.1 + 1e-9
+    return low - pad * (high - low), high + pad * (high - low)
+
+
+def _axes_svg(scale: _Scale, frontier: Frontier, label: str, currency: str) -> list[str]:
+    """The ticks and numbers of both axes and their captions."""
+    inner_w, inner_h = scale.inner_w, scale.inner_h
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {CHART_W} {CHART_H}" width="{CHART_W}" '
-        f'height="{CHART_H}" role="img" aria-label="{escape(label)} against makespan" style="{FONT}">',
-        f'<rect x="{PAD_L}" y="{PAD_T}" width="{inner_w}" height="{inner_h}" fill="#FAFAFA" '
-        'stroke="#888888"/>',
+        f'<line x1="{scale.sx(t):.1f}" y1="{PAD_T + inner_h}" x2="{scale.sx(t):.1f}" '
+        f'y2="{PAD_T + inner_h + 4}" '
+        f'stroke="#555555"/><text x="{scale.sx(t):.1f}" y="{PAD_T + inner_h + 17}" font-size="11" '
+        f'text-anchor="middle">{t:,.1f}</text>'
+        for t in _ticks(scale.x0, scale.x1)
     ]
-    for t in _ticks(x0, x1):
-        parts.append(
-            f'<line x1="{sx(t):.1f}" y1="{PAD_T + inner_h}" x2="{sx(t):.1f}" y2="{PAD_T + inner_h + 4}" '
-            f'stroke="#555555"/><text x="{sx(t):.1f}" y="{PAD_T + inner_h + 17}" font-size="11" '
-            f'text-anchor="middle">{t:,.1f}</text>'
-        )
-    for t in _ticks(y0, y1):
-        parts.append(
-            f'<line x1="{PAD_L - 4}" y1="{sy(t):.1f}" x2="{PAD_L}" y2="{sy(t):.1f}" stroke="#555555"/>'
-            f'<text x="{PAD_L - 6}" y="{sy(t) + 4:.1f}" font-size="11" text-anchor="end">'
-            f"{escape(money(t, ''))}</text>"
-        )
+    parts += [
+        f'<line x1="{PAD_L - 4}" y1="{scale.sy(t):.1f}" x2="{PAD_L}" y2="{scale.sy(t):.1f}" '
+        'stroke="#555555"/>'
+        f'<text x="{PAD_L - 6}" y="{scale.sy(t) + 4:.1f}" font-size="11" text-anchor="end">'
+        f"{escape(money(t, ''))}</text>"
+        for t in _ticks(scale.y0, scale.y1)
+    ]
     parts.append(
         f'<text x="{PAD_L + inner_w / 2:.1f}" y="{CHART_H - 10}" font-size="12" text-anchor="middle">'
         f"{_axis_caption(frontier)}</text>"
         f'<text x="14" y="{PAD_T + inner_h / 2:.1f}" font-size="12" text-anchor="middle" '
         f'transform="rotate(-90 14 {PAD_T + inner_h / 2:.1f})">{escape(label)}, {escape(currency)}</text>'
     )
-    path = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in zip(xs, ys, strict=True))
-    parts.append(f'<polyline points="{path}" fill="none" stroke="{LINE}" stroke-width="2"/>')
+    return parts
+
+
+def _points_svg(scale: _Scale, frontier: Frontier, currency: str) -> list[str]:
+    """The line through the points in makespan order, then each point numbered, the knee marked."""
+    points = frontier.points
+    path = " ".join(f"{scale.sx(p.makespan_hours):.1f},{scale.sy(p.value):.1f}" for p in points)
+    parts = [f'<polyline points="{path}" fill="none" stroke="{LINE}" stroke-width="2"/>']
     knee = frontier.knee()
     for i, p in enumerate(points, start=1):
         colour = KNEE if p is knee else LINE
-        cx, cy = sx(p.makespan_hours), sy(p.value)
+        cx, cy = scale.sx(p.makespan_hours), scale.sy(p.value)
         tip = f"{i}: {p.makespan_hours:,.1f} h, {money(p.value, currency)}, {p.status.value}"
         parts.append(
             f'<g data-point="{i}"><title>{escape(tip)}</title>'
@@ -163,7 +180,28 @@ def frontier_svg(frontier: Frontier) -> str:
             f'<text x="{cx + 7:.1f}" y="{cy - 7:.1f}" font-size="11">{i}'
             f"{' knee' if p is knee else ''}</text></g>"
         )
-    parts.append("</svg>")
+    return parts
+
+
+def frontier_svg(frontier: Frontier) -> str:
+    """Price (or TCO) against makespan: the points joined in makespan order, each labelled."""
+    points = frontier.points
+    if not points:
+        return ""
+    scale = _Scale(
+        *_padded([p.makespan_hours for p in points], 0.05), *_padded([p.value for p in points], 0.08)
+    )
+    currency = points[0].plan.currency
+    label = value_label(frontier)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {CHART_W} {CHART_H}" width="{CHART_W}" '
+        f'height="{CHART_H}" role="img" aria-label="{escape(label)} against makespan" style="{FONT}">',
+        f'<rect x="{PAD_L}" y="{PAD_T}" width="{scale.inner_w}" height="{scale.inner_h}" fill="#FAFAFA" '
+        'stroke="#888888"/>',
+        *_axes_svg(scale, frontier, label, currency),
+        *_points_svg(scale, frontier, currency),
+        "</svg>",
+    ]
     return "".join(parts)
 
 
