@@ -131,31 +131,36 @@ def render_markdown(records: list[Record], kinds: dict[str, str]) -> str:
     """Summary, the objective's range per value of each parameter, cost by kind, every scenario."""
     paths = swept_paths(records)
     minimised = objective(records)
-    label = objective_label(minimised)
-    makespan = has_makespan(records)
     counts = ", ".join(f"{n} {markdown_text(status)}" for status, n in status_counts(records).items())
     money = markdown_text(currency(records))
     lines = ["# Sweep report", "", f"{len(records)} scenarios: {counts}. Prices in {money}.", ""]
     for path in paths:
-        lines += [f"## {_capital(label)} against {_code(path)}", ""]
-        lines.append(
-            _md_row([markdown_text(path), "scenarios", "with a plan", "lowest", "median", "highest"])
-        )
-        lines.append(_md_row(["---", "---:", "---:", "---:", "---:", "---:"]))
-        for value, group in by_value(records, path):
-            values = [v for r in group if (v := objective_value(r, minimised)) is not None]
-            figures = [min(values), statistics.median(values), max(values)] if values else []
-            lines.append(
-                _md_row(
-                    [markdown_text(value), str(len(group)), str(len(values)), *(_amount(p) for p in figures)]
-                )
-                if values
-                else _md_row([markdown_text(value), str(len(group)), "0", "", "", ""])
-            )
-        lines.append("")
+        lines += _md_value_section(records, path, minimised)
+    lines += _md_scenarios(records, kinds, paths, minimised == "tco")
+    return "\n".join(lines) + "\n"
+
+
+def _md_value_section(records: list[Record], path: str, minimised: str) -> list[str]:
+    """The objective's lowest, median and highest per value of one swept path (blank without plans)."""
+    lines = [f"## {_capital(objective_label(minimised))} against {_code(path)}", ""]
+    lines.append(_md_row([markdown_text(path), "scenarios", "with a plan", "lowest", "median", "highest"]))
+    lines.append(_md_row(["---", "---:", "---:", "---:", "---:", "---:"]))
+    for value, group in by_value(records, path):
+        values = [v for r in group if (v := objective_value(r, minimised)) is not None]
+        if values:
+            figures = [min(values), statistics.median(values), max(values)]
+            cells = [markdown_text(value), str(len(group)), str(len(values)), *(_amount(p) for p in figures)]
+        else:
+            cells = [markdown_text(value), str(len(group)), "0", "", "", ""]
+        lines.append(_md_row(cells))
+    return [*lines, ""]
+
+
+def _md_scenarios(records: list[Record], kinds: dict[str, str], paths: list[str], tco: bool) -> list[str]:
+    """Every scenario as a row: its swept values, outcome, cost by kind and note."""
     labels = kind_labels()
-    tco = minimised == "tco"
-    lines += ["## Scenarios", ""]
+    makespan = has_makespan(records)
+    lines = ["## Scenarios", ""]
     headers = [*paths, *_columns(records), *labels, "note"]
     lines.append(_md_row([markdown_text(h) for h in headers]))
     lines.append(
@@ -171,7 +176,7 @@ def render_markdown(records: list[Record], kinds: dict[str, str]) -> str:
                 + [markdown_text(note(record))]
             )
         )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 # --- SVG charts ------------------------------------------------------------------------------------
@@ -224,35 +229,19 @@ def value_chart(records: list[Record], path: str, value: Callable[[Record], floa
         f'<text x="{CHART_W / 2:.0f}" y="16" text-anchor="middle" font-size="13" '
         f'font-weight="bold">{escape(title)}</text>'
     )
-    for tick in _ticks(top):
-        y = y_of(tick)
-        parts.append(
-            f'<line x1="{PAD_L}" y1="{y:.1f}" x2="{CHART_W - PAD_R}" y2="{y:.1f}" stroke="#DDDDDD"/>'
-            f'<text x="{PAD_L - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11">'
-            f"{_axis_label(tick)}</text>"
-        )
+    parts += [
+        f'<line x1="{PAD_L}" y1="{y_of(tick):.1f}" x2="{CHART_W - PAD_R}" y2="{y_of(tick):.1f}" '
+        f'stroke="#DDDDDD"/><text x="{PAD_L - 6}" y="{y_of(tick) + 4:.1f}" text-anchor="end" font-size="11">'
+        f"{_axis_label(tick)}</text>"
+        for tick in _ticks(top)
+    ]
     line: list[str] = []
     for i, (label, group) in enumerate(groups):
         x = PAD_L + step * (i + 0.5)
-        short = label if len(label) <= 18 else label[:17] + "…"
-        parts.append(
-            f'<text x="{x:.1f}" y="{CHART_H - PAD_B + 16}" text-anchor="middle" font-size="11">'
-            f"<title>{escape(label)}</title>{escape(short)}</text>"
-        )
         points = [v for r in group if (v := value(r)) is not None]
-        for v in points:
-            parts.append(
-                f'<circle cx="{x:.1f}" cy="{y_of(v):.1f}" r="3.5" fill="#56B4E9" fill-opacity="0.55" '
-                f'stroke="#0072B2" stroke-width="0.8"><title>{escape(label)}: {v:,.2f}</title></circle>'
-            )
+        parts += _value_column(x, label, points, len(group) - len(points), y_of)
         if points:
             line.append(f"{x:.1f},{y_of(min(points)):.1f}")
-        missing = len(group) - len(points)
-        if missing:
-            parts.append(
-                f'<text x="{x:.1f}" y="{CHART_H - PAD_B + 30}" text-anchor="middle" font-size="10" '
-                f'fill="#A11A1A">{missing} without</text>'
-            )
     if len(line) > 1:
         parts.append(f'<polyline points="{" ".join(line)}" fill="none" stroke="{ACCENT}" stroke-width="2"/>')
     parts.append(
@@ -264,54 +253,94 @@ def value_chart(records: list[Record], path: str, value: Callable[[Record], floa
     return "".join(parts)
 
 
+def _value_column(
+    x: float, label: str, points: list[float], missing: int, y_of: Callable[[float], float]
+) -> list[str]:
+    """One swept value's column: its label (cut to 18 characters, whole in the tooltip), a dot per
+    scenario with a plan, and how many have none."""
+    short = label if len(label) <= 18 else label[:17] + "…"
+    parts = [
+        f'<text x="{x:.1f}" y="{CHART_H - PAD_B + 16}" text-anchor="middle" font-size="11">'
+        f"<title>{escape(label)}</title>{escape(short)}</text>"
+    ]
+    parts += [
+        f'<circle cx="{x:.1f}" cy="{y_of(v):.1f}" r="3.5" fill="#56B4E9" fill-opacity="0.55" '
+        f'stroke="#0072B2" stroke-width="0.8"><title>{escape(label)}: {v:,.2f}</title></circle>'
+        for v in points
+    ]
+    if missing:
+        parts.append(
+            f'<text x="{x:.1f}" y="{CHART_H - PAD_B + 30}" text-anchor="middle" font-size="10" '
+            f'fill="#A11A1A">{missing} without</text>'
+        )
+    return parts
+
+
+#: The breakdown chart's geometry: bar height and gap, the left margin for labels, the legend row.
+_BAR_H, _BAR_GAP, _BAR_LEFT, _LEGEND_H, _BREAKDOWN_W = 14, 4, 70, 28, 760
+
+
 def breakdown_chart(records: list[Record], kinds: dict[str, str], money: str) -> str:
     """Stacked bars: each plan's price by component kind, cheapest first (up to BREAKDOWN_BARS)."""
     priced = sorted((r for r in records if r.get("plan")), key=lambda r: float(r["total_price"]))
     shown_records = priced[:BREAKDOWN_BARS]
-    labels = kind_labels()
-    used = [label for label in labels if any(label in breakdown(r, kinds) for r in shown_records)]
-    bar_h, gap, left, legend_h = 14, 4, 70, 28
-    width = 760
-    plot_w = width - left - 20
+    used = [label for label in kind_labels() if any(label in breakdown(r, kinds) for r in shown_records)]
+    plot_w = _BREAKDOWN_W - _BAR_LEFT - 20
     top = _nice_max(max((float(r["total_price"]) for r in shown_records), default=0.0))
-    height = legend_h + len(shown_records) * (bar_h + gap) + 30
-    parts = _svg_open(width, height, f"Price by component kind, {money}")
-    x = left
-    for label in used:
-        colour = KIND_COLOURS[labels.index(label)]
-        parts.append(
-            f'<rect x="{x}" y="6" width="12" height="12" fill="{colour}"/>'
-            f'<text x="{x + 16}" y="16" font-size="11">{escape(label)}</text>'
-        )
-        x += 24 + 7 * len(label)
+    height = _LEGEND_H + len(shown_records) * (_BAR_H + _BAR_GAP) + 30
+    parts = _svg_open(_BREAKDOWN_W, height, f"Price by component kind, {money}")
+    parts += _kind_legend(used)
     for i, record in enumerate(shown_records):
-        y = legend_h + i * (bar_h + gap)
-        parts.append(
-            f'<text x="{left - 6}" y="{y + 11}" text-anchor="end" font-size="10">'
-            f"#{escape(str(record.get('index')))}</text>"
-        )
-        offset = 0.0
-        cost = breakdown(record, kinds)
-        for label in used:
-            amount = cost.get(label, 0.0)
-            if not amount:
-                continue
-            w = plot_w * amount / top
-            colour = KIND_COLOURS[labels.index(label)]
-            parts.append(
-                f'<rect x="{left + offset:.1f}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{colour}">'
-                f"<title>#{escape(str(record.get('index')))} {escape(label)}: {amount:,.0f}</title></rect>"
-            )
-            offset += w
-    axis_y = legend_h + len(shown_records) * (bar_h + gap) + 4
+        y = _LEGEND_H + i * (_BAR_H + _BAR_GAP)
+        parts += _stacked_bar(record, breakdown(record, kinds), used, y, (plot_w, top))
+    axis_y = _LEGEND_H + len(shown_records) * (_BAR_H + _BAR_GAP) + 4
     for tick in _ticks(top):
-        tx = left + plot_w * tick / top
+        tx = _BAR_LEFT + plot_w * tick / top
         parts.append(
             f'<text x="{tx:.1f}" y="{axis_y + 12}" text-anchor="middle" font-size="10">'
             f"{_axis_label(tick)}</text>"
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _kind_colour(label: str) -> str:
+    """A kind's colour: the same in every chart, by its place among all kinds."""
+    return KIND_COLOURS[kind_labels().index(label)]
+
+
+def _kind_legend(used: list[str]) -> list[str]:
+    """The kinds the bars use, each with its colour, in one row over the bars."""
+    parts, x = [], _BAR_LEFT
+    for label in used:
+        parts.append(
+            f'<rect x="{x}" y="6" width="12" height="12" fill="{_kind_colour(label)}"/>'
+            f'<text x="{x + 16}" y="16" font-size="11">{escape(label)}</text>'
+        )
+        x += 24 + 7 * len(label)
+    return parts
+
+
+def _stacked_bar(
+    record: Record, cost: dict[str, float], used: list[str], y: int, scale: tuple[int, float]
+) -> list[str]:
+    """One plan's bar: its scenario number, then a segment per kind it pays for, in legend order;
+    `scale` is the plot's width in pixels and the amount it spans."""
+    plot_w, top = scale
+    number = escape(str(record.get("index")))
+    parts = [f'<text x="{_BAR_LEFT - 6}" y="{y + 11}" text-anchor="end" font-size="10">#{number}</text>']
+    offset = 0.0
+    for label in used:
+        amount = cost.get(label, 0.0)
+        if not amount:
+            continue
+        w = plot_w * amount / top
+        parts.append(
+            f'<rect x="{_BAR_LEFT + offset:.1f}" y="{y}" width="{w:.1f}" height="{_BAR_H}" '
+            f'fill="{_kind_colour(label)}"><title>#{number} {escape(label)}: {amount:,.0f}</title></rect>'
+        )
+        offset += w
+    return parts
 
 
 # --- HTML ------------------------------------------------------------------------------------------
