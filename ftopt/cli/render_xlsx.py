@@ -220,21 +220,36 @@ def _runs(book: Any, formats: dict[str, Any], plan: Plan) -> None:
         row, a = sheet.row + 1, r.first
         tokens = r.run.train_tokens if r.run else None
         deadline = r.run.deadline_hours if r.run else None
-        hours_value = tokens / a.tokens_per_s / 3600 if tokens is not None and a.tokens_per_s else None
-        hours = Formula(f"=F{row}/G{row}/3600", hours_value) if hours_value is not None else None
-        met = None
-        if hours_value is not None and deadline is not None:
-            met = Formula(f"=H{row}<=I{row}", hours_value <= deadline)
-        per_copy = a.energy_kwh
-        energy = Formula(f"=D{row}*K{row}", len(r.copies) * per_copy) if per_copy is not None else None
-        cost = None
-        if per_copy is not None and kwh_price is not None:
-            cost = Formula(f"=L{row}*TCO!B6", len(r.copies) * per_copy * kwh_price)
+        hours, met = _hours_cells(row, tokens, a.tokens_per_s, deadline)
+        energy, cost = _energy_cells(row, len(r.copies), a.energy_kwh, kwh_price)
         method, model = (method_words(r.run), r.run.model) if r.run else ("", "")
         gpus = f"{r.gpus_per_copy} × {r.card}"
         sheet.put([r.name, model, method, len(r.copies), gpus, tokens, a.tokens_per_s, hours, deadline, met,
-                   per_copy, energy, cost], {8: "tenths", 13: "money"})  # fmt: skip
+                   a.energy_kwh, energy, cost], {8: "tenths", 13: "money"})  # fmt: skip
     sheet.widths((24, 18, 18, 8, 22, 16, 14, 10, 12, 12, 14, 14, 14))
+
+
+def _hours_cells(
+    row: int, tokens: int | None, tokens_per_s: float | None, deadline: float | None
+) -> tuple[Formula | None, Formula | None]:
+    """A run row's hours (tokens / speed, as a formula over its cells) and whether they meet the
+    deadline; each None where a figure it needs is missing."""
+    if tokens is None or not tokens_per_s:
+        return None, None
+    hours = tokens / tokens_per_s / 3600
+    met = Formula(f"=H{row}<=I{row}", hours <= deadline) if deadline is not None else None
+    return Formula(f"=F{row}/G{row}/3600", hours), met
+
+
+def _energy_cells(
+    row: int, copies: int, per_copy: float | None, kwh_price: float | None
+) -> tuple[Formula | None, Formula | None]:
+    """A run row's energy (copies × each copy's kWh) and its cost at the TCO sheet's kWh price."""
+    if per_copy is None:
+        return None, None
+    energy = Formula(f"=D{row}*K{row}", copies * per_copy)
+    cost = Formula(f"=L{row}*TCO!B6", copies * per_copy * kwh_price) if kwh_price is not None else None
+    return energy, cost
 
 
 def _power(book: Any, formats: dict[str, Any], plan: Plan, names: list[str]) -> str:
