@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -25,6 +26,9 @@ from ftopt.cli.errors import CommandInputError, handle_errors
 from ftopt.cli.render_frontier import frontier_records, render_frontier_html, render_frontier_table
 from ftopt.errors import InfeasibleError, NoPlanInTimeError
 from ftopt.reading.workload_file import load_workload
+
+if TYPE_CHECKING:
+    from ftopt.solver.frontier import Frontier
 
 
 class NoTrainTokensError(CommandInputError):
@@ -78,20 +82,31 @@ def frontier_command(
     if workers:
         settings = SolveSettings(time_limit=time_limit, workers=workers)
     found = frontier(parsed, catalogue, settings, points=points)
-    if not found.points:
-        if found.stopped == "no-plan-in-time":
-            raise NoPlanInTimeError(found.reason or "no plan found in time; raise --time-limit")
-        raise InfeasibleError([found.reason or "no plan has a makespan (no speed data for the runs' stacks)"])
+    _raise_without_points(found)
     title = f"Frontier: {parsed.name or workload.stem}"
-    if fmt == "json":
-        text = json.dumps(frontier_records(found), indent=2, ensure_ascii=False) + "\n"
-    elif fmt == "html":
-        text = render_frontier_html(found, title)
-    else:
+    if fmt == "table":
         with plain_console(output) as console:
             render_frontier_table(found, console)
         return
+    text = _frontier_text(found, fmt, title)
     if output:
         output.write_text(text, encoding="utf-8")
     else:
         click.echo(text, nl=False)
+
+
+def _frontier_text(found: Frontier, fmt: str, title: str) -> str:
+    """The frontier as JSON records or as a self-contained HTML page (the table prints itself)."""
+    if fmt == "json":
+        return json.dumps(frontier_records(found), indent=2, ensure_ascii=False) + "\n"
+    return render_frontier_html(found, title)
+
+
+def _raise_without_points(found: Frontier) -> None:
+    """A frontier without a point has no plan to show: exit 4 when time ran out before the first
+    plan, else 3 with the reason (infeasible, or no speed data for a makespan)."""
+    if found.points:
+        return
+    if found.stopped == "no-plan-in-time":
+        raise NoPlanInTimeError(found.reason or "no plan found in time; raise --time-limit")
+    raise InfeasibleError([found.reason or "no plan has a makespan (no speed data for the runs' stacks)"])
