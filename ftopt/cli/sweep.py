@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 from rich.console import Console
@@ -33,6 +33,10 @@ from ftopt.cli import (
 )
 from ftopt.cli.errors import handle_errors, one_line
 from ftopt.sweep.scenario import FAILED
+
+if TYPE_CHECKING:
+    from ftopt.sweep.backends import Backend
+    from ftopt.sweep.runner import SweepPlan, SweepSummary
 
 REPORT_FORMATS = ("html", "markdown", "csv")
 
@@ -152,27 +156,11 @@ def sweep_command(
     catalogue_dir: Path | None,
 ) -> None:
     """Solve WORKLOAD once per scenario of the grid, one JSON line per scenario in the output file."""
-    from ftopt.sweep.backends import Backend, LocalBackend, RayBackend, import_ray
-    from ftopt.sweep.runner import every_scenario_invalid, prepare, run_sweep
+    from ftopt.sweep.runner import prepare
 
-    backend: Backend
-    if ray_address is not None:
-        import_ray()  # fail before any work when ray is missing
-        backend = RayBackend(address=ray_address, num_cpus=jobs)
-    else:
-        backend = LocalBackend(jobs or usable_cores())
+    backend = _backend(ray_address, jobs)
     plan = prepare(workload, grid_path, prices, time_limit, what_if, catalogue_dir)
-    show = not quiet and sys.stderr.isatty()
-    console = Console(stderr=True)
-    try:
-        if show:
-            with SweepProgress(console) as bar:
-                summary = run_sweep(plan, output, backend, retry_failed, bar.start, bar.done, bar.running)
-        else:
-            summary = run_sweep(plan, output, backend, retry_failed)
-    except KeyboardInterrupt:
-        click.echo(f"ftopt: interrupted; finished scenarios are in {output}: rerun to go on", err=True)
-        _exit_now(130)
+    summary = _run(plan, output, backend, retry_failed, quiet)
     if not quiet:
         statuses = ", ".join(f"{n} {s}" for s, n in summary.statuses.most_common()) or "nothing new"
         click.echo(
@@ -182,6 +170,40 @@ def sweep_command(
             ),
             err=True,
         )
+    _exit_on_failures(summary, plan, output)
+
+
+def _backend(ray_address: str | None, jobs: int | None) -> Backend:
+    """Ray when an address is given (failing before any work when ray is missing), else local
+    worker processes, one per usable core unless --jobs says otherwise."""
+    from ftopt.sweep.backends import LocalBackend, RayBackend, import_ray
+
+    if ray_address is None:
+        return LocalBackend(jobs or usable_cores())
+    import_ray()
+    return RayBackend(address=ray_address, num_cpus=jobs)
+
+
+def _run(plan: SweepPlan, output: Path, backend: Backend, retry_failed: bool, quiet: bool) -> SweepSummary:
+    """The sweep, with a progress bar on a terminal; Ctrl-C leaves at once with the finished
+    scenarios kept (a rerun goes on from them)."""
+    from ftopt.sweep.runner import run_sweep
+
+    try:
+        if not quiet and sys.stderr.isatty():
+            with SweepProgress(Console(stderr=True)) as bar:
+                return run_sweep(plan, output, backend, retry_failed, bar.start, bar.done, bar.running)
+        return run_sweep(plan, output, backend, retry_failed)
+    except KeyboardInterrupt:
+        click.echo(f"ftopt: interrupted; finished scenarios are in {output}: rerun to go on", err=True)
+        _exit_now(130)
+
+
+def _exit_on_failures(summary: SweepSummary, plan: SweepPlan, output: Path) -> None:
+    """Exit 1 when scenarios failed (a rerun may finish them), 2 when every scenario is invalid
+    (the grid or the workload is wrong); else return, for exit 0."""
+    from ftopt.sweep.runner import every_scenario_invalid
+
     if summary.statuses[FAILED]:
         click.echo(
             f"ftopt: {summary.statuses[FAILED]} scenarios failed (see their error in {output}); "
