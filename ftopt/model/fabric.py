@@ -39,6 +39,7 @@ from ftopt.model.parallelism import (
     default_config,
 )
 from ftopt.model.sizing import (
+    CopySetup,
     Ranker,
     RunProfile,
     Sizing,
@@ -55,7 +56,7 @@ from ftopt.model.speed import (
     link_kind,
 )
 from ftopt.model.stack import SpeedConstants, Stack
-from ftopt.model.workload import Offload, Optimizer, SizingOptions, Strategy
+from ftopt.model.workload import Offload, Strategy
 
 #: How a multi-node copy may train (DDP would hold the whole states on every GPU: never needed).
 MULTI_NODE_STRATEGIES = (Strategy.FSDP, Strategy.HSDP)
@@ -133,24 +134,18 @@ def local_degrees(config: TrainingConfig, shard: int) -> Degrees:
     return Degrees(dp=shard // cp, cp=cp)
 
 
-def size_multinode(
-    profile: RunProfile,
-    gpu: Gpu,
-    gpus: int,
-    strategy: Strategy,
-    optimizer: Optimizer,
-    options: SizingOptions,
-    net: Network,
-    config: TrainingConfig | None = None,
-) -> Sizing:
-    """One copy over `gpus` GPUs on servers of `net.node_gpus`: memory per GPU at its shard count,
-    host RAM and NVMe of the whole copy (its servers share them), traffic and step time over the
-    network. No CPU offload: ZeRO-Offload across servers is not modelled. `config` (pure data
-    parallelism over all `gpus`) gives the micro-batch and recomputation; by default the run's own."""
+def size_multinode(setup: CopySetup, net: Network, config: TrainingConfig | None = None) -> Sizing:
+    """One copy over `setup.gpus` GPUs on servers of `net.node_gpus`: memory per GPU at its shard
+    count, host RAM and NVMe of the whole copy (its servers share them), traffic and step time over
+    the network. No CPU offload (`setup.offload` is not read): ZeRO-Offload across servers is not
+    modelled. `config` (pure data parallelism over all the GPUs) gives the micro-batch and
+    recomputation; by default the run's own."""
+    profile, gpus, strategy = setup.profile, setup.gpus, setup.strategy
     shard = shard_count(strategy, gpus, net.node_gpus)
     whole = config or default_config(profile.run, gpus)
     local = replace(whole, degrees=local_degrees(whole, shard))
-    base = size_run(profile, gpu, shard, Strategy.FSDP, optimizer, Offload.NONE, options, config=local)
+    on_shard = replace(setup, gpus=shard, strategy=Strategy.FSDP, offload=Offload.NONE)
+    base = size_run(on_shard, config=local)
     data, seconds = multinode_comm(profile, strategy, gpus, net)
     return replace(
         base,
@@ -308,21 +303,13 @@ def multinode_copy_speed(
     return multinode_speed(profile, sizing, gpu, profile.stack, constants, host, net)
 
 
-def multinode_sizings(
-    profile: RunProfile,
-    gpu: Gpu,
-    gpus: int,
-    strategy: Strategy,
-    optimizer: Optimizer,
-    options: SizingOptions,
-    net: Network,
-    rank: Ranker | None = None,
-) -> list[Sizing]:
+def multinode_sizings(setup: CopySetup, net: Network, rank: Ranker | None = None) -> list[Sizing]:
     """The undominated configurations of one multi-node copy: data parallelism over all its GPUs,
     with context parallelism inside each server where the stack offers it and the sequence is long
     (tensor and pipeline parallelism across servers are not planned), at each micro-batch and
     recomputation the run allows; the largest micro-batch that fits per family, ranked by `rank`
     (seconds per token)."""
+    profile, gpus = setup.profile, setup.gpus
     run = profile.run
     offered = profile.stack.parallelism.cp if profile.stack else "none"
     long = offered != "none" and run.seq_len >= LONG_SEQUENCE and profile.method.offers.model_parallel
@@ -339,6 +326,6 @@ def multinode_sizings(
                     configs.append(TrainingConfig(micro_batch, accumulation, recompute, degrees))
 
     def size(config: TrainingConfig) -> Sizing:
-        return size_multinode(profile, gpu, gpus, strategy, optimizer, options, net, config)
+        return size_multinode(setup, net, config)
 
     return undominated_configs(configs, size, rank)

@@ -16,9 +16,9 @@ from ftopt.model.fabric import (
     size_multinode,
 )
 from ftopt.model.memory import GB
-from ftopt.model.sizing import profile_run
+from ftopt.model.sizing import CopySetup, profile_run
 from ftopt.model.speed import planning_host
-from ftopt.model.workload import Optimizer, Run, SizingOptions, Strategy
+from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
 
 CATALOGUE = load_catalogue()
 CX7 = CATALOGUE.nic("cx7-400g-osfp")
@@ -68,7 +68,9 @@ def test_states_divide_by_the_shard_count(strategy, shards) -> None:
     run = Run(name="r", model="llama-3.1-405b", method="full", gpus=32)
     profile = profile_run(run, CATALOGUE)
     gpu, net = _net("b200-sxm")
-    sizing = size_multinode(profile, gpu, 32, strategy, Optimizer.ADAMW_8BIT, SizingOptions(), net)
+    sizing = size_multinode(
+        CopySetup(profile, gpu, 32, strategy, Optimizer.ADAMW_8BIT, Offload.NONE, SizingOptions()), net
+    )
     assert sizing.gpus == 32 and sizing.strategy == strategy and sizing.link == "network"
     assert sizing.states_gb == pytest.approx(10 * profile.counts.total / shards / GB)
 
@@ -77,8 +79,12 @@ def test_hybrid_shard_moves_less_over_the_network_than_full_shard() -> None:
     run = Run(name="r", model="llama-3.3-70b", method="full", gpus=16)
     profile = profile_run(run, CATALOGUE)
     gpu, net = _net("b200-sxm")
-    full = size_multinode(profile, gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, SizingOptions(), net)
-    hybrid = size_multinode(profile, gpu, 16, Strategy.HSDP, Optimizer.ADAMW_32BIT, SizingOptions(), net)
+    full = size_multinode(
+        CopySetup(profile, gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, SizingOptions()), net
+    )
+    hybrid = size_multinode(
+        CopySetup(profile, gpu, 16, Strategy.HSDP, Optimizer.ADAMW_32BIT, Offload.NONE, SizingOptions()), net
+    )
     assert hybrid.transfer_seconds < full.transfer_seconds
     speed = multinode_speed(
         profile,

@@ -6,7 +6,7 @@ import pytest
 
 from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue, Gpu
-from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
+from ftopt.model.sizing import CopySetup, RunProfile, Sizing, profile_run, size_run
 from ftopt.model.speed import (
     Speed,
     at_power,
@@ -42,7 +42,9 @@ def speed_of(
     )
     profile = profile_run(run, catalogue)
     gpu = catalogue.gpu(gpu_id)
-    sizing = size_run(profile, gpu, gpus, strategy, Optimizer.ADAMW_32BIT, offload, SizingOptions())
+    sizing = size_run(
+        CopySetup(profile, gpu, gpus, strategy, Optimizer.ADAMW_32BIT, offload, SizingOptions())
+    )
     assert catalogue.speed is not None and profile.stack is not None
     host = planning_host(catalogue, gpus, catalogue.speed)
     return estimate_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host), sizing, profile
