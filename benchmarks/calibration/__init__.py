@@ -32,7 +32,7 @@ from ftopt.model.architecture import Architecture
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import GB
 from ftopt.model.sizing import CopySetup, profile_run, size_run
-from ftopt.model.speed import estimate_speed, planning_host
+from ftopt.model.speed import SpeedContext, estimate_speed, planning_host
 from ftopt.model.workload import InlineModel, Offload, Optimizer, Run, SizingOptions, Strategy
 
 HERE = Path(__file__).resolve().parent
@@ -135,9 +135,8 @@ def recompute(
     sizing = size_run(CopySetup(profile, gpu, gpus, strategy, optimizer, offload, SizingOptions()))
     host = planning_host(catalogue, gpus, catalogue.speed)
     accumulation = int(config.get("accumulation", 1))
-    speed = estimate_speed(
-        profile, sizing, gpu, profile.stack, catalogue.speed, host, accumulation=accumulation
-    )
+    context = SpeedContext(profile.stack, catalogue.speed, host)
+    speed = estimate_speed(profile, sizing, gpu, context, accumulation=accumulation)
     return speed.tokens_per_s / gpus if point["unit"] == "tokens/s/gpu" else speed.tokens_per_s
 
 

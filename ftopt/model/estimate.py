@@ -39,7 +39,7 @@ from ftopt.model.sizing import (
     optimizer_choices,
     profile_run,
 )
-from ftopt.model.speed import Host, Speed, hours_to_train, planning_host, speed_ranker
+from ftopt.model.speed import Host, Speed, SpeedContext, hours_to_train, planning_host, speed_ranker
 from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, SizingOptions, Workload
 
 
@@ -129,7 +129,7 @@ def single_server_options(
         speed = None
         if stack is not None and constants is not None:
             host = planning_host(catalogue, sizing.gpus, constants)
-            speed = copy_speed(profile, sizing, gpu, stack, constants, host, rollout)
+            speed = copy_speed(profile, sizing, gpu, SpeedContext(stack, constants, host), rollout)
         result.append(_option(profile, sizing, 1, speed))
     return result
 

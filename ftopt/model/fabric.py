@@ -49,13 +49,14 @@ from ftopt.model.sizing import (
 from ftopt.model.speed import (
     Host,
     Speed,
+    SpeedContext,
     bus_bandwidth_gbps,
     comm_bytes,
     estimate_speed,
     exposed_seconds,
     link_kind,
 )
-from ftopt.model.stack import SpeedConstants, Stack
+from ftopt.model.stack import SpeedConstants
 from ftopt.model.workload import Offload, Strategy
 
 #: How a multi-node copy may train (DDP would hold the whole states on every GPU: never needed).
@@ -159,25 +160,20 @@ def size_multinode(setup: CopySetup, net: Network, config: TrainingConfig | None
 
 
 def multinode_speed(
-    profile: RunProfile,
-    sizing: Sizing,
-    gpu: Gpu,
-    stack: Stack,
-    constants: SpeedConstants,
-    host: Host,
-    net: Network,
+    profile: RunProfile, sizing: Sizing, gpu: Gpu, context: SpeedContext, net: Network
 ) -> Speed:
     """Tokens per second of a multi-node copy: the speed model's compute, optimiser and overhead of one
     GPU's shard (`estimate_speed`), with the communication of `multinode_comm` in place of one
-    server's, a share of it hidden behind compute as the speed model hides it."""
+    server's, a share of it hidden behind compute as the speed model hides it. The shard talks over
+    its servers' own link kind (`context.link` is not read)."""
     shard = shard_count(sizing.strategy, sizing.gpus, net.node_gpus)
     whole = sizing.config or default_config(profile.run, sizing.gpus)
     local = replace(
         sizing, gpus=shard, strategy=Strategy.FSDP, config=replace(whole, degrees=local_degrees(whole, shard))
     )
-    one = estimate_speed(profile, local, gpu, stack, constants, host, link=link_kind(gpu, net.node_gpus))
+    one = estimate_speed(profile, local, gpu, replace(context, link=link_kind(gpu, net.node_gpus)))
     _, comm = multinode_comm(profile, sizing.strategy, sizing.gpus, net)
-    exposed = exposed_seconds(comm, one.compute_seconds, constants)
+    exposed = exposed_seconds(comm, one.compute_seconds, context.constants)
     per_gpu = one.tokens_per_step // shard
     return replace(
         one, tokens_per_step=per_gpu * sizing.gpus, comm_seconds=comm, exposed_comm_seconds=exposed, link=None
@@ -300,7 +296,7 @@ def multinode_copy_speed(
     deadline filter, the plan's figures and the verifier's re-check all ask this one function."""
     if profile.stack is None:
         return None
-    return multinode_speed(profile, sizing, gpu, profile.stack, constants, host, net)
+    return multinode_speed(profile, sizing, gpu, SpeedContext(profile.stack, constants, host), net)
 
 
 def multinode_sizings(setup: CopySetup, net: Network, rank: Ranker | None = None) -> list[Sizing]:

@@ -45,8 +45,8 @@ from ftopt.model.sizing import (
     size_run,
     strategy_choices,
 )
-from ftopt.model.speed import Host, Speed, bus_bandwidth_gbps, estimate_speed, matmul_params
-from ftopt.model.stack import LinkKind, SpeedConstants, Stack
+from ftopt.model.speed import Host, Speed, SpeedContext, bus_bandwidth_gbps, estimate_speed, matmul_params
+from ftopt.model.stack import LinkKind, SpeedConstants
 from ftopt.model.workload import (
     GENERATING,
     GPU_COUNTS,
@@ -321,14 +321,7 @@ def rl_phases(
 
 
 def rl_speed(
-    profile: RunProfile,
-    sizing: Sizing,
-    gpu: Gpu,
-    stack: Stack,
-    speed: SpeedConstants,
-    host: Host,
-    constants: RolloutConstants,
-    link: LinkKind | None = None,
+    profile: RunProfile, sizing: Sizing, gpu: Gpu, context: SpeedContext, constants: RolloutConstants
 ) -> Speed:
     """Policy tokens per second of one RL copy, as a `Speed` whose `rollout_seconds` holds the phases
     beyond the policy's update.
@@ -337,8 +330,8 @@ def rl_speed(
     step (compute, dequantisation and communication scale with the micro-batches, the optimiser step,
     offload and overhead do not). DPO's step is the policy's, plus the reference's forward pass.
     """
-    base = estimate_speed(policy_profile(profile), policy_sizing(sizing), gpu, stack, speed, host, link=link)
-    return rl_step(profile, sizing, gpu, base, link, speed, constants)
+    base = estimate_speed(policy_profile(profile), policy_sizing(sizing), gpu, context)
+    return rl_step(profile, sizing, gpu, base, context.link, context.constants, constants)
 
 
 def rl_step(
@@ -452,16 +445,9 @@ def multinode_any_speed(
 
 
 def copy_speed(
-    profile: RunProfile,
-    sizing: Sizing,
-    gpu: Gpu,
-    stack: Stack,
-    speed: SpeedConstants,
-    host: Host,
-    constants: RolloutConstants,
-    link: LinkKind | None = None,
+    profile: RunProfile, sizing: Sizing, gpu: Gpu, context: SpeedContext, constants: RolloutConstants
 ) -> Speed:
     """A copy's speed whatever its algorithm: the speed model's for supervised runs, an RL step's else."""
     if not is_rl(profile):
-        return estimate_speed(profile, sizing, gpu, stack, speed, host, link=link)
-    return rl_speed(profile, sizing, gpu, stack, speed, host, constants, link)
+        return estimate_speed(profile, sizing, gpu, context)
+    return rl_speed(profile, sizing, gpu, context, constants)

@@ -17,7 +17,7 @@ from ftopt.model.fabric import (
 )
 from ftopt.model.memory import GB
 from ftopt.model.sizing import CopySetup, profile_run
-from ftopt.model.speed import planning_host
+from ftopt.model.speed import SpeedContext, planning_host
 from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
 
 CATALOGUE = load_catalogue()
@@ -90,9 +90,9 @@ def test_hybrid_shard_moves_less_over_the_network_than_full_shard() -> None:
         profile,
         full,
         gpu,
-        CATALOGUE.stack("hf-fsdp"),
-        CATALOGUE.speed,
-        planning_host(CATALOGUE, 16, CATALOGUE.speed),
+        SpeedContext(
+            CATALOGUE.stack("hf-fsdp"), CATALOGUE.speed, planning_host(CATALOGUE, 16, CATALOGUE.speed)
+        ),
         net,
     )
     assert speed.tokens_per_step == 16 * 4096 and speed.tokens_per_s > 0 and speed.comm_seconds > 0

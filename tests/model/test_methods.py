@@ -18,7 +18,7 @@ from ftopt.model.memory import ADAPTER_ADAM_32BIT, BF16, dequant_buffer_bytes, m
 from ftopt.model.methods import MethodRegistry, Phase
 from ftopt.model.roles import Role
 from ftopt.model.sizing import CopySetup, optimizer_choices, profile_run, size_run
-from ftopt.model.speed import estimate_speed, planning_host
+from ftopt.model.speed import SpeedContext, estimate_speed, planning_host
 from ftopt.model.workload import Algorithm, Method, Offload, Optimizer, Run, SizingOptions, Strategy
 
 A32, NONE = Optimizer.ADAMW_32BIT, Offload.NONE
@@ -95,7 +95,7 @@ def _speed(catalogue: Catalogue, method: str) -> tuple[float, float]:
     sizing = size_run(CopySetup(profile, gpu, 1, Strategy.SINGLE, A32, NONE, SizingOptions()))
     assert profile.stack is not None and catalogue.speed is not None
     host = planning_host(catalogue, 1, catalogue.speed)
-    speed = estimate_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host)
+    speed = estimate_speed(profile, sizing, gpu, SpeedContext(profile.stack, catalogue.speed, host))
     return speed.compute_seconds, sizing.total_gb
 
 

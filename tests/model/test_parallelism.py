@@ -17,7 +17,7 @@ from ftopt.model.parallelism import (
     tp_bus_bytes,
 )
 from ftopt.model.sizing import CopySetup, RunProfile, all_sizings, chosen_sizings, profile_run, size_run
-from ftopt.model.speed import estimate_speed, planning_host, speed_ranker
+from ftopt.model.speed import SpeedContext, estimate_speed, planning_host, speed_ranker
 from ftopt.model.workload import Offload, Optimizer, Recompute, Run, SizingOptions, Strategy
 
 OPTIONS = SizingOptions()
@@ -174,7 +174,9 @@ def test_ring_attention_hides_its_exchange_where_ulysses_does_not(catalogue: Cat
             CopySetup(p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_8BIT, Offload.NONE, OPTIONS),
             config=config(dp=8),
         )
-        split, whole = (estimate_speed(p, x, gpu, p.stack, catalogue.speed, host) for x in (s, plain))
+        split, whole = (
+            estimate_speed(p, x, gpu, SpeedContext(p.stack, catalogue.speed, host)) for x in (s, plain)
+        )
         assert whole.parallel_seconds == 0.0
         speeds.append(split.parallel_seconds)
     assert speeds[0] < speeds[1]
@@ -199,7 +201,9 @@ def test_auto_chooses_the_largest_micro_batch_that_fits_and_is_faster(catalogue:
     one = size_run(
         CopySetup(p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_8BIT, Offload.NONE, OPTIONS), config=config(dp=8)
     )
-    fast, slow = (estimate_speed(p, s, gpu, p.stack, catalogue.speed, host) for s in (chosen, one))
+    fast, slow = (
+        estimate_speed(p, s, gpu, SpeedContext(p.stack, catalogue.speed, host)) for s in (chosen, one)
+    )
     assert fast.tokens_per_s > slow.tokens_per_s
 
 
