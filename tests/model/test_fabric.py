@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ftopt.catalogue import load_catalogue
@@ -16,7 +18,7 @@ from ftopt.model.fabric import (
     size_multinode,
 )
 from ftopt.model.memory import GB
-from ftopt.model.sizing import CopySetup, profile_run
+from ftopt.model.sizing import CopySetup, profile_run, size_run
 from ftopt.model.speed import SpeedContext, planning_host
 from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
 
@@ -73,6 +75,18 @@ def test_states_divide_by_the_shard_count(strategy, shards) -> None:
     )
     assert sizing.gpus == 32 and sizing.strategy == strategy and sizing.link == "network"
     assert sizing.states_gb == pytest.approx(10 * profile.counts.total / shards / GB)
+
+
+def test_a_multinode_copy_never_offloads_whatever_its_setup_says() -> None:
+    """ZeRO-Offload across servers is not modelled: a setup asking for CPU offload is sized as one
+    without (no host RAM for the states), so the solver and the verifier agree whatever they pass."""
+    profile = profile_run(Run(name="r", model="llama-3.3-70b", method="full", gpus=16), CATALOGUE)
+    gpu, net = _net("b200-sxm")
+    setup = CopySetup(profile, gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, SizingOptions())
+    asked = size_multinode(replace(setup, offload=Offload.CPU), net)
+    assert asked == size_multinode(setup, net)
+    single = size_run(replace(setup, gpus=8, offload=Offload.CPU))  # on one server it does offload
+    assert single.host_ram_gb > asked.host_ram_gb
 
 
 def test_hybrid_shard_moves_less_over_the_network_than_full_shard() -> None:
