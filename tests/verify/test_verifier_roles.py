@@ -7,6 +7,7 @@ from typing import Any
 
 from ftopt.model.plan import Assignment, RoleOnGpus
 from ftopt.model.workload import Workload
+from ftopt.verify import roles as role_rules
 
 
 def _roles(a: Assignment, **changes: dict[str, Any]) -> list[RoleOnGpus]:
@@ -115,3 +116,11 @@ def test_multinode_copy_lists_one_servers_gpus_per_role(solved) -> None:
     assert c.verify() == []
     plan = c.with_assignment("l70-grpo", 1, roles=_roles(a, reference={"memory_gb": 1.0}))
     assert "role-memory" in c.rules(plan)
+
+
+def test_the_role_rules_alone_find_a_missing_reference(solved) -> None:
+    c = solved("grpo-colocated")
+    a = c.assignment("q8-grpo", 1)
+    assert c.alone(role_rules) == set()
+    plan = c.with_assignment("q8-grpo", 1, roles=[r for r in a.roles if r.role != "reference"])
+    assert "roles" in c.alone(role_rules, plan)
