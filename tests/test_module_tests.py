@@ -2,7 +2,9 @@
 module of their own.
 
 Why import, not coverage: a module reached only through the CLI or the solver is tested only as far
-as those paths happen to go; a test that imports it names what it checks of that module. By convention the tests of `ftopt/<package>/<path>/<name>.py` are `tests/<package>/<path>/test_<name>.py`
+as those paths happen to go; a test that imports it names what it checks of that module.
+
+By convention the tests of `ftopt/<package>/<path>/<name>.py` are `tests/<package>/<path>/test_<name>.py`
 (the package's layout mirrored) or `tests/<package>/test_<name>.py` (flat); the few whose tests
 were named after what they test rather than the module are listed in ELSEWHERE.
 """
