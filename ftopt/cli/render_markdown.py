@@ -116,14 +116,27 @@ def render_markdown(plan: Plan, internals: bool = True, summary: PlanSummary | N
     then (with `internals`) the technical appendix."""
     summary = summary_of(plan, summary)
     title = f"# Fine-tuning servers: {md(plan.workload)}" if plan.workload else "# Fine-tuning servers"
-    lines = [title, "", *_lead(plan, summary, internals)]
-    if plan.site:
-        where = (
-            f"{len(plan.racks)} racks of shared circuits (see Racks)"
-            if plan.racks
-            else f"{plan.site.feed} feed ({plan.site.feed_usable_w:,} W usable per position)"
-        )
-        lines += [md(f"Site: {where}, room inlet up to {plan.site.inlet_c:g} °C."), ""]
+    lines = [title, "", *_lead(plan, summary, internals), *_site(plan), *_hardware(plan)]
+    lines += [*_tables(plan, summary), *_closing(plan)]
+    lines += _appendix(plan) if internals else []
+    return "\n".join(lines) + "\n"
+
+
+def _site(plan: Plan) -> list[str]:
+    """Where the servers stand: one feed per position, or the racks' shared circuits; the inlet."""
+    if not plan.site:
+        return []
+    where = (
+        f"{len(plan.racks)} racks of shared circuits (see Racks)"
+        if plan.racks
+        else f"{plan.site.feed} feed ({plan.site.feed_usable_w:,} W usable per position)"
+    )
+    return [md(f"Site: {where}, room inlet up to {plan.site.inlet_c:g} °C."), ""]
+
+
+def _hardware(plan: Plan) -> list[str]:
+    """What is bought: a section and bill per server group, the fabric's bill, the racks."""
+    lines: list[str] = []
     for group in server_groups(plan):
         lines += [f"## {md(group.label)}", "", md(group_heading(plan, group)), ""]
         lines += _bill(group.server.bill_of_materials, plan.currency)
@@ -138,13 +151,24 @@ def render_markdown(plan: Plan, internals: bool = True, summary: PlanSummary | N
     if plan.racks:
         lines += ["## Racks", "", md(racks_note(plan)), "", *_head(list(RACK_COLUMNS))]
         lines += [*(_row(row) for row in rack_rows(plan)), ""]
+    return lines
+
+
+def _tables(plan: Plan, summary: PlanSummary) -> list[str]:
+    """What runs where and when: the runs, a queue's schedule, the cloud rates to rent instead."""
     columns, rows = run_table(plan)
-    lines += ["## Runs", "", *_head([(c.header, c.numeric) for c in columns])]
+    lines = ["## Runs", "", *_head([(c.header, c.numeric) for c in columns])]
     lines += [*(_row(row) for row in rows), ""]
     lines += _schedule(summary)
     if rates := rent_rows(plan, summary):
         lines += ["## Buy or rent: cloud rates", "", *_head(list(RENT_COLUMNS))]
         lines += [*(_row(row) for row in rates), ""]
+    return lines
+
+
+def _closing(plan: Plan) -> list[str]:
+    """The sections after the tables: roles, TCO, alternatives, what shaped the answer, the rules."""
+    lines: list[str] = []
     if roles := role_lines(plan):
         lines += ["## Roles (memory per GPU)", "", *_bullets(roles), ""]
     if tco := tco_lines(plan):
@@ -153,5 +177,4 @@ def render_markdown(plan: Plan, internals: bool = True, summary: PlanSummary | N
     if findings := shaped(plan):
         lines += ["## What shaped the answer", "", *_bullets([f.text for f in findings]), ""]
     lines += ["## Rules and defaults applied", "", *_bullets([n.text for n in buyer_notes(plan)]), ""]
-    lines += _appendix(plan) if internals else []
-    return "\n".join(lines) + "\n"
+    return lines
