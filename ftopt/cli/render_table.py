@@ -148,6 +148,17 @@ def render_table(
     """Print the whole quote; without `internals`, no technical appendix (the buyer's view only)."""
     summary = summary_of(plan, summary)
     parts: list[RenderableType] = [*lead(plan, summary, internals), Text("")]
+    parts += _hardware(console, plan)
+    parts.append(runs_table(console, plan))
+    parts += schedule_and_rates(console, plan, summary)
+    parts += _closing(console, plan)
+    parts += appendix(console, plan) if internals else []
+    console.print(Group(*parts))
+
+
+def _hardware(console: Console, plan: Plan) -> list[RenderableType]:
+    """What is bought: each server group's bill, the fabric's bill, the racks."""
+    parts: list[RenderableType] = []
     for group in server_groups(plan):
         bill = bom_table(console, group.server.bill_of_materials, plan.currency)
         parts += [Text(group_heading(plan, group)), bill, Text("")]
@@ -156,8 +167,12 @@ def render_table(
         parts += [Text(fabric_heading(plan)), bill, Text("")]
     if plan.racks:
         parts += [Text(racks_note(plan)), racks_table(console, plan), Text("")]
-    parts.append(runs_table(console, plan))
-    parts += schedule_and_rates(console, plan, summary)
+    return parts
+
+
+def _closing(console: Console, plan: Plan) -> list[RenderableType]:
+    """After the tables: roles, TCO, alternatives, what shaped the answer, the rules applied."""
+    parts: list[RenderableType] = []
     if roles := role_lines(plan):
         parts += _bullets("roles (memory per GPU):", roles)
     if tco := tco_lines(plan):
@@ -167,5 +182,4 @@ def render_table(
     if findings := shaped(plan):
         parts += _bullets("what shaped the answer:", [f.text for f in findings])
     parts += _bullets("rules and defaults applied:", [n.text for n in buyer_notes(plan)])
-    parts += appendix(console, plan) if internals else []
-    console.print(Group(*parts))
+    return parts
