@@ -142,13 +142,9 @@ def _group(plan: Plan, group: ServerGroup) -> str:
     currency = plan.currency
     each = " (each server)" if group.quantity > 1 else ""
     bom = _bill(server.bill_of_materials, f"Server total{each}", server.price, currency)
-    share = circuit_share(server)
-    over = " over" if share > 1 else ""
     gpu_name = escape(names.get(server.gpu, server.gpu))
-    ids = {s.id for s in group.servers}
     members = " ".join(s.id for s in group.servers)
-    copies = [a for a in plan.assignments if ids & {a.server, *(n.server for n in a.nodes)}]
-    runs = ", ".join(dict.fromkeys(escape(a.run) for a in copies)) or "none"
+    runs = _runs_here(plan, group)
     total = (
         f"<p><strong>{group.quantity} × {escape(money(server.price, currency))} = "
         f"{escape(money(group.price, currency))}</strong></p>"
@@ -161,6 +157,23 @@ def _group(plan: Plan, group: ServerGroup) -> str:
         f"<h3>{escape(group.label)}: {server.gpu_count} × {gpu_name}</h3>"
         f'<p class="muted">{escape(group_heading(plan, group))}</p>'
         f"<p>{server.gpu_count} GPUs per server{_nvlink(server, names)}. Runs here: {runs}.</p>"
+        f"{_power_block(plan, server)}{bom}{total}</section>"
+    )
+
+
+def _runs_here(plan: Plan, group: ServerGroup) -> str:
+    """The runs with a copy on a server of the group (a multi-node copy counts on each of its
+    servers), each once, in plan order; `none` for an idle group."""
+    ids = {s.id for s in group.servers}
+    copies = [a for a in plan.assignments if ids & {a.server, *(n.server for n in a.nodes)}]
+    return ", ".join(dict.fromkeys(escape(a.run) for a in copies)) or "none"
+
+
+def _power_block(plan: Plan, server: Server) -> str:
+    """A server's draw against its feed (words and a bar, marked when over) and its inlet limit."""
+    share = circuit_share(server)
+    over = " over" if share > 1 else ""
+    return (
         f'<div class="power"><span><strong>Power</strong> {server.power_w:,} W at the wall of '
         f"{server.feed_usable_w:,} W usable on the {escape(server.feed)} feed ({share:.0%}) per server; "
         f"{escape(power_words(plan, server))}"
@@ -170,7 +183,6 @@ def _group(plan: Plan, group: ServerGroup) -> str:
         f'<span style="width:{min(share, 1.0) * 100:.1f}%"></span></span>'
         f"<span><strong>Inlet air</strong> at most {server.max_inlet_c:g} °C (server limit)"
         f"{_room(plan)}</span></div>"
-        f"{bom}{total}</section>"
     )
 
 
