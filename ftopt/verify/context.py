@@ -288,7 +288,9 @@ class Context:
 
     def _roles(self, a: Assignment, run: Run, gpu: Gpu, policy: Sizing) -> Expected:
         """Each role's memory per GPU, from the policy's sizing."""
-        return expected_roles(self.catalogue, a, run, gpu.memory_gb, policy.states_gb, policy.total_gb)
+        return expected_roles(
+            self.catalogue, a, run, gpu.memory_gb, policy.states_gb, policy.total_gb, policy.overhead_gb
+        )
 
     def _rl_sizing(self, a: Assignment, run: Run, gpu: Gpu) -> Sizing | None:
         """An RL copy: its policy's sizing with the other roles on the training GPUs and the engine's
@@ -312,6 +314,8 @@ class Context:
             train_gpus=a.gpu_count if a.multinode else policy.gpus,
             roles_gb=others,
             rollout_gb=expected.memory.get("rollout", 0.0),
+            engine_idle_gb=expected.engine_idle_gb,
+            generation_gb=expected.generation_gb,
             placement=Placement(a.placement) if a.placement else None,
             host_ram_gb=policy.host_ram_gb + critic_host,
             nvme_gb=policy.nvme_gb + role_disk_gb(self.catalogue, run, a.optimizer, profile.counts),

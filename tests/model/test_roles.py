@@ -138,7 +138,47 @@ def test_colocated_engine_takes_its_fraction_of_every_gpu(
     assert (engine.gpus, engine.first) == (4, 0)
     assert engine.memory_gb == pytest.approx(0.3 * gpu.memory_gb)
     others = sum(r.memory_gb for r in sizing.roles if r.role != Role.ROLLOUT)
-    assert sizing.total_gb == pytest.approx(others + 0.3 * gpu.memory_gb)
+    # The engine sleeps while the policy trains; the activations are freed while it generates.
+    assert constants.engine_in_training == "nothing" and constants.training_in_generation == "states"
+    assert sizing.training_phase_gb == pytest.approx(others)
+    generation = 0.3 * gpu.memory_gb + others - sizing.activations_gb
+    assert sizing.generation_gb == pytest.approx(generation)
+    assert sizing.total_gb == pytest.approx(max(others, generation))
+    assert sizing.total_gb < others + 0.3 * gpu.memory_gb  # the phases take turns: no sum
+
+
+@pytest.mark.parametrize(
+    ("engine_in_training", "training_in_generation"),
+    [("everything", "states"), ("weights", "states"), ("nothing", "nothing")],
+)
+def test_colocated_peak_follows_what_each_phase_keeps(
+    catalogue: Catalogue, constants: RolloutConstants, engine_in_training: str, training_in_generation: str
+) -> None:
+    kept = constants.model_copy(
+        update={"engine_in_training": engine_in_training, "training_in_generation": training_in_generation}
+    )
+    run = _run(method="grpo", rollout={"memory_fraction": 0.3})
+    sizing, gpu = _size(catalogue, kept, run, 4, Placement.COLOCATED)
+    others = sum(r.memory_gb for r in sizing.roles if r.role != Role.ROLLOUT)
+    share = 0.3 * gpu.memory_gb
+    idle = {"everything": share, "weights": run_weights_gb(catalogue, 1), "nothing": 0.0}[engine_in_training]
+    assert sizing.training_phase_gb == pytest.approx(others + idle)
+    held = others - sizing.activations_gb if training_in_generation == "states" else sizing.overhead_gb
+    assert sizing.generation_gb == pytest.approx(share + held)
+    assert sizing.total_gb == pytest.approx(max(others + idle, share + held))
+
+
+def run_weights_gb(catalogue: Catalogue, tp: int) -> float:
+    """Llama 3.1 8B's BF16 weights over `tp` GPUs, GB."""
+    return profile_run(_run(method="full"), catalogue).counts.total * 2 / tp / GB
+
+
+def test_a_separate_engine_leaves_the_training_gpus_peak_alone(
+    catalogue: Catalogue, constants: RolloutConstants
+) -> None:
+    sizing, _ = _size(catalogue, constants, _run(method="grpo", rollout={}), 8, Placement.SEPARATE, engine=2)
+    others = sum(r.memory_gb for r in sizing.roles if r.role != Role.ROLLOUT)
+    assert sizing.generation_gb == 0.0 and sizing.total_gb == pytest.approx(others)
 
 
 def test_separate_engine_has_gpus_of_its_own(catalogue: Catalogue, constants: RolloutConstants) -> None:
