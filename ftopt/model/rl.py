@@ -173,14 +173,16 @@ def size_rl(
         first = 0 if layout.placement == Placement.COLOCATED else train
         roles.append(RoleMemory(Role.ROLLOUT, engine.gpus, first, engine.budget_gb))
     idle, generation = phase_memory(policy, sum(shares.values()), engine, layout.placement, constants)
+    disk = extra_disk_gb(
+        run, profile.method, profile.algorithm, counts, profile.reward_counts, layout.optimizer
+    )
     return replace(
         policy,
         gpus=layout.total,
         train_gpus=train,
         roles_gb=sum(shares.values()),
         host_ram_gb=policy.host_ram_gb + (critic.host_bytes / GB if critic else 0.0),
-        nvme_gb=policy.nvme_gb
-        + extra_disk_gb(run, profile.method, profile.algorithm, counts, profile.reward_counts, layout.optimizer),
+        nvme_gb=policy.nvme_gb + disk,
         placement=layout.placement,
         engine_idle_gb=idle,
         generation_gb=generation,
@@ -322,7 +324,10 @@ def rl_phases(
         return RlPhases(0.0, 0.0, 0.0, 0.0, 0.0)
     tokens = rollout.sequences * run.seq_len
     train = sizing.train_gpus or sizing.gpus
-    scored = [matmul_params(counts, arch)] * (2 if has_reference(run, profile.method, profile.algorithm) else 1)
+    passes = (
+        2 if has_reference(run, profile.method, profile.algorithm) else 1
+    )  # the policy's own, the reference's
+    scored = [matmul_params(counts, arch)] * passes
     if profile.reward_counts is not None:
         scored.append(profile.reward_counts.active)
     scoring = sum(forward_seconds(p, tokens, gpu, train, constants) for p in scored)

@@ -48,7 +48,12 @@ def frozen_bytes_per_gpu(params: int, strategy: Strategy, gpus: int) -> float:
 
 
 def reference_gb(
-    run: Run, method: TrainingMethod, algorithm: TrainingAlgorithm, counts: ParamCounts, strategy: Strategy, gpus: int
+    run: Run,
+    method: TrainingMethod,
+    algorithm: TrainingAlgorithm,
+    counts: ParamCounts,
+    strategy: Strategy,
+    gpus: int,
 ) -> float:
     """The reference model per training GPU, GB (0 when the base or precomputed figures serve)."""
     held = has_reference(run, method, algorithm)

@@ -78,7 +78,9 @@ class Expected:
         return max(training + self.engine_idle_gb, self.generation_gb)
 
 
-def engine_weights_gb(rollout: RolloutConstants, arch: Architecture, run: Run, gpus: int, share_gb: float) -> float:
+def engine_weights_gb(
+    rollout: RolloutConstants, arch: Architecture, run: Run, gpus: int, share_gb: float
+) -> float:
     """An engine's weight shard per GPU: over the narrowest power-of-two replica (dividing its GPUs)
     whose shard, overhead and one whole sequence's KV cache fit the share; the widest otherwise."""
     weights = count_params(arch).total * BF16_BYTES / GB

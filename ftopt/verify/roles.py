@@ -82,7 +82,7 @@ def check_role_memory(ctx: Context) -> Iterator[Violation]:
         if expected is None:
             continue
         on_gpu: dict[int, list[str]] = defaultdict(list)
-        listed = {role.role: role.memory_gb for role in a.roles}
+        listed: dict[str, float] = {role.role: role.memory_gb for role in a.roles}
         for role in a.roles:
             want = expected.memory.get(role.role)
             if want is not None and not close(role.memory_gb, want, GB_TOLERANCE):
@@ -94,7 +94,7 @@ def check_role_memory(ctx: Context) -> Iterator[Violation]:
                 )
             for gpu in role.gpus:
                 on_gpu[gpu].append(role.role)
-        held = replace(expected, memory={**listed, **expected.memory})
+        held = replace(expected, memory=listed | dict(expected.memory))
         card = sizing.card_gb
         for gpu, roles in sorted(on_gpu.items()):
             total = held.peak_gb(roles, a.placement == "colocated")
