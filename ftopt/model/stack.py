@@ -302,6 +302,9 @@ class RolloutConstants(BaseModel):
     response_mean_share: float = Field(
         default=1.0, gt=0, le=1, description="mean response length over the run's response_len (the cap)"
     )
+    decode_step_overhead_ms: float = Field(
+        default=0.0, ge=0, description="fixed time of one decode step beyond its reads: scheduling, sampling"
+    )
     tp_allreduce_latency_us: float = Field(
         default=0.0, ge=0, description="fixed time of one tensor-parallel all-reduce in a decode step"
     )
