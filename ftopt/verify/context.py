@@ -254,16 +254,16 @@ class Context:
 
     def _policy_sizing(self, a: Assignment, run: Run, gpu: Gpu) -> Sizing | None:
         """An RL copy's policy re-sized as a supervised run on the GPUs the copy lists for it, or over
-        all its servers for a multi-node copy (DPO's micro-batch holds a chosen and a rejected
-        sequence)."""
+        all its servers for a multi-node copy (a micro-batch holds each sample's sequences: DPO's
+        chosen and rejected pair, the registry's `sequences_per_sample`)."""
         profile = self.profile(run)
         train = len(role_gpus(a, "policy")) or a.gpu_count
         if profile is None or not 1 <= train <= MAX_GRAPH_GPUS:
             return None
-        if run.algorithm == Algorithm.DPO:
-            profile = replace(
-                profile, run=run.model_copy(update={"micro_batch": 2 * run.micro_batch_choices[0]})
-            )
+        per_sample = self.catalogue.methods.algorithm(run.algorithm).sequences_per_sample
+        if per_sample > 1:
+            micro_batch = per_sample * run.micro_batch_choices[0]
+            profile = replace(profile, run=run.model_copy(update={"micro_batch": micro_batch}))
         if a.multinode:
             parts = self.parts.get(a.server)
             return None if parts is None else self._multinode_sizing(a, run, parts, profile)

@@ -63,3 +63,15 @@ def test_estimate_shows_separate_engines_and_lists_roles() -> None:
     assert separate and all(
         {r["role"] for r in o["roles"]} == {"policy", "reference", "rollout"} for o in separate
     )
+
+
+def test_estimate_gives_a_colocated_layouts_two_phases() -> None:
+    result = CliRunner().invoke(cli, ["estimate", str(EXAMPLES / "grpo-8b.yaml"), "--format", "json"])
+    options = json.loads(result.stdout)["runs"][0]["options"]
+    colocated = [o for o in options if o.get("placement") == "colocated"]
+    assert colocated and all(set(o["phases_gb"]) == {"training", "generation"} for o in colocated)
+    assert not any("phases_gb" in o for o in options if o.get("placement") != "colocated")
+    # The roles listed on a colocated GPU add up to more than its peak: the phases take turns.
+    summed = [sum(r["memory_gb"] for r in o["roles"]) for o in colocated]
+    peaks = [max(o["phases_gb"].values()) for o in colocated]
+    assert all(peak < total for peak, total in zip(peaks, summed, strict=True))
