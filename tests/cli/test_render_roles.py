@@ -15,6 +15,7 @@ from ftopt.cli.render_markdown import render_markdown
 from ftopt.cli.render_roles import gpu_span, role_lines
 from ftopt.cli.render_svg import placement_svg
 from ftopt.model.plan import Plan
+from ftopt.model.workload import Placement
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 
@@ -25,6 +26,12 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 def grpo_plan() -> Plan:
     catalogue = load_catalogue()
     workload = load_workload(EXAMPLES / "grpo-32b.yaml", catalogue)
+    run = workload.runs[0]
+    assert run.rollout is not None
+    colocated = run.model_copy(
+        update={"rollout": run.rollout.model_copy(update={"placement": Placement.COLOCATED})}
+    )
+    workload = workload.model_copy(update={"runs": (colocated,)})
     return solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
 
 
