@@ -23,9 +23,9 @@ from pydantic import TypeAdapter
 from benchmarks.calibration import calibration_cards
 from ftopt.catalogue import load_catalogue
 from ftopt.model.architecture import Architecture
-from ftopt.model.fabric import MULTI_NODE_STRATEGIES, fabric_nic, node_network
+from ftopt.model.fabric import MULTI_NODE_STRATEGIES, Network, fabric_nic, node_network
 from ftopt.model.hardware import Catalogue, Gpu
-from ftopt.model.rl import multinode_any_sizing, rl_phases, rl_sizings, rl_speed
+from ftopt.model.rl import multinode_any_sizing, multinode_any_speed, rl_phases, rl_sizings, rl_speed
 from ftopt.model.sizing import RunProfile, optimizer_choices, profile_run
 from ftopt.model.speed import link_kind, planning_host
 from ftopt.model.topology import PCIE_GEN5_X16_GBPS
@@ -121,10 +121,50 @@ def fewest_gpus(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> int | No
     return None
 
 
+def _fabric(catalogue: Catalogue, gpu: Gpu) -> Network | None:
+    """Servers of eight of the card joined by the fastest NIC a server of it has (a calibration-only
+    card: the fastest a PCIe Gen5 x16 slot carries in full); None without one."""
+    nics = [n for c in catalogue.chassis if c.takes(gpu) and (n := fabric_nic(catalogue, c)) is not None]
+    if not nics:
+        nics = [n for n in catalogue.nics if n.pcie_gbps <= PCIE_GEN5_X16_GBPS]
+    if not nics:
+        return None
+    nic = max(nics, key=lambda n: (n.port_gbits, n.id))
+    assert catalogue.speed is not None
+    return node_network(gpu, NODE_GPUS, nic, NODE_GPUS, catalogue.speed)
+
+
+def multinode_share(profile: RunProfile, gpu: Gpu, gpus: int, catalogue: Catalogue) -> float | None:
+    """The generation share of the fastest fitting copy over servers of eight (FSDP or HSDP, a
+    colocated engine on every GPU); None when none fits."""
+    net, speed, constants = _fabric(catalogue, gpu), catalogue.speed, catalogue.rollout
+    if net is None or speed is None:
+        return None
+    host = planning_host(catalogue, NODE_GPUS, speed)
+    best: tuple[float, float] | None = None
+    for strategy in MULTI_NODE_STRATEGIES:
+        for optimizer in optimizer_choices(profile.run, profile.method, profile.stack):
+            sizing = multinode_any_sizing(profile, gpu, gpus, strategy, optimizer, OPTIONS, net, constants)
+            step = (
+                None
+                if sizing is None or not sizing.fits
+                else (multinode_any_speed(profile, sizing, gpu, host, net, speed, constants))
+            )
+            if sizing is None or step is None or (best and step.step_seconds >= best[0]):
+                continue
+            update = step.step_seconds - step.rollout_seconds
+            phases = rl_phases(profile, sizing, gpu, update, None, speed, constants)
+            best = (step.step_seconds, phases.generation / step.step_seconds)
+    return None if best is None else best[1]
+
+
 def generation_share(profile: RunProfile, gpu: Gpu, gpus: int, catalogue: Catalogue) -> float | None:
-    """The share of a step spent generating, on the fastest fitting layout of `gpus` GPUs."""
+    """The share of a step spent generating, on the fastest fitting layout of `gpus` GPUs (over
+    servers of eight beyond one server)."""
     constants, speed = catalogue.rollout, catalogue.speed
     assert speed is not None and profile.stack is not None
+    if gpus > NODE_GPUS:
+        return multinode_share(profile, gpu, gpus, catalogue)
     host = planning_host(catalogue, gpus, speed)
     link = link_kind(gpu, gpus)
     best: float | None = None
