@@ -26,10 +26,10 @@ from ftopt.model.architecture import Architecture
 from ftopt.model.fabric import MULTI_NODE_STRATEGIES, Network, fabric_nic, node_network
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.rl import multinode_any_sizing, multinode_any_speed, rl_phases, rl_sizings, rl_speed
-from ftopt.model.sizing import RunProfile, optimizer_choices, profile_run
-from ftopt.model.speed import link_kind, planning_host
+from ftopt.model.sizing import CopySetup, RunProfile, optimizer_choices, profile_run
+from ftopt.model.speed import SpeedContext, link_kind, planning_host
 from ftopt.model.topology import PCIE_GEN5_X16_GBPS
-from ftopt.model.workload import MULTI_NODE_COUNTS, InlineModel, Run, SizingOptions
+from ftopt.model.workload import MULTI_NODE_COUNTS, InlineModel, Offload, Run, SizingOptions
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -103,18 +103,14 @@ def fewest_gpus(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> int | No
     fitting = [s.gpus for s in rl_sizings(profile, gpu, OPTIONS, constants) if s.fits]
     if fitting:
         return min(fitting)
-    nics = [n for c in catalogue.chassis if c.takes(gpu) and (n := fabric_nic(catalogue, c)) is not None]
-    if not nics:  # a calibration-only card: the fastest NIC a PCIe Gen5 x16 slot carries in full
-        nics = [n for n in catalogue.nics if n.pcie_gbps <= PCIE_GEN5_X16_GBPS]
-    if not nics:
+    net = _fabric(catalogue, gpu)
+    if net is None:
         return None
-    nic = max(nics, key=lambda n: (n.port_gbits, n.id))  # the fastest fabric a server of the card has
-    net = node_network(gpu, NODE_GPUS, nic, NODE_GPUS, catalogue.speed)
     for gpus in MULTI_NODE_COUNTS:
         for strategy in MULTI_NODE_STRATEGIES:
             for optimizer in optimizer_choices(profile.run, profile.method, profile.stack):
                 sizing = multinode_any_sizing(
-                    profile, gpu, gpus, strategy, optimizer, OPTIONS, net, constants
+                    CopySetup(profile, gpu, gpus, strategy, optimizer, Offload.NONE, OPTIONS), net, constants
                 )
                 if sizing is not None and sizing.fits:
                     return gpus
@@ -144,7 +140,8 @@ def multinode_share(profile: RunProfile, gpu: Gpu, gpus: int, catalogue: Catalog
     best: tuple[float, float] | None = None
     for strategy in MULTI_NODE_STRATEGIES:
         for optimizer in optimizer_choices(profile.run, profile.method, profile.stack):
-            sizing = multinode_any_sizing(profile, gpu, gpus, strategy, optimizer, OPTIONS, net, constants)
+            setup = CopySetup(profile, gpu, gpus, strategy, optimizer, Offload.NONE, OPTIONS)
+            sizing = multinode_any_sizing(setup, net, constants)
             step = (
                 None
                 if sizing is None or not sizing.fits
@@ -172,7 +169,7 @@ def generation_share(profile: RunProfile, gpu: Gpu, gpus: int, catalogue: Catalo
     for sizing in rl_sizings(profile, gpu, OPTIONS, constants):
         if sizing.gpus != gpus or not sizing.fits:
             continue
-        step = rl_speed(profile, sizing, gpu, profile.stack, speed, host, constants, link)
+        step = rl_speed(profile, sizing, gpu, SpeedContext(profile.stack, speed, host, link), constants)
         if step.step_seconds < best_step:
             update = step.step_seconds - step.rollout_seconds
             phases = rl_phases(profile, sizing, gpu, update, link, speed, constants)
