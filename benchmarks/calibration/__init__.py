@@ -488,6 +488,10 @@ def main(argv: list[str] | None = None) -> None:
             _load.cache_clear()
             outcomes = run_calibration()
         print(f"wrote {MARGINS_FILE.relative_to(ROOT)}")
+        from benchmarks.calibration.spread import SPREAD_FILE, render_spread
+
+        SPREAD_FILE.write_text(render_spread(outcomes), encoding="utf-8")
+        print(f"wrote {SPREAD_FILE.relative_to(ROOT)}")
     MARKDOWN.write_text(render_markdown(outcomes, sources_of()), encoding="utf-8")
     JSON.write_text(render_json(outcomes), encoding="utf-8")
     for s in summarise(outcomes):

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from ftopt.errors import InputError, did_you_mean, quoted
 from ftopt.model.failures import Reliability
+from ftopt.model.spread import Spread
 from ftopt.model.hardware import (
     PRICED,
     Bridge,
@@ -68,6 +69,7 @@ MAPPING_FILES: dict[str, type[BaseModel]] = {
     "speed": SpeedConstants,
     "margins": MemoryMargins,  # a vendor's margins.yaml replaces the `margins` table whole
     "reliability": Reliability,
+    "spread": Spread,
     "methods": MethodRegistry,  # its `methods` or `algorithms` list replaces the packaged one whole
     "rollout": RolloutConstants,
     "cloud": CloudPrices,  # its `rates` list replaces the packaged table whole

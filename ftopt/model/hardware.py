@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
 from ftopt.model.failures import Reliability
+from ftopt.model.spread import Spread
 from ftopt.model.methods import MethodRegistry
 from ftopt.model.mig import Mig
 from ftopt.model.rent import CloudPrices
@@ -468,6 +469,9 @@ class Catalogue(BaseModel):
     margins: MemoryMargins | None = None
     # Interruptions per GPU-hour and restart time (issue 28, item 5): reliability.yaml.
     reliability: Reliability | None = None
+    # The speed model's P50/P90 hours factors per stack (issue 28, item 4): spread.yaml, from the
+    # calibration's held-out throughput points.
+    spread: Spread | None = None
     # The fabric for multi-node plans (issue 14): ftopt/model/fabric.py, ftopt/solver/problem/multinode.py.
     nics: tuple[Nic, ...] = ()
     switches: tuple[Switch, ...] = ()

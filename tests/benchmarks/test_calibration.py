@@ -265,3 +265,45 @@ def test_a_stack_without_held_out_points_takes_the_pooled_error() -> None:
     assert pooled.error > 0
     for stack in ("megatron", "hf-deepspeed"):
         assert all(abs(m - pooled.error) < 0.01 for m in margins[stack].values())
+
+
+def test_committed_spread_is_its_derivation() -> None:
+    """spread.yaml is what `--write-margins` derives from the held-out throughput points, and the
+    catalogue plans with it."""
+    from benchmarks.calibration.spread import SPREAD_FILE, derive_spread, read_spread, render_spread
+
+    assert SPREAD_FILE.read_text(encoding="utf-8") == render_spread(OUTCOMES), (
+        "run `python -m benchmarks.calibration --write-margins`"
+    )
+    assert load_catalogue().spread == read_spread() == derive_spread(OUTCOMES, stack_ids())
+
+
+def test_spread_is_the_held_out_ratio_quantiles_own_with_three_sources_else_pooled() -> None:
+    """P50 and P90 are the median and nearest-rank 90th percentile of the held-out ratios ftopt /
+    published tokens/s, rounded up; fit points never count; a stack with fewer than three sources
+    takes the pooled figures, and one with three plans with its own."""
+    from benchmarks.calibration.spread import derive_spread, held_out_throughput, quantile
+
+    rows = held_out_throughput(OUTCOMES)
+    assert rows and all(o.split == "held-out" and o.kind == "throughput" for o in rows)
+    ratios = sorted(o.ratio or 0.0 for o in rows)
+    spread = derive_spread(OUTCOMES, ["hf-fsdp", "unknown-stack"])
+    pooled = spread.pooled
+    assert pooled.points == len(rows)
+    assert 0 <= pooled.p50 - quantile(ratios, 0.5) < 0.01
+    assert 0 <= pooled.p90 - quantile(ratios, 0.9) < 0.01
+    assert sum(1 for r in ratios if r <= pooled.p90) / len(ratios) >= 0.9
+    assert pooled.p50 < pooled.p90
+    assert spread.of("unknown-stack") == pooled
+    # Three sources of one stack, with ratios far from the pool's: the stack plans with its own.
+    own = [
+        Outcome(f"p{i}", "throughput", 100.0, "tokens/s", f"src{i % 3}", 100.0 * r, None, None, "held-out", "x")
+        for i, r in enumerate([2.0, 2.2, 2.4, 2.6, 3.0])
+    ]
+    alone = derive_spread([*OUTCOMES, *own], ["x", "hf-fsdp"])
+    assert (alone.of("x").p50, alone.of("x").p90) == (2.4, 3.0)
+    assert alone.of("x").sources == 3 and "held-out throughput of x" in alone.of("x").basis
+    assert alone.of("hf-fsdp") == alone.pooled
+    two = derive_spread([*OUTCOMES, *own[:2]], ["x"])  # two sources only: pooled
+    assert two.of("x") == two.pooled
+    assert quantile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5 and quantile([float(i) for i in range(10)], 0.9) == 8.0
