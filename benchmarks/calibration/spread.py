@@ -51,7 +51,8 @@ def factors(rows: list[Outcome], basis: str) -> SpreadFactors:
 def derive_spread(outcomes: list[Outcome], stacks: list[str]) -> Spread:
     """Per stack its own factors with at least MIN_SOURCES sources, else the pooled ones."""
     rows = held_out_throughput(outcomes)
-    pooled = factors(rows, f"pooled held-out throughput of all stacks, {len({o.source for o in rows})} sources")
+    count = len({o.source for o in rows})
+    pooled = factors(rows, f"pooled held-out throughput of all stacks, {count} sources")
     groups: dict[str, list[Outcome]] = defaultdict(list)
     for o in rows:
         groups[str(o.stack)].append(o)

@@ -24,7 +24,6 @@ from pydantic import BaseModel, ValidationError
 
 from ftopt.errors import InputError, did_you_mean, quoted
 from ftopt.model.failures import Reliability
-from ftopt.model.spread import Spread
 from ftopt.model.hardware import (
     PRICED,
     Bridge,
@@ -44,6 +43,7 @@ from ftopt.model.hardware import (
 )
 from ftopt.model.methods import MethodRegistry
 from ftopt.model.rent import CloudPrices
+from ftopt.model.spread import Spread
 from ftopt.model.stack import MemoryMargins, RolloutConstants, SpeedConstants, Stack
 from ftopt.reading.safe_yaml import read_yaml, validate
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from ftopt.model.findings import Finding, FindingKind, money
 from ftopt.model.plan import Assignment, Plan, RunSummary, Server
-from ftopt.model.summary import PlanSummary, method_words, summarize
+from ftopt.model.spread import confidence_words
+from ftopt.model.summary import PlanSummary, deadline_met, method_words, summarize
 
 #: The note that lists the catalogue prices without a public source: an internal, for the appendix.
 ASSUMED_PRICES = "prices"
@@ -252,12 +253,9 @@ class RunRow:
 
     @property
     def deadline_met(self) -> bool | None:
-        """Whether every copy finishes by its run's deadline (None without a deadline or hours)."""
-        deadline = self.run.deadline_hours if self.run else None
-        hours = [a.hours for a in self.copies if a.hours is not None]
-        if deadline is None or not hours:
-            return None
-        return max(hours) <= deadline + 1e-9
+        """Whether every copy's hours at its run's deadline confidence are within the deadline (None
+        without a deadline or hours): the summary's rule."""
+        return None if self.run is None else deadline_met(self.run, self.copies)
 
 
 def _training_key(a: Assignment, card: str) -> tuple[object, ...]:
@@ -335,8 +333,12 @@ def _number(value: float | None, digits: int = 0) -> str:
 
 
 def _deadline(row: RunRow) -> str:
+    """The deadline and the confidence it holds at: `48.0 at P90`."""
     deadline = row.run.deadline_hours if row.run else None
-    return NONE if deadline is None else f"{deadline:,.1f}"
+    if deadline is None:
+        return NONE
+    confidence = row.run.deadline_confidence if row.run else None
+    return f"{deadline:,.1f}" + (f" at {confidence_words(confidence)}" if confidence else "")
 
 
 def _met(row: RunRow) -> str:
@@ -371,7 +373,9 @@ RUN_COLUMNS: tuple[RunColumn, ...] = (
     RunColumn("training", False, _training),
     RunColumn("tokens/s per copy", True, lambda r: _number(r.first.tokens_per_s)),
     RunColumn("hours", True, lambda r: _number(r.first.hours, 1)),
-    RunColumn("deadline h", True, _deadline),
+    RunColumn("P50 h", True, lambda r: _number(r.first.hours_p50, 1)),
+    RunColumn("P90 h", True, lambda r: _number(r.first.hours_p90, 1)),
+    RunColumn("deadline h", False, _deadline),
     RunColumn("deadline met", False, _met),
     RunColumn("hours with failures", True, lambda r: _number(r.first.hours_with_failures, 1)),
     RunColumn("checkpoints", False, lambda r: _checkpoints(r.first)),

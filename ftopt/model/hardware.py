@@ -19,10 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
 from ftopt.model.failures import Reliability
-from ftopt.model.spread import Spread
 from ftopt.model.methods import MethodRegistry
 from ftopt.model.mig import Mig
 from ftopt.model.rent import CloudPrices
+from ftopt.model.spread import Spread
 from ftopt.model.stack import CardClass, MemoryMargins, Platform, RolloutConstants, SpeedConstants, Stack
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)

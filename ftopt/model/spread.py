@@ -21,14 +21,26 @@ that derivation by tests/benchmarks/test_calibration.py. The model layer only: n
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 #: The confidences a workload may ask its deadlines to hold at (`deadline_confidence`).
-Confidence = Literal[0.5, 0.9]
 CONFIDENCES: tuple[float, ...] = (0.5, 0.9)
-DEFAULT_CONFIDENCE: Confidence = 0.9
+DEFAULT_CONFIDENCE = 0.9
+
+
+def _one_of_confidences(value: Any) -> Any:
+    """0.5 or 0.9 (a number, not YAML's `true`), else one line naming what was given."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value not in CONFIDENCES:
+        raise ValueError(f"expected 0.5 or 0.9, got {value!r}")
+    return float(value)
+
+
+#: A deadline confidence: 0.5 (P50 hours) or 0.9 (P90 hours).
+Confidence = Annotated[
+    float, BeforeValidator(_one_of_confidences), Field(json_schema_extra={"enum": list(CONFIDENCES)})
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -65,6 +77,14 @@ class Spread(BaseModel):
 def spread_hours(hours: float, factors: SpreadFactors | None, confidence: float) -> float:
     """`hours` (with failures, where they count) at `confidence`; unchanged without spread data."""
     return hours * (factors.at(confidence) if factors is not None else 1.0)
+
+
+def hours_at_confidence(
+    hours: float, failure_overhead: float | None, factors: SpreadFactors | None, confidence: float
+) -> float:
+    """hours × (1 + failure overhead) × the spread factor at `confidence`: the figure a deadline is
+    held to (the overhead only for a copy over several servers; None: no failures counted)."""
+    return spread_hours(hours * (1 + (failure_overhead or 0.0)), factors, confidence)
 
 
 def confidence_words(confidence: float) -> str:

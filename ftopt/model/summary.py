@@ -49,7 +49,12 @@ class RunLine(BaseModel):
     method: str = Field(description="the words a quote prints: `GRPO, LoRA r32`, `full`, `QLoRA r16`")
     copies: int = Field(description="copies at once (peak) or jobs within the horizon (queue)")
     hours: float | None = Field(description="the longest copy's or job's hours; None without train_tokens")
+    hours_p50: float | None = Field(default=None, description="the longest copy's hours at P50 (spread)")
+    hours_p90: float | None = Field(default=None, description="the longest copy's hours at P90 (spread)")
     deadline_hours: float | None
+    deadline_confidence: float | None = Field(
+        default=None, description="0.5 or 0.9: the deadline is met when the hours at it are within it"
+    )
     deadline_met: bool | None
 
 
@@ -134,14 +139,22 @@ def method_words(run: RunSummary) -> str:
     return adapter if algorithm == SUPERVISED else f"{algorithm.upper()}, {adapter}"
 
 
-def _hours(copies: list[Assignment]) -> float | None:
-    known = [a.hours for a in copies if a.hours is not None]
+def _hours(copies: list[Assignment], field: str = "hours") -> float | None:
+    known = [getattr(a, field) for a in copies if getattr(a, field) is not None]
     return max(known) if known else None
+
+
+def deadline_met(run: RunSummary, copies: list[Assignment] | tuple[Assignment, ...]) -> bool | None:
+    """Whether every copy's hours at the run's deadline confidence are within its deadline (None
+    without a deadline or hours); plans without spread figures hold their plain hours to it."""
+    held = [h for a in copies if (h := a.hours_at(run.deadline_confidence)) is not None]
+    if run.deadline_hours is None or not held:
+        return None
+    return max(held) <= run.deadline_hours + 1e-9
 
 
 def _run_line(run: RunSummary, copies: list[Assignment]) -> RunLine:
     hours = _hours(copies)
-    met = None if run.deadline_hours is None or hours is None else hours <= run.deadline_hours + 1e-9
     return RunLine(
         name=run.name,
         model=run.model,
@@ -150,8 +163,11 @@ def _run_line(run: RunSummary, copies: list[Assignment]) -> RunLine:
         method=method_words(run),
         copies=run.jobs if run.jobs is not None else run.concurrent,
         hours=hours,
+        hours_p50=_hours(copies, "hours_p50"),
+        hours_p90=_hours(copies, "hours_p90"),
         deadline_hours=run.deadline_hours,
-        deadline_met=met,
+        deadline_confidence=run.deadline_confidence,
+        deadline_met=deadline_met(run, copies),
     )
 
 
@@ -331,6 +347,9 @@ def key_figures(s: PlanSummary, plan: Plan) -> tuple[Figure, ...]:
     elif s.hours is not None:
         label = "Runs with hours done within" if s.runs_without_hours else "Every run done within"
         out.append(Figure(label=label, value=f"{s.hours:,.1f} h"))
+    spread = _spread_figure(s)
+    if spread is not None:
+        out.append(spread)
     if s.runs_without_hours:
         out.append(Figure(label="Runs without hours", value=", ".join(s.runs_without_hours)))
     if plan.energy_kwh is not None:
@@ -342,6 +361,16 @@ def key_figures(s: PlanSummary, plan: Plan) -> tuple[Figure, ...]:
     )
     out.append(Figure(label="Catalogue", value=s.catalogue.words))
     return tuple(out)
+
+
+def _spread_figure(s: PlanSummary) -> Figure | None:
+    """A peak plan's slowest run at P50 and P90: the speed model's spread (with failures over several
+    servers) on the hours above; None without spread figures."""
+    p50 = max((r.hours_p50 for r in s.runs if r.hours_p50 is not None), default=None)
+    p90 = max((r.hours_p90 for r in s.runs if r.hours_p90 is not None), default=None)
+    if s.mode == "queue" or p50 is None or p90 is None:
+        return None
+    return Figure(label="Hours at P50 / P90", value=f"{p50:,.1f} h / {p90:,.1f} h")
 
 
 def _plan_of(result: Result | Plan) -> Plan:

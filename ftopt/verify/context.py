@@ -193,6 +193,10 @@ class Context:
         """Each distinct server with its parts."""
         yield from self.parts.values()
 
+    def confidence(self, run: Run) -> float:
+        """The confidence the run's deadline holds at: its own, else the workload's."""
+        return run.deadline_confidence or self.workload.deadline_confidence
+
     def profile(self, run: Run) -> RunProfile | None:
         """The run with its model resolved (None if the model is not in the catalogue)."""
         if run.name not in self._profiles:

@@ -29,6 +29,7 @@ from ftopt.verify import (
     roles,
     schedule,
     site,
+    spread,
     supply,
     timing,
 )
@@ -111,6 +112,7 @@ RULES: tuple[Rule, ...] = (
     timing.check_energy,
     timing.check_tco,
     failures.check_failures,
+    spread.check_spread,
     schedule.check_schedule_entries,
     schedule.check_windows,
     schedule.check_durations,

@@ -297,7 +297,7 @@ def test_spread_is_the_held_out_ratio_quantiles_own_with_three_sources_else_pool
     assert spread.of("unknown-stack") == pooled
     # Three sources of one stack, with ratios far from the pool's: the stack plans with its own.
     own = [
-        Outcome(f"p{i}", "throughput", 100.0, "tokens/s", f"src{i % 3}", 100.0 * r, None, None, "held-out", "x")
+        Outcome(f"p{i}", "throughput", 100.0, "tokens/s", f"s{i % 3}", 100.0 * r, None, None, "held-out", "x")
         for i, r in enumerate([2.0, 2.2, 2.4, 2.6, 3.0])
     ]
     alone = derive_spread([*OUTCOMES, *own], ["x", "hf-fsdp"])

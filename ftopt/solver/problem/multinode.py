@@ -29,7 +29,9 @@ from ftopt.model.fabric import (
     nics_per_server,
     node_network,
 )
+from ftopt.model.failures import failure_cost
 from ftopt.model.hardware import Catalogue, Nic
+from ftopt.model.memory import GB, checkpoint_bytes
 from ftopt.model.power import supplies_carry, wall_w
 from ftopt.model.rl import multinode_any_sizings, multinode_any_speed
 from ftopt.model.sizing import (
@@ -45,7 +47,7 @@ from ftopt.model.timing import copy_host
 from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, Optimizer, SizingOptions, Strategy, Workload
 from ftopt.solver.problem.builds import Build, DiskTier, RamTier
 from ftopt.solver.problem.configs import cheapest_tier
-from ftopt.solver.problem.modes import Mode, compatible
+from ftopt.solver.problem.modes import Mode, compatible, confident_hours
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -189,11 +191,9 @@ def _candidates(
     found: list[tuple[MultiNodeMode, MultiNodeOption]] = []
     limit = bid.workload.site.max_servers
     for nodes, sizing in spanning_sizings(profile, build, net, bid.workload.sizing, limit, rank):
-        if late(profile, sizing, networked, net, catalogue):
-            continue
         ram = cheapest_tier(build.ram_upgrades, sizing.host_ram_gb / nodes + reserve)
         disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / nodes)
-        if ram is None or disk is None:
+        if ram is None or disk is None or late(profile, sizing, networked, net, catalogue, disk):
             continue
         mode = MultiNodeMode(run=run, sizing=sizing, domain=0, node_gpus=build.gpu_count, build=f)
         found.append((mode, MultiNodeOption(-1, networked, nodes, ram, disk)))
@@ -248,13 +248,46 @@ def speed_on_servers(
     return at_power(speed, build.gpu, build.power_cap_w, constants) if speed is not None else None
 
 
-def late(profile: RunProfile, sizing: Sizing, build: Build, net: Network, catalogue: Catalogue) -> bool:
-    """Whether a multi-node copy so sized would miss its run's deadline (never without one)."""
+def late(
+    profile: RunProfile,
+    sizing: Sizing,
+    build: Build,
+    net: Network,
+    catalogue: Catalogue,
+    disk: DiskTier | None = None,
+) -> bool:
+    """Whether a multi-node copy so sized would miss its run's deadline (never without one) at the
+    run's deadline confidence: its hours with failures (its checkpoint written to `disk` on every one
+    of its servers; none counted without `disk` or reliability data) × its stack's spread factor."""
     run = profile.run
     if run.deadline_hours is None or run.train_tokens is None:
         return False
     speed = speed_on_servers(profile, sizing, build, net, catalogue)
-    return speed is not None and hours_to_train(run.train_tokens, speed) > run.deadline_hours
+    if speed is None:
+        return False
+    hours = hours_to_train(run.train_tokens, speed)
+    overhead = _failure_overhead(profile, sizing, build, disk, catalogue, hours)
+    return confident_hours(profile, catalogue, hours, overhead) > run.deadline_hours
+
+
+def _failure_overhead(
+    profile: RunProfile,
+    sizing: Sizing,
+    build: Build,
+    disk: DiskTier | None,
+    catalogue: Catalogue,
+    hours: float,
+) -> float | None:
+    """Hours added per training hour by checkpoints, lost work and restarts (ftopt.model.failures)
+    for a copy over sizing.gpus // build.gpu_count servers, each writing to `disk`."""
+    reliability = catalogue.reliability
+    if disk is None or reliability is None or not disk.count:
+        return None
+    nodes = sizing.gpus // build.gpu_count
+    write_gbps = disk.drive.write_gbps * disk.count * nodes
+    run = profile.run
+    checkpoint = checkpoint_bytes(profile.counts, profile.method, sizing.optimizer, run.lora_rank) / GB
+    return failure_cost(hours, sizing.gpus, checkpoint, write_gbps, reliability).overhead
 
 
 def multinode_options(
