@@ -490,6 +490,17 @@ class Plan(BaseModel):
         last = self.last_job_end_hours
         return last if last is not None else self.makespan_hours
 
+    @property
+    def confident_finish_hours(self) -> float | None:
+        """Hours until every run is trained at its deadline confidence (each copy's P50 or P90 hours;
+        its plain hours in plans without them); a queue plan's last job's end."""
+        last = self.last_job_end_hours
+        if last is not None:
+            return last
+        confidence = {r.name: r.deadline_confidence for r in self.runs}
+        held = [h for a in self.assignments if (h := a.hours_at(confidence.get(a.run))) is not None]
+        return max(held, default=None)
+
     @model_validator(mode="before")
     @classmethod
     def _drop_summary(cls, data: Any) -> Any:
