@@ -28,9 +28,10 @@ from ftopt.model.sizing import (
     optimizer_choices,
     size_run,
 )
-from ftopt.model.speed import hours_to_train, speed_ranker
+from ftopt.model.speed import speed_ranker
 from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
 from ftopt.solver.problem.builds import Build, enumerate_builds
+from ftopt.solver.problem.configs import cheapest_tier
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.problem.modes import (
     Mode,
@@ -41,7 +42,7 @@ from ftopt.solver.problem.modes import (
     mode_speeds,
     nvlink_domain,
 )
-from ftopt.solver.problem.multinode import network_rank, networked_build, spanning_sizings, speed_on_servers
+from ftopt.solver.problem.multinode import network_rank, networked_build, spanning_hours, spanning_sizings
 
 
 def _relaxations(run: Run, method: TrainingMethod) -> list[str]:
@@ -179,10 +180,10 @@ def _fastest_multi_server(data: ProblemData, run_index: int, builds: list[Build]
         net = node_network(build.gpu, build.gpu_count, nic, networked.nic_count, catalogue.speed)
         rank = network_rank(profile, networked, net, catalogue)
         for servers, sizing in spanning_sizings(profile, build, net, data.workload.sizing, limit, rank):
-            speed = speed_on_servers(profile, sizing, networked, net, catalogue)
-            if speed is None:
+            disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / servers)
+            hours = spanning_hours(profile, sizing, networked, net, catalogue, disk)
+            if hours is None:
                 continue
-            hours = confident_hours(profile, catalogue, hours_to_train(tokens, speed))
             if best is None or (hours, sizing.gpus) < best[:2]:
                 reason = _late(profile.run, hours, build.gpu.id, sizing, NETWORK, servers)
                 best = (hours, sizing.gpus, reason)

@@ -260,14 +260,30 @@ def late(
     run's deadline confidence: its hours with failures (its checkpoint written to `disk` on every one
     of its servers; none counted without `disk` or reliability data) × its stack's spread factor."""
     run = profile.run
-    if run.deadline_hours is None or run.train_tokens is None:
+    if run.deadline_hours is None:
         return False
+    hours = spanning_hours(profile, sizing, build, net, catalogue, disk)
+    return hours is not None and hours > run.deadline_hours
+
+
+def spanning_hours(
+    profile: RunProfile,
+    sizing: Sizing,
+    build: Build,
+    net: Network,
+    catalogue: Catalogue,
+    disk: DiskTier | None = None,
+) -> float | None:
+    """A multi-node copy's hours at its run's deadline confidence on servers of the networked
+    `build`, with failures when its `disk` tier is known (None without train_tokens or speed data):
+    what `late` holds to the deadline and the refusal names as the fastest over several servers."""
+    tokens = profile.run.train_tokens
     speed = speed_on_servers(profile, sizing, build, net, catalogue)
-    if speed is None:
-        return False
-    hours = hours_to_train(run.train_tokens, speed)
+    if tokens is None or speed is None:
+        return None
+    hours = hours_to_train(tokens, speed)
     overhead = _failure_overhead(profile, sizing, build, disk, catalogue, hours)
-    return confident_hours(profile, catalogue, hours, overhead) > run.deadline_hours
+    return confident_hours(profile, catalogue, hours, overhead)
 
 
 def _failure_overhead(
