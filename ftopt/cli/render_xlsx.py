@@ -39,7 +39,7 @@ from ftopt.cli.render_quote import (
     summary_of,
 )
 from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
-from ftopt.model.plan import LineItem, Plan
+from ftopt.model.plan import Assignment, LineItem, Plan, RunSummary
 from ftopt.model.summary import PlanSummary, method_words
 from ftopt.model.timing import HOURS_PER_YEAR
 
@@ -50,7 +50,9 @@ SUMMARY_HEADERS = ("Sheet", "Servers", "Chassis", "GPUs per server", "CPUs per s
                    "Quantity", "Price per server", "Price")  # fmt: skip
 RUNS_HEADERS = ("Run", "Model", "Method", "Copies", "GPUs per copy", "Training tokens per copy",
                 "Tokens/s per copy", "Hours", "Deadline (h)", "Deadline met", "Energy per copy (kWh)",
-                "Energy (kWh)", "Energy cost")  # fmt: skip
+                "Energy (kWh)", "Energy cost", "Failure overhead counted", "Spread factor",
+                "Hours at the deadline confidence", "Deadline confidence", "Hours with failures", "P50 hours",
+                "P90 hours")  # fmt: skip
 POWER_HEADERS = ("Sheet", "Quantity", "Power per server (W)", "Feed", "Usable per feed (W)", "Share of feed",
                  "Headroom (W)", "Within the feed", "Power (W)")  # fmt: skip
 SHEET_NAME_MAX = 31
@@ -222,9 +224,10 @@ def _runs(book: Any, formats: dict[str, Any], plan: Plan) -> None:
         deadline = r.run.deadline_hours if r.run else None
         hours_value = tokens / a.tokens_per_s / 3600 if tokens is not None and a.tokens_per_s else None
         hours = Formula(f"=F{row}/G{row}/3600", hours_value) if hours_value is not None else None
+        held = _held(row, a, r.run, hours_value)
         met = None
-        if hours_value is not None and deadline is not None:
-            met = Formula(f"=H{row}<=I{row}", hours_value <= deadline)
+        if held is not None and deadline is not None:
+            met = Formula(f"=P{row}<=I{row}", held.value <= deadline)
         per_copy = a.energy_kwh
         energy = Formula(f"=D{row}*K{row}", len(r.copies) * per_copy) if per_copy is not None else None
         cost = None
@@ -232,9 +235,37 @@ def _runs(book: Any, formats: dict[str, Any], plan: Plan) -> None:
             cost = Formula(f"=L{row}*TCO!B6", len(r.copies) * per_copy * kwh_price)
         method, model = (method_words(r.run), r.run.model) if r.run else ("", "")
         gpus = f"{r.gpus_per_copy} × {r.card}"
+        styles = {8: "tenths", 13: "money", 16: "tenths", 18: "tenths", 19: "tenths", 20: "tenths"}
         sheet.put([r.name, model, method, len(r.copies), gpus, tokens, a.tokens_per_s, hours, deadline, met,
-                   per_copy, energy, cost], {8: "tenths", 13: "money"})  # fmt: skip
-    sheet.widths((24, 18, 18, 8, 22, 16, 14, 10, 12, 12, 14, 14, 14))
+                   per_copy, energy, cost, *_spread_cells(a, r.run, held)], styles)  # fmt: skip
+    sheet.widths((24, 18, 18, 8, 22, 16, 14, 10, 12, 12, 14, 14, 14, 12, 12, 16, 12, 14, 10, 10))
+
+
+def _overhead_and_factor(a: Assignment, run: RunSummary | None) -> tuple[float, float] | None:
+    """The failure overhead the deadline counts (a copy over several servers only) and the spread
+    factor at the run's deadline confidence, read back from the copy's stated hours; None without."""
+    at = a.hours_at(run.deadline_confidence if run else None)
+    if a.hours is None or not a.hours or at is None or a.hours_p90 is None:
+        return None
+    overhead = (a.failure_overhead or 0.0) if a.multinode else 0.0
+    return overhead, at / (a.hours * (1 + overhead))
+
+
+def _held(row: int, a: Assignment, run: RunSummary | None, hours: float | None) -> Formula | None:
+    """Hours at the deadline confidence: hours × (1 + counted failure overhead) × spread factor."""
+    found = _overhead_and_factor(a, run)
+    if found is None or hours is None:
+        return None
+    overhead, factor = found
+    return Formula(f"=H{row}*(1+N{row})*O{row}", hours * (1 + overhead) * factor)
+
+
+def _spread_cells(a: Assignment, run: RunSummary | None, held: Formula | None) -> list[object]:
+    """Columns N to T of a run row: overhead, factor, held hours, confidence, and the stated figures."""
+    found = _overhead_and_factor(a, run)
+    overhead, factor = found if found is not None else (None, None)
+    confidence = run.deadline_confidence if run else None
+    return [overhead, factor, held, confidence, a.hours_with_failures, a.hours_p50, a.hours_p90]
 
 
 def _power(book: Any, formats: dict[str, Any], plan: Plan, names: list[str]) -> str:

@@ -142,6 +142,11 @@ def test_the_runs_sheet_computes_hours_deadline_and_energy(quote):
         assert evaluate.value("Runs", f"L{r}") == pytest.approx(row.energy_kwh)
         assert plan.tco is not None and row.energy_kwh is not None
         assert evaluate.value("Runs", f"M{r}") == pytest.approx(row.energy_kwh * plan.tco.price_per_kwh)
+        # hours at the deadline confidence: the sheet's hours × (1 + counted overhead) × spread factor,
+        # the plan's stated P50 or P90 hours; the deadline is met on them
+        held = row.first.hours_at(row.run.deadline_confidence if row.run else None)
+        assert evaluate.value("Runs", f"P{r}") == pytest.approx(held, rel=1e-3)
+        assert sheet[f"S{r}"].value == row.first.hours_p50 and sheet[f"T{r}"].value == row.first.hours_p90
         if row.run is not None and row.run.deadline_hours is not None:
             assert evaluate.value("Runs", f"J{r}") == row.deadline_met
         else:
