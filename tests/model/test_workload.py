@@ -61,7 +61,7 @@ def test_runs_inherit_the_workloads_deadline_confidence_unless_they_set_their_ow
 
 @pytest.mark.parametrize("value", [0.8, "high", True, 90])
 def test_a_deadline_confidence_other_than_p50_or_p90_is_refused(value: object) -> None:
-    with pytest.raises(ValueError, match="expected 0.5 or 0.9"):
+    with pytest.raises(ValueError, match=r"expected 0\.5 or 0\.9"):
         Workload.model_validate(
             {"deadline_confidence": value, "runs": [{"name": "a", "model": "llama-3.1-8b", "method": "lora"}]}
         )

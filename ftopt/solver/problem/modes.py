@@ -29,7 +29,7 @@ from ftopt.model.mig import slice_card
 from ftopt.model.rl import copy_sizings, copy_speed
 from ftopt.model.sizing import Ranker, RunProfile, Sizing
 from ftopt.model.speed import Host, Speed, at_power, hours_to_train, speed_link, speed_ranker
-from ftopt.model.spread import DEFAULT_CONFIDENCE, hours_at_confidence
+from ftopt.model.spread import hours_at_confidence
 from ftopt.model.stack import LinkKind
 from ftopt.model.timing import copy_host
 from ftopt.model.topology import topology_of
@@ -280,9 +280,10 @@ def confident_hours(
 ) -> float:
     """The hours a deadline is held to: `hours` (× 1 + `failure_overhead` for a copy over several
     servers) × the run's stack's spread factor at its deadline confidence (ftopt.model.spread)."""
-    spread = catalogue.spread
-    factors = spread.of(profile.stack.id if profile.stack else None) if spread is not None else None
-    confidence = profile.run.deadline_confidence or DEFAULT_CONFIDENCE
+    spread, confidence = catalogue.spread, profile.run.deadline_confidence
+    if spread is None or confidence is None:  # a queue's runs: bare hours (`build_problem`)
+        return hours
+    factors = spread.of(profile.stack.id if profile.stack else None)
     return hours_at_confidence(hours, failure_overhead, factors, confidence)
 
 
