@@ -38,6 +38,17 @@ class Figure(BaseModel):
     value: str
 
 
+class CopyFailures(BaseModel):
+    """What failures cost one copy (ftopt.model.failures), as the run table states it."""
+
+    model_config = _SUMMARY
+    hours_with_failures: float
+    checkpoint_interval_h: float
+    expected_interruptions: float
+    failure_overhead: float
+    servers: int = Field(description="servers the copy spans: only over several do failures enter P50/P90")
+
+
 class RunLine(BaseModel):
     """One run of the bid as the quote states it: what trains, how, how many, and its hours."""
 
@@ -51,6 +62,9 @@ class RunLine(BaseModel):
     hours: float | None = Field(description="the longest copy's or job's hours; None without train_tokens")
     hours_p50: float | None = Field(default=None, description="the longest copy's hours at P50 (spread)")
     hours_p90: float | None = Field(default=None, description="the longest copy's hours at P90 (spread)")
+    failures: CopyFailures | None = Field(
+        default=None, description="the checkpoints and interruptions of the copy longest with failures"
+    )
     deadline_hours: float | None
     deadline_confidence: float | None = Field(
         default=None, description="0.5 or 0.9: the deadline is met when the hours at it are within it"
@@ -153,6 +167,23 @@ def deadline_met(run: RunSummary, copies: list[Assignment] | tuple[Assignment, .
     return max(held) <= run.deadline_hours + 1e-9
 
 
+def _failures(copies: list[Assignment]) -> CopyFailures | None:
+    """The failure figures of the copy with the most hours with failures (None without them)."""
+    stated = [a for a in copies if a.hours_with_failures is not None]
+    if not stated:
+        return None
+    a = max(stated, key=lambda c: c.hours_with_failures or 0.0)
+    if a.checkpoint_interval_h is None or a.expected_interruptions is None or a.failure_overhead is None:
+        return None
+    return CopyFailures(
+        hours_with_failures=a.hours_with_failures or 0.0,
+        checkpoint_interval_h=a.checkpoint_interval_h,
+        expected_interruptions=a.expected_interruptions,
+        failure_overhead=a.failure_overhead,
+        servers=len(a.nodes) if a.multinode else 1,
+    )
+
+
 def _run_line(run: RunSummary, copies: list[Assignment]) -> RunLine:
     hours = _hours(copies)
     return RunLine(
@@ -165,6 +196,7 @@ def _run_line(run: RunSummary, copies: list[Assignment]) -> RunLine:
         hours=hours,
         hours_p50=_hours(copies, "hours_p50"),
         hours_p90=_hours(copies, "hours_p90"),
+        failures=_failures(copies),
         deadline_hours=run.deadline_hours,
         deadline_confidence=run.deadline_confidence,
         deadline_met=deadline_met(run, copies),

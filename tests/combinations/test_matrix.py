@@ -250,6 +250,15 @@ def test_the_summary_holds_the_plans_own_figures(case: Case, folder: Path):
         else:
             assert getattr(summary, figure) == pytest.approx(value, abs=0.01), figure
     assert summary.mode == ("queue" if plan.horizon_hours is not None else "peak")
+    for line in summary.runs:  # each run's P50/P90 and failure figures are its copies' own
+        copies = [a for a in plan.assignments if a.run == line.name]
+        for field in ("hours_p50", "hours_p90"):
+            stated = [getattr(a, field) for a in copies if getattr(a, field) is not None]
+            assert getattr(line, field) == (max(stated) if stated else None), (line.name, field)
+        with_failures = [a.hours_with_failures for a in copies if a.hours_with_failures is not None]
+        assert (line.failures.hours_with_failures if line.failures else None) == max(
+            with_failures, default=None
+        )
 
 
 @by_name(CASES)
@@ -263,6 +272,10 @@ def test_every_quote_format_states_the_summarys_headline(case: Case, folder: Pat
     for figure in ("price", "gpus", "gpus_owned", "hours", "last_job_end_hours"):
         said = _said(summary, figure)
         assert said is None or said in summary.headline, f"{figure}: {said!r} not in {summary.headline!r}"
+    text = html.unescape(_text_in(fmt, plan, summary, folder))
+    for line in summary.runs:  # the run table states the summary's P90 and hours with failures
+        for value in (line.hours_p90, line.failures.hours_with_failures if line.failures else None):
+            assert value is None or f"{value:,.1f}" in text, (fmt, line.name, value)
 
 
 @by_name(CASES)
