@@ -33,6 +33,7 @@ from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import GB
 from ftopt.model.sizing import profile_run, size_run
 from ftopt.model.speed import estimate_speed, planning_host
+from ftopt.model.stack import MIN_SOURCES
 from ftopt.model.workload import InlineModel, Offload, Optimizer, Run, SizingOptions, Strategy
 
 HERE = Path(__file__).resolve().parent
@@ -399,6 +400,35 @@ def _margin_lines(outcomes: list[Outcome]) -> list[str]:
     return lines
 
 
+def _spread_lines(outcomes: list[Outcome]) -> list[str]:
+    """The speed model's P50/P90 hours factors: each stack's held-out throughput ratios and what it
+    plans with (benchmarks.calibration.spread; ftopt/catalogue/data/spread.yaml)."""
+    from benchmarks.calibration.spread import factors, held_out_throughput
+
+    rows = held_out_throughput(outcomes)
+    pooled = factors(rows, "pooled")
+    lines = [
+        "## Hours at P50 and P90 from the held-out throughput",
+        "",
+        "A copy's hours at P50 (P90) are the speed model's hours × the median (nearest-rank 90th",
+        "percentile) of the held-out ratios ftopt / published tokens/s of its stack, when at least three",
+        "sources measured it; otherwise of every stack's held-out points (benchmarks/calibration/spread.py;",
+        "ftopt/catalogue/data/spread.yaml). Deadlines hold at the workload's `deadline_confidence`.",
+        "",
+        "| stack | held-out points | sources | P50 | P90 | plans with |",
+        "|---|---:|---:|---:|---:|---|",
+        f"| all | {pooled.points} | {pooled.sources} | {pooled.p50:.2f} | {pooled.p90:.2f} | pooled |",
+    ]
+    for stack in sorted({str(o.stack) for o in rows}):
+        own = factors([o for o in rows if str(o.stack) == stack], stack)
+        enough = own.sources >= MIN_SOURCES
+        lines.append(
+            f"| {stack} | {own.points} | {own.sources} | {own.p50:.2f} | {own.p90:.2f} | "
+            f"{'its own' if enough else 'pooled'} |"
+        )
+    return [*lines, ""]
+
+
 def render_markdown(outcomes: list[Outcome], sources: dict[str, str]) -> str:
     """The summary (fit and held out apart), the tables per kind, the misses and the points ftopt
     cannot express."""
@@ -413,6 +443,7 @@ def render_markdown(outcomes: list[Outcome], sources: dict[str, str]) -> str:
         "",
         *_summary_lines(outcomes),
         *_margin_lines(outcomes),
+        *_spread_lines(outcomes),
     ]
     for kind in KINDS:
         lines += _point_table(outcomes, kind)
