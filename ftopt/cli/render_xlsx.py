@@ -224,10 +224,11 @@ def _runs(book: Any, formats: dict[str, Any], plan: Plan) -> None:
         deadline = r.run.deadline_hours if r.run else None
         hours_value = tokens / a.tokens_per_s / 3600 if tokens is not None and a.tokens_per_s else None
         hours = Formula(f"=F{row}/G{row}/3600", hours_value) if hours_value is not None else None
-        held = _held(row, a, r.run, hours_value)
+        held_value = _held_hours(a, r.run, hours_value)
+        held = Formula(f"=H{row}*(1+N{row})*O{row}", held_value) if held_value is not None else None
         met = None
-        if held is not None and deadline is not None:
-            met = Formula(f"=P{row}<=I{row}", held.value <= deadline)
+        if held_value is not None and deadline is not None:
+            met = Formula(f"=P{row}<=I{row}", held_value <= deadline)
         per_copy = a.energy_kwh
         energy = Formula(f"=D{row}*K{row}", len(r.copies) * per_copy) if per_copy is not None else None
         cost = None
@@ -251,13 +252,13 @@ def _overhead_and_factor(a: Assignment, run: RunSummary | None) -> tuple[float, 
     return overhead, at / (a.hours * (1 + overhead))
 
 
-def _held(row: int, a: Assignment, run: RunSummary | None, hours: float | None) -> Formula | None:
+def _held_hours(a: Assignment, run: RunSummary | None, hours: float | None) -> float | None:
     """Hours at the deadline confidence: hours × (1 + counted failure overhead) × spread factor."""
     found = _overhead_and_factor(a, run)
     if found is None or hours is None:
         return None
     overhead, factor = found
-    return Formula(f"=H{row}*(1+N{row})*O{row}", hours * (1 + overhead) * factor)
+    return hours * (1 + overhead) * factor
 
 
 def _spread_cells(a: Assignment, run: RunSummary | None, held: Formula | None) -> list[object]:
