@@ -21,18 +21,21 @@ from ftopt.verify.violation import Violation, num
 RELATIVE = 1e-5
 
 
-def factor(ctx: Context, run: Run, confidence: float) -> float:
+def factor(ctx: Context, run: Run, confidence: float | None) -> float:
     """The run's stack's spread factor at `confidence`: its own entry, else the pooled one (1 without
-    spread data)."""
+    spread data or without a confidence: bare hours)."""
     spread = ctx.catalogue.spread
-    if spread is None:
+    if spread is None or confidence is None:
         return 1.0
     factors = spread.stacks.get(run.stack or "", spread.pooled)
     return factors.p50 if confidence == 0.5 else factors.p90
 
 
-def confident_hours(ctx: Context, a: Assignment, run: Run, hours: float, confidence: float) -> float:
-    """`hours` of the copy at `confidence`: with failures over several servers, × the spread factor."""
+def confident_hours(ctx: Context, a: Assignment, run: Run, hours: float, confidence: float | None) -> float:
+    """`hours` of the copy at `confidence`: with failures over several servers, × the spread factor
+    (the bare hours without a confidence)."""
+    if confidence is None:
+        return hours
     share = goodput(ctx, a) if a.multinode else None
     return hours / (share or 1.0) * factor(ctx, run, confidence)
 

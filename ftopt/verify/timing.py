@@ -128,6 +128,11 @@ def _multinode_speed(
     return speed if speed is not None and math.isfinite(speed.step_seconds) else None
 
 
+def _at(confidence: float | None) -> str:
+    """' at P90' for hours held at a confidence; nothing for bare hours."""
+    return f" at P{round(confidence * 100)}" if confidence is not None else ""
+
+
 def check_deadlines(ctx: Context) -> Iterator[Violation]:
     """Each copy finishes within its run's deadline; reported speed, hours and makespan are the model's."""
     longest: float | None = None
@@ -162,7 +167,7 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
             yield Violation(
                 "deadline",
                 subject,
-                f"{num(held)} h at P{round(confidence * 100)} to train {run.train_tokens:,} tokens",
+                f"{num(held)} h{_at(confidence)} to train {run.train_tokens:,} tokens",
                 f"run {run.name} must finish within {num(run.deadline_hours)} h",
             )
         if assignment.hours is None:
