@@ -52,7 +52,7 @@ RUNS_HEADERS = ("Run", "Model", "Method", "Copies", "GPUs per copy", "Training t
                 "Tokens/s per copy", "Hours", "Deadline (h)", "Deadline met", "Energy per copy (kWh)",
                 "Energy (kWh)", "Energy cost", "Failure overhead counted", "Spread factor",
                 "Hours at the deadline confidence", "Deadline confidence", "Hours with failures", "P50 hours",
-                "P90 hours")  # fmt: skip
+                "P90 hours", "Checkpoint interval (h)", "Expected interruptions")  # fmt: skip
 POWER_HEADERS = ("Sheet", "Quantity", "Power per server (W)", "Feed", "Usable per feed (W)", "Share of feed",
                  "Headroom (W)", "Within the feed", "Power (W)")  # fmt: skip
 SHEET_NAME_MAX = 31
@@ -239,7 +239,7 @@ def _runs(book: Any, formats: dict[str, Any], plan: Plan) -> None:
         styles = {8: "tenths", 13: "money", 16: "tenths", 18: "tenths", 19: "tenths", 20: "tenths"}
         sheet.put([r.name, model, method, len(r.copies), gpus, tokens, a.tokens_per_s, hours, deadline, met,
                    per_copy, energy, cost, *_spread_cells(a, r.run, held)], styles)  # fmt: skip
-    sheet.widths((24, 18, 18, 8, 22, 16, 14, 10, 12, 12, 14, 14, 14, 12, 12, 16, 12, 14, 10, 10))
+    sheet.widths((24, 18, 18, 8, 22, 16, 14, 10, 12, 12, 14, 14, 14, 12, 12, 16, 12, 14, 10, 10, 12, 12))
 
 
 def _overhead_and_factor(a: Assignment, run: RunSummary | None) -> tuple[float, float] | None:
@@ -262,11 +262,12 @@ def _held_hours(a: Assignment, run: RunSummary | None, hours: float | None) -> f
 
 
 def _spread_cells(a: Assignment, run: RunSummary | None, held: Formula | None) -> list[object]:
-    """Columns N to T of a run row: overhead, factor, held hours, confidence, and the stated figures."""
+    """Columns N to V of a run row: overhead, factor, held hours, confidence, and the stated figures."""
     found = _overhead_and_factor(a, run)
     overhead, factor = found if found is not None else (None, None)
     confidence = run.deadline_confidence if run else None
-    return [overhead, factor, held, confidence, a.hours_with_failures, a.hours_p50, a.hours_p90]
+    return [overhead, factor, held, confidence, a.hours_with_failures, a.hours_p50, a.hours_p90,
+            a.checkpoint_interval_h, a.expected_interruptions]  # fmt: skip
 
 
 def _power(book: Any, formats: dict[str, Any], plan: Plan, names: list[str]) -> str:

@@ -147,6 +147,8 @@ def test_the_runs_sheet_computes_hours_deadline_and_energy(quote):
         held = row.first.hours_at(row.run.deadline_confidence if row.run else None)
         assert evaluate.value("Runs", f"P{r}") == pytest.approx(held, rel=1e-3)
         assert sheet[f"S{r}"].value == row.first.hours_p50 and sheet[f"T{r}"].value == row.first.hours_p90
+        assert sheet[f"U{r}"].value == row.first.checkpoint_interval_h
+        assert sheet[f"V{r}"].value == row.first.expected_interruptions
         if row.run is not None and row.run.deadline_hours is not None:
             assert evaluate.value("Runs", f"J{r}") == row.deadline_met
         else:
