@@ -59,3 +59,20 @@ def test_a_deadline_between_the_p50_and_p90_hours_holds_only_at_p50(solved) -> N
     assert "deadline" in c.rules(workload=_with_confidence(c.workload, 0.9, between))
     # the bare speed-model hours meet it: the failure-free P50-like check this rule replaced
     assert a.hours <= between
+
+
+def test_the_verifiers_own_derivation_matches_the_plan_and_keeps_bare_hours_without_a_confidence(
+    solved,
+) -> None:
+    """`ftopt.verify.spread.confident_hours` re-derives P90 from the stated hours; a run without a
+    confidence (a queue's jobs as one peak bid) is held to its bare hours."""
+    from ftopt.verify.context import Context
+    from ftopt.verify.spread import confident_hours
+
+    c = solved("deadline")
+    ctx = Context.build(c.plan, c.workload, c.catalogue)
+    a = next(a for a in c.plan.assignments if a.run == "llama70b-lora")
+    run = ctx.runs[a.run]
+    assert a.hours is not None and a.hours_p90 is not None
+    assert confident_hours(ctx, a, run, a.hours, 0.9) == pytest.approx(a.hours_p90, rel=1e-6)
+    assert confident_hours(ctx, a, run, a.hours, None) == a.hours
