@@ -66,10 +66,12 @@ class Row:
 
     @property
     def ratio(self) -> float:
+        """ftopt's draw over the published figure."""
         return self.ftopt_w / self.published_w
 
     @property
     def within(self) -> bool:
+        """Whether ftopt is within ±10 % of the published figure."""
         return abs(self.ratio - 1) <= GOAL
 
 
@@ -96,6 +98,7 @@ def rows(catalogue: Catalogue | None = None) -> list[Row]:
 
 
 def _published(r: Row) -> str:
+    """The published figure in words: a maximum, or a typical range."""
     if r.low_w is None:
         return f"{r.published_w:,} W maximum"
     return f"{r.low_w:,}-{r.published_w:,} W typical"
