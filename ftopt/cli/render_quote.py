@@ -107,13 +107,20 @@ def power_words(plan: Plan, server: Server) -> str:
     return f"cards at {server.gpu_power_cap_w:,} W"
 
 
+def supplies_fitted(server: Server) -> str:
+    """The supplies fitted, "4 × 2,400 W, N+N"; empty for a plan written before supplies were stated."""
+    if not server.psu_count:
+        return ""
+    return f"{server.psu_count} × {server.psu_watts:,} W, {server.psu_redundancy}"
+
+
 def supplies_words(server: Server) -> str:
     """The server's supplies as a buyer reads them, "4 × 2,400 W, N+N", with what they deliver when
     the redundant ones fail; empty for a plan written before supplies were stated."""
     if not server.psu_count:
         return ""
     return (
-        f"{server.psu_count} × {server.psu_watts:,} W, {server.psu_redundancy} "
+        f"{supplies_fitted(server)} "
         f"({server.psu_load_w:,} W of {server.psu_capacity_w:,} W with the redundant ones failed)"
     )
 

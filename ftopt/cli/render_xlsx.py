@@ -37,6 +37,7 @@ from ftopt.cli.render_quote import (
     run_rows,
     server_groups,
     summary_of,
+    supplies_fitted,
 )
 from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.model.plan import Assignment, LineItem, Plan, RunSummary
@@ -54,7 +55,8 @@ RUNS_HEADERS = ("Run", "Model", "Method", "Copies", "GPUs per copy", "Training t
                 "Hours at the deadline confidence", "Deadline confidence", "Hours with failures", "P50 hours",
                 "P90 hours", "Checkpoint interval (h)", "Expected interruptions")  # fmt: skip
 POWER_HEADERS = ("Sheet", "Quantity", "Power per server (W)", "Feed", "Usable per feed (W)", "Share of feed",
-                 "Headroom (W)", "Within the feed", "Power (W)")  # fmt: skip
+                 "Headroom (W)", "Within the feed", "Power (W)", "Supplies", "Supplies' load (W)",
+                 "Supplies carry, redundant ones failed (W)")  # fmt: skip
 SHEET_NAME_MAX = 31
 SCHEDULE_HEADERS = ("Run", "Job", "Server", "GPUs", "Start (h)", "End (h)")
 RENT_HEADERS = ("Card", "Kind", "Provider", "Offer", "Match", "GPU-hours", "Per GPU-hour", "Cost", "Source",
@@ -281,13 +283,14 @@ def _power(book: Any, formats: dict[str, Any], plan: Plan, names: list[str]) -> 
         headroom = Formula(f"=E{row}-C{row}", s.feed_usable_w - s.power_w)
         within = Formula(f"=C{row}<=E{row}", s.power_w <= s.feed_usable_w)
         power = Formula(f"=B{row}*C{row}", group.quantity * s.power_w)
-        sheet.put([name, group.quantity, s.power_w, s.feed, s.feed_usable_w, share, headroom, within, power],
-                  {6: "percent"})  # fmt: skip
+        supplies = [supplies_fitted(s), s.psu_load_w, s.psu_capacity_w] if s.psu_count else ["", "", ""]
+        sheet.put([name, group.quantity, s.power_w, s.feed, s.feed_usable_w, share, headroom, within, power,
+                   *supplies], {6: "percent"})  # fmt: skip
         total += group.quantity * s.power_w
     last = sheet.row
     cell = Formula(f"=SUM(I2:I{last})" if last >= 2 else "=0", total)
     row = sheet.put(["Total", "", "", "", "", "", "", "", cell], bold=True)
-    sheet.widths((14, 10, 20, 14, 20, 14, 14, 16, 14))
+    sheet.widths((14, 10, 20, 14, 20, 14, 14, 16, 14, 20, 18, 22))
     return f"I{row}"
 
 

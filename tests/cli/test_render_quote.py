@@ -243,11 +243,12 @@ def test_no_internals_hands_the_buyer_a_quote_without_the_appendix(tmp_path: Pat
 
 def test_the_quote_shows_wall_draw_circuit_share_supplies_and_hours_with_failures(deadline: Plan) -> None:
     markdown, html = render_markdown(deadline), render_html(deadline)
+    text = table_text(deadline)
     for server in deadline.servers:
         share = f"{server.power_w / server.feed_usable_w:.0%} of the {server.feed} circuit"
         supplies = f"{server.psu_count} × {server.psu_watts:,} W, {server.psu_redundancy}"
-        assert f"{server.power_w:,} W at the wall" in markdown and share in markdown
-        assert supplies in markdown and supplies in html
+        for shown in (markdown, html, text):
+            assert f"{server.power_w:,} W at the wall" in shown and share in shown and supplies in shown
     timed = next(a for a in deadline.assignments if a.hours_with_failures is not None)
     assert f"every {timed.checkpoint_interval_h:,.1f} h" in markdown
     assert f"| {timed.hours_with_failures:,.1f} |" in markdown

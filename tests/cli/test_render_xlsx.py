@@ -155,7 +155,7 @@ def test_the_runs_sheet_computes_hours_deadline_and_energy(quote):
             assert sheet[f"J{r}"].value is None
 
 
-def test_the_power_sheet_sets_each_server_against_its_feed(quote):
+def test_the_power_sheet_sets_each_server_against_its_feed_and_states_its_supplies(quote):
     plan, path = quote
     book = load_workbook(path)
     evaluate = Evaluator(book)
@@ -164,6 +164,10 @@ def test_the_power_sheet_sets_each_server_against_its_feed(quote):
         assert evaluate.value("Power", f"F{r}") == pytest.approx(s.power_w / s.feed_usable_w)
         assert evaluate.value("Power", f"G{r}") == s.feed_usable_w - s.power_w
         assert evaluate.value("Power", f"H{r}") is True
+        power = book["Power"]
+        fitted = f"{s.psu_count} × {s.psu_watts:,} W, {s.psu_redundancy}"
+        assert s.psu_count and power[f"J{r}"].value == fitted
+        assert (power[f"K{r}"].value, power[f"L{r}"].value) == (s.psu_load_w, s.psu_capacity_w)
     total = f"I{len(server_groups(plan)) + 2}"
     assert evaluate.value("Power", total) == sum(s.power_w for s in plan.servers)
 
