@@ -1,0 +1,31 @@
+"""The heavy tiers' gap split (benchmarks/heavy_gap.py): relaxation and search add up to the gap
+the optimistic model's bound leaves, and the table says which is which."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.heavy_gap import HeavyGap, render_gaps
+
+
+def _gap(optimistic: float | None, bound: float = 90.0, proven: bool = False) -> HeavyGap:
+    return HeavyGap("heavy-x", 1200, 1500, 80.0, optimistic, bound, proven, 1.5)
+
+
+def test_the_two_parts_add_up_to_the_gap_of_the_bound() -> None:
+    relaxation, search = _gap(96.0).split(100.0)
+    assert relaxation == pytest.approx(0.04) and search == pytest.approx(0.06)
+    assert relaxation + search == pytest.approx((100.0 - 90.0) / 100.0)
+
+
+def test_a_proven_optimistic_model_leaves_the_whole_gap_to_the_relaxation() -> None:
+    relaxation, search = _gap(97.0, bound=97.0, proven=True).split(100.0)
+    assert relaxation == pytest.approx(0.03) and search == pytest.approx(0.0)
+
+
+def test_no_optimistic_plan_splits_nothing_and_renders_dashes() -> None:
+    assert _gap(None).split(100.0) == (None, None)
+    lines = render_gaps([(_gap(None), 100.0), (_gap(96.0, proven=True), None)])
+    assert len(lines) == 4 and lines[0].startswith("| instance")
+    assert "| 1,200 / 1,500 |" in lines[2] and lines[2].count("–") == 3  # best, relaxation, search
+    assert "| yes |" in lines[3] and lines[3].count("–") == 3  # no price: no split
