@@ -201,7 +201,8 @@ def solve(
         return Result(status=Status.INFEASIBLE, reasons=tuple(reasons), timings=clock.timings())
     try:
         after = AFTER_SEARCH_S_PER_COPY * sum(data.copies)
-        search_end = started + min(SEARCH_SHARE * settings.time_limit, settings.time_limit - after)
+        limit = settings.time_limit  # the search keeps at least half of it whatever the bid's size
+        search_end = started + min(SEARCH_SHARE * limit, max(limit / 2, limit - after))
         outcome, bound = _best_outcome(data, settings, search_end, on_progress)
     except _Infeasible as exc:
         clock.lap("search", mark)
