@@ -230,7 +230,7 @@ def render(
     process: dict[str, Any],
     checks: list[tuple[str, bool, str]],
     meta: dict[str, Any],
-    gaps: list[HeavyGap] | None = None,
+    heavy_gaps: list[HeavyGap] | None = None,
 ) -> str:
     lines = [
         "# Robustness benchmark (issue 13)",
@@ -269,7 +269,7 @@ def render(
     lines += [f"| {name} | {'yes' if ok else '**no**'} | {measured} |" for name, ok, measured in checks]
     lines += ["", "## Heavy tiers: where the gap comes from", "", *HEAVY_GAP, ""]
     cheapest = {r.instance: min((p for p in r.prices if p is not None), default=None) for r in rows}
-    lines += render_gaps([(g, cheapest.get(g.instance)) for g in gaps or []])
+    lines += render_gaps([(g, cheapest.get(g.instance)) for g in heavy_gaps or []])
     return "\n".join(lines) + "\n"
 
 

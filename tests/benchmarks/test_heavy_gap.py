@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.heavy_gap import HeavyGap, render_gaps
+from benchmarks.robustness import Row, render
 
 
 def _gap(optimistic: float | None, bound: float = 90.0, proven: bool = False) -> HeavyGap:
@@ -29,3 +30,13 @@ def test_no_optimistic_plan_splits_nothing_and_renders_dashes() -> None:
     assert len(lines) == 4 and lines[0].startswith("| instance")
     assert "| 1,200 / 1,500 |" in lines[2] and lines[2].count("–") == 3  # best, relaxation, search
     assert "| yes |" in lines[3] and lines[3].count("–") == 3  # no price: no split
+
+
+def test_the_robustness_report_carries_the_split_of_each_heavy_bid() -> None:
+    row = Row("heavy-x", "heavy2", 61, 40, 60.0, [55.0], ["feasible"], [0.1], [100.0], 110.0, 0.1)
+    process = {"copies": 10, "runs": 1, "process_seconds": 1.0, "library_seconds": 1.0}
+    process |= {"status": "optimal", "ratio": 1.0, "limit": 60.0}
+    meta = {"machine": "m", "cpus": 2, "repeats": 1}
+    text = render([row], process, [], meta, [_gap(96.0)])
+    assert "## Heavy tiers: where the gap comes from" in text
+    assert "| heavy-x | 1,200 / 1,500 | 80 | 96 | 90 | no | 100 | 4.00% | 6.00% | 1.5 |" in text
