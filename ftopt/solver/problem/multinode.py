@@ -18,7 +18,7 @@ the fabric, and fabric cost never falls as ports are removed).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ftopt.model.fabric import (
@@ -138,7 +138,7 @@ class _Bid:
     catalogue: Catalogue
     profiles: Sequence[RunProfile]
     builds: Sequence[Build]
-    singles: Sequence[Mode]  # every run's single-server modes
+    singles: Mapping[int, Sequence[Mode]]  # each run's single-server modes, by run index
 
 
 def network_rank(profile: RunProfile, build: Build, net: Network, catalogue: Catalogue) -> Ranker:
@@ -217,7 +217,7 @@ def _options_on(bid: _Bid, run: int, f: int, nic: Nic) -> list[tuple[MultiNodeMo
             for km, k in kept
         ):
             kept.append((mode, option))
-    singles = [m for m in bid.singles if m.run == run and m.gpu == build.gpu.id]
+    singles = [m for m in bid.singles.get(run, ()) if m.gpu == build.gpu.id]
     single_prices = [(m, _single_server_price(bid.catalogue, bid.builds, m)) for m in singles]
     return [
         (mode, option)
@@ -320,7 +320,10 @@ def multinode_options(
     A multi-node mode is compatible with no build as a light or heavy copy (its GPUs exceed any
     server's), so its copies are only ever counted through these options.
     """
-    bid = _Bid(workload, catalogue, profiles, builds, singles)
+    by_run: dict[int, list[Mode]] = {}
+    for mode in singles:  # indexed once: a scan of every mode per run and build was quadratic
+        by_run.setdefault(mode.run, []).append(mode)
+    bid = _Bid(workload, catalogue, profiles, builds, by_run)
     pairs = []
     for f, build in enumerate(builds):
         nic = fabric_nic(catalogue, build.chassis)
