@@ -320,7 +320,8 @@ def _headroom(book: Any, formats: dict[str, Any], plan: Plan, summary: PlanSumma
     sheet.put(list(HEADROOM_HEADERS), bold=True)
     for h in summary.headroom:
         row = sheet.row + 1
-        share = Formula(f"=F{row}/E{row}*100", h.free_percent) if h.memory_gb > 0 else h.free_percent
+        exact = 100 * h.free_gb / h.memory_gb if h.memory_gb > 0 else h.free_percent
+        share = Formula(f"=F{row}/E{row}*100", exact) if h.memory_gb > 0 else h.free_percent
         sheet.put([h.run, h.copies, h.card, h.gpus, h.memory_gb, h.free_gb, share, h.margin_percent,
                    h.measured_percent, h.basis, h.headroom_gb],
                   {2: "text", 5: "tenths", 6: "tenths", 7: "tenths", 11: "tenths"})  # fmt: skip
