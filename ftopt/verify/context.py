@@ -21,7 +21,7 @@ from ftopt.model.memory import GB, model_states
 from ftopt.model.mig import slice_card
 from ftopt.model.parallelism import Degrees, TrainingConfig
 from ftopt.model.plan import Assignment, Plan, Server
-from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
+from ftopt.model.sizing import CopySetup, RunProfile, Sizing, profile_run, size_run
 from ftopt.model.topology import build_graph as topology_graph
 from ftopt.model.topology import reference_topology, topology_of
 from ftopt.model.workload import Algorithm, Placement, Run, Workload
@@ -238,13 +238,15 @@ class Context:
             profile = self.profile(run)
             self._sizings[key] = (
                 size_run(
-                    profile,
-                    card,
-                    gpus,
-                    assignment.strategy,
-                    assignment.optimizer,
-                    assignment.offload,
-                    self.workload.sizing,
+                    CopySetup(
+                        profile,
+                        card,
+                        gpus,
+                        assignment.strategy,
+                        assignment.optimizer,
+                        assignment.offload,
+                        self.workload.sizing,
+                    ),
                     config=config,
                 )
                 if profile is not None
@@ -267,7 +269,9 @@ class Context:
         if a.multinode:
             parts = self.parts.get(a.server)
             return None if parts is None else self._multinode_sizing(a, run, parts, profile)
-        return size_run(profile, gpu, train, a.strategy, a.optimizer, a.offload, self.workload.sizing)
+        return size_run(
+            CopySetup(profile, gpu, train, a.strategy, a.optimizer, a.offload, self.workload.sizing)
+        )
 
     def card(self, a: Assignment) -> Gpu | None:
         """The card a copy trains on: its server's, or the GPU slice of it the copy names (with the
@@ -329,9 +333,8 @@ class Context:
         speed = self.catalogue.speed
         net = Network(n, intra_bus_gbps(gpu, n, speed), node_bus_gbps(nic, nics, speed))
         config = stated_config(a, run)
-        return size_multinode(
-            profile, gpu, a.gpu_count, a.strategy, a.optimizer, self.workload.sizing, net, config
-        )
+        setup = CopySetup(profile, gpu, a.gpu_count, a.strategy, a.optimizer, a.offload, self.workload.sizing)
+        return size_multinode(setup, net, config)
 
     def copies_by_server(self) -> dict[str, list[tuple[Assignment, Sizing | None]]]:
         """Each server id's copies with their re-sizings; a multi-node copy appears on each of its

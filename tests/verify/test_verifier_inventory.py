@@ -7,7 +7,8 @@ from pathlib import Path
 from ftopt.catalogue import load_catalogue
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
-from ftopt.verify import verify_plan
+from ftopt.verify import inventory, verify_plan
+from tests.verify.conftest import rules_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -24,6 +25,7 @@ def test_owned_marks_are_checked_against_the_inventory() -> None:
     # no entry has its parts, or (when a bought server copies an owned one's parts) more than owned
     assert len(faults) == 1 and faults[0].startswith("owned: server ") and "marked owned, " in faults[0]
     assert faults[0].endswith(("no inventory entry has these parts", "more than the inventory owns"))
+    assert rules_of(inventory, claimed, workload, catalogue) == {"owned"}  # the module, alone
     owned = next(s for s in plan.servers if s.owned)
     billed = owned.model_copy(update={"owned": False})
     charged = plan.model_copy(update={"servers": [billed if s is owned else s for s in plan.servers]})

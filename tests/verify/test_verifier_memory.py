@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import Offload, Optimizer, Strategy
+from ftopt.verify import memory
 from tests.verify.conftest import Case
 
 
@@ -234,3 +235,9 @@ def test_a_copy_leaving_less_than_the_measured_error_fails_unless_the_workload_f
     plan = c.with_assignment("llama8b-qlora", 1, plan=plan, memory_margin_basis=basis)
     (left,) = [str(v) for v in c.verify(plan, workload=forced, catalogue=stricter)]
     assert left.startswith("memory-margin: run llama8b-qlora: no tight-margin note")
+
+
+def test_the_memory_rules_alone_find_a_wrong_strategy(solved) -> None:
+    c = solved("first-project")
+    assert c.alone(memory) == set()
+    assert "strategy" in c.alone(memory, c.with_assignment("llama70b-lora", 1, strategy=Strategy.SINGLE))
