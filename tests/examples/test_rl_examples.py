@@ -57,7 +57,6 @@ def test_grpo_32b_deadline_buys_more_gpus() -> None:
     assert timely.placement == "colocated"
 
 
-
 def test_grpo_32b_colocated_fits_by_phase_on_two_cards() -> None:
     """Colocated on two RTX PRO 6000, the engine's 48 GB beside the LoRA policy's training memory
     summed to more than a card; the phases take turns, so the copy fits (though it misses the
