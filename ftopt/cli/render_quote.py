@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ftopt.model.findings import Finding, FindingKind, money
 from ftopt.model.plan import Assignment, Plan, RunSummary, Server
 from ftopt.model.spread import confidence_words
-from ftopt.model.summary import PlanSummary, deadline_met, method_words, summarize
+from ftopt.model.summary import CopyHeadroom, PlanSummary, deadline_met, method_words, summarize
 
 #: The note that lists the catalogue prices without a public source: an internal, for the appendix.
 ASSUMED_PRICES = "prices"
@@ -224,6 +224,39 @@ def rent_rows(plan: Plan, summary: PlanSummary) -> list[list[str]]:
          s.read]
         for s in plan.rent.sources
     ]  # fmt: skip
+
+
+HEADROOM_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("run", False), ("copies", False), ("card", False), ("GPUs", True), ("memory GB", True),
+    ("free GB", True), ("free %", True), ("margin", True), ("margin's basis", False),
+    ("beyond margin GB", True),
+)  # fmt: skip
+#: The sentence above the headroom table.
+HEADROOM_NOTE = (
+    "Memory headroom per GPU: what each copy leaves free on its card beyond the memory ftopt counts, "
+    "against the planning margin it must leave (the error measured for its stack and method on "
+    "held-out calibration points, unless the workload's sizing.memory_margin sets it)."
+)
+
+
+def margin_cell(h: CopyHeadroom) -> str:
+    """`13 %`, or `0 % (measured 16 %)` where the workload forced it below the measured error."""
+    if h.margin_percent is None:
+        return "—"
+    forced = f" (measured {h.measured_percent:.0f} %)" if h.measured_percent is not None else ""
+    return f"{h.margin_percent:.0f} %{forced}"
+
+
+def headroom_row(h: CopyHeadroom) -> list[str]:
+    """One headroom line as text, in HEADROOM_COLUMNS order."""
+    beyond = f"{h.headroom_gb:,.1f}" if h.headroom_gb is not None else "—"
+    return [h.run, h.copies, h.card, str(h.gpus), f"{h.memory_gb:,.1f}", f"{h.free_gb:,.1f}",
+            f"{h.free_percent:.0f} %", margin_cell(h), h.basis or "—", beyond]  # fmt: skip
+
+
+def headroom_rows(summary: PlanSummary) -> list[list[str]]:
+    """Each copy's (or identical copies') headroom line, as text."""
+    return [headroom_row(h) for h in summary.headroom]
 
 
 def schedule_note(summary: PlanSummary) -> str:

@@ -30,6 +30,7 @@ from typing import Any
 from ftopt.cli.render_escape import FORMULA_START
 from ftopt.cli.render_quote import (
     ALTERNATIVE_HEADERS,
+    HEADROOM_NOTE,
     alternative_rows,
     buyer_lines,
     figure_lines,
@@ -40,6 +41,7 @@ from ftopt.cli.render_quote import (
     supplies_fitted,
 )
 from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
+from ftopt.model.findings import FindingKind
 from ftopt.model.plan import Assignment, LineItem, Plan, RunSummary
 from ftopt.model.summary import PlanSummary, method_words
 from ftopt.model.timing import HOURS_PER_YEAR
@@ -58,6 +60,9 @@ POWER_HEADERS = ("Sheet", "Quantity", "Power per server (W)", "Feed", "Usable pe
                  "Headroom (W)", "Within the feed", "Power (W)", "Supplies", "Supplies' load (W)",
                  "Supplies carry, redundant ones failed (W)")  # fmt: skip
 SHEET_NAME_MAX = 31
+HEADROOM_HEADERS = ("Run", "Copies", "Card", "GPUs per copy", "Memory per GPU (GB)", "Free per GPU (GB)",
+                    "Free (% of memory)", "Margin (%)", "Measured error (%)", "Margin's basis",
+                    "Beyond the margin (GB)")  # fmt: skip
 SCHEDULE_HEADERS = ("Run", "Job", "Server", "GPUs", "Start (h)", "End (h)")
 RENT_HEADERS = ("Card", "Kind", "Provider", "Offer", "Match", "GPU-hours", "Per GPU-hour", "Cost", "Source",
                 "Read")  # fmt: skip
@@ -340,6 +345,27 @@ def _placement(book: Any, formats: dict[str, Any], plan: Plan) -> None:
     sheet.widths((24, 8, 10, 18, 10, 20))
 
 
+def _headroom(book: Any, formats: dict[str, Any], plan: Plan, summary: PlanSummary) -> None:
+    """Each copy's memory left free against its planning margin (the summary's headroom lines); the
+    free share is a formula of the free and counted memory. The measured error is filled only where
+    the workload forced a tighter margin, and the plan's tight-margin notes follow the table."""
+    if not summary.headroom:
+        return
+    sheet = Sheet(book, "Headroom", formats)
+    sheet.put([HEADROOM_NOTE])
+    sheet.put(list(HEADROOM_HEADERS), bold=True)
+    for h in summary.headroom:
+        row = sheet.row + 1
+        exact = 100 * h.free_gb / h.memory_gb if h.memory_gb > 0 else h.free_percent
+        share = Formula(f"=F{row}/E{row}*100", exact) if h.memory_gb > 0 else h.free_percent
+        sheet.put([h.run, h.copies, h.card, h.gpus, h.memory_gb, h.free_gb, share, h.margin_percent,
+                   h.measured_percent, h.basis, h.headroom_gb],
+                  {2: "text", 5: "tenths", 6: "tenths", 7: "tenths", 11: "tenths"})  # fmt: skip
+    for note in (n for n in plan.notes if n.kind == FindingKind.TIGHT_MARGIN):
+        sheet.put([note.text])
+    sheet.widths((24, 10, 18, 12, 14, 14, 14, 10, 14, 44, 16))
+
+
 def _schedule(book: Any, formats: dict[str, Any], summary: PlanSummary) -> None:
     """A queue bid's jobs in start order: run, number, servers, GPUs, start and end hours."""
     if not summary.schedule:
@@ -433,6 +459,7 @@ def write_xlsx(plan: Plan, path: Path, internals: bool = True, summary: PlanSumm
     if plan.fabric is not None:
         _bill_sheet(book, formats, "Fabric", plan.fabric.bill_of_materials, plan.currency)
     _runs(book, formats, plan)
+    _headroom(book, formats, plan, summary)
     power_total = _power(book, formats, plan, names)
     _tco(book, formats, plan, total, power_total)
     _racks(book, formats, plan)

@@ -84,6 +84,28 @@ class ScheduleLine(BaseModel):
     end_hours: float
 
 
+class CopyHeadroom(BaseModel):
+    """The memory one copy (or several identical copies) of a run leaves free per GPU, against the
+    planning margin it must leave: the issue-28 promise, stated in every format."""
+
+    model_config = _SUMMARY
+    run: str
+    copies: str = Field(description="the copies (or jobs) it holds for: `1`, `1-4`, `2, 5`")
+    card: str = Field(description="the card id")
+    gpus: int = Field(description="GPUs per copy")
+    memory_gb: float = Field(description="memory ftopt counts per GPU (states, activations, overhead)")
+    free_gb: float = Field(description="card memory per GPU the copy leaves free: card - memory_gb")
+    free_percent: float = Field(description="free_gb as a share of memory_gb: how far the memory may grow")
+    margin_percent: float | None = Field(description="the margin the copy is planned with; None: none")
+    basis: str | None = Field(description="where the margin comes from (Assignment.memory_margin_basis)")
+    measured_percent: float | None = Field(
+        description="the error measured for the run's stack and method where the workload's own margin "
+        "is tighter (its tight-margin note); None otherwise"
+    )
+    headroom_gb: float | None = Field(description="free beyond the margin (Assignment.headroom_gb)")
+    words: str = Field(description="the line every format prints")
+
+
 class CatalogueInUse(BaseModel):
     """The catalogue the plan was made from, and whose prices it quotes."""
 
@@ -129,6 +151,9 @@ class PlanSummary(BaseModel):
     runs_without_hours: tuple[str, ...] = Field(description="runs without train_tokens: no hours")
     runs: tuple[RunLine, ...]
     schedule: tuple[ScheduleLine, ...]
+    headroom: tuple[CopyHeadroom, ...] = Field(
+        description="each copy's free memory per GPU against its planning margin, identical copies once"
+    )
     standing: Literal["proven", "within gap", "unproven", "none"]
     gap: float | None
     bound: float | None
@@ -231,6 +256,82 @@ def schedule_lines(plan: Plan) -> tuple[ScheduleLine, ...]:
                 end_hours=job.end_hours,
             )
         )
+    return tuple(lines)
+
+
+# --- each copy's memory headroom ---------------------------------------------------------------------
+
+
+def _numbers(copies: list[int]) -> str:
+    """`1`, `1-4`, `2, 5`: copy numbers, runs of consecutive ones as ranges."""
+    spans: list[list[int]] = []
+    for n in sorted(copies):
+        if spans and n == spans[-1][-1] + 1:
+            spans[-1].append(n)
+        else:
+            spans.append([n])
+    return ", ".join(str(s[0]) if len(s) == 1 else f"{s[0]}-{s[-1]}" for s in spans)
+
+
+def headroom_words(h: CopyHeadroom) -> str:
+    """`run r copy 1 on 2 × card: 12.3 GB free per GPU, 18 % of its 68.0 GB, against a 13 % margin
+    (basis); 3.4 GB beyond it`, and where the workload forced the margin below the measured error,
+    says so."""
+    copies = f"cop{'ies' if ('-' in h.copies or ',' in h.copies) else 'y'} {h.copies}"
+    line = (
+        f"{h.run} {copies} on {h.gpus} × {h.card}: {h.free_gb:,.1f} GB free per GPU, "
+        f"{h.free_percent:.0f} % of its {h.memory_gb:,.1f} GB"
+    )
+    if h.margin_percent is None:
+        return line + " (planned without a margin)"
+    line += f", against a {h.margin_percent:.0f} % margin ({h.basis})"
+    if h.measured_percent is not None:
+        line += f", tighter than the {h.measured_percent:.0f} % measured for its stack and method"
+    return line + (f"; {h.headroom_gb:,.1f} GB beyond it" if h.headroom_gb is not None else "")
+
+
+def _measured(plan: Plan) -> dict[str, float]:
+    """Per run, the measured error its tight-margin note states (runs the workload forced tighter)."""
+    found: dict[str, float] = {}
+    for n in plan.notes:
+        measured = n.figures.get("measured")
+        if n.kind == "tight-margin" and isinstance(measured, int | float):
+            found[n.subject] = float(measured)
+    return found
+
+
+def _headroom_key(a: Assignment) -> tuple[object, ...]:
+    m = a.memory_per_gpu_gb
+    return (a.run, a.gpu_count, m.total, a.free_gb, a.memory_margin, a.memory_margin_basis, a.headroom_gb)
+
+
+def headroom_lines(plan: Plan) -> tuple[CopyHeadroom, ...]:
+    """Each copy's memory left free against its margin, in plan order; identical copies of a run on
+    the same card (same figures) are one line."""
+    cards = {s.id: s.gpu for s in plan.servers}
+    measured = _measured(plan)
+    groups: dict[tuple[object, ...], list[Assignment]] = {}
+    for a in plan.assignments:
+        groups.setdefault((cards.get(a.server, "?"), *_headroom_key(a)), []).append(a)
+    lines = []
+    for (card, *_), copies in groups.items():
+        a, total = copies[0], copies[0].memory_per_gpu_gb.total
+        forced = measured.get(a.run) if a.memory_margin is not None else None
+        draft = CopyHeadroom(
+            run=a.run,
+            copies=_numbers([c.copy_ for c in copies]),
+            card=str(card),
+            gpus=a.gpu_count,
+            memory_gb=total,
+            free_gb=a.free_gb,
+            free_percent=round(100 * a.free_gb / total, 1) if total > 0 else 0.0,
+            margin_percent=None if a.memory_margin is None else round(100 * a.memory_margin, 1),
+            basis=a.memory_margin_basis,
+            measured_percent=None if forced is None else round(100 * forced, 1),
+            headroom_gb=a.headroom_gb,
+            words="",
+        )
+        lines.append(draft.model_copy(update={"words": headroom_words(draft)}))
     return tuple(lines)
 
 
@@ -456,6 +557,7 @@ def summarize(
         "runs_without_hours": without,
         "runs": runs,
         "schedule": schedule_lines(plan),
+        "headroom": headroom_lines(plan),
         "standing": _standing(plan),
         "gap": plan.gap,
         "bound": plan.bound,

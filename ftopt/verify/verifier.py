@@ -69,6 +69,7 @@ RULES: tuple[Rule, ...] = (
     roles.check_rollout_memory,
     memory.check_sizing_report,
     memory.check_margin_report,
+    memory.check_measured_headroom,
     memory.check_tight_margin_note,
     nvlink.check_bridges,
     nvlink.check_nvlink_domains,

@@ -40,7 +40,7 @@ from benchmarks.calibration.margins import (
     stack_ids,
 )
 from ftopt.catalogue import load_catalogue
-from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE, MIN_SOURCES, WORST_SOURCE_BASIS
+from ftopt.model.stack import MIN_SOURCES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -183,13 +183,9 @@ def test_margins_are_the_held_out_error_own_with_three_sources_else_pooled() -> 
 
 
 def test_the_catalogue_names_each_margins_basis() -> None:
-    """Planning with the measured error, a stack and method's basis is its own bucket (with its
-    source count) or the pooled one; while the file keeps issue 19's margins it says so instead."""
-    committed = load_catalogue().margins
-    assert committed is not None and committed.pooled is not None
-    if not committed.measured:
-        assert committed.basis("hf-fsdp", "qlora") == WORST_SOURCE_BASIS
-    margins = committed.model_copy(update={"measured": True})
+    """A stack and method's basis is its own bucket (with its source count) or the pooled one."""
+    margins = load_catalogue().margins
+    assert margins is not None and margins.pooled is not None
     pooled, own = buckets(OUTCOMES)
     for b in own:
         expected = b.basis() if len(b.sources) >= MIN_SOURCES else pooled.basis()
@@ -208,8 +204,7 @@ def test_allocator_reserve_comes_from_fit_points_that_publish_both_peaks() -> No
     assert sum(1 for x in shares if x >= reserve.share - 5e-4) >= len(shares) / 2
     margins = load_catalogue().margins
     assert margins is not None
-    assert margins.reserve() == (reserve.share if margins.measured else LEGACY_ALLOCATOR_RESERVE)
-    assert margins.model_copy(update={"measured": True}).reserve() == reserve.share
+    assert margins.reserve() == reserve.share  # what every plan is sized with
 
 
 def test_report_states_whether_planned_memory_covers_the_measurements() -> None:

@@ -62,7 +62,13 @@ def test_server_ids_are_written_as_ranges() -> None:
 
 
 def test_identical_servers_are_one_group_with_a_quantity_in_every_format(first: Plan, tmp_path: Path) -> None:
-    many = sixteen_servers(first)
+    one = first.model_copy(
+        update={
+            "servers": first.servers[-1:],
+            "assignments": [a for a in first.assignments if a.server == first.servers[-1].id],
+        }
+    )  # the first project's four-card server alone
+    many = sixteen_servers(one)
     (group,) = server_groups(many)
     assert group.quantity == 16 and group.ids == "s1–s16"
     bill = group.server.bill_of_materials[0].name
@@ -232,13 +238,13 @@ def test_no_internals_hands_the_buyer_a_quote_without_the_appendix(tmp_path: Pat
         with_it = runner.invoke(cli, [*args[:-1], "--format", fmt])
         assert without.exit_code == 0 == with_it.exit_code, without.output
         assert marker not in without.stdout and marker in with_it.stdout
-        assert "cx7-400g-osfp" not in without.stdout and "USD 81,840" in without.stdout
+        assert "cx7-400g-osfp" not in without.stdout and "USD 128,420" in without.stdout
         assert "the cheapest set of servers the catalogue allows" in without.stdout
     target = tmp_path / "buyer.xlsx"
     assert runner.invoke(cli, [*args, "--format", "xlsx", "-o", str(target)]).exit_code == 0
     assert {"Technical", "Placement"}.isdisjoint(load_workbook(target).sheetnames)
     plan = json.loads(runner.invoke(cli, [*args, "--format", "json"]).stdout)
-    assert plan["bound"] == 81840 and plan["gap"] == 0  # the plan document keeps every field
+    assert plan["bound"] == 128420 and plan["gap"] == 0  # the plan document keeps every field
 
 
 def test_the_quote_shows_wall_draw_circuit_share_supplies_and_hours_with_failures(deadline: Plan) -> None:

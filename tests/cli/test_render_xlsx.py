@@ -90,6 +90,7 @@ def test_one_sheet_per_server_group_and_a_sheet_per_view(quote):
         "Summary",
         *names,
         "Runs",
+        "Headroom",
         "Power",
         "TCO",
         "Buy or rent",
