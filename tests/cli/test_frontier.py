@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ def run(*args: str):
 
 def _without_deadline(tmp_path: Path) -> str:
     path = tmp_path / "open.yaml"
-    path.write_text(Path(EXAMPLE).read_text().replace("deadline_hours: 60", "# no deadline"))
+    path.write_text(re.sub(r"deadline_hours: \d+", "# no deadline", Path(EXAMPLE).read_text()))
     return str(path)
 
 
@@ -29,7 +30,7 @@ def test_the_workloads_own_deadline_bounds_the_frontier():
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     hours = [p["makespan_hours"] for p in data["points"]]
-    assert hours and max(hours) <= 60 and data["confidence"] == 0.9  # the example's 60 h at P90
+    assert hours and max(hours) <= 66 and data["confidence"] == 0.9  # the example's 66 h at P90
 
 
 def test_json_points_are_proven_sorted_and_monotone(tmp_path: Path):
@@ -73,7 +74,7 @@ def test_without_train_tokens_exit_2_with_one_line():
 
 
 def test_an_impossible_deadline_exits_3_naming_the_run(tmp_path: Path):
-    text = Path(EXAMPLE).read_text().replace("deadline_hours: 60", "deadline_hours: 5")
+    text = re.sub(r"deadline_hours: \d+", "deadline_hours: 5", Path(EXAMPLE).read_text())
     (tmp_path / "w.yaml").write_text(text)
     result = run("solve", str(tmp_path / "w.yaml"))
     assert result.exit_code == 3
