@@ -34,14 +34,25 @@ def _layout_faults(a: Assignment, run: Run, methods: MethodRegistry) -> Iterator
         yield f"roles {found}; {run.algorithm_label} needs {wanted}"
         return
     training = role_gpus(a, "policy")
-    if any(sorted(role_gpus(a, r)) != sorted(training) for r in TRAINING_ROLES if r in needed):
+    if _off_policy_gpus(a, needed, training):
         yield "the reference, reward and critic do not sit on the policy's GPUs"
     if "rollout" not in needed or run.rollout is None:
         if a.placement is not None or sorted(training) != sorted(a.gpus):
             yield "a run without rollout engine trains on all its GPUs and has no placement"
         return
+    yield from _engine_faults(a, run.rollout.placement.value, training)
+
+
+def _off_policy_gpus(a: Assignment, needed: set[str], training: list[int]) -> bool:
+    """Whether a needed frozen model or the critic sits elsewhere than on the policy's GPUs (they
+    score and learn from the policy's batches where it trains)."""
+    return any(sorted(role_gpus(a, r)) != sorted(training) for r in TRAINING_ROLES if r in needed)
+
+
+def _engine_faults(a: Assignment, allowed: str, training: list[int]) -> Iterator[str]:
+    """The engine sits as the run allows: on the training GPUs (colocated) or on GPUs of its own
+    (separate), the two together covering the copy's GPUs."""
     engine = role_gpus(a, "rollout")
-    allowed = run.rollout.placement.value
     if a.placement is None or allowed not in ("auto", a.placement):
         yield f"placement {a.placement}; the run allows {allowed}"
     elif a.placement == "colocated" and sorted(engine) != sorted(training):
