@@ -30,9 +30,9 @@ from functools import cache
 from itertools import combinations_with_replacement, product
 
 from ftopt.model.hardware import Catalogue, Gpu
-from ftopt.model.sizing import Sizing, all_sizings, profile_run
+from ftopt.model.sizing import CopySetup, Sizing, all_sizings, profile_run
 from ftopt.model.topology import largest_domain
-from ftopt.model.workload import Strategy, Workload
+from ftopt.model.workload import Offload, Strategy, Workload
 from ftopt.solver.problem.builds import Build, DiskTier, RamTier, enumerate_builds
 
 
@@ -421,7 +421,10 @@ def multinode_ways(
         )
         for strategy in (Strategy.FSDP, Strategy.HSDP):
             for optimizer in optimizer_choices(run, profile.method, profile.stack):
-                sizing = size_multinode(profile, build.gpu, gpus, strategy, optimizer, workload.sizing, net)
+                sizing = size_multinode(
+                    CopySetup(profile, build.gpu, gpus, strategy, optimizer, Offload.NONE, workload.sizing),
+                    net,
+                )
                 if not sizing.fits:
                     continue
                 k = gpus // n

@@ -31,8 +31,8 @@ from ftopt.catalogue.loader import _load
 from ftopt.model.architecture import Architecture
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import GB
-from ftopt.model.sizing import profile_run, size_run
-from ftopt.model.speed import estimate_speed, planning_host
+from ftopt.model.sizing import CopySetup, profile_run, size_run
+from ftopt.model.speed import SpeedContext, estimate_speed, planning_host
 from ftopt.model.workload import InlineModel, Offload, Optimizer, Run, SizingOptions, Strategy
 
 HERE = Path(__file__).resolve().parent
@@ -127,15 +127,16 @@ def recompute(
     if point["kind"] == "memory":
         allocated = point["includes"] == "allocated"
         options = SizingOptions(cuda_context_gb=0, allocator_reserve=0) if allocated else SizingOptions()
-        sizing = size_run(profile, gpu, gpus, strategy, optimizer, offload, options, peak_allocated=allocated)
+        sizing = size_run(
+            CopySetup(profile, gpu, gpus, strategy, optimizer, offload, options), peak_allocated=allocated
+        )
         scale = GIB if point["unit"] == "GiB" else GB
         return sizing.total_gb * GB / scale
-    sizing = size_run(profile, gpu, gpus, strategy, optimizer, offload, SizingOptions())
+    sizing = size_run(CopySetup(profile, gpu, gpus, strategy, optimizer, offload, SizingOptions()))
     host = planning_host(catalogue, gpus, catalogue.speed)
     accumulation = int(config.get("accumulation", 1))
-    speed = estimate_speed(
-        profile, sizing, gpu, profile.stack, catalogue.speed, host, accumulation=accumulation
-    )
+    context = SpeedContext(profile.stack, catalogue.speed, host)
+    speed = estimate_speed(profile, sizing, gpu, context, accumulation=accumulation)
     return speed.tokens_per_s / gpus if point["unit"] == "tokens/s/gpu" else speed.tokens_per_s
 
 

@@ -25,10 +25,10 @@ from ftopt.model.architecture import Architecture
 from ftopt.model.fabric import MULTI_NODE_STRATEGIES, fabric_nic, node_network
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.rl import multinode_any_sizing, rl_phases, rl_sizings, rl_speed
-from ftopt.model.sizing import RunProfile, optimizer_choices, profile_run
-from ftopt.model.speed import link_kind, planning_host
+from ftopt.model.sizing import CopySetup, RunProfile, optimizer_choices, profile_run
+from ftopt.model.speed import SpeedContext, link_kind, planning_host
 from ftopt.model.topology import PCIE_GEN5_X16_GBPS
-from ftopt.model.workload import MULTI_NODE_COUNTS, InlineModel, Run, SizingOptions
+from ftopt.model.workload import MULTI_NODE_COUNTS, InlineModel, Offload, Run, SizingOptions
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -112,7 +112,7 @@ def fewest_gpus(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> int | No
         for strategy in MULTI_NODE_STRATEGIES:
             for optimizer in optimizer_choices(profile.run, profile.method, profile.stack):
                 sizing = multinode_any_sizing(
-                    profile, gpu, gpus, strategy, optimizer, OPTIONS, net, constants
+                    CopySetup(profile, gpu, gpus, strategy, optimizer, Offload.NONE, OPTIONS), net, constants
                 )
                 if sizing is not None and sizing.fits:
                     return gpus
@@ -130,7 +130,7 @@ def generation_share(profile: RunProfile, gpu: Gpu, gpus: int, catalogue: Catalo
     for sizing in rl_sizings(profile, gpu, OPTIONS, constants):
         if sizing.gpus != gpus or not sizing.fits:
             continue
-        step = rl_speed(profile, sizing, gpu, profile.stack, speed, host, constants, link)
+        step = rl_speed(profile, sizing, gpu, SpeedContext(profile.stack, speed, host, link), constants)
         if step.step_seconds < best_step:
             update = step.step_seconds - step.rollout_seconds
             phases = rl_phases(profile, sizing, gpu, update, link, speed, constants)

@@ -31,6 +31,7 @@ from ftopt.model.memory import trainable_params
 from ftopt.model.references import allowed_gpus
 from ftopt.model.rl import copy_sizings, copy_speed, multinode_any_sizings, multinode_any_speed
 from ftopt.model.sizing import (
+    CopySetup,
     Ranker,
     RunProfile,
     Sizing,
@@ -38,7 +39,7 @@ from ftopt.model.sizing import (
     optimizer_choices,
     profile_run,
 )
-from ftopt.model.speed import Host, Speed, hours_to_train, planning_host, speed_ranker
+from ftopt.model.speed import Host, Speed, SpeedContext, hours_to_train, planning_host, speed_ranker
 from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, SizingOptions, Workload
 
 
@@ -128,7 +129,7 @@ def single_server_options(
         speed = None
         if stack is not None and constants is not None:
             host = planning_host(catalogue, sizing.gpus, constants)
-            speed = copy_speed(profile, sizing, gpu, stack, constants, host, rollout)
+            speed = copy_speed(profile, sizing, gpu, SpeedContext(stack, constants, host), rollout)
         result.append(_option(profile, sizing, 1, speed))
     return result
 
@@ -182,8 +183,8 @@ def multi_server_options(
                 continue
             for strategy in MULTI_NODE_STRATEGIES:
                 for optimizer in optimizer_choices(run, profile.method, profile.stack):
-                    args = (profile, gpu, gpus, strategy, optimizer, options, net)
-                    for sizing in multinode_any_sizings(*args, rollout, rank):
+                    setup = CopySetup(profile, gpu, gpus, strategy, optimizer, Offload.NONE, options)
+                    for sizing in multinode_any_sizings(setup, net, rollout, rank):
                         speed = None
                         if host is not None and catalogue.speed is not None:
                             speed = multinode_any_speed(

@@ -39,6 +39,7 @@ from ftopt.model.parallelism import (
     default_config,
 )
 from ftopt.model.sizing import (
+    CopySetup,
     Ranker,
     RunProfile,
     Sizing,
@@ -48,14 +49,15 @@ from ftopt.model.sizing import (
 from ftopt.model.speed import (
     Host,
     Speed,
+    SpeedContext,
     bus_bandwidth_gbps,
     comm_bytes,
     estimate_speed,
     exposed_seconds,
     link_kind,
 )
-from ftopt.model.stack import SpeedConstants, Stack
-from ftopt.model.workload import Offload, Optimizer, SizingOptions, Strategy
+from ftopt.model.stack import SpeedConstants
+from ftopt.model.workload import Offload, Strategy
 
 #: How a multi-node copy may train (DDP would hold the whole states on every GPU: never needed).
 MULTI_NODE_STRATEGIES = (Strategy.FSDP, Strategy.HSDP)
@@ -133,24 +135,18 @@ def local_degrees(config: TrainingConfig, shard: int) -> Degrees:
     return Degrees(dp=shard // cp, cp=cp)
 
 
-def size_multinode(
-    profile: RunProfile,
-    gpu: Gpu,
-    gpus: int,
-    strategy: Strategy,
-    optimizer: Optimizer,
-    options: SizingOptions,
-    net: Network,
-    config: TrainingConfig | None = None,
-) -> Sizing:
-    """One copy over `gpus` GPUs on servers of `net.node_gpus`: memory per GPU at its shard count,
-    host RAM and NVMe of the whole copy (its servers share them), traffic and step time over the
-    network. No CPU offload: ZeRO-Offload across servers is not modelled. `config` (pure data
-    parallelism over all `gpus`) gives the micro-batch and recomputation; by default the run's own."""
+def size_multinode(setup: CopySetup, net: Network, config: TrainingConfig | None = None) -> Sizing:
+    """One copy over `setup.gpus` GPUs on servers of `net.node_gpus`: memory per GPU at its shard
+    count, host RAM and NVMe of the whole copy (its servers share them), traffic and step time over
+    the network. No CPU offload (`setup.offload` is not read): ZeRO-Offload across servers is not
+    modelled. `config` (pure data parallelism over all the GPUs) gives the micro-batch and
+    recomputation; by default the run's own."""
+    profile, gpus, strategy = setup.profile, setup.gpus, setup.strategy
     shard = shard_count(strategy, gpus, net.node_gpus)
     whole = config or default_config(profile.run, gpus)
     local = replace(whole, degrees=local_degrees(whole, shard))
-    base = size_run(profile, gpu, shard, Strategy.FSDP, optimizer, Offload.NONE, options, config=local)
+    on_shard = replace(setup, gpus=shard, strategy=Strategy.FSDP, offload=Offload.NONE)
+    base = size_run(on_shard, config=local)
     data, seconds = multinode_comm(profile, strategy, gpus, net)
     return replace(
         base,
@@ -164,25 +160,20 @@ def size_multinode(
 
 
 def multinode_speed(
-    profile: RunProfile,
-    sizing: Sizing,
-    gpu: Gpu,
-    stack: Stack,
-    constants: SpeedConstants,
-    host: Host,
-    net: Network,
+    profile: RunProfile, sizing: Sizing, gpu: Gpu, context: SpeedContext, net: Network
 ) -> Speed:
     """Tokens per second of a multi-node copy: the speed model's compute, optimiser and overhead of one
     GPU's shard (`estimate_speed`), with the communication of `multinode_comm` in place of one
-    server's, a share of it hidden behind compute as the speed model hides it."""
+    server's, a share of it hidden behind compute as the speed model hides it. The shard talks over
+    its servers' own link kind (`context.link` is not read)."""
     shard = shard_count(sizing.strategy, sizing.gpus, net.node_gpus)
     whole = sizing.config or default_config(profile.run, sizing.gpus)
     local = replace(
         sizing, gpus=shard, strategy=Strategy.FSDP, config=replace(whole, degrees=local_degrees(whole, shard))
     )
-    one = estimate_speed(profile, local, gpu, stack, constants, host, link=link_kind(gpu, net.node_gpus))
+    one = estimate_speed(profile, local, gpu, replace(context, link=link_kind(gpu, net.node_gpus)))
     _, comm = multinode_comm(profile, sizing.strategy, sizing.gpus, net)
-    exposed = exposed_seconds(comm, one.compute_seconds, constants)
+    exposed = exposed_seconds(comm, one.compute_seconds, context.constants)
     per_gpu = one.tokens_per_step // shard
     return replace(
         one, tokens_per_step=per_gpu * sizing.gpus, comm_seconds=comm, exposed_comm_seconds=exposed, link=None
@@ -305,24 +296,16 @@ def multinode_copy_speed(
     deadline filter, the plan's figures and the verifier's re-check all ask this one function."""
     if profile.stack is None:
         return None
-    return multinode_speed(profile, sizing, gpu, profile.stack, constants, host, net)
+    return multinode_speed(profile, sizing, gpu, SpeedContext(profile.stack, constants, host), net)
 
 
-def multinode_sizings(
-    profile: RunProfile,
-    gpu: Gpu,
-    gpus: int,
-    strategy: Strategy,
-    optimizer: Optimizer,
-    options: SizingOptions,
-    net: Network,
-    rank: Ranker | None = None,
-) -> list[Sizing]:
+def multinode_sizings(setup: CopySetup, net: Network, rank: Ranker | None = None) -> list[Sizing]:
     """The undominated configurations of one multi-node copy: data parallelism over all its GPUs,
     with context parallelism inside each server where the stack offers it and the sequence is long
     (tensor and pipeline parallelism across servers are not planned), at each micro-batch and
     recomputation the run allows; the largest micro-batch that fits per family, ranked by `rank`
     (seconds per token)."""
+    profile, gpus = setup.profile, setup.gpus
     run = profile.run
     offered = profile.stack.parallelism.cp if profile.stack else "none"
     long = offered != "none" and run.seq_len >= LONG_SEQUENCE and profile.method.offers.model_parallel
@@ -339,6 +322,6 @@ def multinode_sizings(
                     configs.append(TrainingConfig(micro_batch, accumulation, recompute, degrees))
 
     def size(config: TrainingConfig) -> Sizing:
-        return size_multinode(profile, gpu, gpus, strategy, optimizer, options, net, config)
+        return size_multinode(setup, net, config)
 
     return undominated_configs(configs, size, rank)

@@ -35,6 +35,7 @@ from ftopt.model.roles import (
 )
 from ftopt.model.rollout import Engine, RolloutConstants, generation_time, lay_out_engine, switch_seconds
 from ftopt.model.sizing import (
+    CopySetup,
     Ranker,
     RunProfile,
     Sizing,
@@ -44,8 +45,8 @@ from ftopt.model.sizing import (
     size_run,
     strategy_choices,
 )
-from ftopt.model.speed import Host, Speed, bus_bandwidth_gbps, estimate_speed, matmul_params
-from ftopt.model.stack import LinkKind, SpeedConstants, Stack
+from ftopt.model.speed import Host, Speed, SpeedContext, bus_bandwidth_gbps, estimate_speed, matmul_params
+from ftopt.model.stack import LinkKind, SpeedConstants
 from ftopt.model.workload import (
     GENERATING,
     GPU_COUNTS,
@@ -166,7 +167,7 @@ def size_rl(
     train = layout.total - layout.engine_gpus
     if policy is None:
         args = (layout.strategy, layout.optimizer, layout.offload, options)
-        policy = size_run(policy_profile(profile), gpu, train, *args)
+        policy = size_run(CopySetup(policy_profile(profile), gpu, train, *args))
     critic, shares = role_shares(profile, layout.optimizer, layout.offload, layout.strategy, train)
     roles = training_roles(policy, shares, train)
     engine = lay_out_copy_engine(profile, gpu, layout.placement, layout.total, train, constants)
@@ -217,7 +218,7 @@ def rl_sizings(
             train = total - layout.engine_gpus
             key = (train, layout.strategy, layout.optimizer, layout.offload)
             if key not in policies:
-                policies[key] = size_run(policy_profile(profile), gpu, train, *key[1:], options)
+                policies[key] = size_run(CopySetup(policy_profile(profile), gpu, train, *key[1:], options))
             sizings.append(size_rl(profile, gpu, layout, options, constants, policies[key]))
     return sizings
 
@@ -320,14 +321,7 @@ def rl_phases(
 
 
 def rl_speed(
-    profile: RunProfile,
-    sizing: Sizing,
-    gpu: Gpu,
-    stack: Stack,
-    speed: SpeedConstants,
-    host: Host,
-    constants: RolloutConstants,
-    link: LinkKind | None = None,
+    profile: RunProfile, sizing: Sizing, gpu: Gpu, context: SpeedContext, constants: RolloutConstants
 ) -> Speed:
     """Policy tokens per second of one RL copy, as a `Speed` whose `rollout_seconds` holds the phases
     beyond the policy's update.
@@ -336,8 +330,8 @@ def rl_speed(
     step (compute, dequantisation and communication scale with the micro-batches, the optimiser step,
     offload and overhead do not). DPO's step is the policy's, plus the reference's forward pass.
     """
-    base = estimate_speed(policy_profile(profile), policy_sizing(sizing), gpu, stack, speed, host, link=link)
-    return rl_step(profile, sizing, gpu, base, link, speed, constants)
+    base = estimate_speed(policy_profile(profile), policy_sizing(sizing), gpu, context)
+    return rl_step(profile, sizing, gpu, base, context.link, context.constants, constants)
 
 
 def rl_step(
@@ -377,20 +371,13 @@ def rl_step(
     )
 
 
-def size_rl_multinode(
-    profile: RunProfile,
-    gpu: Gpu,
-    gpus: int,
-    strategy: Strategy,
-    optimizer: Optimizer,
-    options: SizingOptions,
-    net: Network,
-    constants: RolloutConstants,
-) -> Sizing | None:
+def size_rl_multinode(setup: CopySetup, net: Network, constants: RolloutConstants) -> Sizing | None:
     """An RL copy over several servers (16-64 GPUs): the policy sized as a multi-node supervised copy,
     the frozen models and critic sharded like its states, and a colocated engine on every GPU
     (replicas within a server). None where the run asks for a separate engine, which multi-node
-    copies do not model."""
+    copies do not model (`setup.offload` is not read: multi-node copies never offload)."""
+    profile, gpu, gpus, strategy = setup.profile, setup.gpu, setup.gpus, setup.strategy
+    optimizer = setup.optimizer
     run, counts = profile.run, profile.counts
     rollout = run.rollout
     placement: Placement | None = None
@@ -398,7 +385,7 @@ def size_rl_multinode(
         if rollout.placement == Placement.SEPARATE:
             return None
         placement = Placement.COLOCATED
-    policy = size_multinode(policy_profile(profile), gpu, gpus, strategy, optimizer, options, net)
+    policy = size_multinode(replace(setup, profile=policy_profile(profile)), net)
     shard = shard_count(strategy, gpus, net.node_gpus)
     _, shares = role_shares(profile, optimizer, Offload.NONE, Strategy.FSDP, shard)
     node = net.node_gpus  # roles list one server's GPUs: every server of the copy holds the same
@@ -418,43 +405,26 @@ def size_rl_multinode(
     )
 
 
-def multinode_any_sizing(
-    profile: RunProfile,
-    gpu: Gpu,
-    gpus: int,
-    strategy: Strategy,
-    optimizer: Optimizer,
-    options: SizingOptions,
-    net: Network,
-    constants: RolloutConstants,
-) -> Sizing | None:
+def multinode_any_sizing(setup: CopySetup, net: Network, constants: RolloutConstants) -> Sizing | None:
     """A multi-node sizing whatever the run's algorithm: an RL copy with its roles (None for one
     whose separate engine multi-node copies do not model), else `size_multinode`'s."""
-    if is_rl(profile):
-        return size_rl_multinode(profile, gpu, gpus, strategy, optimizer, options, net, constants)
-    return size_multinode(profile, gpu, gpus, strategy, optimizer, options, net)
+    if is_rl(setup.profile):
+        return size_rl_multinode(setup, net, constants)
+    return size_multinode(setup, net)
 
 
 def multinode_any_sizings(
-    profile: RunProfile,
-    gpu: Gpu,
-    gpus: int,
-    strategy: Strategy,
-    optimizer: Optimizer,
-    options: SizingOptions,
-    net: Network,
-    constants: RolloutConstants,
-    rank: Ranker | None = None,
+    setup: CopySetup, net: Network, constants: RolloutConstants, rank: Ranker | None = None
 ) -> list[Sizing]:
     """A multi-node copy's sizings whatever its algorithm: a supervised copy's undominated training
     configurations (`multinode_sizings`), or an RL copy's one sizing with its roles (none when its
     separate engine is not modelled over several servers); none where the stack does not run."""
-    if not runs_on(profile, gpu):
+    if not runs_on(setup.profile, setup.gpu):
         return []
-    if is_rl(profile):
-        sizing = size_rl_multinode(profile, gpu, gpus, strategy, optimizer, options, net, constants)
+    if is_rl(setup.profile):
+        sizing = size_rl_multinode(setup, net, constants)
         return [] if sizing is None else [sizing]
-    return multinode_sizings(profile, gpu, gpus, strategy, optimizer, options, net, rank)
+    return multinode_sizings(setup, net, rank)
 
 
 def multinode_any_speed(
@@ -475,16 +445,9 @@ def multinode_any_speed(
 
 
 def copy_speed(
-    profile: RunProfile,
-    sizing: Sizing,
-    gpu: Gpu,
-    stack: Stack,
-    speed: SpeedConstants,
-    host: Host,
-    constants: RolloutConstants,
-    link: LinkKind | None = None,
+    profile: RunProfile, sizing: Sizing, gpu: Gpu, context: SpeedContext, constants: RolloutConstants
 ) -> Speed:
     """A copy's speed whatever its algorithm: the speed model's for supervised runs, an RL step's else."""
     if not is_rl(profile):
-        return estimate_speed(profile, sizing, gpu, stack, speed, host, link=link)
-    return rl_speed(profile, sizing, gpu, stack, speed, host, constants, link)
+        return estimate_speed(profile, sizing, gpu, context)
+    return rl_speed(profile, sizing, gpu, context, constants)

@@ -150,6 +150,26 @@ def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
 
 
 @dataclass(frozen=True)
+class CopySetup:
+    """What one copy is sized for: the run (with its model and stack), the card, how many of them,
+    and how it trains (strategy, optimiser, offload) under the workload's sizing options.
+
+    The sizing functions of this module, `ftopt.model.fabric` and `ftopt.model.rl` all take this one
+    record rather than the same seven positional parameters each (issue 27), so that a new setting
+    is added once and a caller cannot pass the optimiser where the offload belongs. A multi-node copy
+    (`ftopt.model.fabric.size_multinode`) never offloads, whatever `offload` says.
+    """
+
+    profile: RunProfile
+    gpu: Gpu
+    gpus: int
+    strategy: Strategy
+    optimizer: Optimizer
+    offload: Offload
+    options: SizingOptions
+
+
+@dataclass(frozen=True)
 class Sizing:
     """One way to train one copy of a run: card, GPU count, strategy, optimiser and offload."""
 
@@ -331,23 +351,16 @@ def allocator_reserve(profile: RunProfile, options: SizingOptions) -> float:
     return profile.allocator_reserve if options.allocator_reserve is None else options.allocator_reserve
 
 
-def size_run(
-    profile: RunProfile,
-    gpu: Gpu,
-    gpus: int,
-    strategy: Strategy,
-    optimizer: Optimizer,
-    offload: Offload,
-    options: SizingOptions,
-    peak_allocated: bool = False,
-    config: TrainingConfig | None = None,
-) -> Sizing:
-    """Memory, disk, traffic and time of one copy of `profile.run` trained this way on `gpu`.
+def size_run(setup: CopySetup, peak_allocated: bool = False, config: TrainingConfig | None = None) -> Sizing:
+    """Memory, disk, traffic and time of one copy of `setup.profile.run` trained as `setup` says.
 
     `config` is the training configuration (micro-batch, recomputation, degrees); by default the
-    run's own settings with pure data parallelism over `gpus`. Tensor and pipeline parallelism split
-    the states over tp·pp GPUs; FSDP then shards them over the dp·cp ranks that hold the same weights.
+    run's own settings with pure data parallelism over `setup.gpus`. Tensor and pipeline parallelism
+    split the states over tp·pp GPUs; FSDP then shards them over the dp·cp ranks that hold the same
+    weights.
     """
+    profile, gpu, gpus, options = setup.profile, setup.gpu, setup.gpus, setup.options
+    strategy, optimizer, offload = setup.strategy, setup.optimizer, setup.offload
     run, counts = profile.run, profile.counts
     config = config or default_config(run, gpus)
     d = config.degrees
@@ -481,25 +494,16 @@ def undominated_configs(
     return undominated(sized, rank or bound_seconds_per_token) if sized else []
 
 
-def chosen_sizings(
-    profile: RunProfile,
-    gpu: Gpu,
-    gpus: int,
-    strategy: Strategy,
-    optimizer: Optimizer,
-    offload: Offload,
-    options: SizingOptions,
-    rank: Ranker | None = None,
-    domain: int | None = None,
-) -> list[Sizing]:
-    """The configurations worth planning for one copy trained this way: every one the run and the
-    stack allow (`parallelism.config_choices`) is sized, and only the undominated ones are kept, so
-    the solver sees one or two modes where there were dozens of configurations."""
-    domain = card_domain(gpu) if domain is None else domain
-    configs = config_choices(profile.run, profile.method, profile.arch, profile.stack, gpus, domain)
+def chosen_sizings(setup: CopySetup, rank: Ranker | None = None, domain: int | None = None) -> list[Sizing]:
+    """The configurations worth planning for one copy trained as `setup` says: every one the run and
+    the stack allow (`parallelism.config_choices`) is sized, and only the undominated ones are kept,
+    so the solver sees one or two modes where there were dozens of configurations."""
+    profile = setup.profile
+    domain = card_domain(setup.gpu) if domain is None else domain
+    configs = config_choices(profile.run, profile.method, profile.arch, profile.stack, setup.gpus, domain)
 
     def size(config: TrainingConfig) -> Sizing:
-        return size_run(profile, gpu, gpus, strategy, optimizer, offload, options, config=config)
+        return size_run(setup, config=config)
 
     return undominated_configs(configs, size, rank)
 
@@ -521,5 +525,7 @@ def all_sizings(
         if gpus in GPU_COUNTS  # multi-node counts depend on the server: ftopt.model.fabric
         for strategy in strategy_choices(gpus)
         for optimizer, offload in optimizer_offload_choices(profile)
-        for sizing in chosen_sizings(profile, gpu, gpus, strategy, optimizer, offload, options, rank, domain)
+        for sizing in chosen_sizings(
+            CopySetup(profile, gpu, gpus, strategy, optimizer, offload, options), rank, domain
+        )
     ]

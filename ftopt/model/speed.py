@@ -57,6 +57,23 @@ class Host:
 
 
 @dataclass(frozen=True)
+class SpeedContext:
+    """Where one copy's speed is estimated: its training stack, the speed data (speed.yaml), what the
+    host's CPU side gives it, and the link kind its GPUs talk over (None: the topology rules' kind
+    for its card and GPU count).
+
+    The speed functions of this module, `ftopt.model.fabric` and `ftopt.model.rl` take this one
+    record rather than the same four parameters each (issue 27); the solver, the estimate and the
+    verifier each build it from what they know of the copy's placement.
+    """
+
+    stack: Stack
+    constants: SpeedConstants
+    host: Host
+    link: LinkKind | None = None
+
+
+@dataclass(frozen=True)
 class Speed:
     """Estimated speed of one copy: tokens per second and the parts of one optimiser step (seconds)."""
 
@@ -271,20 +288,16 @@ def tp_link(gpu: Gpu, kind: LinkKind | None) -> LinkKind | None:
 
 
 def model_parallel_seconds(
-    profile: RunProfile,
-    config: TrainingConfig,
-    gpu: Gpu,
-    stack: Stack,
-    constants: SpeedConstants,
-    kind: LinkKind | None,
-    attention_seconds: float,
+    profile: RunProfile, config: TrainingConfig, gpu: Gpu, context: SpeedContext, attention_seconds: float
 ) -> float:
     """Exposed seconds per step of tensor, pipeline and context parallelism.
 
     TP's all-reduces sit on the critical path of every layer (not hidden) on the NVLink domain; the
-    pipeline's activations go point to point over the copy's link; ring attention's K/V exchange
-    hides behind the attention it feeds (`attention_seconds`), Ulysses' all-to-alls do not.
+    pipeline's activations go point to point over the copy's link (`context.link`, as resolved: None
+    when the copy has none); ring attention's K/V exchange hides behind the attention it feeds
+    (`attention_seconds`), Ulysses' all-to-alls do not.
     """
+    stack, constants, kind = context.stack, context.constants, context.link
     arch, seq = profile.arch, profile.run.seq_len
     seconds = 0.0
     tp_kind = tp_link(gpu, kind)
@@ -314,28 +327,22 @@ def exposed_seconds(comm: float, compute: float, constants: SpeedConstants) -> f
 
 
 def estimate_speed(
-    profile: RunProfile,
-    sizing: Sizing,
-    gpu: Gpu,
-    stack: Stack,
-    constants: SpeedConstants,
-    host: Host,
-    link: LinkKind | None = None,
-    accumulation: int | None = None,
+    profile: RunProfile, sizing: Sizing, gpu: Gpu, context: SpeedContext, accumulation: int | None = None
 ) -> Speed:
-    """Tokens per second of one copy trained as `sizing` says on `gpu` with `stack`.
+    """Tokens per second of one copy trained as `sizing` says on `gpu` with `context.stack`.
 
-    `link` overrides the link kind the topology rules would give (the solver knows the placement).
+    `context.link` overrides the link kind the topology rules would give (the solver knows the
+    placement).
     The sizing's configuration gives the micro-batch, recomputation, degrees and the micro-batches
     per optimiser step (`accumulation` overrides it), which share one gradient exchange, one
     optimiser step and one step overhead (FSDP still gathers the weights for every micro-batch). The
     copy trains micro_batch × accumulation × dp sequences per step; each GPU computes its 1/G share,
     stretched by the pipeline's bubble.
     """
-    run = profile.run
+    run, stack, constants = profile.run, context.stack, context.constants
     config = training_config(profile, sizing, accumulation)
     d, m = config.degrees, config.accumulation
-    kind = link if link is not None else link_kind(gpu, sizing.gpus)
+    kind = context.link if context.link is not None else link_kind(gpu, sizing.gpus)
     tokens_per_step = config.tokens_per_step(run.seq_len)
     method = profile.method
     mfu = stack.method_mfu(gpu.card_class, method.calibration.value)
@@ -354,14 +361,14 @@ def estimate_speed(
         comm = data / (bus_bandwidth_gbps(kind, gpu, constants) * 1e9)
     exposed = exposed_seconds(comm, compute, constants)
     attention = busy * attention_share(profile, config.recompute)
-    parallel = model_parallel_seconds(profile, config, gpu, stack, constants, kind, attention)
+    parallel = model_parallel_seconds(profile, config, gpu, replace(context, link=kind), attention)
     return Speed(
         tokens_per_step=tokens_per_step,
         compute_seconds=compute,
         dequant_seconds=m * dequant_seconds(profile, gpu, constants, config.recompute),
         comm_seconds=comm,
         exposed_comm_seconds=exposed,
-        offload_seconds=offload_seconds(profile, sizing, gpu, constants, host),
+        offload_seconds=offload_seconds(profile, sizing, gpu, constants, context.host),
         optimizer_seconds=optimizer_seconds(profile, sizing, gpu, constants),
         overhead_seconds=constants.step_overhead_s,
         link=kind,
@@ -416,6 +423,6 @@ def speed_ranker(profile: RunProfile, gpu: Gpu, catalogue: Catalogue) -> Callabl
 
     def rank(sizing: Sizing) -> float:
         host = planning_host(catalogue, sizing.gpus, constants)
-        return 1 / estimate_speed(profile, sizing, gpu, stack, constants, host).tokens_per_s
+        return 1 / estimate_speed(profile, sizing, gpu, SpeedContext(stack, constants, host)).tokens_per_s
 
     return rank

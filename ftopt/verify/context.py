@@ -21,7 +21,7 @@ from ftopt.model.memory import GB, model_states
 from ftopt.model.mig import slice_card
 from ftopt.model.parallelism import Degrees, TrainingConfig
 from ftopt.model.plan import Assignment, Plan, Server
-from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
+from ftopt.model.sizing import CopySetup, RunProfile, Sizing, profile_run, size_run
 from ftopt.model.topology import build_graph as topology_graph
 from ftopt.model.topology import reference_topology, topology_of
 from ftopt.model.workload import Algorithm, Placement, Run, Workload
@@ -253,16 +253,10 @@ class Context:
         profile = self.profile(run)
         if profile is None:
             return None
-        return size_run(
-            profile,
-            card,
-            a.gpu_count,
-            a.strategy,
-            a.optimizer,
-            a.offload,
-            self.workload.sizing,
-            config=config,
+        setup = CopySetup(
+            profile, card, a.gpu_count, a.strategy, a.optimizer, a.offload, self.workload.sizing
         )
+        return size_run(setup, config=config)
 
     def _policy_sizing(self, a: Assignment, run: Run, gpu: Gpu) -> Sizing | None:
         """An RL copy's policy re-sized as a supervised run on the GPUs the copy lists for it, or over
@@ -279,7 +273,9 @@ class Context:
         if a.multinode:
             parts = self.parts.get(a.server)
             return None if parts is None else self._multinode_sizing(a, run, parts, profile)
-        return size_run(profile, gpu, train, a.strategy, a.optimizer, a.offload, self.workload.sizing)
+        return size_run(
+            CopySetup(profile, gpu, train, a.strategy, a.optimizer, a.offload, self.workload.sizing)
+        )
 
     def card(self, a: Assignment) -> Gpu | None:
         """The card a copy trains on: its server's, or the GPU slice of it the copy names (with the
@@ -341,9 +337,8 @@ class Context:
         speed = self.catalogue.speed
         net = Network(n, intra_bus_gbps(gpu, n, speed), node_bus_gbps(nic, nics, speed))
         config = stated_config(a, run)
-        return size_multinode(
-            profile, gpu, a.gpu_count, a.strategy, a.optimizer, self.workload.sizing, net, config
-        )
+        setup = CopySetup(profile, gpu, a.gpu_count, a.strategy, a.optimizer, a.offload, self.workload.sizing)
+        return size_multinode(setup, net, config)
 
     def copies_by_server(self) -> dict[str, list[tuple[Assignment, Sizing | None]]]:
         """Each server id's copies with their re-sizings; a multi-node copy appears on each of its

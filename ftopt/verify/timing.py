@@ -27,7 +27,7 @@ from ftopt.model.hardware import Gpu
 from ftopt.model.plan import COMPLETE_SINCE, Assignment, Tco
 from ftopt.model.rl import copy_speed, multinode_any_speed
 from ftopt.model.sizing import RunProfile, Sizing
-from ftopt.model.speed import Speed, hours_to_train
+from ftopt.model.speed import Speed, SpeedContext, hours_to_train
 from ftopt.model.stack import LinkKind, SpeedConstants
 from ftopt.model.timing import copy_host
 from ftopt.model.topology import gpu_node, interconnect
@@ -118,7 +118,8 @@ def _server_speed(
     )
     link = _link(ctx, assignment)
     card = ctx.card(assignment) or parts.gpu
-    speed = copy_speed(profile, sizing, card, profile.stack, constants, host, ctx.catalogue.rollout, link)
+    context = SpeedContext(profile.stack, constants, host, link)
+    speed = copy_speed(profile, sizing, card, context, ctx.catalogue.rollout)
     # An engine whose share cannot hold it never finishes a step: the rollout-memory rule reports it.
     return speed if math.isfinite(speed.step_seconds) else None
 

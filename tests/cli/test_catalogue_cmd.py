@@ -9,6 +9,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ftopt.catalogue.loader import KINDS, load_catalogue
+from ftopt.cli.catalogue_cmd import find_item
+from ftopt.cli.errors import CommandInputError
 from ftopt.cli.main import cli
 from ftopt.model.findings import money
 from ftopt.model.hardware import Catalogue
@@ -153,3 +155,11 @@ def test_prices_overlay_with_a_bad_entry(tmp_path: Path) -> None:
     path.write_text(OVERLAY.replace("currency: USD", "currency: dollars"), encoding="utf-8")
     line = error_line(invoke("export", "--prices", str(path)))
     assert line.startswith(f"ftopt: {path}:4: prices[0].currency: ")
+
+
+def test_find_item_names_the_closest_ids() -> None:
+    catalogue = load_catalogue()
+    kind, item = find_item(catalogue, "h200-nvl")
+    assert (kind, item.id) == ("gpus", "h200-nvl")  # type: ignore[attr-defined]
+    with pytest.raises(CommandInputError, match="did you mean h200-nvl"):
+        find_item(catalogue, "h200-nv")

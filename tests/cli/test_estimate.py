@@ -10,7 +10,7 @@ import pytest
 
 from ftopt.catalogue.loader import load_catalogue
 from ftopt.model.parallelism import Degrees, TrainingConfig
-from ftopt.model.sizing import profile_run, size_run
+from ftopt.model.sizing import CopySetup, profile_run, size_run
 from ftopt.model.workload import Offload, Optimizer, Recompute, Run, SizingOptions, Strategy
 from tests.commands import invoke, write
 
@@ -199,13 +199,15 @@ def test_figures_match_the_sizing_layer(seventy_b: Path) -> None:
         got["micro_batch"], got["accumulation"], Recompute(got["recompute"]), Degrees(**degrees)
     )
     expected = size_run(
-        profile_run(run, catalogue),
-        catalogue.gpu("rtx-pro-6000-se"),
-        4,
-        Strategy.FSDP,
-        Optimizer.ADAMW_32BIT,
-        Offload.NONE,
-        SizingOptions(),
+        CopySetup(
+            profile_run(run, catalogue),
+            catalogue.gpu("rtx-pro-6000-se"),
+            4,
+            Strategy.FSDP,
+            Optimizer.ADAMW_32BIT,
+            Offload.NONE,
+            SizingOptions(),
+        ),
         config=config,
     )
     assert got["memory_per_gpu_gb"] == {

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from ftopt.cli.frontier import frontier_command
 from ftopt.cli.main import cli
 
 EXAMPLE = "examples/deadline.yaml"
@@ -135,3 +136,9 @@ def test_a_queue_frontiers_table_and_quote_name_the_last_jobs_end_not_the_makesp
     assert result.exit_code == 0, result.output
     page = out.read_text()
     assert 'id="three-bids"' in page and "last job&#x27;s end h" in page and "makespan h" not in page
+
+
+def test_the_command_refuses_a_missing_workload_in_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(frontier_command, [str(tmp_path / "none.yaml")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert len(result.stderr.splitlines()) == 1 and "none.yaml" in result.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ftopt.catalogue import load_catalogue
@@ -16,9 +18,9 @@ from ftopt.model.fabric import (
     size_multinode,
 )
 from ftopt.model.memory import GB
-from ftopt.model.sizing import profile_run
-from ftopt.model.speed import planning_host
-from ftopt.model.workload import Optimizer, Run, SizingOptions, Strategy
+from ftopt.model.sizing import CopySetup, profile_run, size_run
+from ftopt.model.speed import SpeedContext, planning_host
+from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
 
 CATALOGUE = load_catalogue()
 CX7 = CATALOGUE.nic("cx7-400g-osfp")
@@ -68,25 +70,43 @@ def test_states_divide_by_the_shard_count(strategy, shards) -> None:
     run = Run(name="r", model="llama-3.1-405b", method="full", gpus=32)
     profile = profile_run(run, CATALOGUE)
     gpu, net = _net("b200-sxm")
-    sizing = size_multinode(profile, gpu, 32, strategy, Optimizer.ADAMW_8BIT, SizingOptions(), net)
+    sizing = size_multinode(
+        CopySetup(profile, gpu, 32, strategy, Optimizer.ADAMW_8BIT, Offload.NONE, SizingOptions()), net
+    )
     assert sizing.gpus == 32 and sizing.strategy == strategy and sizing.link == "network"
     assert sizing.states_gb == pytest.approx(10 * profile.counts.total / shards / GB)
+
+
+def test_a_multinode_copy_never_offloads_whatever_its_setup_says() -> None:
+    """ZeRO-Offload across servers is not modelled: a setup asking for CPU offload is sized as one
+    without (no host RAM for the states), so the solver and the verifier agree whatever they pass."""
+    profile = profile_run(Run(name="r", model="llama-3.3-70b", method="full", gpus=16), CATALOGUE)
+    gpu, net = _net("b200-sxm")
+    setup = CopySetup(profile, gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, SizingOptions())
+    asked = size_multinode(replace(setup, offload=Offload.CPU), net)
+    assert asked == size_multinode(setup, net)
+    single = size_run(replace(setup, gpus=8, offload=Offload.CPU))  # on one server it does offload
+    assert single.host_ram_gb > asked.host_ram_gb
 
 
 def test_hybrid_shard_moves_less_over_the_network_than_full_shard() -> None:
     run = Run(name="r", model="llama-3.3-70b", method="full", gpus=16)
     profile = profile_run(run, CATALOGUE)
     gpu, net = _net("b200-sxm")
-    full = size_multinode(profile, gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, SizingOptions(), net)
-    hybrid = size_multinode(profile, gpu, 16, Strategy.HSDP, Optimizer.ADAMW_32BIT, SizingOptions(), net)
+    full = size_multinode(
+        CopySetup(profile, gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, SizingOptions()), net
+    )
+    hybrid = size_multinode(
+        CopySetup(profile, gpu, 16, Strategy.HSDP, Optimizer.ADAMW_32BIT, Offload.NONE, SizingOptions()), net
+    )
     assert hybrid.transfer_seconds < full.transfer_seconds
     speed = multinode_speed(
         profile,
         full,
         gpu,
-        CATALOGUE.stack("hf-fsdp"),
-        CATALOGUE.speed,
-        planning_host(CATALOGUE, 16, CATALOGUE.speed),
+        SpeedContext(
+            CATALOGUE.stack("hf-fsdp"), CATALOGUE.speed, planning_host(CATALOGUE, 16, CATALOGUE.speed)
+        ),
         net,
     )
     assert speed.tokens_per_step == 16 * 4096 and speed.tokens_per_s > 0 and speed.comm_seconds > 0

@@ -17,8 +17,8 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.memory import ADAPTER_ADAM_32BIT, BF16, dequant_buffer_bytes, model_states
 from ftopt.model.methods import MethodRegistry, Phase
 from ftopt.model.roles import Role
-from ftopt.model.sizing import optimizer_choices, profile_run, size_run
-from ftopt.model.speed import estimate_speed, planning_host
+from ftopt.model.sizing import CopySetup, optimizer_choices, profile_run, size_run
+from ftopt.model.speed import SpeedContext, estimate_speed, planning_host
 from ftopt.model.workload import Algorithm, Method, Offload, Optimizer, Run, SizingOptions, Strategy
 
 A32, NONE = Optimizer.ADAMW_32BIT, Offload.NONE
@@ -92,10 +92,10 @@ def _speed(catalogue: Catalogue, method: str) -> tuple[float, float]:
     run = Run(name="r", model="llama-3.1-8b", method=method, micro_batch=1, gradient_checkpointing=True)
     profile = profile_run(run, catalogue)
     gpu = catalogue.gpu("h200-nvl")
-    sizing = size_run(profile, gpu, 1, Strategy.SINGLE, A32, NONE, SizingOptions())
+    sizing = size_run(CopySetup(profile, gpu, 1, Strategy.SINGLE, A32, NONE, SizingOptions()))
     assert profile.stack is not None and catalogue.speed is not None
     host = planning_host(catalogue, 1, catalogue.speed)
-    speed = estimate_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host)
+    speed = estimate_speed(profile, sizing, gpu, SpeedContext(profile.stack, catalogue.speed, host))
     return speed.compute_seconds, sizing.total_gb
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from ftopt.catalogue import load_catalogue
 from ftopt.model.mig import Mig, MigProfile, slice_card
-from ftopt.model.sizing import profile_run, size_run
+from ftopt.model.sizing import CopySetup, profile_run, size_run
 from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
 
 ONE = MigProfile(name="1g.24gb", memory_gb=24, compute_slices=1, memory_slices=1, max_count=4)
@@ -73,9 +73,10 @@ def test_an_8b_qlora_copy_fits_a_quarter_card_and_trains_at_a_quarter_of_its_com
     )
     profile = profile_run(run, catalogue)
     args = (Strategy.SINGLE, Optimizer.ADAMW_32BIT, Offload.NONE, SizingOptions())
-    whole, sliced = size_run(profile, card, 1, *args), size_run(profile, slice_card(card, ONE), 1, *args)
+    whole = size_run(CopySetup(profile, card, 1, *args))
+    sliced = size_run(CopySetup(profile, slice_card(card, ONE), 1, *args))
     assert sliced.card_gb == 24 and sliced.fits
     assert sliced.total_gb == pytest.approx(whole.total_gb)  # the same copy, on less memory
     assert sliced.compute_seconds == pytest.approx(4 * whole.compute_seconds)
     big = run.model_copy(update={"model": "llama-3.3-70b", "method": "lora"})
-    assert not size_run(profile_run(big, catalogue), slice_card(card, TWO), 1, *args).fits
+    assert not size_run(CopySetup(profile_run(big, catalogue), slice_card(card, TWO), 1, *args)).fits

@@ -16,8 +16,8 @@ from ftopt.model.parallelism import (
     degree_choices,
     tp_bus_bytes,
 )
-from ftopt.model.sizing import RunProfile, all_sizings, chosen_sizings, profile_run, size_run
-from ftopt.model.speed import estimate_speed, planning_host, speed_ranker
+from ftopt.model.sizing import CopySetup, RunProfile, all_sizings, chosen_sizings, profile_run, size_run
+from ftopt.model.speed import SpeedContext, estimate_speed, planning_host, speed_ranker
 from ftopt.model.workload import Offload, Optimizer, Recompute, Run, SizingOptions, Strategy
 
 OPTIONS = SizingOptions()
@@ -81,10 +81,11 @@ def test_tensor_parallelism_splits_replicated_states_and_activations(catalogue: 
     p = profile(catalogue, stack="megatron")
     gpu = catalogue.gpu("h200-sxm")
     plain = size_run(
-        p, gpu, 4, Strategy.DDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS, config=config(dp=4)
+        CopySetup(p, gpu, 4, Strategy.DDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS), config=config(dp=4)
     )
     split = size_run(
-        p, gpu, 4, Strategy.DDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS, config=config(dp=1, tp=4)
+        CopySetup(p, gpu, 4, Strategy.DDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS),
+        config=config(dp=1, tp=4),
     )
     assert split.states_gb == pytest.approx(plain.states_gb / 4)
     assert split.activations_gb == pytest.approx(plain.activations_gb / 4)
@@ -94,7 +95,7 @@ def test_fsdp_shards_over_the_ranks_that_hold_the_same_weights(catalogue: Catalo
     p = profile(catalogue, stack="megatron", seq_len=32768)
     gpu = catalogue.gpu("b200-sxm")
     sizes = [
-        size_run(p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS, config=c)
+        size_run(CopySetup(p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS), config=c)
         for c in (config(dp=8), config(dp=2, cp=4), config(dp=1, tp=2, pp=4))
     ]
     assert {round(s.states_gb, 6) for s in sizes} == {round(sizes[0].states_gb, 6)}
@@ -104,10 +105,11 @@ def test_context_parallelism_splits_activations_and_logits(catalogue: Catalogue)
     p = profile(catalogue, stack="megatron", seq_len=131072)
     gpu = catalogue.gpu("b200-sxm")
     one = size_run(
-        p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS, config=config(dp=8)
+        CopySetup(p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS), config=config(dp=8)
     )
     eight = size_run(
-        p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS, config=config(dp=1, cp=8)
+        CopySetup(p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS),
+        config=config(dp=1, cp=8),
     )
     assert eight.activations_gb == pytest.approx(one.activations_gb / 8)
     assert eight.states_gb == pytest.approx(one.states_gb)
@@ -119,20 +121,15 @@ def test_the_first_pipeline_stage_holds_pp_micro_batches_of_its_layers(catalogue
     p = profile(catalogue, stack="megatron")
     gpu = catalogue.gpu("h200-sxm")
     plain = size_run(
-        p, gpu, 4, Strategy.DDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS, config=config(dp=4)
+        CopySetup(p, gpu, 4, Strategy.DDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS), config=config(dp=4)
     )
     piped = size_run(
-        p,
-        gpu,
-        4,
-        Strategy.DDP,
-        Optimizer.ADAMW_32BIT,
-        Offload.NONE,
-        OPTIONS,
+        CopySetup(p, gpu, 4, Strategy.DDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS),
         config=config(1, 12, dp=1, pp=4),
     )
     few = size_run(
-        p, gpu, 4, Strategy.DDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS, config=config(1, 2, dp=1, pp=4)
+        CopySetup(p, gpu, 4, Strategy.DDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS),
+        config=config(1, 2, dp=1, pp=4),
     )
     assert piped.states_gb == pytest.approx(plain.states_gb / 4)
     assert few.activations_gb < piped.activations_gb <= plain.activations_gb
@@ -170,11 +167,16 @@ def test_ring_attention_hides_its_exchange_where_ulysses_does_not(catalogue: Cat
     for p in (ring, ulysses):
         assert p.stack is not None and catalogue.speed is not None
         c = config(dp=1, cp=8)
-        s = size_run(p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_8BIT, Offload.NONE, OPTIONS, config=c)
-        plain = size_run(
-            p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_8BIT, Offload.NONE, OPTIONS, config=config(dp=8)
+        s = size_run(
+            CopySetup(p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_8BIT, Offload.NONE, OPTIONS), config=c
         )
-        split, whole = (estimate_speed(p, x, gpu, p.stack, catalogue.speed, host) for x in (s, plain))
+        plain = size_run(
+            CopySetup(p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_8BIT, Offload.NONE, OPTIONS),
+            config=config(dp=8),
+        )
+        split, whole = (
+            estimate_speed(p, x, gpu, SpeedContext(p.stack, catalogue.speed, host)) for x in (s, plain)
+        )
         assert whole.parallel_seconds == 0.0
         speeds.append(split.parallel_seconds)
     assert speeds[0] < speeds[1]
@@ -185,24 +187,32 @@ def test_auto_chooses_the_largest_micro_batch_that_fits_and_is_faster(catalogue:
     p = profile(catalogue, stack="hf-fsdp")
     gpu = catalogue.gpu("h200-nvl")
     (chosen,) = chosen_sizings(
-        p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_8BIT, Offload.NONE, OPTIONS, speed_ranker(p, gpu, catalogue)
+        CopySetup(p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_8BIT, Offload.NONE, OPTIONS),
+        speed_ranker(p, gpu, catalogue),
     )
     assert chosen.fits and chosen.config is not None and chosen.config.micro_batch == 2
     bigger = size_run(
-        p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_8BIT, Offload.NONE, OPTIONS, config=config(4, dp=8)
+        CopySetup(p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_8BIT, Offload.NONE, OPTIONS),
+        config=config(4, dp=8),
     )
     assert not bigger.fits
     host = planning_host(catalogue, 8, catalogue.speed)
     assert p.stack is not None and catalogue.speed is not None
-    one = size_run(p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_8BIT, Offload.NONE, OPTIONS, config=config(dp=8))
-    fast, slow = (estimate_speed(p, s, gpu, p.stack, catalogue.speed, host) for s in (chosen, one))
+    one = size_run(
+        CopySetup(p, gpu, 8, Strategy.FSDP, Optimizer.ADAMW_8BIT, Offload.NONE, OPTIONS), config=config(dp=8)
+    )
+    fast, slow = (
+        estimate_speed(p, s, gpu, SpeedContext(p.stack, catalogue.speed, host)) for s in (chosen, one)
+    )
     assert fast.tokens_per_s > slow.tokens_per_s
 
 
 def test_a_copy_that_fits_nowhere_reports_its_least_memory(catalogue: Catalogue) -> None:
     p = profile(catalogue, stack="megatron", seq_len=131072)
     gpu = catalogue.gpu("l40s")
-    (least,) = chosen_sizings(p, gpu, 2, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS)
+    (least,) = chosen_sizings(
+        CopySetup(p, gpu, 2, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS)
+    )
     assert not least.fits
     assert least.config is not None and least.config.micro_batch == 1
 

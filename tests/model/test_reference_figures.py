@@ -22,7 +22,7 @@ from ftopt.model.memory import (
     model_states,
     states_per_gpu,
 )
-from ftopt.model.sizing import RunProfile, Sizing, intended_link, profile_run, size_run
+from ftopt.model.sizing import CopySetup, RunProfile, Sizing, intended_link, profile_run, size_run
 from ftopt.model.traffic import (
     compute_seconds,
     step_flops,
@@ -107,7 +107,7 @@ def sized(
     )
     profile: RunProfile = profile_run(run, catalogue)
     gpu: Gpu = catalogue.gpu(gpu_id)
-    return size_run(profile, gpu, gpus, strategy, optimizer, offload, STATES_ONLY)
+    return size_run(CopySetup(profile, gpu, gpus, strategy, optimizer, offload, STATES_ONLY))
 
 
 # Row 1 — article A: "Llama 3.1 8B, Qwen3-32B and Llama 3.3 70B with 8.03, 32.76 and 70.55 billion
@@ -431,7 +431,7 @@ def test_row21_h200_peak_in_catalogue(catalogue: Catalogue) -> None:
     gpu = catalogue.gpu(H200)
     assert_figure(gpu.bf16_dense_tflops, 835.5, 0.1)
     options = SizingOptions(states_only=True, mfu=1.0)
-    s = size_run(profile_run(run, catalogue), gpu, 4, FSDP, A32, NONE, options)
+    s = size_run(CopySetup(profile_run(run, catalogue), gpu, 4, FSDP, A32, NONE, options))
     assert_figure(s.compute_seconds, 1.64, 0.01)
 
 

@@ -15,7 +15,7 @@ from ftopt.model.memory import GB
 from ftopt.model.rl import Layout, size_rl, size_rl_multinode
 from ftopt.model.roles import Role
 from ftopt.model.rollout import RolloutConstants
-from ftopt.model.sizing import Sizing, profile_run, size_run
+from ftopt.model.sizing import CopySetup, Sizing, profile_run, size_run
 from ftopt.model.workload import Offload, Optimizer, Placement, Run, SizingOptions, Strategy
 
 OPTIONS = SizingOptions()
@@ -63,13 +63,15 @@ def test_policy_holds_what_the_same_supervised_run_holds(
     sizing, gpu = _size(catalogue, constants, _run(method="grpo", rollout={}), 4, Placement.COLOCATED)
     supervised = _run(method="full", seq_len=512 + 1024)
     alone = size_run(
-        profile_run(supervised, catalogue),
-        gpu,
-        4,
-        Strategy.FSDP,
-        Optimizer.ADAMW_32BIT,
-        Offload.NONE,
-        OPTIONS,
+        CopySetup(
+            profile_run(supervised, catalogue),
+            gpu,
+            4,
+            Strategy.FSDP,
+            Optimizer.ADAMW_32BIT,
+            Offload.NONE,
+            OPTIONS,
+        ),
     )
     assert _role(sizing, Role.POLICY) == pytest.approx(alone.total_gb)
     assert sizing.states_gb == pytest.approx(alone.states_gb)
@@ -81,7 +83,9 @@ def test_dpo_policy_holds_chosen_and_rejected_sequences(
     dpo, gpu = _size(catalogue, constants, _run(method="dpo", adapter="lora", micro_batch=2))
     pairs = _run(method="lora", micro_batch=4)
     alone = size_run(
-        profile_run(pairs, catalogue), gpu, 4, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS
+        CopySetup(
+            profile_run(pairs, catalogue), gpu, 4, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS
+        )
     )
     assert dpo.activations_gb == pytest.approx(alone.activations_gb)
     assert _roles(dpo) == {Role.POLICY}  # with LoRA the base model is the reference
@@ -183,11 +187,15 @@ def test_multinode_roles_shard_over_every_gpu_and_the_engine_colocates(
     run = _run(model="llama-3.3-70b", method="grpo", rollout={"memory_fraction": 0.4})
     profile = profile_run(run, catalogue)
     sizing = size_rl_multinode(
-        profile, gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, OPTIONS, net, constants
+        CopySetup(profile, gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS),
+        net,
+        constants,
     )
     assert sizing is not None and sizing.placement == Placement.COLOCATED
     assert _role(sizing, Role.REFERENCE) == pytest.approx(profile.counts.total * 2 / 16 / GB)
     assert all(r.gpus == 8 and r.first == 0 for r in sizing.roles)  # one server's GPUs, on each server
     separate = _run(model="llama-3.3-70b", method="grpo", rollout={"placement": "separate"})
-    args = (gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, OPTIONS, net, constants)
-    assert size_rl_multinode(profile_run(separate, catalogue), *args) is None
+    setup = CopySetup(
+        profile_run(separate, catalogue), gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS
+    )
+    assert size_rl_multinode(setup, net, constants) is None

@@ -10,7 +10,7 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.rl import Layout, rl_speed, size_rl
 from ftopt.model.rollout import generation_time, kv_bytes_per_token, lay_out_engine
 from ftopt.model.sizing import profile_run
-from ftopt.model.speed import planning_host
+from ftopt.model.speed import SpeedContext, planning_host
 from ftopt.model.workload import Offload, Optimizer, Placement, Rollout, Run, SizingOptions, Strategy
 
 CONSTANTS = load_catalogue().rollout
@@ -73,7 +73,7 @@ def _step(
     sizing = size_rl(profile, gpu, layout, SizingOptions(), CONSTANTS)
     assert catalogue.speed is not None and profile.stack is not None
     host = planning_host(catalogue, 8, catalogue.speed)
-    speed = rl_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host, CONSTANTS)
+    speed = rl_speed(profile, sizing, gpu, SpeedContext(profile.stack, catalogue.speed, host), CONSTANTS)
     update = speed.step_seconds - speed.rollout_seconds
     return speed.step_seconds, speed.rollout_seconds, update
 
@@ -101,5 +101,5 @@ def test_rl_tokens_per_step_are_the_policys_trained_tokens(catalogue: Catalogue)
     sizing = size_rl(profile, gpu, layout, SizingOptions(), CONSTANTS)
     assert catalogue.speed is not None and profile.stack is not None
     host = planning_host(catalogue, 2, catalogue.speed)
-    speed = rl_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host, CONSTANTS)
+    speed = rl_speed(profile, sizing, gpu, SpeedContext(profile.stack, catalogue.speed, host), CONSTANTS)
     assert speed.tokens_per_step == 10 * 4 * (100 + 300)

@@ -14,6 +14,7 @@ from ftopt.model.architecture import Architecture
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.sizing import (
     LEGACY_LOGIT_BYTES,
+    CopySetup,
     RunProfile,
     Sizing,
     all_sizings,
@@ -98,13 +99,15 @@ def test_full_8b_does_not_fit_a_96gb_card(catalogue: Catalogue) -> None:
     # 16 · 8.03 B = 128.5 GB > 96 GB: free is negative by about 32.5
     run = Run(name="r", model="llama-3.1-8b", method=FULL, optimizer=A32, gpus=1)
     s = size_run(
-        profile_run(run, catalogue),
-        catalogue.gpu("rtx-pro-6000-se"),
-        1,
-        SINGLE,
-        A32,
-        NONE,
-        SizingOptions(states_only=True),
+        CopySetup(
+            profile_run(run, catalogue),
+            catalogue.gpu("rtx-pro-6000-se"),
+            1,
+            SINGLE,
+            A32,
+            NONE,
+            SizingOptions(states_only=True),
+        ),
     )
     assert not s.fits
     assert s.free_gb == pytest.approx(96 - 128.484179968)
@@ -115,7 +118,7 @@ def test_full_8b_does_not_fit_a_96gb_card(catalogue: Catalogue) -> None:
 
 def test_states_only_zeroes_activations_and_overhead(toy_arch: Architecture, pcie_gpu: Gpu) -> None:
     p = toy_profile(toy_arch, optimizer=A32)
-    s = size_run(p, pcie_gpu, 1, SINGLE, A32, NONE, SizingOptions(states_only=True))
+    s = size_run(CopySetup(p, pcie_gpu, 1, SINGLE, A32, NONE, SizingOptions(states_only=True)))
     assert s.activations_gb == 0
     assert s.overhead_gb == 0
     assert s.states_gb == pytest.approx(16 * TOY_TOTAL / 1e9)
@@ -125,7 +128,7 @@ def test_states_only_zeroes_activations_and_overhead(toy_arch: Architecture, pci
 def test_real_plan_counts_activations_logits_and_overhead(toy_arch: Architecture, pcie_gpu: Gpu) -> None:
     # defaults: gradient checkpointing → full recompute, FlashAttention, 1 GB context, 5 % reserve
     p = toy_profile(toy_arch, optimizer=A32, seq_len=4, micro_batch=3)
-    s = size_run(p, pcie_gpu, 1, SINGLE, A32, NONE, SizingOptions())
+    s = size_run(CopySetup(p, pcie_gpu, 1, SINGLE, A32, NONE, SizingOptions()))
     act = activation_bytes(toy_arch, 4, 3, Recompute.FULL, True) + logits_bytes(toy_arch, 4, 3, 12)
     assert act == 4224 + 1440  # test_activations: FULL with FlashAttention, plus s·b·V·12 (hf-fsdp)
     assert s.activations_gb == pytest.approx(act / 1e9)
@@ -141,7 +144,7 @@ def test_peak_allocated_counts_the_larger_of_logits_and_working_layer(
     # coexist in allocated memory: 384 + 3,840 = 4,224
     p = toy_profile(toy_arch, optimizer=A32, seq_len=4, micro_batch=3)
     options = SizingOptions(cuda_context_gb=0, allocator_reserve=0)
-    s = size_run(p, pcie_gpu, 1, SINGLE, A32, NONE, options, peak_allocated=True)
+    s = size_run(CopySetup(p, pcie_gpu, 1, SINGLE, A32, NONE, options), peak_allocated=True)
     assert s.activations_gb == pytest.approx(4224 / 1e9)
 
 
@@ -149,8 +152,8 @@ def test_fsdp_overhead_holds_two_gathered_layers(toy_arch: Architecture, pcie_gp
     # no context, no reserve: FSDP keeps 2 · largest layer (10 · 8 = 80) · 2 bytes = 320; DDP none
     p = toy_profile(toy_arch, optimizer=A32)
     options = SizingOptions(cuda_context_gb=0, allocator_reserve=0)
-    fsdp = size_run(p, pcie_gpu, 2, FSDP, A32, NONE, options)
-    ddp = size_run(p, pcie_gpu, 2, DDP, A32, NONE, options)
+    fsdp = size_run(CopySetup(p, pcie_gpu, 2, FSDP, A32, NONE, options))
+    ddp = size_run(CopySetup(p, pcie_gpu, 2, DDP, A32, NONE, options))
     assert fsdp.overhead_gb == pytest.approx(320 / 1e9)
     assert ddp.overhead_gb == 0
 
@@ -161,8 +164,8 @@ def test_fsdp_overhead_holds_two_gathered_layers(toy_arch: Architecture, pcie_gp
 def test_ddp_replicates_fsdp_divides(toy_arch: Architecture, pcie_gpu: Gpu) -> None:
     p = toy_profile(toy_arch, optimizer=A32)
     only = SizingOptions(states_only=True)
-    ddp = size_run(p, pcie_gpu, 4, DDP, A32, NONE, only)
-    fsdp = size_run(p, pcie_gpu, 4, FSDP, A32, NONE, only)
+    ddp = size_run(CopySetup(p, pcie_gpu, 4, DDP, A32, NONE, only))
+    fsdp = size_run(CopySetup(p, pcie_gpu, 4, FSDP, A32, NONE, only))
     assert ddp.states_gb == pytest.approx(16 * TOY_TOTAL / 1e9)
     assert fsdp.states_gb == pytest.approx(16 * TOY_TOTAL / 4 / 1e9)
     assert ddp.sharded is False
@@ -173,7 +176,7 @@ def test_ddp_replicates_fsdp_divides(toy_arch: Architecture, pcie_gpu: Gpu) -> N
 def test_offload_host_ram_is_one_copy(toy_arch: Architecture, pcie_gpu: Gpu, gpus: int) -> None:
     # 14 · 1,352 in host RAM whatever the GPU count; 2 · 1,352 / N on each card
     p = toy_profile(toy_arch, optimizer=A32, offload="cpu")
-    s = size_run(p, pcie_gpu, gpus, FSDP, A32, CPU, SizingOptions(states_only=True))
+    s = size_run(CopySetup(p, pcie_gpu, gpus, FSDP, A32, CPU, SizingOptions(states_only=True)))
     assert s.host_ram_gb == pytest.approx(14 * TOY_TOTAL / 1e9)
     assert s.states_gb == pytest.approx(2 * TOY_TOTAL / gpus / 1e9)
 
@@ -181,7 +184,7 @@ def test_offload_host_ram_is_one_copy(toy_arch: Architecture, pcie_gpu: Gpu, gpu
 def test_checkpoint_and_nvme(toy_arch: Architecture, pcie_gpu: Gpu) -> None:
     # checkpoint 14 · 1,352 = 18,928; keep 3: 3 · 18,928 + 2 · 1,352 = 59,488
     p = toy_profile(toy_arch, optimizer=A32, keep_checkpoints=3)
-    s = size_run(p, pcie_gpu, 1, SINGLE, A32, NONE, SizingOptions(states_only=True))
+    s = size_run(CopySetup(p, pcie_gpu, 1, SINGLE, A32, NONE, SizingOptions(states_only=True)))
     assert s.checkpoint_gb == pytest.approx(18_928 / 1e9)
     assert s.nvme_gb == pytest.approx(59_488 / 1e9)
 
@@ -189,7 +192,7 @@ def test_checkpoint_and_nvme(toy_arch: Architecture, pcie_gpu: Gpu) -> None:
 def test_fsdp_full_traffic_and_link(toy_arch: Architecture, bridged_gpu: Gpu) -> None:
     # W = 2 · 1,352 = 2,704; 3 · 2,704 · 3/4 = 6,084 bytes over 900/2 GB/s NVLink
     p = toy_profile(toy_arch, optimizer=A32)
-    s = size_run(p, bridged_gpu, 4, FSDP, A32, NONE, SizingOptions(states_only=True))
+    s = size_run(CopySetup(p, bridged_gpu, 4, FSDP, A32, NONE, SizingOptions(states_only=True)))
     assert s.traffic_gb_per_step == pytest.approx(6084 / 1e9)
     assert s.link == "nvlink"
     assert s.transfer_seconds == pytest.approx(6084 / 450e9)
@@ -198,14 +201,14 @@ def test_fsdp_full_traffic_and_link(toy_arch: Architecture, bridged_gpu: Gpu) ->
 def test_ddp_lora_traffic_is_adapter_gradients(toy_arch: Architecture, pcie_gpu: Gpu) -> None:
     # rank 4: 4 · 256 = 1,024 adapter weights; 2Ψ = 2 · 1,024 · 2 = 4,096 bytes
     p = toy_profile(toy_arch, method=LORA, optimizer=A32, lora_rank=4)
-    s = size_run(p, pcie_gpu, 2, DDP, A32, NONE, SizingOptions(states_only=True))
+    s = size_run(CopySetup(p, pcie_gpu, 2, DDP, A32, NONE, SizingOptions(states_only=True)))
     assert s.traffic_gb_per_step == pytest.approx(4096 / 1e9)
     assert s.link == "pcie"
 
 
 def test_single_gpu_has_no_link_and_no_transfer(toy_arch: Architecture, bridged_gpu: Gpu) -> None:
     p = toy_profile(toy_arch, optimizer=A32)
-    s = size_run(p, bridged_gpu, 1, SINGLE, A32, NONE, SizingOptions(states_only=True))
+    s = size_run(CopySetup(p, bridged_gpu, 1, SINGLE, A32, NONE, SizingOptions(states_only=True)))
     assert s.link is None
     assert s.traffic_gb_per_step == 0
     assert s.transfer_seconds == 0
@@ -222,8 +225,8 @@ def test_gradient_checkpointing_adds_a_forward(toy_arch: Architecture, pcie_gpu:
     ckpt = toy_profile(toy_arch, optimizer=A32, gradient_checkpointing=True)
     assert plain.run.recompute == Recompute.SELECTIVE
     assert ckpt.run.recompute == Recompute.FULL
-    s_plain = size_run(plain, pcie_gpu, 1, SINGLE, A32, NONE, options)
-    s_ckpt = size_run(ckpt, pcie_gpu, 1, SINGLE, A32, NONE, options)
+    s_plain = size_run(CopySetup(plain, pcie_gpu, 1, SINGLE, A32, NONE, options))
+    s_ckpt = size_run(CopySetup(ckpt, pcie_gpu, 1, SINGLE, A32, NONE, options))
     assert s_plain.compute_seconds == pytest.approx(6 * TOY_TOTAL * 4096 / (100e12 * 0.4))
     assert s_ckpt.compute_seconds == pytest.approx(s_plain.compute_seconds * 8 / 6)
 
@@ -233,7 +236,7 @@ def test_moe_step_time_uses_active_parameters(catalogue: Catalogue) -> None:
     run = Run(name="m", model="mixtral-8x7b", method=FULL, gradient_checkpointing=False)
     gpu = catalogue.gpu("h200-nvl")
     options = SizingOptions(states_only=True, mfu=1.0)
-    s = size_run(profile_run(run, catalogue), gpu, 8, FSDP, A32, NONE, options)
+    s = size_run(CopySetup(profile_run(run, catalogue), gpu, 8, FSDP, A32, NONE, options))
     expected = 6 * 12_879_925_248 * 4096 / (gpu.bf16_dense_tflops * 1e12)
     assert s.compute_seconds == pytest.approx(expected)
     # memory still holds every expert: 16 · 46,702,792,704 / 8
@@ -339,9 +342,9 @@ def test_the_stack_margin_comes_from_the_catalogue_and_the_workload_overrides_it
     assert catalogue.margins is not None
     assert profile.memory_margin == catalogue.margins.of("hf-fsdp", "qlora") > 0
     gpu = catalogue.gpu("h200-nvl")
-    by_stack = size_run(profile, gpu, 1, SINGLE, A32, NONE, SizingOptions())
+    by_stack = size_run(CopySetup(profile, gpu, 1, SINGLE, A32, NONE, SizingOptions()))
     assert by_stack.memory_margin == profile.memory_margin
-    overridden = size_run(profile, gpu, 1, SINGLE, A32, NONE, SizingOptions(memory_margin=0.3))
+    overridden = size_run(CopySetup(profile, gpu, 1, SINGLE, A32, NONE, SizingOptions(memory_margin=0.3)))
     assert overridden.memory_margin == 0.3
     assert overridden.total_gb == by_stack.total_gb
     assert overridden.headroom_gb == pytest.approx(gpu.memory_gb - by_stack.total_gb * 1.3)

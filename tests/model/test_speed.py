@@ -6,9 +6,10 @@ import pytest
 
 from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue, Gpu
-from ftopt.model.sizing import RunProfile, Sizing, profile_run, size_run
+from ftopt.model.sizing import CopySetup, RunProfile, Sizing, profile_run, size_run
 from ftopt.model.speed import (
     Speed,
+    SpeedContext,
     at_power,
     energy_kwh,
     estimate_speed,
@@ -42,10 +43,16 @@ def speed_of(
     )
     profile = profile_run(run, catalogue)
     gpu = catalogue.gpu(gpu_id)
-    sizing = size_run(profile, gpu, gpus, strategy, Optimizer.ADAMW_32BIT, offload, SizingOptions())
+    sizing = size_run(
+        CopySetup(profile, gpu, gpus, strategy, Optimizer.ADAMW_32BIT, offload, SizingOptions())
+    )
     assert catalogue.speed is not None and profile.stack is not None
     host = planning_host(catalogue, gpus, catalogue.speed)
-    return estimate_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host), sizing, profile
+    return (
+        estimate_speed(profile, sizing, gpu, SpeedContext(profile.stack, catalogue.speed, host)),
+        sizing,
+        profile,
+    )
 
 
 @pytest.mark.parametrize("strategy", [Strategy.DDP, Strategy.FSDP])
@@ -227,7 +234,7 @@ def test_host_bandwidth_and_cores_bound_cpu_adam(catalogue: Catalogue) -> None:
     assert catalogue.speed is not None and profile.stack is not None
     gpu: Gpu = catalogue.gpu("h200-nvl")
     rich = planning_host(catalogue, 8, catalogue.speed)  # more cores than one GPU's share
-    faster = estimate_speed(profile, sizing, gpu, profile.stack, catalogue.speed, rich)
+    faster = estimate_speed(profile, sizing, gpu, SpeedContext(profile.stack, catalogue.speed, rich))
     assert faster.offload_seconds < s.offload_seconds
 
 
@@ -236,8 +243,10 @@ def test_accumulation_amortises_the_gradient_exchange(catalogue: Catalogue) -> N
     assert catalogue.speed is not None and profile.stack is not None
     gpu = catalogue.gpu("l40s")
     host = planning_host(catalogue, 8, catalogue.speed)
-    once = estimate_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host)
-    four = estimate_speed(profile, sizing, gpu, profile.stack, catalogue.speed, host, accumulation=4)
+    once = estimate_speed(profile, sizing, gpu, SpeedContext(profile.stack, catalogue.speed, host))
+    four = estimate_speed(
+        profile, sizing, gpu, SpeedContext(profile.stack, catalogue.speed, host), accumulation=4
+    )
     assert four.tokens_per_step == 4 * once.tokens_per_step
     assert four.comm_seconds == pytest.approx(once.comm_seconds)
     assert four.tokens_per_s > once.tokens_per_s

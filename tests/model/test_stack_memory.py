@@ -9,7 +9,7 @@ import pytest
 from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue
 from ftopt.model.memory import GB
-from ftopt.model.sizing import Sizing, all_sizings, profile_run, size_run
+from ftopt.model.sizing import CopySetup, Sizing, all_sizings, profile_run, size_run
 from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy, Workload
 
 SINGLE, NONE = Strategy.SINGLE, Offload.NONE
@@ -31,7 +31,9 @@ def sized(
         {"name": "r", "model": "llama-3.1-8b", "method": method, "stack": stack, **fields}
     )
     profile = profile_run(run, catalogue)
-    return size_run(profile, catalogue.gpu("h200-nvl"), 1, SINGLE, optimizer, NONE, SizingOptions())
+    return size_run(
+        CopySetup(profile, catalogue.gpu("h200-nvl"), 1, SINGLE, optimizer, NONE, SizingOptions())
+    )
 
 
 def test_a_run_without_stack_is_sized_as_the_default_stack(catalogue: Catalogue) -> None:

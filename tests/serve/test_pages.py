@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ftopt.serve import api, pages
 from ftopt.serve.security import CSRF_COOKIE
 from tests.serve.conftest import FIRST_PROJECT, create, solve
 
@@ -99,3 +100,10 @@ def test_an_uploaded_file_becomes_a_bid_and_an_exported_bid_imports(client):
     exported = {"file": ("bid-1.json", client.get("/api/bids/1/export").content, "application/json")}
     imported = client.post("/bids/import", data={"csrf": csrf}, files=exported, follow_redirects=False)
     assert imported.headers["location"] == "/bids/2" and len(client.get("/api/bids").json()) == 2
+
+
+def test_the_pages_and_the_api_are_routed_and_documented() -> None:
+    # Every API route carries the summary its OpenAPI page shows; every page answers GET or POST.
+    assert api.router.routes and all(route.summary for route in api.router.routes)  # type: ignore[attr-defined]
+    page_paths = {route.path for route in pages.router.routes}  # type: ignore[attr-defined]
+    assert {"/", "/bids/{bid_id}", "/jobs/{job_id}", "/bids/{bid_id}/compare"} <= page_paths

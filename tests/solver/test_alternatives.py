@@ -10,6 +10,9 @@ from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.reading.workload_file import load_workload
+from ftopt.solver.problem.data import build_problem
+from ftopt.solver.search.alternatives import next_cheapest
+from ftopt.solver.search.alternatives import server_set as alternative_set
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
 from tests.cli.test_solve import run
@@ -87,3 +90,15 @@ def test_cli_writes_alternatives_in_json_and_as_options_in_html(tmp_path) -> Non
     )
     assert html.exit_code == 0, html.output
     assert 'id="alternatives"' in page.read_text(encoding="utf-8")
+
+
+def test_next_cheapest_walks_server_sets_in_price_order(catalogue: Catalogue) -> None:
+    workload = load_workload(EXAMPLES / "several-teams.yaml", catalogue)
+    data, settings = build_problem(workload, catalogue), SolveSettings(time_limit=20, workers=2)
+    optimum = solve(workload, catalogue, settings).plan_or_raise().total_price
+    # With nothing offered yet, the first plan found is the optimum itself, then the next set.
+    found, timed_out = next_cheapest(data, settings, [], 2, seconds=20)
+    assert not timed_out and len(found) == 2
+    assert found[0].price_cents == round(optimum * 100) < found[1].price_cents
+    assert alternative_set(found[0].servers) != alternative_set(found[1].servers)
+    assert next_cheapest(data, settings, [], 2, seconds=0) == ([], True)  # no time: none, and says so

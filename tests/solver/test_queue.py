@@ -11,8 +11,10 @@ from ftopt.model.findings import FindingKind
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
 from ftopt.model.workload import Workload
+from ftopt.solver.decode.queue import attach_schedule
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.problem.queue import peak_workload, queue_problem
+from ftopt.solver.search.queue import with_bound
 from ftopt.solver.search.queue_greedy import greedy_queue, repair_fleet
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
@@ -146,3 +148,26 @@ def test_queue_mode_keeps_the_racks_and_uses_the_owned_server(catalogue: Catalog
     assert sorted(s.owned for s in plan.servers) == [False, True]
     assert all(s.rack in {"a", "b"} for s in plan.servers)
     assert [s.price for s in plan.servers if s.owned] == [0.0]
+
+
+def test_the_schedule_is_each_copy_from_its_start_for_its_hours(month: tuple[Workload, Plan]) -> None:
+    workload, plan = month
+    starts = {(j.run, j.job): j.start_hours for j in plan.schedule}
+    bare = plan.model_copy(update={"schedule": [], "horizon_hours": None})
+    again = attach_schedule(bare, workload, starts)
+    assert again.schedule == plan.schedule and again.horizon_hours == workload.queue.horizon_hours  # type: ignore[union-attr]
+    hours = {(a.run, a.copy_): a.hours for a in plan.assignments}
+    assert all(
+        j.end_hours == pytest.approx(j.start_hours + (hours[j.run, j.job] or 0)) for j in again.schedule
+    )
+
+
+def test_the_bound_sets_the_gap_and_the_status_it_proves(month: tuple[Workload, Plan]) -> None:
+    _, plan = month
+    price = plan.total_price
+    assert with_bound(plan, None).status == Status.FEASIBLE and with_bound(plan, None).gap is None
+    proven = with_bound(plan, price)
+    assert (proven.status, proven.gap, proven.bound) == (Status.OPTIMAL, 0.0, price)
+    open_ = with_bound(plan, 0.9 * price)
+    assert open_.status == Status.FEASIBLE and open_.gap == pytest.approx(0.1, abs=1e-6)
+    assert with_bound(plan, 2 * price).bound == price  # a bound above the plan is the plan

@@ -13,6 +13,8 @@ from ortools.sat.python import cp_model
 from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import Rack
 from ftopt.solver.cpsat.racks import ServerKind, add_rack_capacity, circuits_of, exact_placement, first_fit
+from ftopt.solver.decode.racks import racked
+from ftopt.solver.problem.data import build_problem
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
 from tests.solver.conftest import workload_from
@@ -211,3 +213,16 @@ def test_first_fit_failing_falls_back_to_the_exact_placement(catalogue: Catalogu
     for kind, place in zip(kinds, places, strict=True):
         loads[place] += kind.power_w
     assert max(loads.values()) <= FEEDS["230v-16a"]
+
+
+def test_a_placed_server_takes_its_circuits_feed(catalogue: Catalogue) -> None:
+    workload, result = solved(catalogue, TWO_RACKS)
+    server, racks = result.plan_or_raise().servers[0], workload.site.racks or []
+    moved = racked(build_problem(workload, catalogue), server, (1, 0))
+    feed = catalogue.feed(racks[1].feeds[0])
+    assert (moved.rack, moved.circuit, moved.feed, moved.feed_usable_w) == (
+        racks[1].name,
+        0,
+        feed.id,
+        feed.usable_w,
+    )

@@ -15,6 +15,7 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,6 +27,8 @@ from ftopt.model.topology import build_graph, nvlink_domains, topology_of
 from ftopt.model.workload import Workload
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import Violation, verify_plan
+from ftopt.verify.context import Context
+from ftopt.verify.verifier import RULES
 
 H200_ONLY = {"gpus": ["h200-nvl"]}
 FEED_32A = {"feed": "400v-3p-32a", "inlet_c": 25}
@@ -433,6 +436,16 @@ class Case:
         """The names of the rules broken."""
         return {v.rule for v in self.verify(plan, workload, catalogue)}
 
+    def alone(
+        self,
+        module: ModuleType,
+        plan: Plan | None = None,
+        workload: Workload | None = None,
+        catalogue: Catalogue | None = None,
+    ) -> set[str]:
+        """The rules `module` alone finds broken in `plan` (default: the solved one)."""
+        return rules_of(module, plan or self.plan, workload or self.workload, catalogue or self.catalogue)
+
     # Plans broken one field at a time.
     def server(self, server_id: str = "s1", plan: Plan | None = None) -> Server:
         """A server of the plan by id."""
@@ -526,3 +539,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """A `case_name` argument runs the test once per case."""
     if "case_name" in metafunc.fixturenames:
         metafunc.parametrize("case_name", sorted(CASES))
+
+
+def rules_of(module: ModuleType, plan: Plan, workload: Workload, catalogue: Catalogue) -> set[str]:
+    """The rules broken when only `module`'s checks run: each verifier module tested alone, so that a
+    fault is shown to be found by the module that owns the rule, not by a neighbour."""
+    checks = [rule for rule in RULES if rule.__module__ == module.__name__]
+    assert checks, f"{module.__name__} registers no rule with the verifier"
+    ctx = Context.build(plan, workload, catalogue)
+    return {violation.rule for check in checks for violation in check(ctx)}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from ftopt.verify import failures
+
 
 def test_the_deadline_plan_states_its_failure_figures_as_re_derived(solved) -> None:
     c = solved("deadline")
@@ -23,3 +25,10 @@ def test_misstated_hours_with_failures_or_a_missing_interval(solved) -> None:
     assert "failures" in c.rules(c.with_assignment(a.run, a.copy_, hours_with_failures=a.hours))
     assert "failures" in c.rules(c.with_assignment(a.run, a.copy_, checkpoint_interval_h=None))
     assert "failures" in c.rules(c.with_assignment(a.run, a.copy_, expected_interruptions=1.0))
+
+
+def test_the_failure_rules_alone_find_misstated_hours(solved) -> None:
+    c = solved("deadline")
+    a = c.plan.assignments[0]
+    assert c.alone(failures) == set()
+    assert c.alone(failures, c.with_assignment(a.run, a.copy_, hours_with_failures=a.hours)) == {"failures"}

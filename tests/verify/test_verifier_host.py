@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ftopt.verify import host
+
 
 def test_ram_lowered(solved) -> None:
     c = solved("nvl-qwen32-full")
@@ -70,3 +72,9 @@ def test_a_cpu_of_another_socket(solved) -> None:
     c = solved("nvl-qwen32-full")
     violations = [str(v) for v in c.verify(c.rebuild(cpu="xeon-6732p")) if v.rule == "cpu-tdp"]
     assert violations == ["cpu-tdp: server s1: xeon-6732p (lga4710), gpu-server-8 has sp5 sockets"]
+
+
+def test_the_host_rules_alone_find_too_little_ram(solved) -> None:
+    c = solved("nvl-qwen32-full")
+    assert c.alone(host) == set()
+    assert c.alone(host, c.rebuild(dimm="ddr5-32gb")) == {"host-ram"}

@@ -7,7 +7,8 @@ from pathlib import Path
 from ftopt.catalogue import load_catalogue
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
-from ftopt.verify import verify_plan
+from ftopt.verify import inventory, verify_plan
+from tests.verify.conftest import rules_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -22,6 +23,7 @@ def test_owned_marks_are_checked_against_the_inventory() -> None:
     claimed = plan.model_copy(update={"servers": [free if s is bought else s for s in plan.servers]})
     faults = [str(v) for v in verify_plan(claimed, workload, catalogue) if v.rule == "owned"]
     assert faults == [f"owned: server {bought.id}: marked owned, no inventory entry has these parts"]
+    assert rules_of(inventory, claimed, workload, catalogue) == {"owned"}  # the module, alone
     owned = next(s for s in plan.servers if s.owned)
     billed = owned.model_copy(update={"owned": False})
     charged = plan.model_copy(update={"servers": [billed if s is owned else s for s in plan.servers]})

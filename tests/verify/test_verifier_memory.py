@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ftopt.model.workload import Offload, Optimizer, Strategy
+from ftopt.verify import memory
 
 
 def test_replicating_70b_lora_on_96_gb_cards_does_not_fit(solved) -> None:
@@ -188,3 +189,9 @@ def test_auto_offload_follows_the_runs_stack(solved) -> None:
     c = solved("offload")
     assert "offload" not in c.rules(workload=c.with_run("l8-offload", offload="auto", stack="hf-fsdp"))
     assert "offload" in c.rules(workload=c.with_run("l8-offload", offload="auto", stack="unsloth"))
+
+
+def test_the_memory_rules_alone_find_a_wrong_strategy(solved) -> None:
+    c = solved("first-project")
+    assert c.alone(memory) == set()
+    assert "strategy" in c.alone(memory, c.with_assignment("llama70b-lora", 1, strategy=Strategy.SINGLE))

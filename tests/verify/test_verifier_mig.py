@@ -4,6 +4,7 @@ instance the layout has, alone."""
 from __future__ import annotations
 
 from ftopt.model.plan import MigCard, MigSlice
+from ftopt.verify import mig
 
 
 def test_the_solved_slices_are_valid(solved) -> None:
@@ -51,3 +52,11 @@ def test_a_whole_card_copy_on_a_sliced_card_is_refused(solved) -> None:
     assert violations == [
         "mig-slice: run q8-qlora copy 1: whole GPUs [0], cards that are not split into slices"
     ]
+
+
+def test_the_mig_rules_alone_find_an_instance_the_layout_lacks(solved) -> None:
+    c = solved("mig")
+    first = c.assignment("q8-qlora", 1)
+    assert first.mig is not None and c.alone(mig) == set()
+    fifth = MigSlice(card=first.mig.card, profile=first.mig.profile, index=4)
+    assert c.alone(mig, c.with_assignment("q8-qlora", 1, mig=fifth)) == {"mig-slice"}

@@ -4,6 +4,7 @@ broken by hand in the one way it is about."""
 from __future__ import annotations
 
 from ftopt.model.plan import Assignment, Node
+from ftopt.verify import multinode
 
 
 def _copy(c):
@@ -163,3 +164,10 @@ def test_a_fabric_of_another_rate(solved) -> None:
     c = solved("multinode-405b")
     leaf = c.plan.fabric.switches[0].model_copy(update={"id": "q3400"})
     assert "fabric-ports" in c.rules(_fabric(c, switches=[leaf]))
+
+
+def test_the_multinode_rules_alone_find_a_server_used_twice(solved) -> None:
+    c = solved("multinode-405b")
+    nodes = list(_copy(c).nodes)
+    assert c.alone(multinode) == set()
+    assert "multinode-nodes" in c.alone(multinode, _nodes(c, [nodes[0], nodes[0], nodes[2], nodes[3]]))

@@ -6,6 +6,8 @@ priced so, four 2-way ones (0–1, 2–3, 4–5, 6–7).
 
 from __future__ import annotations
 
+from ftopt.verify import nvlink
+
 
 def _moved(c, run, places):
     plan = c.plan
@@ -103,3 +105,9 @@ def test_link_misreported(solved) -> None:
     assert [str(v) for v in violations] == [
         "link-report: run q32-full copy 1: link pcie, its GPUs share nvlink"
     ]
+
+
+def test_the_nvlink_rules_alone_find_a_missing_bridge(solved) -> None:
+    c = solved("nvl-qwen32-full")
+    assert c.alone(nvlink) == set()
+    assert "bridge" in c.alone(nvlink, c.with_server(bridge_count=1))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ftopt.model.plan import ParallelDegrees
 from ftopt.model.workload import Recompute, Strategy
+from ftopt.verify import parallelism
 
 CASE = "hgx-megatron-32k"
 RUN = "l70-32k"
@@ -118,3 +119,11 @@ def test_states_that_the_stated_degrees_do_not_split_so(solved) -> None:
         f"GB: the copy's states over tp 1 × pp 1, sharded over dp 2 × cp 4 under {a.strategy}"
     )
     assert "state-split" not in c.rules()
+
+
+def test_the_parallelism_rules_alone_find_a_recomputation_the_run_fixes(solved) -> None:
+    c = solved(CASE)
+    assert c.alone(parallelism) == set()
+    assert c.alone(parallelism, c.with_assignment(RUN, 1, recompute=Recompute.SELECTIVE)) == {
+        "training-config"
+    }

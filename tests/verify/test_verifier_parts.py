@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ftopt.verify import components
+
 
 def _lines(violations, rule):
     return [str(v) for v in violations if v.rule == rule]
@@ -95,3 +97,9 @@ def test_card_not_in_the_workloads_hardware_limits(solved) -> None:
 def test_chassis_not_in_the_workloads_hardware_limits(solved) -> None:
     c = solved("nvl-qwen32-full")
     assert c.rules(workload=c.with_limits(chassis=("gpu-server-4",))) == {"hardware-limits"}
+
+
+def test_the_parts_rules_alone_find_an_unknown_card(solved) -> None:
+    c = solved("first-project")
+    assert c.alone(components) == set()
+    assert c.alone(components, c.with_server(gpu="h300-nvl")) >= {"catalogue-id"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ftopt.verify import placement
+
 
 def test_assignment_on_unknown_server(solved) -> None:
     c = solved("first-project")
@@ -80,3 +82,10 @@ def test_more_servers_than_positions(solved) -> None:
     assert len(c.plan.servers) == 2
     violations = c.verify(workload=c.with_site(max_servers=1))
     assert [str(v) for v in violations] == ["max-servers: plan: 2 servers, site has 1 positions"]
+
+
+def test_the_placement_rules_alone_find_a_duplicate_server_id(solved) -> None:
+    c = solved("first-project")
+    assert c.alone(placement) == set()
+    moved = c.with_assignment("llama8b-qlora", 1, server="s9")
+    assert c.alone(placement, moved) == {"server-id"}

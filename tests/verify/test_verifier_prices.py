@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ftopt.model.plan import Status
+from ftopt.verify import prices
 
 
 def _with_line(c, item_id, /, **update):
@@ -89,3 +90,9 @@ def test_gap_outside_0_1_and_bound_above_price(solved) -> None:
     assert c.rules(c.plan.model_copy(update={"gap": -0.1})) == {"gap"}
     assert c.rules(c.plan.model_copy(update={"bound": c.plan.total_price + 100})) == {"gap"}
     assert c.verify(c.plan.model_copy(update={"gap": None, "bound": None})) == []
+
+
+def test_the_price_rules_alone_find_a_wrong_line_price(solved) -> None:
+    c = solved("first-project")
+    assert c.alone(prices) == set()
+    assert c.alone(prices, _with_line(c, "ddr5-32gb", price=11521.0)) == {"bill-of-materials"}

@@ -11,6 +11,7 @@ from typing import Any
 
 from ftopt.model.plan import CircuitLoad, Plan, RackUse
 from ftopt.model.workload import Workload
+from ftopt.verify import racks
 
 FEED_32A_W = 5888  # 230 V × 32 A × 0.8
 FEED_16A_W = 2944  # 230 V × 16 A × 0.8
@@ -168,3 +169,9 @@ def test_a_solved_racked_plan_breaks_when_a_server_moves_onto_a_full_circuit(sol
     other = next(s for s in c.plan.servers if (s.rack, s.circuit) != (first.rack, first.circuit))
     moved = c.with_server(first.id, rack=other.rack, circuit=other.circuit, feed=other.feed)
     assert "rack-report" in c.rules(moved)
+
+
+def test_the_rack_rules_alone_find_a_server_outside_any_rack(solved) -> None:
+    c = solved("first-project")
+    assert c.alone(racks) == set()
+    assert c.alone(racks, c.with_server("s1", rack="r1", circuit=0)) == {"rack"}

@@ -9,9 +9,11 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.workload import Workload
 from ftopt.solver.solve import SolveSettings, solve
+from ftopt.verify import rent as rent_rules
 from ftopt.verify import verify_plan
 from tests.solver.conftest import workload_from
 from tests.solver.test_queue import MONTH
+from tests.verify.conftest import rules_of
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +56,7 @@ def test_a_rent_figure_changed_by_hand_is_caught(month: tuple[Workload, Plan], c
     rent = plan.rent
     assert rent is not None and _rent_faults(plan, workload, catalogue) == []
     cheaper = rent.model_copy(update={"cost": rent.cost / 2})
+    assert rules_of(rent_rules, plan.model_copy(update={"rent": cheaper}), workload, catalogue) == {"rent"}
     assert any(
         "on-demand cost" in f
         for f in _rent_faults(plan.model_copy(update={"rent": cheaper}), workload, catalogue)

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from ftopt.model.plan import Assignment, RoleOnGpus
 from ftopt.model.workload import Workload
+from ftopt.verify import roles as role_rules
+from ftopt.verify.role_memory import needed_roles
 
 
 def _roles(a: Assignment, **changes: dict[str, Any]) -> list[RoleOnGpus]:
@@ -115,3 +119,29 @@ def test_multinode_copy_lists_one_servers_gpus_per_role(solved) -> None:
     assert c.verify() == []
     plan = c.with_assignment("l70-grpo", 1, roles=_roles(a, reference={"memory_gb": 1.0}))
     assert "role-memory" in c.rules(plan)
+
+
+def test_the_role_rules_alone_find_a_missing_reference(solved) -> None:
+    c = solved("grpo-colocated")
+    a = c.assignment("q8-grpo", 1)
+    assert c.alone(role_rules) == set()
+    plan = c.with_assignment("q8-grpo", 1, roles=[r for r in a.roles if r.role != "reference"])
+    assert "roles" in c.alone(role_rules, plan)
+
+
+@pytest.mark.parametrize(
+    ("case", "run_name", "roles"),
+    [
+        ("grpo-colocated", "q8-grpo", {"policy", "reference", "rollout"}),  # full policy: a reference
+        ("ppo-separate", "l8-ppo", {"policy", "reference", "rollout", "critic", "reward"}),  # reward named
+        ("dpo-lora", "l70-dpo", {"policy"}),  # an adapter: its base is the reference
+    ],
+)
+def test_the_roles_a_copy_must_list_follow_the_algorithms_declaration(
+    solved, case: str, run_name: str, roles: set[str]
+) -> None:
+    c = solved(case)
+    run = next(r for r in c.workload.runs if r.name == run_name)
+    assert (
+        needed_roles(c.catalogue.methods, run) == roles == {r.role for r in c.assignment(run_name, 1).roles}
+    )

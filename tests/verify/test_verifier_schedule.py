@@ -9,9 +9,10 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, ScheduledJob
 from ftopt.model.workload import Workload
 from ftopt.solver.solve import SolveSettings, solve
-from ftopt.verify import verify_plan
+from ftopt.verify import placement, schedule, verify_plan
 from tests.solver.conftest import workload_from
 from tests.solver.test_queue import MONTH
+from tests.verify.conftest import rules_of
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +54,10 @@ def test_two_jobs_on_one_gpu_at_once(month: tuple[Workload, Plan], catalogue: Ca
     broken = _with_job(plan, index, start_hours=first.start_hours, end_hours=first.start_hours + length)
     found = [r for r in _rules(broken, workload, catalogue) if r.startswith("gpu-shared")]
     assert len(found) == 1 and "one job per GPU at a time" in found[0]
+    # Each module alone: the placement rules own the sharing, the schedule's own rules see the job
+    # moved before its release.
+    assert rules_of(placement, broken, workload, catalogue) == {"gpu-shared"}
+    assert rules_of(schedule, broken, workload, catalogue) == {"window"}
 
 
 def test_a_job_before_its_release(month: tuple[Workload, Plan], catalogue: Catalogue) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ftopt.verify import site
+
 
 def test_power_cap_the_card_does_not_accept(solved) -> None:
     c = solved("first-project")
@@ -76,3 +78,9 @@ def test_the_pair_limit_of_another_card_does_not_apply(solved) -> None:
     c = solved("first-project")
     catalogue = c.catalogue_with("chassis", "gpu-server-4", inlet_limits={"h200-nvl": 20.0})
     assert c.verify(catalogue=catalogue) == []
+
+
+def test_the_site_rules_alone_find_a_misstated_feed(solved) -> None:
+    c = solved("first-project")
+    assert c.alone(site) == set()
+    assert c.alone(site, c.with_server(feed_usable_w=5000)) == {"feed"}

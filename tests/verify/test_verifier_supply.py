@@ -7,7 +7,8 @@ from pathlib import Path
 from ftopt.catalogue import load_catalogue
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
-from ftopt.verify import verify_plan
+from ftopt.verify import supply, verify_plan
+from tests.verify.conftest import rules_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -20,6 +21,7 @@ def test_the_unlimited_plan_breaks_stock_and_lead_time_when_they_apply() -> None
     assert verify_plan(plan, workload, full) == []
     found = [str(v) for v in verify_plan(plan, workload, limited) if v.rule == "stock"]
     assert found == ["stock: part rtx-pro-6000-se: 4 units over all servers, 2 in stock"]
+    assert "stock" in rules_of(supply, plan, workload, limited)  # the module, alone
     h100 = plan.model_copy(
         update={"servers": [s.model_copy(update={"gpu": "h100-nvl"}) for s in plan.servers]}
     )  # a hand-edited card: the lead-time rule names it, whatever else breaks

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ftopt.model.plan import SCHEMA_VERSION, Plan
+from ftopt.verify import timing
 
 
 def test_the_deadline_plan_is_clean_and_reports_its_hours(solved) -> None:
@@ -146,3 +147,11 @@ def test_energy_misreported(solved) -> None:
     assert c.rules(c.with_assignment("llama70b-lora", 1, energy_kwh=utilised)) == {"energy"}
     plan = c.plan.model_copy(update={"energy_kwh": (c.plan.energy_kwh or 0) + 10})
     assert c.rules(plan) == {"energy"}
+
+
+def test_the_timing_rules_alone_find_an_overstated_speed(solved) -> None:
+    c = solved("deadline")
+    lora = c.assignment("llama70b-lora", 1)
+    assert c.alone(timing) == set()
+    doubled = c.with_assignment("llama70b-lora", 1, tokens_per_s=lora.tokens_per_s * 2)
+    assert c.alone(timing, doubled) == {"deadline"}

@@ -22,6 +22,7 @@ from ftopt.model.methods import TrainingMethod
 from ftopt.model.references import allowed_gpus
 from ftopt.model.rl import copy_sizings
 from ftopt.model.sizing import (
+    CopySetup,
     RunProfile,
     Sizing,
     gpu_count_choices,
@@ -74,7 +75,7 @@ def _sizings(profile: RunProfile, gpu: Gpu, options: SizingOptions) -> list[Sizi
         return found
     run = profile.run
     return [
-        size_run(profile, gpu, gpus, Strategy.FSDP, optimizer, Offload.NONE, options)
+        size_run(CopySetup(profile, gpu, gpus, Strategy.FSDP, optimizer, Offload.NONE, options))
         for gpus in gpu_count_choices(run)
         for optimizer in optimizer_choices(run, profile.method, profile.stack)
     ]

@@ -26,7 +26,7 @@ from ftopt.model.hardware import Catalogue, Chassis, Gpu
 from ftopt.model.mig import slice_card
 from ftopt.model.rl import copy_sizings, copy_speed
 from ftopt.model.sizing import Ranker, RunProfile, Sizing
-from ftopt.model.speed import Host, Speed, at_power, hours_to_train, speed_link, speed_ranker
+from ftopt.model.speed import Host, Speed, SpeedContext, at_power, hours_to_train, speed_link, speed_ranker
 from ftopt.model.stack import LinkKind
 from ftopt.model.timing import copy_host
 from ftopt.model.topology import topology_of
@@ -195,7 +195,8 @@ def placed_speed(
     cores = build.cpu.cores * build.chassis.sockets
     host = copy_host(build.cpu.memory_channels, cores, build.gpu_count, mode.gpus, constants)
     card = copy_card(build, mode)
-    speed = copy_speed(profile, mode.sizing, card, profile.stack, constants, host, catalogue.rollout, link)
+    context = SpeedContext(profile.stack, constants, host, link)
+    speed = copy_speed(profile, mode.sizing, card, context, catalogue.rollout)
     return at_power(speed, card, build.power_cap_w, constants)
 
 
@@ -217,7 +218,9 @@ def mode_speeds(
     rollout = catalogue.rollout
     return [
         at_power(
-            copy_speed(profile, mode.sizing, gpu, profile.stack, constants, host, rollout, link),
+            copy_speed(
+                profile, mode.sizing, gpu, SpeedContext(profile.stack, constants, host, link), rollout
+            ),
             gpu,
             watts,
             constants,

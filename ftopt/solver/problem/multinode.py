@@ -33,6 +33,7 @@ from ftopt.model.hardware import Catalogue, Nic
 from ftopt.model.power import supplies_carry, wall_w
 from ftopt.model.rl import multinode_any_sizings, multinode_any_speed
 from ftopt.model.sizing import (
+    CopySetup,
     Ranker,
     RunProfile,
     Sizing,
@@ -175,8 +176,8 @@ def spanning_sizings(
             continue
         for strategy in MULTI_NODE_STRATEGIES:
             for optimizer in optimizer_choices(profile.run, profile.method, profile.stack):
-                args = (profile, build.gpu, gpus, strategy, optimizer, options, net)
-                for sizing in multinode_any_sizings(*args, profile.rollout, rank):
+                setup = CopySetup(profile, build.gpu, gpus, strategy, optimizer, Offload.NONE, options)
+                for sizing in multinode_any_sizings(setup, net, profile.rollout, rank):
                     if sizing.fits:
                         yield servers, sizing
 

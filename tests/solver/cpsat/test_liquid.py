@@ -12,6 +12,7 @@ from ftopt.model.findings import FindingKind
 from ftopt.model.plan import Status
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat import families
+from ftopt.solver.cpsat.liquid import LiquidLoop, is_liquid
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
@@ -68,3 +69,13 @@ def test_the_what_if_offers_a_loop_as_large_as_the_rack_circuits() -> None:
     assert eased.site.racks is not None
     assert [r.liquid_kw for r in eased.site.racks] == [None, catalogue().feed("400v-3p-32a").usable_w / 1000]
     assert families.LIQUID.relax(build_problem(_workload(), catalogue())) == []  # 20 kW ≥ its circuit
+
+
+def test_only_a_liquid_cooled_build_takes_its_watts_from_the_loop() -> None:
+    data = build_problem(_workload(), catalogue())
+    liquid = [b for b in data.builds if is_liquid(b)]
+    air = [b for b in data.builds if not is_liquid(b)]
+    assert liquid and air, "the example offers both kinds of build"
+    loop = LiquidLoop()
+    assert all(loop.need(b) == b.power_w > 0 for b in liquid)
+    assert all(loop.need(b) == 0 for b in air)

@@ -7,6 +7,7 @@ import pytest
 from ftopt.catalogue import load_catalogue
 from ftopt.solver.problem.builds import enumerate_builds
 from ftopt.solver.problem.data import build_problem
+from ftopt.solver.problem.slices import offered_slices
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
 from tests.solver.conftest import workload_from
@@ -87,3 +88,13 @@ def test_a_copy_on_a_slice_draws_its_compute_share_of_the_cards_power() -> None:
     for profile, kw in per_hour.items():
         if profile != "whole":
             assert kw == pytest.approx(per_hour["whole"] * shares[profile], rel=1e-3)
+
+
+def test_offered_slices_are_each_card_and_profile_once_in_a_stable_order() -> None:
+    catalogue = load_catalogue()
+    builds = enumerate_builds(catalogue, workload_from(BID)).builds
+    offered = offered_slices(builds)
+    keys = [(gpu.id, mig.name) for gpu, mig in offered]
+    assert keys == sorted({(b.gpu.id, b.mig.name) for b in builds if b.mig is not None})
+    assert keys == [("rtx-pro-6000-se", "1g.24gb"), ("rtx-pro-6000-se", "2g.48gb")]
+    assert offered_slices(b for b in builds if b.mig is None) == []

@@ -1,0 +1,26 @@
+"""One solve's answer as a worker computes it: the CLI's plan and quote, or the CLI's one line."""
+
+from __future__ import annotations
+
+import json
+
+from ftopt.model.plan import Plan
+from ftopt.serve.answer import answer
+from ftopt.serve.solve_request import SolveRequest
+from tests.serve.conftest import FEED_BOUND
+
+
+def test_a_solved_bid_carries_its_plan_and_the_quote_of_that_plan() -> None:
+    found = answer(SolveRequest(FEED_BOUND, time_limit=10, what_if=False, frontier=False))
+    assert found["state"] == "done" and found["frontier"] is None
+    plan = Plan.model_validate(json.loads(found["plan"]))
+    assert (found["price"], found["bound"], found["gap"]) == (plan.total_price, plan.bound, plan.gap)
+    assert f"{plan.total_price:,.0f}" in found["quote_html"]
+
+
+def test_a_bid_no_plan_can_meet_fails_with_the_clis_reason() -> None:
+    impossible = FEED_BOUND.replace("inlet_c: 25", "inlet_c: 60")
+    found = answer(SolveRequest(impossible, time_limit=10, frontier=False))
+    assert found["state"] == "failed"
+    assert found["error"].startswith("no plan exists: site inlet 60 °C rules out h200-nvl")
+    assert "\n" not in found["error"]
