@@ -142,7 +142,7 @@ def _multinode_speed(
 
 def check_deadlines(ctx: Context) -> Iterator[Violation]:
     """Each copy finishes within its run's deadline; reported speed, hours and makespan are the model's."""
-    longest: float | None = None
+    trained: list[float] = []  # each copy's hours
     complete = ctx.plan.schema_version >= COMPLETE_SINCE  # older plans may lack the figures
     for assignment in ctx.plan.assignments:
         run = ctx.runs.get(assignment.run)
@@ -151,22 +151,15 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
             continue
         subject = copy_subject(assignment)
         rate = speed.tokens_per_s
-        if assignment.tokens_per_s is None:
-            if complete:
-                yield Violation(
-                    "deadline", subject, "tokens_per_s missing", f"the speed model gives {num(rate)}"
-                )
-        elif not close(assignment.tokens_per_s, rate, max(RELATIVE * rate, 0.05)):
-            yield Violation(
-                "deadline",
-                subject,
-                f"{num(assignment.tokens_per_s)} tokens/s",
-                f"the speed model gives {num(rate)}",
-            )
+        tolerance = max(RELATIVE * rate, 0.05)
+        for found in _reported(
+            assignment.tokens_per_s, rate, tolerance, complete, "tokens_per_s", "{} tokens/s"
+        ):
+            yield Violation("deadline", subject, found, f"the speed model gives {num(rate)}")
         if run.train_tokens is None:
             continue
         hours = hours_to_train(run.train_tokens, speed)
-        longest = max(longest or 0.0, hours)
+        trained.append(hours)
         # In queue mode the deadline counts from the start of the horizon: the schedule rules check it.
         if not ctx.queued and run.deadline_hours is not None and hours > run.deadline_hours * (1 + 1e-9):
             yield Violation(
@@ -175,25 +168,31 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
                 f"{num(hours)} h to train {run.train_tokens:,} tokens",
                 f"run {run.name} must finish within {num(run.deadline_hours)} h",
             )
-        if assignment.hours is None:
-            if complete:
-                yield Violation("deadline", subject, "hours missing", f"the speed model gives {num(hours)} h")
-        elif not close(assignment.hours, hours, max(RELATIVE * hours, 1e-6)):
-            yield Violation(
-                "deadline",
-                subject,
-                f"{num(assignment.hours)} h reported",
-                f"the speed model gives {num(hours)} h",
-            )
-    makespan = ctx.plan.makespan_hours
-    if (
-        makespan is not None
-        and longest is not None
-        and not close(makespan, longest, max(RELATIVE * longest, 1e-6))
-    ):
-        yield Violation(
-            "deadline", "plan", f"makespan {num(makespan)} h", f"the longest copy takes {num(longest)} h"
-        )
+        tolerance = max(RELATIVE * hours, 1e-6)
+        for found in _reported(assignment.hours, hours, tolerance, complete, "hours", "{} h reported"):
+            yield Violation("deadline", subject, found, f"the speed model gives {num(hours)} h")
+    yield from _makespan_faults(ctx.plan.makespan_hours, max([0.0, *trained]) if trained else None)
+
+
+def _reported(
+    stated: float | None, value: float, tolerance: float, complete: bool, name: str, shown: str
+) -> Iterator[str]:
+    """A figure the plan reports is the speed model's within rounding, and present on plans of the
+    version that states it (`shown` formats the stated figure)."""
+    if stated is None:
+        if complete:
+            yield f"{name} missing"
+    elif not close(stated, value, tolerance):
+        yield shown.format(num(stated))
+
+
+def _makespan_faults(makespan: float | None, longest: float | None) -> Iterator[Violation]:
+    """The plan's makespan is its longest copy's hours."""
+    if makespan is None or longest is None or close(makespan, longest, max(RELATIVE * longest, 1e-6)):
+        return
+    yield Violation(
+        "deadline", "plan", f"makespan {num(makespan)} h", f"the longest copy takes {num(longest)} h"
+    )
 
 
 def _copy_gpus(assignment: Assignment) -> int:
