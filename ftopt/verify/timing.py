@@ -171,7 +171,7 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
         tolerance = max(RELATIVE * hours, 1e-6)
         for found in _reported(assignment.hours, hours, tolerance, complete, "hours", "{} h reported"):
             yield Violation("deadline", subject, found, f"the speed model gives {num(hours)} h")
-    yield from _makespan_faults(ctx.plan.makespan_hours, max([0.0, *trained]) if trained else None)
+    yield from _makespan_faults(ctx.plan.makespan_hours, trained)
 
 
 def _reported(
@@ -186,9 +186,12 @@ def _reported(
         yield shown.format(num(stated))
 
 
-def _makespan_faults(makespan: float | None, longest: float | None) -> Iterator[Violation]:
-    """The plan's makespan is its longest copy's hours."""
-    if makespan is None or longest is None or close(makespan, longest, max(RELATIVE * longest, 1e-6)):
+def _makespan_faults(makespan: float | None, trained: list[float]) -> Iterator[Violation]:
+    """The plan's makespan is its longest copy's hours (when some copy's hours are known)."""
+    if makespan is None or not trained:
+        return
+    longest = max([0.0, *trained])
+    if close(makespan, longest, max(RELATIVE * longest, 1e-6)):
         return
     yield Violation(
         "deadline", "plan", f"makespan {num(makespan)} h", f"the longest copy takes {num(longest)} h"
