@@ -117,6 +117,7 @@ def recompute(
             profile.arch,
             type(profile.stack).model_validate({**profile.stack.model_dump(), **config["stack_overrides"]}),
             method=profile.method,
+            algorithm=profile.algorithm,
             rollout=profile.rollout,
         )
     gpu = cards.get(config["card"]) or catalogue.gpu(config["card"])

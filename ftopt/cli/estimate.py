@@ -98,14 +98,21 @@ def option_record(option: EstimateOption, stack: str | None) -> dict[str, Any]:
 
 
 def _rl_fields(sizing: Sizing) -> dict[str, Any]:
-    """An RL layout's engine placement and roles (nothing for a supervised run)."""
+    """An RL layout's engine placement and roles, and a colocated layout's two phases per GPU
+    (its peak, `total_gb`, is the larger); nothing for a supervised run."""
     if not sizing.roles:
         return {}
-    return {
+    fields: dict[str, Any] = {
         "placement": sizing.placement.value if sizing.placement else None,
         "train_gpus": sizing.train_gpus,
         "roles": [{"role": r.role.value, "gpus": r.gpus, "memory_gb": gb(r.memory_gb)} for r in sizing.roles],
     }
+    if sizing.placement == Placement.COLOCATED:
+        fields["phases_gb"] = {
+            "training": gb(sizing.training_phase_gb),
+            "generation": gb(sizing.generation_gb),
+        }
+    return fields
 
 
 def gpus_cell(sizing: Sizing) -> str:

@@ -48,9 +48,7 @@ from ftopt.model.sizing import (
 from ftopt.model.speed import Host, Speed, SpeedContext, bus_bandwidth_gbps, estimate_speed, matmul_params
 from ftopt.model.stack import LinkKind, SpeedConstants
 from ftopt.model.workload import (
-    GENERATING,
     GPU_COUNTS,
-    Algorithm,
     Offload,
     Optimizer,
     Placement,
@@ -60,16 +58,17 @@ from ftopt.model.workload import (
 
 
 def is_rl(profile: RunProfile) -> bool:
-    """Whether the run is a preference or RL run (anything but supervised)."""
-    return profile.run.algorithm != Algorithm.SFT
+    """Whether the run is a preference or RL run: its algorithm holds roles beyond the policy."""
+    return profile.algorithm.roles != (Role.POLICY,)
 
 
 def policy_profile(profile: RunProfile) -> RunProfile:
-    """The policy as a supervised run: DPO's micro-batch holds a chosen and a rejected sequence each."""
-    run = profile.run
-    if run.algorithm != Algorithm.DPO:
+    """The policy as a supervised run: a micro-batch holds each sample's sequences (DPO's chosen and
+    rejected pair: the algorithm's `sequences_per_sample`)."""
+    run, per_sample = profile.run, profile.algorithm.sequences_per_sample
+    if per_sample == 1:
         return profile
-    pairs = run.model_copy(update={"micro_batch": 2 * run.micro_batch_choices[0]})
+    pairs = run.model_copy(update={"micro_batch": per_sample * run.micro_batch_choices[0]})
     policy = replace(profile, run=pairs)
     policy.__dict__["counts"] = profile.counts  # the same model: keep its counted parameters
     return policy
@@ -79,7 +78,7 @@ def placement_choices(profile: RunProfile, total: int) -> list[tuple[Placement |
     """Where the engine may go on a copy of `total` GPUs, with the GPUs a separate one takes: half, a
     quarter or an eighth of the block (the training GPUs keep the rest). None: no engine (DPO)."""
     rollout = profile.run.rollout
-    if profile.run.algorithm not in GENERATING or rollout is None:
+    if not profile.algorithm.generates or rollout is None:
         return [(None, 0)]
     choices: list[tuple[Placement | None, int]] = []
     if rollout.placement in (Placement.COLOCATED, Placement.AUTO):
@@ -138,9 +137,9 @@ def role_shares(
     model and critic, held beside the policy as `strategy` holds them over `gpus`."""
     run, counts = profile.run, profile.counts
     master = profile.stack.master_weights if profile.stack else "fp32"
-    critic = critic_states(run, profile.method, counts, optimizer, offload, master)
+    critic = critic_states(run, profile.method, profile.algorithm, counts, optimizer, offload, master)
     return critic, {
-        Role.REFERENCE: reference_gb(run, profile.method, counts, strategy, gpus),
+        Role.REFERENCE: reference_gb(run, profile.method, profile.algorithm, counts, strategy, gpus),
         Role.REWARD: reward_gb(profile.reward_counts, strategy, gpus),
         Role.CRITIC: critic_gb(critic, strategy, gpus),
     }
@@ -174,19 +173,42 @@ def size_rl(
     if engine is not None:
         first = 0 if layout.placement == Placement.COLOCATED else train
         roles.append(RoleMemory(Role.ROLLOUT, engine.gpus, first, engine.budget_gb))
+    idle, generation = phase_memory(policy, sum(shares.values()), engine, layout.placement, constants)
+    disk = extra_disk_gb(
+        run, profile.method, profile.algorithm, counts, profile.reward_counts, layout.optimizer
+    )
     return replace(
         policy,
         gpus=layout.total,
         train_gpus=train,
         roles_gb=sum(shares.values()),
         host_ram_gb=policy.host_ram_gb + (critic.host_bytes / GB if critic else 0.0),
-        nvme_gb=policy.nvme_gb
-        + extra_disk_gb(run, profile.method, counts, profile.reward_counts, layout.optimizer),
+        nvme_gb=policy.nvme_gb + disk,
         placement=layout.placement,
+        engine_idle_gb=idle,
+        generation_gb=generation,
         rollout_gb=engine.budget_gb if engine else 0.0,
         rollout_fits=engine.fits if engine else True,
         roles=tuple(roles),
     )
+
+
+def phase_memory(
+    policy: Sizing,
+    roles_gb: float,
+    engine: Engine | None,
+    placement: Placement | None,
+    constants: RolloutConstants,
+) -> tuple[float, float]:
+    """A colocated copy's two phases per training GPU: what its engine keeps while the policy trains
+    (nothing when it sleeps, its weights, or its whole share), and the memory while the engine
+    generates (its share, the overhead, and the model states and frozen models unless the stack
+    offloads them; activations are freed). Both 0 without a colocated engine."""
+    if engine is None or placement != Placement.COLOCATED:
+        return 0.0, 0.0
+    idle = {"nothing": 0.0, "weights": engine.weights_gb, "everything": engine.budget_gb}
+    kept = policy.states_gb + roles_gb if constants.training_in_generation == "states" else 0.0
+    return idle[constants.engine_in_training], engine.budget_gb + policy.overhead_gb + kept
 
 
 def rl_layouts(profile: RunProfile, total: int) -> list[Layout]:
@@ -303,12 +325,15 @@ def rl_phases(
         return RlPhases(0.0, 0.0, 0.0, 0.0, 0.0)
     tokens = rollout.sequences * run.seq_len
     train = sizing.train_gpus or sizing.gpus
-    scored = [matmul_params(counts, arch)] * (2 if has_reference(run, profile.method) else 1)
+    passes = (
+        2 if has_reference(run, profile.method, profile.algorithm) else 1
+    )  # the policy's own, the reference's
+    scored = [matmul_params(counts, arch)] * passes
     if profile.reward_counts is not None:
         scored.append(profile.reward_counts.active)
     scoring = sum(forward_seconds(p, tokens, gpu, train, constants) for p in scored)
     critic = 0.0
-    if run.algorithm == Algorithm.PPO:
+    if Role.CRITIC in profile.algorithm.roles:
         critic = update_seconds + forward_seconds(matmul_params(counts, arch), tokens, gpu, train, constants)
     colocated = sizing.placement == Placement.COLOCATED
     return RlPhases(
@@ -346,9 +371,9 @@ def rl_step(
     """An RL step from the policy's supervised step `base` (one micro-batch per training GPU)."""
     run = profile.run
     train = sizing.train_gpus or sizing.gpus
-    if run.algorithm == Algorithm.DPO:
+    if not profile.algorithm.generates:  # a preference step: the reference scores the same pairs
         scoring = 0.0
-        if has_reference(run, profile.method):
+        if has_reference(run, profile.method, profile.algorithm):
             params = matmul_params(profile.counts, profile.arch)
             scoring = forward_seconds(params, base.tokens_per_step, gpu, train, constants)
         return replace(base, rollout_seconds=scoring)
@@ -381,7 +406,7 @@ def size_rl_multinode(setup: CopySetup, net: Network, constants: RolloutConstant
     run, counts = profile.run, profile.counts
     rollout = run.rollout
     placement: Placement | None = None
-    if run.algorithm in GENERATING and rollout is not None:
+    if profile.algorithm.generates and rollout is not None:
         if rollout.placement == Placement.SEPARATE:
             return None
         placement = Placement.COLOCATED
@@ -393,12 +418,16 @@ def size_rl_multinode(setup: CopySetup, net: Network, constants: RolloutConstant
     engine = lay_out_copy_engine(profile, gpu, placement, gpus, gpus, constants)
     if engine is not None:
         roles.append(RoleMemory(Role.ROLLOUT, node, 0, engine.budget_gb))
+    idle, generation = phase_memory(policy, sum(shares.values()), engine, placement, constants)
+    disk = extra_disk_gb(run, profile.method, profile.algorithm, counts, profile.reward_counts, optimizer)
     return replace(
         policy,
         train_gpus=gpus,
         roles_gb=sum(shares.values()),
-        nvme_gb=policy.nvme_gb + extra_disk_gb(run, profile.method, counts, profile.reward_counts, optimizer),
+        nvme_gb=policy.nvme_gb + disk,
         placement=placement,
+        engine_idle_gb=idle,
+        generation_gb=generation,
         rollout_gb=engine.budget_gb if engine else 0.0,
         rollout_fits=engine.fits if engine else True,
         roles=tuple(roles),

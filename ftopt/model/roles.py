@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from ftopt.model.architecture import ParamCounts
 from ftopt.model.memory import BF16, GB, States, checkpoint_bytes, model_states
 from ftopt.model.methods import Role as Role  # declared with the algorithms that hold it
-from ftopt.model.methods import TrainingMethod
-from ftopt.model.workload import Algorithm, Offload, Optimizer, Run, Strategy
+from ftopt.model.methods import TrainingAlgorithm, TrainingMethod
+from ftopt.model.workload import Offload, Optimizer, Run, Strategy
 
 
 @dataclass(frozen=True)
@@ -34,12 +34,11 @@ class RoleMemory:
     memory_gb: float
 
 
-def has_reference(run: Run, method: TrainingMethod) -> bool:
-    """A frozen reference takes memory of its own only when the policy trains all its weights (an
-    adapter's base is the reference) and DPO's log-probabilities are not precomputed."""
-    if run.algorithm == Algorithm.SFT or not method.full:
-        return False
-    return not (run.algorithm == Algorithm.DPO and run.reference == "precomputed")
+def has_reference(run: Run, method: TrainingMethod, algorithm: TrainingAlgorithm) -> bool:
+    """A frozen reference takes memory of its own only when the algorithm declares one, the policy
+    trains all its weights (an adapter's base is the reference) and its log-probabilities are not
+    precomputed (the workload allows that for DPO only)."""
+    return Role.REFERENCE in algorithm.roles and method.full and run.reference != "precomputed"
 
 
 def frozen_bytes_per_gpu(params: int, strategy: Strategy, gpus: int) -> float:
@@ -49,10 +48,16 @@ def frozen_bytes_per_gpu(params: int, strategy: Strategy, gpus: int) -> float:
 
 
 def reference_gb(
-    run: Run, method: TrainingMethod, counts: ParamCounts, strategy: Strategy, gpus: int
+    run: Run,
+    method: TrainingMethod,
+    algorithm: TrainingAlgorithm,
+    counts: ParamCounts,
+    strategy: Strategy,
+    gpus: int,
 ) -> float:
     """The reference model per training GPU, GB (0 when the base or precomputed figures serve)."""
-    return frozen_bytes_per_gpu(counts.total, strategy, gpus) / GB if has_reference(run, method) else 0.0
+    held = has_reference(run, method, algorithm)
+    return frozen_bytes_per_gpu(counts.total, strategy, gpus) / GB if held else 0.0
 
 
 def reward_gb(reward: ParamCounts | None, strategy: Strategy, gpus: int) -> float:
@@ -61,22 +66,34 @@ def reward_gb(reward: ParamCounts | None, strategy: Strategy, gpus: int) -> floa
 
 
 def critic_states(
-    run: Run, method: TrainingMethod, counts: ParamCounts, optimizer: Optimizer, offload: Offload, master: str
+    run: Run,
+    method: TrainingMethod,
+    algorithm: TrainingAlgorithm,
+    counts: ParamCounts,
+    optimizer: Optimizer,
+    offload: Offload,
+    master: str,
 ) -> States | None:
-    """PPO's critic: a second trainable model of the policy's shape, trained the policy's way (its own
-    frozen base under an adapter, since its value head and adapter differ from the policy's)."""
-    if run.algorithm != Algorithm.PPO:
+    """The critic of an algorithm that declares one (PPO): a second trainable model of the policy's
+    shape, trained the policy's way (its own frozen base under an adapter, since its value head and
+    adapter differ from the policy's)."""
+    if Role.CRITIC not in algorithm.roles:
         return None
     return model_states(counts, method, optimizer, offload, run.lora_rank, master_weights=master)
 
 
 def extra_disk_gb(
-    run: Run, method: TrainingMethod, counts: ParamCounts, reward: ParamCounts | None, optimizer: Optimizer
+    run: Run,
+    method: TrainingMethod,
+    algorithm: TrainingAlgorithm,
+    counts: ParamCounts,
+    reward: ParamCounts | None,
+    optimizer: Optimizer,
 ) -> float:
-    """NVMe beyond the policy's: the reward model's BF16 weights, and PPO's critic checkpoints (as
+    """NVMe beyond the policy's: the reward model's BF16 weights, and a critic's checkpoints (as
     many as the policy keeps, each like the policy's)."""
     disk = 0.0 if reward is None else reward.total * BF16
-    if run.algorithm == Algorithm.PPO:
+    if Role.CRITIC in algorithm.roles:
         disk += run.keep_checkpoints * checkpoint_bytes(counts, method, optimizer, run.lora_rank)
     return disk / GB
 

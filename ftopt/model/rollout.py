@@ -8,8 +8,11 @@ colocated engine (a share of the training GPUs) trades memory with training.
 
 The engine splits its GPUs into replicas of `tp` GPUs (tensor parallel) and deals the step's
 sequences among them (data parallel); `tp` is the smallest power of two whose weight shard leaves
-room for at least one whole sequence's KV cache. Tensor-parallel communication is not timed. Pure
-functions; constants from rollout.yaml.
+room for at least one whole sequence's KV cache. A replica decodes at most what its KV cache holds
+and its scheduler admits (`max_num_seqs`) at once; responses are shorter than the cap on average
+(`response_mean_share`) but the step waits for the longest, which runs to the cap after the queue
+has drained (the long tail); each decoded token of a tensor-parallel replica pays two all-reduces
+per layer. Pure functions; constants from rollout.yaml.
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ def lay_out_engine(
         shard_kv = kv_sequence / tp
         free = budget_gb - weights / tp - constants.engine_overhead_gb
         share = math.ceil(rollout.sequences / (gpus // tp))
-        in_flight = min(share, int(free / shard_kv)) if free > 0 else 0
+        in_flight = min(share, constants.max_num_seqs, int(free / shard_kv)) if free > 0 else 0
         engine = Engine(gpus, tp, budget_gb, weights / tp, constants.engine_overhead_gb, shard_kv, in_flight)
         if engine.fits:
             return engine
@@ -107,6 +110,26 @@ class Generation:
         return self.prefill_seconds + self.decode_seconds
 
 
+def decode_steps(share: int, in_flight: int, response_len: int, mean_share: float) -> float:
+    """Decode steps of one replica dealt `share` sequences with `in_flight` slots (continuous
+    batching): the queue drains at the mean response length per slot, then the longest response runs
+    on to the cap alone (the long tail), so one slot-full of sequences always takes the whole cap."""
+    mean = mean_share * response_len
+    return max(share / in_flight, 1.0) * mean + (response_len - mean)
+
+
+def allreduce_seconds(arch: Architecture, gpu: Gpu, engine: Engine, constants: RolloutConstants) -> float:
+    """Tensor-parallel exchanges of one decode step: two all-reduces per layer (after attention and
+    after the MLP) of the batch's hidden states in BF16, each a fixed latency plus a ring's 2(tp-1)/tp
+    of the payload over the card's GPU link (half its PCIe figure without one). None at tp 1."""
+    if engine.tp == 1:
+        return 0.0
+    link = gpu.nvlink.bandwidth_gbps if gpu.nvlink else gpu.pcie_gbps
+    payload = engine.in_flight * arch.hidden * BF16 * 2 * (engine.tp - 1) / engine.tp
+    one = constants.tp_allreduce_latency_us * 1e-6 + payload / (link / 2 * 1e9)
+    return 2 * arch.layers * one
+
+
 def generation_time(
     counts: ParamCounts,
     arch: Architecture,
@@ -117,26 +140,28 @@ def generation_time(
 ) -> Generation:
     """Time to generate one step's responses on `engine`.
 
-    Decode: each replica decodes its share of the sequences in waves of `in_flight`; a wave takes
-    `response_len` decode steps, each reading the weight shard and the cache in flight (on average
-    the prompt plus half the response) at the card's memory bandwidth, or computing 2 FLOPs per
-    active parameter per sequence at the card's peak, whichever is slower. Prefill: 2 FLOPs per
-    active parameter per prompt token over all the engine's GPUs, as compute.
+    Decode: each replica decodes its share of the sequences for `decode_steps` steps, each reading
+    the weight shard and the cache in flight (on average the prompt plus half the mean response) at
+    the card's memory bandwidth, or computing 2 FLOPs per active parameter per sequence at the card's
+    peak, whichever is slower, plus its tensor-parallel exchanges and the engine's fixed work per
+    step (scheduling, sampling: what bounds a small model's decode). Prefill: 2 FLOPs per active
+    parameter per prompt token over all the engine's GPUs, as compute.
     """
     if not engine.fits:
         return Generation(math.inf, math.inf)
     share = math.ceil(rollout.sequences / engine.replicas)
-    waves = math.ceil(share / engine.in_flight)
     bandwidth = gpu.memory_bandwidth_gbps * 1e9 * constants.decode_bandwidth_efficiency
     peak = gpu.bf16_dense_tflops * 1e12
-    mean_tokens = rollout.prompt_len + rollout.response_len / 2
+    mean_tokens = rollout.prompt_len + constants.response_mean_share * rollout.response_len / 2
     kv = engine.in_flight * kv_bytes_per_token(arch) * mean_tokens / engine.tp
     read = (engine.weights_gb * GB + kv) / bandwidth
     compute = 2 * counts.active * engine.in_flight / engine.tp / (peak * constants.prefill_mfu)
-    decode = waves * rollout.response_len * max(read, compute)
+    step = max(read, compute) + allreduce_seconds(arch, gpu, engine, constants)
+    step += constants.decode_step_overhead_ms / 1e3
+    steps = decode_steps(share, engine.in_flight, rollout.response_len, constants.response_mean_share)
     prompt_tokens = rollout.sequences * rollout.prompt_len
     prefill = 2 * counts.active * prompt_tokens / (engine.gpus * peak * constants.prefill_mfu)
-    return Generation(prefill, decode)
+    return Generation(prefill, steps * step)
 
 
 def switch_seconds(engine: Engine, gpu: Gpu, constants: RolloutConstants) -> float:

@@ -30,7 +30,7 @@ from ftopt.model.memory import (
     nvme_bytes,
     states_per_gpu,
 )
-from ftopt.model.methods import TrainingMethod
+from ftopt.model.methods import TrainingAlgorithm, TrainingMethod
 from ftopt.model.parallelism import (
     TrainingConfig,
     bubble_factor,
@@ -76,6 +76,7 @@ class RunProfile:
     memory_margin: float = 0.0  # the stack and method's planning margin (margins.yaml)
     reward_arch: Architecture | None = None  # an RL run's reward model, if it has one
     method: TrainingMethod = field(kw_only=True)  # the run's method entry (methods.yaml)
+    algorithm: TrainingAlgorithm = field(kw_only=True)  # the run's algorithm entry (methods.yaml)
     rollout: RolloutConstants = field(kw_only=True)  # the catalogue's rollout constants (rollout.yaml)
     # where memory_margin comes from (MemoryMargins.basis), and the allocator reserve to plan with
     margin_basis: str = field(default="no calibration", kw_only=True)
@@ -143,6 +144,7 @@ def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
         margin,
         reward_arch,
         method=method,
+        algorithm=catalogue.methods.algorithm(run.algorithm),
         rollout=rollout,
         margin_basis=basis,
         allocator_reserve=reserve,
@@ -197,17 +199,27 @@ class Sizing:
     train_gpus: int = 0  # GPUs that train the policy (the rest hold a separate engine); 0: all
     roles_gb: float = 0.0  # reference, reward and critic per training GPU
     rollout_gb: float = 0.0  # the rollout engine per GPU that holds it
+    engine_idle_gb: float = 0.0  # what a colocated engine keeps per GPU while the policy trains
+    generation_gb: float = 0.0  # a colocated copy's memory per GPU while its engine generates
     placement: Placement | None = None  # where the rollout engine generates
     rollout_fits: bool = True  # whether the engine's weights and one sequence fit its share
     roles: tuple[RoleMemory, ...] = ()
     config: TrainingConfig | None = None  # None: the run's own settings, pure data parallelism
 
     @property
-    def total_gb(self) -> float:
-        """Memory per training GPU: states, activations and overhead, plus the other roles of an RL
-        copy there (and a colocated engine's share)."""
-        engine = self.rollout_gb if self.placement == Placement.COLOCATED else 0.0
+    def training_phase_gb(self) -> float:
+        """Memory per training GPU while the policy trains: states, activations and overhead, the
+        other roles of an RL copy there, and what a colocated engine keeps meanwhile."""
+        engine = self.engine_idle_gb if self.placement == Placement.COLOCATED else 0.0
         return self.states_gb + self.activations_gb + self.overhead_gb + self.roles_gb + engine
+
+    @property
+    def total_gb(self) -> float:
+        """Peak memory per training GPU: the training phase's, or a colocated copy's generation
+        phase's where that is larger (the two take turns, so their peaks do not add)."""
+        if self.placement != Placement.COLOCATED:
+            return self.training_phase_gb
+        return max(self.training_phase_gb, self.generation_gb)
 
     @property
     def planned_gb(self) -> float:

@@ -288,4 +288,24 @@ class RolloutConstants(BaseModel):
     prefill_mfu: float = Field(gt=0, le=1, description="share of BF16 peak prefill and scoring passes reach")
     switch_fixed_s: float = Field(ge=0, description="fixed cost of one training-generation switch")
     switch_pcie_efficiency: float = Field(gt=0, le=1, description="PCIe peak share of the switch copies")
+    engine_in_training: Literal["nothing", "weights", "everything"] = Field(
+        default="everything",
+        description="what a colocated engine keeps on its GPUs while the policy trains: nothing (sleep "
+        "mode: weights offloaded or dropped, KV cache discarded), its weights, or everything (no sleep)",
+    )
+    training_in_generation: Literal["states", "nothing"] = Field(
+        default="states",
+        description="what the training side keeps on a colocated copy's GPUs while its engine generates: "
+        "its model states and frozen models (activations freed), or nothing (all offloaded to host RAM)",
+    )
+    max_num_seqs: int = Field(default=1_000_000, ge=1, description="sequences one replica schedules at once")
+    response_mean_share: float = Field(
+        default=1.0, gt=0, le=1, description="mean response length over the run's response_len (the cap)"
+    )
+    decode_step_overhead_ms: float = Field(
+        default=0.0, ge=0, description="fixed time of one decode step beyond its reads: scheduling, sampling"
+    )
+    tp_allreduce_latency_us: float = Field(
+        default=0.0, ge=0, description="fixed time of one tensor-parallel all-reduce in a decode step"
+    )
     sources: tuple[str, ...] = Field(default=(), description="where the figures come from")

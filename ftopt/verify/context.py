@@ -260,16 +260,16 @@ class Context:
 
     def _policy_sizing(self, a: Assignment, run: Run, gpu: Gpu) -> Sizing | None:
         """An RL copy's policy re-sized as a supervised run on the GPUs the copy lists for it, or over
-        all its servers for a multi-node copy (DPO's micro-batch holds a chosen and a rejected
-        sequence)."""
+        all its servers for a multi-node copy (a micro-batch holds each sample's sequences: DPO's
+        chosen and rejected pair, the registry's `sequences_per_sample`)."""
         profile = self.profile(run)
         train = len(role_gpus(a, "policy")) or a.gpu_count
         if profile is None or not 1 <= train <= MAX_GRAPH_GPUS:
             return None
-        if run.algorithm == Algorithm.DPO:
-            profile = replace(
-                profile, run=run.model_copy(update={"micro_batch": 2 * run.micro_batch_choices[0]})
-            )
+        per_sample = self.catalogue.methods.algorithm(run.algorithm).sequences_per_sample
+        if per_sample > 1:
+            micro_batch = per_sample * run.micro_batch_choices[0]
+            profile = replace(profile, run=run.model_copy(update={"micro_batch": micro_batch}))
         if a.multinode:
             parts = self.parts.get(a.server)
             return None if parts is None else self._multinode_sizing(a, run, parts, profile)
@@ -296,7 +296,9 @@ class Context:
 
     def _roles(self, a: Assignment, run: Run, gpu: Gpu, policy: Sizing) -> Expected:
         """Each role's memory per GPU, from the policy's sizing."""
-        return expected_roles(self.catalogue, a, run, gpu.memory_gb, policy.states_gb, policy.total_gb)
+        return expected_roles(
+            self.catalogue, a, run, gpu.memory_gb, policy.states_gb, policy.total_gb, policy.overhead_gb
+        )
 
     def _rl_sizing(self, a: Assignment, run: Run, gpu: Gpu) -> Sizing | None:
         """An RL copy: its policy's sizing with the other roles on the training GPUs and the engine's
@@ -320,6 +322,8 @@ class Context:
             train_gpus=a.gpu_count if a.multinode else policy.gpus,
             roles_gb=others,
             rollout_gb=expected.memory.get("rollout", 0.0),
+            engine_idle_gb=expected.engine_idle_gb,
+            generation_gb=expected.generation_gb,
             placement=Placement(a.placement) if a.placement else None,
             host_ram_gb=policy.host_ram_gb + critic_host,
             nvme_gb=policy.nvme_gb + role_disk_gb(self.catalogue, run, a.optimizer, profile.counts),

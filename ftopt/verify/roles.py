@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ftopt.model.methods import MethodRegistry
 from ftopt.model.plan import Assignment
@@ -80,7 +81,8 @@ def check_role_layout(ctx: Context) -> Iterator[Violation]:
 
 
 def check_role_memory(ctx: Context) -> Iterator[Violation]:
-    """Each role's memory is what the verifier derives, and the roles on each GPU fit the card."""
+    """Each role's memory is what the verifier derives, and the roles on each GPU fit the card: their
+    sum, or on a colocated copy's GPUs the larger of its training and generation phases."""
     for a in ctx.plan.assignments:
         run = ctx.runs.get(a.run)
         sizing = ctx.sizing(a)
@@ -90,7 +92,8 @@ def check_role_memory(ctx: Context) -> Iterator[Violation]:
         expected = ctx.role_memory(a)
         if expected is None:
             continue
-        per_gpu: dict[int, float] = defaultdict(float)
+        on_gpu: dict[int, list[str]] = defaultdict(list)
+        listed: dict[str, float] = {role.role: role.memory_gb for role in a.roles}
         for role in a.roles:
             want = expected.memory.get(role.role)
             if want is not None and not close(role.memory_gb, want, GB_TOLERANCE):
@@ -101,9 +104,11 @@ def check_role_memory(ctx: Context) -> Iterator[Violation]:
                     f"re-computed {num(round(want, 2))} GB",
                 )
             for gpu in role.gpus:
-                per_gpu[gpu] += want if want is not None else role.memory_gb
+                on_gpu[gpu].append(role.role)
+        held = replace(expected, memory=listed | dict(expected.memory))
         card = sizing.card_gb
-        for gpu, total in sorted(per_gpu.items()):
+        for gpu, roles in sorted(on_gpu.items()):
+            total = held.peak_gb(roles, a.placement == "colocated")
             if not at_most(total, card):
                 yield Violation(
                     "role-memory",

@@ -17,7 +17,7 @@ from benchmarks.calibration.rl import (
 )
 
 OUTCOMES = run_rl_calibration()
-VERL = [o for o in OUTCOMES if o.source.startswith("verl")]
+VERL = [o for o in OUTCOMES if o.source.startswith("verl") and o.kind == "min_gpus"]
 
 
 def test_verl_rows_are_all_there_and_all_expressed() -> None:
@@ -46,11 +46,22 @@ def test_colocated_and_server_runs_of_trl_fit_their_published_gpus() -> None:
     assert trl["trl-qwen2.5-math-72b-colocated"].ftopt == 32
 
 
-def test_every_point_is_held_out_and_sourced() -> None:
+def test_points_are_fit_or_held_out_by_source_and_sourced() -> None:
     sources = load_points()["sources"]
-    assert all(o.role == "held-out" for o in OUTCOMES)
+    assert {o.role for o in OUTCOMES} == {"fit", "held-out"}
+    fit = {o.source for o in OUTCOMES if o.role == "fit"}
+    assert fit and not fit & {o.source for o in OUTCOMES if o.role == "held-out"}
     assert all(o.source in sources for o in OUTCOMES)
     assert all("read 2026-12-03" in text for text in sources.values())
+
+
+def test_generation_share_is_checked_against_two_published_breakdowns() -> None:
+    shares = [o for o in OUTCOMES if o.kind == "generation_share" and o.ftopt is not None]
+    assert len({o.source for o in shares}) >= 2
+    # The fit point chose decode_step_overhead_ms: it must land within the goal.
+    assert all(o.within_goal for o in shares if o.role == "fit")
+    # A miss is reported with its reason, not hidden.
+    assert all(o.miss_reason for o in shares if not o.within_goal)
 
 
 def test_committed_report_is_up_to_date() -> None:

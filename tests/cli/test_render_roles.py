@@ -15,6 +15,7 @@ from ftopt.cli.render_markdown import render_markdown
 from ftopt.cli.render_roles import gpu_span, role_lines
 from ftopt.cli.render_svg import placement_svg
 from ftopt.model.plan import Plan
+from ftopt.model.workload import Placement
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 
@@ -25,6 +26,12 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 def grpo_plan() -> Plan:
     catalogue = load_catalogue()
     workload = load_workload(EXAMPLES / "grpo-32b.yaml", catalogue)
+    run = workload.runs[0]
+    assert run.rollout is not None
+    colocated = run.model_copy(
+        update={"rollout": run.rollout.model_copy(update={"placement": Placement.COLOCATED})}
+    )
+    workload = workload.model_copy(update={"runs": (colocated,)})
     return solve(workload, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
 
 
@@ -63,3 +70,15 @@ def test_estimate_shows_separate_engines_and_lists_roles() -> None:
     assert separate and all(
         {r["role"] for r in o["roles"]} == {"policy", "reference", "rollout"} for o in separate
     )
+
+
+def test_estimate_gives_a_colocated_layouts_two_phases() -> None:
+    result = CliRunner().invoke(cli, ["estimate", str(EXAMPLES / "grpo-8b.yaml"), "--format", "json"])
+    options = json.loads(result.stdout)["runs"][0]["options"]
+    colocated = [o for o in options if o.get("placement") == "colocated"]
+    assert colocated and all(set(o["phases_gb"]) == {"training", "generation"} for o in colocated)
+    assert not any("phases_gb" in o for o in options if o.get("placement") != "colocated")
+    # The roles listed on a colocated GPU add up to more than its peak: the phases take turns.
+    summed = [sum(r["memory_gb"] for r in o["roles"]) for o in colocated]
+    peaks = [max(o["phases_gb"].values()) for o in colocated]
+    assert all(peak < total for peak, total in zip(peaks, summed, strict=True))

@@ -4,6 +4,7 @@ as the policy's states again, and the rollout engine its share of each GPU."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -12,10 +13,19 @@ from ftopt.catalogue import load_catalogue
 from ftopt.model.fabric import fabric_nic, node_network
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import GB
-from ftopt.model.rl import Layout, size_rl, size_rl_multinode
+from ftopt.model.methods import Phase
+from ftopt.model.rl import (
+    Layout,
+    is_rl,
+    placement_choices,
+    policy_profile,
+    rl_phases,
+    size_rl,
+    size_rl_multinode,
+)
 from ftopt.model.roles import Role
 from ftopt.model.rollout import RolloutConstants
-from ftopt.model.sizing import CopySetup, Sizing, profile_run, size_run
+from ftopt.model.sizing import CopySetup, RunProfile, Sizing, profile_run, size_run
 from ftopt.model.workload import Offload, Optimizer, Placement, Run, SizingOptions, Strategy
 
 OPTIONS = SizingOptions()
@@ -142,7 +152,47 @@ def test_colocated_engine_takes_its_fraction_of_every_gpu(
     assert (engine.gpus, engine.first) == (4, 0)
     assert engine.memory_gb == pytest.approx(0.3 * gpu.memory_gb)
     others = sum(r.memory_gb for r in sizing.roles if r.role != Role.ROLLOUT)
-    assert sizing.total_gb == pytest.approx(others + 0.3 * gpu.memory_gb)
+    # The engine sleeps while the policy trains; the activations are freed while it generates.
+    assert constants.engine_in_training == "nothing" and constants.training_in_generation == "states"
+    assert sizing.training_phase_gb == pytest.approx(others)
+    generation = 0.3 * gpu.memory_gb + others - sizing.activations_gb
+    assert sizing.generation_gb == pytest.approx(generation)
+    assert sizing.total_gb == pytest.approx(max(others, generation))
+    assert sizing.total_gb < others + 0.3 * gpu.memory_gb  # the phases take turns: no sum
+
+
+@pytest.mark.parametrize(
+    ("engine_in_training", "training_in_generation"),
+    [("everything", "states"), ("weights", "states"), ("nothing", "nothing")],
+)
+def test_colocated_peak_follows_what_each_phase_keeps(
+    catalogue: Catalogue, constants: RolloutConstants, engine_in_training: str, training_in_generation: str
+) -> None:
+    kept = constants.model_copy(
+        update={"engine_in_training": engine_in_training, "training_in_generation": training_in_generation}
+    )
+    run = _run(method="grpo", rollout={"memory_fraction": 0.3})
+    sizing, gpu = _size(catalogue, kept, run, 4, Placement.COLOCATED)
+    others = sum(r.memory_gb for r in sizing.roles if r.role != Role.ROLLOUT)
+    share = 0.3 * gpu.memory_gb
+    idle = {"everything": share, "weights": run_weights_gb(catalogue, 1), "nothing": 0.0}[engine_in_training]
+    assert sizing.training_phase_gb == pytest.approx(others + idle)
+    held = others - sizing.activations_gb if training_in_generation == "states" else sizing.overhead_gb
+    assert sizing.generation_gb == pytest.approx(share + held)
+    assert sizing.total_gb == pytest.approx(max(others + idle, share + held))
+
+
+def run_weights_gb(catalogue: Catalogue, tp: int) -> float:
+    """Llama 3.1 8B's BF16 weights over `tp` GPUs, GB."""
+    return profile_run(_run(method="full"), catalogue).counts.total * 2 / tp / GB
+
+
+def test_a_separate_engine_leaves_the_training_gpus_peak_alone(
+    catalogue: Catalogue, constants: RolloutConstants
+) -> None:
+    sizing, _ = _size(catalogue, constants, _run(method="grpo", rollout={}), 8, Placement.SEPARATE, engine=2)
+    others = sum(r.memory_gb for r in sizing.roles if r.role != Role.ROLLOUT)
+    assert sizing.generation_gb == 0.0 and sizing.total_gb == pytest.approx(others)
 
 
 def test_separate_engine_has_gpus_of_its_own(catalogue: Catalogue, constants: RolloutConstants) -> None:
@@ -199,3 +249,46 @@ def test_multinode_roles_shard_over_every_gpu_and_the_engine_colocates(
         profile_run(separate, catalogue), gpu, 16, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE, OPTIONS
     )
     assert size_rl_multinode(setup, net, constants) is None
+
+
+def _with_algorithm(profile: RunProfile, **entry: Any) -> RunProfile:
+    """The profile with its algorithm's registry entry changed: what a new entry in methods.yaml does."""
+    algorithm = profile.algorithm.model_copy(update=entry)
+    return replace(profile, algorithm=algorithm)
+
+
+def test_a_critic_in_the_registry_entry_is_all_it_takes(
+    catalogue: Catalogue, constants: RolloutConstants
+) -> None:
+    """GRPO's entry with a critic among its roles sizes and times a critic, as PPO's does: rl.py and
+    roles.py read the entry, not the algorithm's name."""
+    gpu = catalogue.gpu("h200-nvl")
+    grpo = profile_run(_run(method="grpo", rollout={}), catalogue)
+    ppo = profile_run(_run(method="ppo", rollout={}), catalogue)
+    critical = _with_algorithm(grpo, roles=(*grpo.algorithm.roles, Role.CRITIC))
+    layout = Layout(8, Placement.COLOCATED, 0, Strategy.FSDP, Optimizer.ADAMW_32BIT, Offload.NONE)
+    sized = {
+        name: size_rl(p, gpu, layout, OPTIONS, constants)
+        for name, p in (("grpo", grpo), ("ppo", ppo), ("critical", critical))
+    }
+    assert Role.CRITIC not in _roles(sized["grpo"])
+    assert _role(sized["critical"], Role.CRITIC) == pytest.approx(_role(sized["ppo"], Role.CRITIC))
+    assert sized["critical"].nvme_gb == pytest.approx(sized["ppo"].nvme_gb)
+    assert catalogue.speed is not None and grpo.stack is not None
+    phases = {
+        name: rl_phases(p, sized[name], gpu, 10.0, None, catalogue.speed, constants)
+        for name, p in (("grpo", grpo), ("critical", critical))
+    }
+    assert phases["grpo"].critic == 0.0 and phases["critical"].critic > 10.0
+
+
+def test_sequences_per_sample_and_generation_come_from_the_entry(catalogue: Catalogue) -> None:
+    dpo = profile_run(_run(method="dpo"), catalogue)
+    assert policy_profile(dpo).run.micro_batch_choices[0] == 2 * dpo.run.micro_batch_choices[0]
+    triples = _with_algorithm(dpo, sequences_per_sample=3)
+    assert policy_profile(triples).run.micro_batch_choices[0] == 3 * dpo.run.micro_batch_choices[0]
+    grpo = profile_run(_run(method="grpo", rollout={}), catalogue)
+    assert placement_choices(grpo, 8)[0][0] is not None
+    no_engine = _with_algorithm(grpo, phases=tuple(p for p in grpo.algorithm.phases if p != Phase.GENERATION))
+    assert placement_choices(no_engine, 8) == [(None, 0)]
+    assert is_rl(grpo) and not is_rl(_with_algorithm(grpo, roles=(Role.POLICY,)))

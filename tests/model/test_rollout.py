@@ -3,12 +3,20 @@ memory bandwidth (not FLOPs) bounds at decode; and an RL step's time from its ph
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue
 from ftopt.model.rl import Layout, rl_speed, size_rl
-from ftopt.model.rollout import generation_time, kv_bytes_per_token, lay_out_engine
+from ftopt.model.rollout import (
+    allreduce_seconds,
+    decode_steps,
+    generation_time,
+    kv_bytes_per_token,
+    lay_out_engine,
+)
 from ftopt.model.sizing import profile_run
 from ftopt.model.speed import SpeedContext, planning_host
 from ftopt.model.workload import Offload, Optimizer, Placement, Rollout, Run, SizingOptions, Strategy
@@ -38,17 +46,52 @@ def test_decode_is_bound_by_memory_bandwidth(catalogue: Catalogue) -> None:
     rollout = Rollout(prompts_per_step=1, group_size=1, response_len=1000)
     engine = lay_out_engine(profile.counts, profile.arch, gpu, 1, 0.5 * gpu.memory_gb, rollout, CONSTANTS)
     time = generation_time(profile.counts, profile.arch, gpu, engine, rollout, CONSTANTS)
-    # One sequence: each of 1,000 decode steps reads the 16 GB of weights (plus a little cache).
-    weights_read = (
-        1000
-        * profile.counts.total
-        * 2
-        / (gpu.memory_bandwidth_gbps * 1e9 * CONSTANTS.decode_bandwidth_efficiency)
-    )
-    assert time.decode_seconds == pytest.approx(weights_read, rel=0.02)
+    # One sequence runs to the cap: each of 1,000 decode steps reads the 16 GB of weights (plus a
+    # little cache) and pays the engine's fixed per-step cost.
+    bandwidth = gpu.memory_bandwidth_gbps * 1e9 * CONSTANTS.decode_bandwidth_efficiency
+    weights_read = 1000 * profile.counts.total * 2 / bandwidth
+    fixed = 1000 * CONSTANTS.decode_step_overhead_ms / 1e3
+    assert time.decode_seconds == pytest.approx(weights_read + fixed, rel=0.02)
     faster = gpu.model_copy(update={"memory_bandwidth_gbps": 2 * gpu.memory_bandwidth_gbps})
     quicker = generation_time(profile.counts, profile.arch, faster, engine, rollout, CONSTANTS)
-    assert quicker.decode_seconds == pytest.approx(time.decode_seconds / 2, rel=0.02)
+    assert quicker.decode_seconds == pytest.approx(weights_read / 2 + fixed, rel=0.02)
+
+
+def test_the_longest_response_sets_the_step_and_the_rest_drain_at_the_mean() -> None:
+    # One slot-full of sequences: the longest runs to the cap whatever the mean.
+    assert decode_steps(64, 64, 1000, 0.6) == pytest.approx(1000)
+    assert decode_steps(10, 64, 1000, 0.3) == pytest.approx(1000)
+    # Four slot-fulls drain at the mean (600 steps each), then the tail runs on to the cap.
+    assert decode_steps(256, 64, 1000, 0.6) == pytest.approx(4 * 600 + 400)
+    assert decode_steps(256, 64, 1000, 1.0) == pytest.approx(4 * 1000)
+
+
+def test_the_scheduler_caps_the_sequences_in_flight(catalogue: Catalogue) -> None:
+    profile = profile_run(Run(name="r", model="llama-3.1-8b", method="full"), catalogue)
+    gpu = catalogue.gpu("h200-nvl")
+    rollout = Rollout(prompts_per_step=512, group_size=8, prompt_len=128, response_len=256)
+    engine = lay_out_engine(profile.counts, profile.arch, gpu, 1, 0.9 * gpu.memory_gb, rollout, CONSTANTS)
+    assert engine.in_flight == CONSTANTS.max_num_seqs  # the KV cache would hold more
+    wider = CONSTANTS.model_copy(update={"max_num_seqs": 4 * CONSTANTS.max_num_seqs})
+    more = lay_out_engine(profile.counts, profile.arch, gpu, 1, 0.9 * gpu.memory_gb, rollout, wider)
+    assert more.in_flight > engine.in_flight
+
+
+def test_tensor_parallel_replicas_pay_all_reduces_per_decoded_token(catalogue: Catalogue) -> None:
+    profile = profile_run(Run(name="r", model="llama-3.3-70b", method="full"), catalogue)
+    gpu = catalogue.gpu("h200-nvl")
+    rollout = Rollout()
+    engine = lay_out_engine(profile.counts, profile.arch, gpu, 8, 0.4 * gpu.memory_gb, rollout, CONSTANTS)
+    assert engine.tp == 4
+    exchanges = allreduce_seconds(profile.arch, gpu, engine, CONSTANTS)
+    # Two all-reduces per layer, each at least its fixed latency.
+    assert exchanges >= 2 * profile.arch.layers * CONSTANTS.tp_allreduce_latency_us * 1e-6
+    single = replace(engine, tp=1)
+    assert allreduce_seconds(profile.arch, gpu, single, CONSTANTS) == 0.0
+    free = CONSTANTS.model_copy(update={"tp_allreduce_latency_us": 0.0})
+    with_cost = generation_time(profile.counts, profile.arch, gpu, engine, rollout, CONSTANTS).decode_seconds
+    without = generation_time(profile.counts, profile.arch, gpu, engine, rollout, free).decode_seconds
+    assert with_cost > without
 
 
 def test_more_engine_memory_means_fewer_waves_and_less_time(catalogue: Catalogue) -> None:

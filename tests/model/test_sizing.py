@@ -47,7 +47,12 @@ def toy_profile(arch: Architecture, **run_fields) -> RunProfile:
     run = Run(model=InlineModel(name="toy", architecture=arch), **fields)
     catalogue = load_catalogue()
     return RunProfile(
-        run, "toy", arch, method=catalogue.methods.method(run.method), rollout=catalogue.rollout
+        run,
+        "toy",
+        arch,
+        method=catalogue.methods.method(run.method),
+        algorithm=catalogue.methods.algorithm(run.algorithm),
+        rollout=catalogue.rollout,
     )
 
 

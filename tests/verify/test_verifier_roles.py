@@ -121,6 +121,25 @@ def test_multinode_copy_lists_one_servers_gpus_per_role(solved) -> None:
     assert "role-memory" in c.rules(plan)
 
 
+def test_colocated_phases_take_turns_on_a_gpu(solved) -> None:
+    c = solved("grpo-colocated")
+    a = c.assignment("q8-grpo", 1)
+    card = c.catalogue.gpu("h200-nvl").memory_gb
+    # A 60 % engine share: summed with the policy and reference it would overfill each GPU, but the
+    # engine sleeps while they train and their activations are freed while it generates.
+    share = round(0.6 * card, 2)
+    plan = c.with_assignment("q8-grpo", 1, roles=_roles(a, rollout={"memory_gb": share}))
+    workload = _workload(c.workload, memory_fraction=0.6)
+    assert sum(r.memory_gb for r in plan.assignments[0].roles) > card
+    violations = [str(v) for v in c.verify(plan, workload=workload) if v.rule == "role-memory"]
+    assert violations == []
+    # Without sleep mode the engine keeps its share while the policy trains: the sum is the peak again.
+    rollout = c.catalogue.rollout.model_copy(update={"engine_in_training": "everything"})
+    awake = c.catalogue.model_copy(update={"rollout": rollout})
+    violations = [str(v) for v in c.verify(plan, workload=workload, catalogue=awake)]
+    assert any(v.startswith("role-memory: run q8-grpo copy 1: GPU 0 holds") for v in violations)
+
+
 def test_the_role_rules_alone_find_a_missing_reference(solved) -> None:
     c = solved("grpo-colocated")
     a = c.assignment("q8-grpo", 1)
