@@ -67,6 +67,7 @@ class Measurement:
     parent_cpu: list[float] = field(default_factory=list)  # CPU of this process (pool, file, JSON)
     answers: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     loads: list[float] = field(default_factory=list)  # 1-minute load average when each run began
+    helper_cpu: list[float] = field(default_factory=list)  # CPU of the other processes this one started
 
     @property
     def median(self) -> float:
@@ -78,9 +79,9 @@ class Measurement:
         return scenarios / self.median
 
     def cpu_ms(self, scenarios: int, who: str) -> float:
-        """Median CPU milliseconds per scenario of the workers or of the driving process."""
-        values = self.worker_cpu if who == "worker" else self.parent_cpu
-        return 1000 * statistics.median(values) / scenarios
+        """Median CPU milliseconds per scenario of the workers, the driving process or its helpers."""
+        values = {"worker": self.worker_cpu, "parent": self.parent_cpu, "helper": self.helper_cpu}[who]
+        return 1000 * statistics.median(values) / scenarios if values else 0.0
 
     def per_scenario_ms(self, scenarios: int) -> float:
         """Milliseconds of wall per scenario at the median."""
@@ -94,6 +95,42 @@ while time.perf_counter() - w < {seconds}:
     sum(range(10_000))
 print((time.process_time() - c) / (time.perf_counter() - w))
 """
+
+
+def _process_table() -> dict[int, tuple[int, str, float]]:
+    """pid → (parent pid, command, CPU seconds) of every process, read from /proc (Linux only)."""
+    table: dict[int, tuple[int, str, float]] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+        except OSError:  # gone since the listing
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        table[int(entry.name)] = (int(fields[1]), command, (int(fields[11]) + int(fields[12])) / tick)
+    return table
+
+
+def helper_cpu() -> float:
+    """CPU seconds of the live processes this one started, children of children included, other than
+    the scenario workers (Ray's `ray::` tasks): Ray's own daemons (raylet, GCS, monitors) on the
+    same cores, the local pool's forkserver. 0 where /proc is missing."""
+    if not Path("/proc").is_dir():
+        return 0.0
+    table = _process_table()
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    total, stack = 0.0, list(children.get(os.getpid(), []))
+    while stack:
+        pid = stack.pop()
+        _, command, cpu = table[pid]
+        total += 0.0 if command.startswith("ray::") else cpu
+        stack += children.get(pid, [])
+    return total
 
 
 def cores_for_two(seconds: float = 3.0) -> float:
@@ -120,9 +157,10 @@ def measure_once(result: Measurement, plan: SweepPlan, backend: Backend, folder:
     """Run the whole grid once into a fresh file and add the figures to `result`."""
     output = folder / f"{result.name}-{len(result.seconds)}.jsonl"
     load = os.getloadavg()[0]
-    cpu = time.process_time()
+    cpu, helpers = time.process_time(), helper_cpu()
     summary = run_sweep(plan, output, backend)
     result.parent_cpu.append(time.process_time() - cpu)
+    result.helper_cpu.append(max(0.0, helper_cpu() - helpers))
     assert summary.solved == len(plan.scenarios), f"{result.name}: {summary.solved} of {len(plan.scenarios)}"
     records = read_records(output)
     result.seconds.append(summary.seconds)
@@ -172,8 +210,8 @@ def render(
         "",
         "| configuration | workers | wall s (median) | runs (s) | load average at each run | "
         "scenarios/s | ms per scenario | solve ms per scenario (wall, in the worker) | "
-        "worker CPU ms per scenario | driver CPU ms per scenario |",
-        "|---|---:|---:|---|---|---:|---:|---:|---:|---:|",
+        "worker CPU ms per scenario | driver CPU ms per scenario | helper CPU ms per scenario |",
+        "|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for m in results:
         runs = ", ".join(f"{s:.1f}" for s in m.seconds)
@@ -182,7 +220,7 @@ def render(
         lines.append(
             f"| {m.name} | {m.workers} | {m.median:.2f} | {runs} | {loads} | {m.rate(scenarios):.1f} | "
             f"{m.per_scenario_ms(scenarios):.1f} | {solve_ms:.1f} | {m.cpu_ms(scenarios, 'worker'):.1f} | "
-            f"{m.cpu_ms(scenarios, 'parent'):.1f} |"
+            f"{m.cpu_ms(scenarios, 'parent'):.1f} | {m.cpu_ms(scenarios, 'helper'):.1f} |"
         )
     lines += [
         "",
@@ -215,6 +253,7 @@ def render(
             f"against {two.per_scenario_ms(scenarios):.1f} ms per scenario, **{slower:+.1%}** "
             f"(target within {RAY_TARGET:.0%}): {verdict(slower <= RAY_TARGET)}."
         )
+        lines += _ray_pairs(ray, two, scenarios)
         if ray_start is not None:
             lines.append(f"- Starting the local Ray (`ray.init(num_cpus=2)`) took {ray_start:.1f} s, once.")
     else:
@@ -224,6 +263,24 @@ def render(
         differ = sum(1 for k, v in m.answers.items() if reference.get(k) != v)
         lines.append(f"- Answers of {m.name} that differ from local-1 (status, price, servers): {differ}.")
     return "\n".join(lines) + "\n"
+
+
+def _ray_pairs(ray: Measurement, local: Measurement, scenarios: int) -> list[str]:
+    """Ray against the local pool repeat by repeat: the runs alternate, so each pair met about the
+    same load; the median and the worst pair, and where Ray's extra time goes."""
+    ratios = [r / s - 1 for r, s in zip(ray.seconds, local.seconds, strict=False)]
+    if not ratios:
+        return []
+    helper = ray.cpu_ms(scenarios, "helper")
+    extra = ray.cpu_ms(scenarios, "worker") - local.cpu_ms(scenarios, "worker")
+    return [
+        f"  - Repeat by repeat (each Ray run right after a local-2 run): "
+        f"{', '.join(f'{x:+.1%}' for x in ratios)}; median {statistics.median(ratios):+.1%}, "
+        f"worst {max(ratios):+.1%}.",
+        f"  - Where Ray's time goes: its own processes (raylet, GCS, monitors) took {helper:.1f} ms of CPU "
+        f"per scenario on the same cores, and each scenario's solve {extra:+.1f} ms of CPU against the "
+        "local pool's; the driver's share is in the table.",
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -80,7 +80,7 @@ runs: [{name: q, model: llama-3.1-8b, method: qlora}]
 
 def test_a_server_limit_conflict_names_the_runs_and_the_limit_as_figures() -> None:
     text = """
-hardware: {gpus: [rtx-pro-6000-se], chassis: [gpu-server-2]}
+hardware: {gpus: [rtx-pro-6000-se], chassis: [gpu-server-4]}
 site: {feed: 400v-3p-16a, inlet_c: 25, max_servers: 2}
 runs:
   - {name: lora, model: llama-3.3-70b, method: lora, seq_len: 2048, concurrent: 2}

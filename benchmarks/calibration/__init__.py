@@ -33,6 +33,7 @@ from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import GB
 from ftopt.model.sizing import CopySetup, profile_run, size_run
 from ftopt.model.speed import SpeedContext, estimate_speed, planning_host
+from ftopt.model.stack import MIN_SOURCES
 from ftopt.model.workload import InlineModel, Offload, Optimizer, Run, SizingOptions, Strategy
 
 HERE = Path(__file__).resolve().parent
@@ -253,14 +254,15 @@ def held_out_meets_target(outcomes: list[Outcome], kind: str) -> bool:
 
 
 def planned_covers(outcomes: list[Outcome]) -> list[tuple[Outcome, float, bool]]:
-    """Each held-out memory point with the margin its stack and method plans with (margins.py's
+    """Each held-out memory point with the margin ftopt plans its stack and method with (the
+    catalogue's margins.yaml, which tests/benchmarks/test_calibration.py holds to margins.py's
     derivation) and whether ftopt's figure raised by it is at least the published one."""
-    from benchmarks.calibration.margins import derive_margins, held_out_memory, stack_ids
+    from benchmarks.calibration.margins import held_out_memory
 
-    margins = derive_margins(outcomes, stack_ids())
+    margins = load_catalogue().margins
     rows = []
     for o in held_out_memory(outcomes):
-        margin = margins.get(str(o.stack), {}).get(str(o.method), 0.0)
+        margin = margins.of(str(o.stack), str(o.method)) if margins else 0.0
         assert o.ftopt is not None
         rows.append((o, margin, o.ftopt * (1 + margin) >= o.published * (1 - 1e-9)))
     return rows
@@ -308,7 +310,8 @@ def _verdicts(outcomes: list[Outcome]) -> list[str]:
     share = covered / len(covers) if covers else 0.0
     verdict = "met" if covers and share >= COVER_TARGET else "not met"
     lines.append(
-        f"- Held out, planned memory (with the measured margin) at least the measurement: {covered} of "
+        "- Held out, memory ftopt plans with (× (1 + margin), margins.yaml) at least the measurement: "
+        f"{covered} of "
         f"{len(covers)} ({share:.0%}); target {COVER_TARGET:.0%}: {verdict}."
     )
     return lines
@@ -366,8 +369,9 @@ def _margin_lines(outcomes: list[Outcome]) -> list[str]:
         f"{MIN_SOURCES} sources measured it; otherwise the pooled median of every stack's held-out points",
         "(benchmarks/calibration/margins.py; ftopt/catalogue/data/margins.yaml). 'to cover 95 %' is the",
         "margin that would put the planned memory at or above 95 % of the bucket's measurements.",
-        "ftopt plans with these margins (and the fitted allocator reserve) only when margins.yaml says",
-        "`measured: true`; with `false` it keeps issue 19's margins and the 5 % reserve.",
+        "ftopt plans every copy with these margins and the fitted allocator reserve below, unless the",
+        "workload's sizing.memory_margin or sizing.allocator_reserve sets its own (and a margin below",
+        "the measured one is noted in every format of the plan).",
         "",
         "| stack | method | held-out points | sources | median error | to cover 95 % | plans with |",
         "|---|---|---:|---:|---:|---:|---|",
@@ -401,6 +405,35 @@ def _margin_lines(outcomes: list[Outcome]) -> list[str]:
     return lines
 
 
+def _spread_lines(outcomes: list[Outcome]) -> list[str]:
+    """The speed model's P50/P90 hours factors: each stack's held-out throughput ratios and what it
+    plans with (benchmarks.calibration.spread; ftopt/catalogue/data/spread.yaml)."""
+    from benchmarks.calibration.spread import factors, held_out_throughput
+
+    rows = held_out_throughput(outcomes)
+    pooled = factors(rows, "pooled")
+    lines = [
+        "## Hours at P50 and P90 from the held-out throughput",
+        "",
+        "A copy's hours at P50 (P90) are the speed model's hours × the median (nearest-rank 90th",
+        "percentile) of the held-out ratios ftopt / published tokens/s of its stack, when at least three",
+        "sources measured it; otherwise of every stack's held-out points (benchmarks/calibration/spread.py;",
+        "ftopt/catalogue/data/spread.yaml). Deadlines hold at the workload's `deadline_confidence`.",
+        "",
+        "| stack | held-out points | sources | P50 | P90 | plans with |",
+        "|---|---:|---:|---:|---:|---|",
+        f"| all | {pooled.points} | {pooled.sources} | {pooled.p50:.2f} | {pooled.p90:.2f} | pooled |",
+    ]
+    for stack in sorted({str(o.stack) for o in rows}):
+        own = factors([o for o in rows if str(o.stack) == stack], stack)
+        enough = own.sources >= MIN_SOURCES
+        lines.append(
+            f"| {stack} | {own.points} | {own.sources} | {own.p50:.2f} | {own.p90:.2f} | "
+            f"{'its own' if enough else 'pooled'} |"
+        )
+    return [*lines, ""]
+
+
 def render_markdown(outcomes: list[Outcome], sources: dict[str, str]) -> str:
     """The summary (fit and held out apart), the tables per kind, the misses and the points ftopt
     cannot express."""
@@ -415,6 +448,7 @@ def render_markdown(outcomes: list[Outcome], sources: dict[str, str]) -> str:
         "",
         *_summary_lines(outcomes),
         *_margin_lines(outcomes),
+        *_spread_lines(outcomes),
     ]
     for kind in KINDS:
         lines += _point_table(outcomes, kind)
@@ -490,6 +524,10 @@ def main(argv: list[str] | None = None) -> None:
             _load.cache_clear()
             outcomes = run_calibration()
         print(f"wrote {MARGINS_FILE.relative_to(ROOT)}")
+        from benchmarks.calibration.spread import SPREAD_FILE, render_spread
+
+        SPREAD_FILE.write_text(render_spread(outcomes), encoding="utf-8")
+        print(f"wrote {SPREAD_FILE.relative_to(ROOT)}")
     MARKDOWN.write_text(render_markdown(outcomes, sources_of()), encoding="utf-8")
     JSON.write_text(render_json(outcomes), encoding="utf-8")
     for s in summarise(outcomes):

@@ -19,9 +19,9 @@ from ftopt.reading.safe_yaml import read_yaml, validate
 
 KINDS = (*ITEM_KINDS, "prices")
 #: Kinds a catalogue directory may leave out: the speed data (stacks, speed constants) and the
-#: fabric for multi-node plans, the planning memory margins and the interruption rates. A directory
-#: written before they existed still loads.
-OPTIONAL = ("stacks", "speed", "nics", "switches", "cables", "margins", "reliability")
+#: fabric for multi-node plans, the planning memory margins, the interruption rates and the speed
+#: model's spread. A directory written before they existed still loads.
+OPTIONAL = ("stacks", "speed", "nics", "switches", "cables", "margins", "reliability", "spread")
 #: Kinds a catalogue directory may leave out and then reads from the packaged data: the training
 #: methods, which every sizing needs, the rollout constants and the cloud rates.
 PACKAGED_DEFAULT = ("methods", "rollout", "cloud")

@@ -43,6 +43,7 @@ from ftopt.model.hardware import (
 )
 from ftopt.model.methods import MethodRegistry
 from ftopt.model.rent import CloudPrices
+from ftopt.model.spread import Spread
 from ftopt.model.stack import MemoryMargins, RolloutConstants, SpeedConstants, Stack
 from ftopt.reading.safe_yaml import read_yaml, validate
 
@@ -68,6 +69,7 @@ MAPPING_FILES: dict[str, type[BaseModel]] = {
     "speed": SpeedConstants,
     "margins": MemoryMargins,  # a vendor's margins.yaml replaces the `margins` table whole
     "reliability": Reliability,
+    "spread": Spread,
     "methods": MethodRegistry,  # its `methods` or `algorithms` list replaces the packaged one whole
     "rollout": RolloutConstants,
     "cloud": CloudPrices,  # its `rates` list replaces the packaged table whole

@@ -17,6 +17,7 @@ from rich.table import Table
 from ftopt.cli import UNBOUNDED_WIDTH
 from ftopt.cli.render_page import ACCENT, FONT, page, table
 from ftopt.model.findings import money
+from ftopt.model.spread import confidence_words
 
 if TYPE_CHECKING:
     from ftopt.solver.frontier import Frontier, FrontierPoint
@@ -51,6 +52,7 @@ def frontier_records(frontier: Frontier) -> dict[str, Any]:
     """`{"objective", "stopped", "solves", "seconds", "points": [...]}`, fastest point first."""
     return {
         "objective": frontier.objective,
+        "confidence": frontier.confidence,
         "stopped": frontier.stopped,
         "reason": frontier.reason or None,
         "solves": frontier.solves,
@@ -98,7 +100,10 @@ def _axis_caption(frontier: Frontier) -> str:
     """The chart's time axis in words: the last job's end in a queue, else the longest copy's hours."""
     if frontier.queue:
         return "last job's end, hours from the horizon's start"
-    return "makespan, hours (the longest copy's time to train)"
+    return (
+        f"makespan at {confidence_words(frontier.confidence)}, hours (the longest copy's time to train, "
+        "with the speed model's spread)"
+    )
 
 
 def frontier_svg(frontier: Frontier) -> str:

@@ -20,6 +20,8 @@ from ftopt.cli.render_gantt import schedule_svg
 from ftopt.cli.render_page import page, table
 from ftopt.cli.render_quote import (
     ALTERNATIVE_COLUMNS,
+    HEADROOM_COLUMNS,
+    HEADROOM_NOTE,
     SCHEDULE_COLUMNS,
     ServerGroup,
     alternative_rows,
@@ -30,6 +32,7 @@ from ftopt.cli.render_quote import (
     figure_lines,
     group_heading,
     headroom_cell,
+    headroom_rows,
     internals,
     power_words,
     price_words,
@@ -360,6 +363,18 @@ def _rent(plan: Plan, summary: PlanSummary) -> str:
     )
 
 
+def _headroom(summary: PlanSummary) -> str:
+    """Each copy's memory left free against its planning margin (the summary's headroom lines)."""
+    if not summary.headroom:
+        return ""
+    rows = [[escape(cell) for cell in row] for row in headroom_rows(summary)]
+    return (
+        f'<section id="headroom"><h2>Memory headroom</h2><p>{escape(HEADROOM_NOTE)}</p>'
+        + table(list(HEADROOM_COLUMNS), rows)
+        + "</section>"
+    )
+
+
 def _schedule(plan: Plan, summary: PlanSummary) -> str:
     """A queue plan's Gantt chart of GPUs over the horizon and its jobs as a table (the rows every
     format lists); nothing for a plan without a schedule."""
@@ -405,6 +420,7 @@ def render_html(
         _racks(plan),
         "</section>",
         _runs(plan),
+        _headroom(summary),
         _tco(plan),
         _rent(plan, summary),
         _alternatives(plan),

@@ -11,6 +11,8 @@ from ftopt.cli.render_escape import markdown_text as md
 from ftopt.cli.render_quote import (
     ALTERNATIVE_COLUMNS,
     BOUND_NOTE,
+    HEADROOM_COLUMNS,
+    HEADROOM_NOTE,
     RENT_COLUMNS,
     SCHEDULE_COLUMNS,
     alternative_rows,
@@ -18,6 +20,7 @@ from ftopt.cli.render_quote import (
     buyer_notes,
     fabric_heading,
     group_heading,
+    headroom_rows,
     internals,
     placement_headers,
     placement_rows,
@@ -104,6 +107,14 @@ def _lead(plan: Plan, summary: PlanSummary, internals: bool) -> list[str]:
     return lines + ([md(summary.rent.words), ""] if summary.rent is not None else [])
 
 
+def _headroom(summary: PlanSummary) -> list[str]:
+    """Each copy's memory left free against its planning margin (the summary's headroom lines)."""
+    if not summary.headroom:
+        return []
+    lines = ["## Memory headroom", "", md(HEADROOM_NOTE), "", *_head(list(HEADROOM_COLUMNS))]
+    return [*lines, *(_row(row) for row in headroom_rows(summary)), ""]
+
+
 def _schedule(summary: PlanSummary) -> list[str]:
     if not summary.schedule:
         return []
@@ -141,6 +152,7 @@ def render_markdown(plan: Plan, internals: bool = True, summary: PlanSummary | N
     columns, rows = run_table(plan)
     lines += ["## Runs", "", *_head([(c.header, c.numeric) for c in columns])]
     lines += [*(_row(row) for row in rows), ""]
+    lines += _headroom(summary)
     lines += _schedule(summary)
     if rates := rent_rows(plan, summary):
         lines += ["## Buy or rent: cloud rates", "", *_head(list(RENT_COLUMNS))]

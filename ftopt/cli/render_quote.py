@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from ftopt.model.findings import Finding, FindingKind, money
 from ftopt.model.plan import Assignment, Plan, RunSummary, Server
-from ftopt.model.summary import PlanSummary, method_words, summarize
+from ftopt.model.spread import confidence_words
+from ftopt.model.summary import CopyHeadroom, PlanSummary, deadline_met, method_words, summarize
 
 #: The note that lists the catalogue prices without a public source: an internal, for the appendix.
 ASSUMED_PRICES = "prices"
@@ -106,13 +107,20 @@ def power_words(plan: Plan, server: Server) -> str:
     return f"cards at {server.gpu_power_cap_w:,} W"
 
 
+def supplies_fitted(server: Server) -> str:
+    """The supplies fitted, "4 × 2,400 W, N+N"; empty for a plan written before supplies were stated."""
+    if not server.psu_count:
+        return ""
+    return f"{server.psu_count} × {server.psu_watts:,} W, {server.psu_redundancy}"
+
+
 def supplies_words(server: Server) -> str:
     """The server's supplies as a buyer reads them, "4 × 2,400 W, N+N", with what they deliver when
     the redundant ones fail; empty for a plan written before supplies were stated."""
     if not server.psu_count:
         return ""
     return (
-        f"{server.psu_count} × {server.psu_watts:,} W, {server.psu_redundancy} "
+        f"{supplies_fitted(server)} "
         f"({server.psu_load_w:,} W of {server.psu_capacity_w:,} W with the redundant ones failed)"
     )
 
@@ -218,6 +226,39 @@ def rent_rows(plan: Plan, summary: PlanSummary) -> list[list[str]]:
     ]  # fmt: skip
 
 
+HEADROOM_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("run", False), ("copies", False), ("card", False), ("GPUs", True), ("memory GB", True),
+    ("free GB", True), ("free %", True), ("margin", True), ("margin's basis", False),
+    ("beyond margin GB", True),
+)  # fmt: skip
+#: The sentence above the headroom table.
+HEADROOM_NOTE = (
+    "Memory headroom per GPU: what each copy leaves free on its card beyond the memory ftopt counts, "
+    "against the planning margin it must leave (the error measured for its stack and method on "
+    "held-out calibration points, unless the workload's sizing.memory_margin sets it)."
+)
+
+
+def margin_cell(h: CopyHeadroom) -> str:
+    """`13 %`, or `0 % (measured 16 %)` where the workload forced it below the measured error."""
+    if h.margin_percent is None:
+        return "—"
+    forced = f" (measured {h.measured_percent:.0f} %)" if h.measured_percent is not None else ""
+    return f"{h.margin_percent:.0f} %{forced}"
+
+
+def headroom_row(h: CopyHeadroom) -> list[str]:
+    """One headroom line as text, in HEADROOM_COLUMNS order."""
+    beyond = f"{h.headroom_gb:,.1f}" if h.headroom_gb is not None else "—"
+    return [h.run, h.copies, h.card, str(h.gpus), f"{h.memory_gb:,.1f}", f"{h.free_gb:,.1f}",
+            f"{h.free_percent:.0f} %", margin_cell(h), h.basis or "—", beyond]  # fmt: skip
+
+
+def headroom_rows(summary: PlanSummary) -> list[list[str]]:
+    """Each copy's (or identical copies') headroom line, as text."""
+    return [headroom_row(h) for h in summary.headroom]
+
+
 def schedule_note(summary: PlanSummary) -> str:
     """The sentence above the schedule: the jobs, the horizon and the last job's end."""
     return f"Schedule: {summary.together}."
@@ -252,12 +293,9 @@ class RunRow:
 
     @property
     def deadline_met(self) -> bool | None:
-        """Whether every copy finishes by its run's deadline (None without a deadline or hours)."""
-        deadline = self.run.deadline_hours if self.run else None
-        hours = [a.hours for a in self.copies if a.hours is not None]
-        if deadline is None or not hours:
-            return None
-        return max(hours) <= deadline + 1e-9
+        """Whether every copy's hours at its run's deadline confidence are within the deadline (None
+        without a deadline or hours): the summary's rule."""
+        return None if self.run is None else deadline_met(self.run, self.copies)
 
 
 def _training_key(a: Assignment, card: str) -> tuple[object, ...]:
@@ -335,8 +373,12 @@ def _number(value: float | None, digits: int = 0) -> str:
 
 
 def _deadline(row: RunRow) -> str:
+    """The deadline and the confidence it holds at: `48.0 at P90`."""
     deadline = row.run.deadline_hours if row.run else None
-    return NONE if deadline is None else f"{deadline:,.1f}"
+    if deadline is None:
+        return NONE
+    confidence = row.run.deadline_confidence if row.run else None
+    return f"{deadline:,.1f}" + (f" at {confidence_words(confidence)}" if confidence else "")
 
 
 def _met(row: RunRow) -> str:
@@ -371,7 +413,9 @@ RUN_COLUMNS: tuple[RunColumn, ...] = (
     RunColumn("training", False, _training),
     RunColumn("tokens/s per copy", True, lambda r: _number(r.first.tokens_per_s)),
     RunColumn("hours", True, lambda r: _number(r.first.hours, 1)),
-    RunColumn("deadline h", True, _deadline),
+    RunColumn("P50 h", True, lambda r: _number(r.first.hours_p50, 1)),
+    RunColumn("P90 h", True, lambda r: _number(r.first.hours_p90, 1)),
+    RunColumn("deadline h", False, _deadline),
     RunColumn("deadline met", False, _met),
     RunColumn("hours with failures", True, lambda r: _number(r.first.hours_with_failures, 1)),
     RunColumn("checkpoints", False, lambda r: _checkpoints(r.first)),

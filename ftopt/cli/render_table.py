@@ -16,6 +16,8 @@ from ftopt.cli import UNBOUNDED_WIDTH
 from ftopt.cli.render_quote import (
     ALTERNATIVE_COLUMNS,
     BOUND_NOTE,
+    HEADROOM_COLUMNS,
+    HEADROOM_NOTE,
     RENT_COLUMNS,
     SCHEDULE_COLUMNS,
     alternative_rows,
@@ -23,6 +25,7 @@ from ftopt.cli.render_quote import (
     buyer_notes,
     fabric_heading,
     group_heading,
+    headroom_rows,
     internals,
     placement_headers,
     placement_rows,
@@ -107,6 +110,14 @@ def schedule_table(console: Console, summary: PlanSummary) -> Table:
     return table
 
 
+def headroom_table(console: Console, summary: PlanSummary) -> list[RenderableType]:
+    """Each copy's memory left free against its planning margin (the summary's headroom lines)."""
+    table = _table(console, list(HEADROOM_COLUMNS), "memory headroom per GPU")
+    for row in headroom_rows(summary):
+        table.add_row(*row)
+    return [Text(""), Text(HEADROOM_NOTE), table] if summary.headroom else []
+
+
 def schedule_and_rates(console: Console, plan: Plan, summary: PlanSummary) -> list[RenderableType]:
     """A queue plan's schedule and the cloud rates behind buy or rent, where the plan has them."""
     parts: list[RenderableType] = []
@@ -157,6 +168,7 @@ def render_table(
     if plan.racks:
         parts += [Text(racks_note(plan)), racks_table(console, plan), Text("")]
     parts.append(runs_table(console, plan))
+    parts += headroom_table(console, summary)
     parts += schedule_and_rates(console, plan, summary)
     if roles := role_lines(plan):
         parts += _bullets("roles (memory per GPU):", roles)

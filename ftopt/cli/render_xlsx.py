@@ -30,6 +30,7 @@ from typing import Any
 from ftopt.cli.render_escape import FORMULA_START
 from ftopt.cli.render_quote import (
     ALTERNATIVE_HEADERS,
+    HEADROOM_NOTE,
     alternative_rows,
     buyer_lines,
     figure_lines,
@@ -37,9 +38,11 @@ from ftopt.cli.render_quote import (
     run_rows,
     server_groups,
     summary_of,
+    supplies_fitted,
 )
 from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
-from ftopt.model.plan import LineItem, Plan
+from ftopt.model.findings import FindingKind
+from ftopt.model.plan import Assignment, LineItem, Plan, RunSummary
 from ftopt.model.summary import PlanSummary, method_words
 from ftopt.model.timing import HOURS_PER_YEAR
 
@@ -50,10 +53,16 @@ SUMMARY_HEADERS = ("Sheet", "Servers", "Chassis", "GPUs per server", "CPUs per s
                    "Quantity", "Price per server", "Price")  # fmt: skip
 RUNS_HEADERS = ("Run", "Model", "Method", "Copies", "GPUs per copy", "Training tokens per copy",
                 "Tokens/s per copy", "Hours", "Deadline (h)", "Deadline met", "Energy per copy (kWh)",
-                "Energy (kWh)", "Energy cost")  # fmt: skip
+                "Energy (kWh)", "Energy cost", "Failure overhead counted", "Spread factor",
+                "Hours at the deadline confidence", "Deadline confidence", "Hours with failures", "P50 hours",
+                "P90 hours", "Checkpoint interval (h)", "Expected interruptions")  # fmt: skip
 POWER_HEADERS = ("Sheet", "Quantity", "Power per server (W)", "Feed", "Usable per feed (W)", "Share of feed",
-                 "Headroom (W)", "Within the feed", "Power (W)")  # fmt: skip
+                 "Headroom (W)", "Within the feed", "Power (W)", "Supplies", "Supplies' load (W)",
+                 "Supplies carry, redundant ones failed (W)")  # fmt: skip
 SHEET_NAME_MAX = 31
+HEADROOM_HEADERS = ("Run", "Copies", "Card", "GPUs per copy", "Memory per GPU (GB)", "Free per GPU (GB)",
+                    "Free (% of memory)", "Margin (%)", "Measured error (%)", "Margin's basis",
+                    "Beyond the margin (GB)")  # fmt: skip
 SCHEDULE_HEADERS = ("Run", "Job", "Server", "GPUs", "Start (h)", "End (h)")
 RENT_HEADERS = ("Card", "Kind", "Provider", "Offer", "Match", "GPU-hours", "Per GPU-hour", "Cost", "Source",
                 "Read")  # fmt: skip
@@ -222,9 +231,11 @@ def _runs(book: Any, formats: dict[str, Any], plan: Plan) -> None:
         deadline = r.run.deadline_hours if r.run else None
         hours_value = tokens / a.tokens_per_s / 3600 if tokens is not None and a.tokens_per_s else None
         hours = Formula(f"=F{row}/G{row}/3600", hours_value) if hours_value is not None else None
+        held_value = _held_hours(a, r.run, hours_value)
+        held = Formula(f"=H{row}*(1+N{row})*O{row}", held_value) if held_value is not None else None
         met = None
-        if hours_value is not None and deadline is not None:
-            met = Formula(f"=H{row}<=I{row}", hours_value <= deadline)
+        if held_value is not None and deadline is not None:
+            met = Formula(f"=P{row}<=I{row}", held_value <= deadline)
         per_copy = a.energy_kwh
         energy = Formula(f"=D{row}*K{row}", len(r.copies) * per_copy) if per_copy is not None else None
         cost = None
@@ -232,9 +243,38 @@ def _runs(book: Any, formats: dict[str, Any], plan: Plan) -> None:
             cost = Formula(f"=L{row}*TCO!B6", len(r.copies) * per_copy * kwh_price)
         method, model = (method_words(r.run), r.run.model) if r.run else ("", "")
         gpus = f"{r.gpus_per_copy} × {r.card}"
+        styles = {8: "tenths", 13: "money", 16: "tenths", 18: "tenths", 19: "tenths", 20: "tenths"}
         sheet.put([r.name, model, method, len(r.copies), gpus, tokens, a.tokens_per_s, hours, deadline, met,
-                   per_copy, energy, cost], {8: "tenths", 13: "money"})  # fmt: skip
-    sheet.widths((24, 18, 18, 8, 22, 16, 14, 10, 12, 12, 14, 14, 14))
+                   per_copy, energy, cost, *_spread_cells(a, r.run, held)], styles)  # fmt: skip
+    sheet.widths((24, 18, 18, 8, 22, 16, 14, 10, 12, 12, 14, 14, 14, 12, 12, 16, 12, 14, 10, 10, 12, 12))
+
+
+def _overhead_and_factor(a: Assignment, run: RunSummary | None) -> tuple[float, float] | None:
+    """The failure overhead the deadline counts (a copy over several servers only) and the spread
+    factor at the run's deadline confidence, read back from the copy's stated hours; None without."""
+    at = a.hours_at(run.deadline_confidence if run else None)
+    if a.hours is None or not a.hours or at is None or a.hours_p90 is None:
+        return None
+    overhead = (a.failure_overhead or 0.0) if a.multinode else 0.0
+    return overhead, at / (a.hours * (1 + overhead))
+
+
+def _held_hours(a: Assignment, run: RunSummary | None, hours: float | None) -> float | None:
+    """Hours at the deadline confidence: hours × (1 + counted failure overhead) × spread factor."""
+    found = _overhead_and_factor(a, run)
+    if found is None or hours is None:
+        return None
+    overhead, factor = found
+    return hours * (1 + overhead) * factor
+
+
+def _spread_cells(a: Assignment, run: RunSummary | None, held: Formula | None) -> list[object]:
+    """Columns N to V of a run row: overhead, factor, held hours, confidence, and the stated figures."""
+    found = _overhead_and_factor(a, run)
+    overhead, factor = found if found is not None else (None, None)
+    confidence = run.deadline_confidence if run else None
+    return [overhead, factor, held, confidence, a.hours_with_failures, a.hours_p50, a.hours_p90,
+            a.checkpoint_interval_h, a.expected_interruptions]  # fmt: skip
 
 
 def _power(book: Any, formats: dict[str, Any], plan: Plan, names: list[str]) -> str:
@@ -248,13 +288,14 @@ def _power(book: Any, formats: dict[str, Any], plan: Plan, names: list[str]) -> 
         headroom = Formula(f"=E{row}-C{row}", s.feed_usable_w - s.power_w)
         within = Formula(f"=C{row}<=E{row}", s.power_w <= s.feed_usable_w)
         power = Formula(f"=B{row}*C{row}", group.quantity * s.power_w)
-        sheet.put([name, group.quantity, s.power_w, s.feed, s.feed_usable_w, share, headroom, within, power],
-                  {6: "percent"})  # fmt: skip
+        supplies = [supplies_fitted(s), s.psu_load_w, s.psu_capacity_w] if s.psu_count else ["", "", ""]
+        sheet.put([name, group.quantity, s.power_w, s.feed, s.feed_usable_w, share, headroom, within, power,
+                   *supplies], {6: "percent"})  # fmt: skip
         total += group.quantity * s.power_w
     last = sheet.row
     cell = Formula(f"=SUM(I2:I{last})" if last >= 2 else "=0", total)
     row = sheet.put(["Total", "", "", "", "", "", "", "", cell], bold=True)
-    sheet.widths((14, 10, 20, 14, 20, 14, 14, 16, 14))
+    sheet.widths((14, 10, 20, 14, 20, 14, 14, 16, 14, 20, 18, 22))
     return f"I{row}"
 
 
@@ -302,6 +343,27 @@ def _placement(book: Any, formats: dict[str, Any], plan: Plan) -> None:
     for a in plan.assignments:
         sheet.put([a.run, a.copy_, a.server, a.gpus_text, str(a.strategy), a.memory_per_gpu_gb.total])
     sheet.widths((24, 8, 10, 18, 10, 20))
+
+
+def _headroom(book: Any, formats: dict[str, Any], plan: Plan, summary: PlanSummary) -> None:
+    """Each copy's memory left free against its planning margin (the summary's headroom lines); the
+    free share is a formula of the free and counted memory. The measured error is filled only where
+    the workload forced a tighter margin, and the plan's tight-margin notes follow the table."""
+    if not summary.headroom:
+        return
+    sheet = Sheet(book, "Headroom", formats)
+    sheet.put([HEADROOM_NOTE])
+    sheet.put(list(HEADROOM_HEADERS), bold=True)
+    for h in summary.headroom:
+        row = sheet.row + 1
+        exact = 100 * h.free_gb / h.memory_gb if h.memory_gb > 0 else h.free_percent
+        share = Formula(f"=F{row}/E{row}*100", exact) if h.memory_gb > 0 else h.free_percent
+        sheet.put([h.run, h.copies, h.card, h.gpus, h.memory_gb, h.free_gb, share, h.margin_percent,
+                   h.measured_percent, h.basis, h.headroom_gb],
+                  {2: "text", 5: "tenths", 6: "tenths", 7: "tenths", 11: "tenths"})  # fmt: skip
+    for note in (n for n in plan.notes if n.kind == FindingKind.TIGHT_MARGIN):
+        sheet.put([note.text])
+    sheet.widths((24, 10, 18, 12, 14, 14, 14, 10, 14, 44, 16))
 
 
 def _schedule(book: Any, formats: dict[str, Any], summary: PlanSummary) -> None:
@@ -397,6 +459,7 @@ def write_xlsx(plan: Plan, path: Path, internals: bool = True, summary: PlanSumm
     if plan.fabric is not None:
         _bill_sheet(book, formats, "Fabric", plan.fabric.bill_of_materials, plan.currency)
     _runs(book, formats, plan)
+    _headroom(book, formats, plan, summary)
     power_total = _power(book, formats, plan, names)
     _tco(book, formats, plan, total, power_total)
     _racks(book, formats, plan)

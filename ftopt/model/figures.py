@@ -162,6 +162,7 @@ class NoPlanFigures(Figures):
 class DeadlineFigures(Figures):
     deadline_hours: float
     fastest_hours: float
+    confidence: float | None = None  # the deadline confidence fastest_hours is stated at (P50, P90)
     gpu: str
     gpus: int
     strategy: str

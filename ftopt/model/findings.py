@@ -194,11 +194,17 @@ def _over(f: dict[str, Any]) -> str:
     return f" over {servers} servers" if servers > 1 else ""
 
 
+def _at(f: dict[str, Any]) -> str:
+    """' at P90' where the figure names the deadline confidence its hours are stated at."""
+    confidence = f.get("confidence")
+    return f" at P{round(confidence * 100)}" if confidence else ""
+
+
 def _deadline(subject: str, f: dict[str, Any]) -> str:
     offload = ", optimiser offloaded to the CPU" if f["offload"] == "cpu" else ""
     return (
         f"run {subject} must finish within {f['deadline_hours']:,.4g} h; the fastest ftopt can reach is "
-        f"{f['fastest_hours']:,.4g} h on {f['gpus']} × {f['gpu']}{_over(f)} "
+        f"{f['fastest_hours']:,.4g} h{_at(f)} on {f['gpus']} × {f['gpu']}{_over(f)} "
         f"({f['strategy']}, {f['optimizer']}{offload}{', ' + f['link'] if f.get('link') else ''}); "
         "allow more hours, more GPUs or a faster card"
     )

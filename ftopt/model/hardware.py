@@ -22,6 +22,7 @@ from ftopt.model.failures import Reliability
 from ftopt.model.methods import MethodRegistry
 from ftopt.model.mig import Mig
 from ftopt.model.rent import CloudPrices
+from ftopt.model.spread import Spread
 from ftopt.model.stack import CardClass, MemoryMargins, Platform, RolloutConstants, SpeedConstants, Stack
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
@@ -138,6 +139,21 @@ class PcieSwitch(BaseModel):
     uplink_gbps: float = Field(default=128, gt=0, description="uplink GB/s, both directions summed")
 
 
+class BasePart(BaseModel):
+    """One thing in a chassis' own draw (`Chassis.base_watts`): fans, NVSwitch chips, PCIe switches,
+    retimers, the BMC. Kept part by part so that a reader sees which watts are a published figure and
+    which an assumption, rather than one number that could have been set to make a check come out."""
+
+    model_config = _FROZEN
+    part: str = Field(min_length=1, description="what draws: 'fans', 'NVSwitch chip', ...")
+    count: int = Field(gt=0, description="how many of it")
+    watts: float = Field(ge=0, description="W each, at full load")
+    basis: Literal["published", "derived", "assumed"] = Field(
+        description="published: a vendor or press figure for this part; derived: arithmetic on a published"
+        " figure (the fans' share of the draw); assumed: a stand-in where no figure was found"
+    )
+
+
 #: How a chassis' supplies back each other up: the supplies that must carry the whole draw are all of
 #: them (none), all but one (N+1) or half (N+N: one of two feeds may fail).
 PsuRedundancy = Literal["none", "N+1", "N+N"]
@@ -203,6 +219,16 @@ class Chassis(_Item):
     base_watts: float = Field(
         ge=0, description="fans, baseboard, BMC and on-board switches at full load, W (before the supplies)"
     )
+    base_parts: tuple[BasePart, ...] = Field(
+        default=(), description="what base_watts is made of; when given, it sums to base_watts"
+    )
+
+    @model_validator(mode="after")
+    def _base_is_its_parts(self) -> Chassis:
+        total = sum(p.count * p.watts for p in self.base_parts)
+        if self.base_parts and abs(total - self.base_watts) > 0.5:
+            raise ValueError(f"@base_watts: {self.base_watts:g} W, but its base_parts sum to {total:g} W")
+        return self
 
     @model_validator(mode="after")
     def _interconnect_is_consistent(self) -> Chassis:
@@ -468,6 +494,9 @@ class Catalogue(BaseModel):
     margins: MemoryMargins | None = None
     # Interruptions per GPU-hour and restart time (issue 28, item 5): reliability.yaml.
     reliability: Reliability | None = None
+    # The speed model's P50/P90 hours factors per stack (issue 28, item 4): spread.yaml, from the
+    # calibration's held-out throughput points.
+    spread: Spread | None = None
     # The fabric for multi-node plans (issue 14): ftopt/model/fabric.py, ftopt/solver/problem/multinode.py.
     nics: tuple[Nic, ...] = ()
     switches: tuple[Switch, ...] = ()

@@ -209,6 +209,18 @@ class Assignment(BaseModel):
     hours_with_failures: float | None = Field(
         default=None, description="hours × (1 + failure_overhead): checkpoints, lost work, restarts"
     )
+    hours_p50: float | None = Field(
+        default=None,
+        description="hours at P50: hours (with failures for a copy over several servers) × its stack's "
+        "P50 spread factor (spread.yaml)",
+    )
+    hours_p90: float | None = Field(
+        default=None, description="hours at P90: as hours_p50 with the stack's P90 spread factor"
+    )
+    spread_basis: str | None = Field(
+        default=None,
+        description="where the spread factors come from: the stack's own or pooled held-out points",
+    )
     nodes: list[Node] = Field(
         default_factory=list,
         description="every server the copy trains on with its GPUs; one node for a single-server copy, "
@@ -241,6 +253,12 @@ class Assignment(BaseModel):
         if isinstance(data, dict) and not data.get("nodes") and "server" in data and "gpus" in data:
             return {**data, "nodes": [{"server": data["server"], "gpus": data["gpus"]}]}
         return data
+
+    def hours_at(self, confidence: float | None) -> float | None:
+        """Its hours at `confidence` (0.5: P50, 0.9: P90); its plain hours without a confidence (a
+        queue's runs) or in plans without spread."""
+        at = {0.5: self.hours_p50, 0.9: self.hours_p90}.get(confidence) if confidence is not None else None
+        return at if at is not None else self.hours
 
     @property
     def gpu_count(self) -> int:
@@ -356,6 +374,9 @@ class RunSummary(BaseModel):
     stack: str | None = Field(default=None, description="training stack the speed estimate assumes")
     train_tokens: int | None = Field(default=None, gt=0, description="tokens one copy trains on")
     deadline_hours: float | None = Field(default=None, gt=0, description="hours each copy must finish within")
+    deadline_confidence: float | None = Field(
+        default=None, description="0.5 or 0.9: the deadline holds for each copy's P50 or P90 hours"
+    )
     jobs: int | None = Field(default=None, gt=0, description="queue mode: jobs of the run within the horizon")
     release_hours: float | None = Field(
         default=None, ge=0, description="queue mode: earliest start of its jobs"
@@ -469,6 +490,17 @@ class Plan(BaseModel):
         horizon's start, so a deadline bounds it); at once, the longest copy's hours."""
         last = self.last_job_end_hours
         return last if last is not None else self.makespan_hours
+
+    @property
+    def confident_finish_hours(self) -> float | None:
+        """Hours until every run is trained at its deadline confidence (each copy's P50 or P90 hours;
+        its plain hours in plans without them); a queue plan's last job's end."""
+        last = self.last_job_end_hours
+        if last is not None:
+            return last
+        confidence = {r.name: r.deadline_confidence for r in self.runs}
+        held = [h for a in self.assignments if (h := a.hours_at(confidence.get(a.run))) is not None]
+        return max(held, default=None)
 
     @model_validator(mode="before")
     @classmethod

@@ -130,11 +130,9 @@ class MethodMargin(BaseModel):
 #: A stack and method's own held-out error sets its margin only when at least this many independent
 #: sources measured it; fewer take the pooled error of every stack (issue 28).
 MIN_SOURCES = 3
-#: The caching allocator's reserve where the catalogue has no fitted figure: ftopt's historical 5 %.
+#: The caching allocator's reserve where the catalogue has no fitted figure (a catalogue without
+#: margins.yaml, or one whose margins record no fit points): ftopt's historical 5 %.
 LEGACY_ALLOCATOR_RESERVE = 0.05
-#: The basis of margins that are not (yet) the measured error: each calibration source left out in
-#: turn, the worst source's median under-prediction (margins.yaml keeps these figures as data).
-WORST_SOURCE_BASIS = "worst-source margin (the worst calibration source's median under-prediction)"
 
 
 class MarginBucket(BaseModel):
@@ -174,12 +172,8 @@ class MemoryMargins(BaseModel):
     --write-margins`)."""
 
     model_config = _FROZEN
-    margins: dict[str, MethodMargin] = Field(description="margin per stack id and method")
-    measured: bool = Field(
-        default=False,
-        description="true: the margins are the measured held-out error (own bucket or pooled) and the "
-        "allocator reserve is the fitted one (issue 28); false: the margins are the worst-source figures "
-        "and the reserve the historical 5 %, the measured figures only reported",
+    margins: dict[str, MethodMargin] = Field(
+        description="margin per stack id and method: the measured held-out error (own bucket or pooled)"
     )
     pooled: MarginBucket | None = Field(default=None, description="every stack's held-out error")
     buckets: tuple[MarginBucket, ...] = Field(default=(), description="held-out error per stack, method")
@@ -193,8 +187,6 @@ class MemoryMargins(BaseModel):
     def basis(self, stack_id: str, method: str) -> str:
         """Where the margin of a stack and method comes from: its own held-out error when at least
         MIN_SOURCES sources measured it, else the pooled error."""
-        if not self.measured:
-            return WORST_SOURCE_BASIS
         own = next((b for b in self.buckets if (b.stack, b.method) == (stack_id, method)), None)
         if own is not None and len(own.sources) >= MIN_SOURCES:
             return own.basis()
@@ -203,9 +195,9 @@ class MemoryMargins(BaseModel):
         return "margins.yaml" if stack_id in self.margins else "no calibration for this stack"
 
     def reserve(self) -> float:
-        """The allocator reserve to plan with: the fitted share once the margins are measured, else
-        the historical constant."""
-        if self.measured and self.allocator_reserve:
+        """The allocator reserve to plan with: the share fitted on the calibration's fit points, else
+        (a file that records none) the historical constant."""
+        if self.allocator_reserve is not None:
             return self.allocator_reserve.share
         return LEGACY_ALLOCATOR_RESERVE
 

@@ -38,6 +38,17 @@ class Figure(BaseModel):
     value: str
 
 
+class CopyFailures(BaseModel):
+    """What failures cost one copy (ftopt.model.failures), as the run table states it."""
+
+    model_config = _SUMMARY
+    hours_with_failures: float
+    checkpoint_interval_h: float
+    expected_interruptions: float
+    failure_overhead: float
+    servers: int = Field(description="servers the copy spans: only over several do failures enter P50/P90")
+
+
 class RunLine(BaseModel):
     """One run of the bid as the quote states it: what trains, how, how many, and its hours."""
 
@@ -49,7 +60,15 @@ class RunLine(BaseModel):
     method: str = Field(description="the words a quote prints: `GRPO, LoRA r32`, `full`, `QLoRA r16`")
     copies: int = Field(description="copies at once (peak) or jobs within the horizon (queue)")
     hours: float | None = Field(description="the longest copy's or job's hours; None without train_tokens")
+    hours_p50: float | None = Field(default=None, description="the longest copy's hours at P50 (spread)")
+    hours_p90: float | None = Field(default=None, description="the longest copy's hours at P90 (spread)")
+    failures: CopyFailures | None = Field(
+        default=None, description="the checkpoints and interruptions of the copy longest with failures"
+    )
     deadline_hours: float | None
+    deadline_confidence: float | None = Field(
+        default=None, description="0.5 or 0.9: the deadline is met when the hours at it are within it"
+    )
     deadline_met: bool | None
 
 
@@ -63,6 +82,28 @@ class ScheduleLine(BaseModel):
     gpus: str = Field(description="GPU indices on each of its servers")
     start_hours: float
     end_hours: float
+
+
+class CopyHeadroom(BaseModel):
+    """The memory one copy (or several identical copies) of a run leaves free per GPU, against the
+    planning margin it must leave: the issue-28 promise, stated in every format."""
+
+    model_config = _SUMMARY
+    run: str
+    copies: str = Field(description="the copies (or jobs) it holds for: `1`, `1-4`, `2, 5`")
+    card: str = Field(description="the card id")
+    gpus: int = Field(description="GPUs per copy")
+    memory_gb: float = Field(description="memory ftopt counts per GPU (states, activations, overhead)")
+    free_gb: float = Field(description="card memory per GPU the copy leaves free: card - memory_gb")
+    free_percent: float = Field(description="free_gb as a share of memory_gb: how far the memory may grow")
+    margin_percent: float | None = Field(description="the margin the copy is planned with; None: none")
+    basis: str | None = Field(description="where the margin comes from (Assignment.memory_margin_basis)")
+    measured_percent: float | None = Field(
+        description="the error measured for the run's stack and method where the workload's own margin "
+        "is tighter (its tight-margin note); None otherwise"
+    )
+    headroom_gb: float | None = Field(description="free beyond the margin (Assignment.headroom_gb)")
+    words: str = Field(description="the line every format prints")
 
 
 class CatalogueInUse(BaseModel):
@@ -110,6 +151,9 @@ class PlanSummary(BaseModel):
     runs_without_hours: tuple[str, ...] = Field(description="runs without train_tokens: no hours")
     runs: tuple[RunLine, ...]
     schedule: tuple[ScheduleLine, ...]
+    headroom: tuple[CopyHeadroom, ...] = Field(
+        description="each copy's free memory per GPU against its planning margin, identical copies once"
+    )
     standing: Literal["proven", "within gap", "unproven", "none"]
     gap: float | None
     bound: float | None
@@ -134,14 +178,39 @@ def method_words(run: RunSummary) -> str:
     return adapter if algorithm == SUPERVISED else f"{algorithm.upper()}, {adapter}"
 
 
-def _hours(copies: list[Assignment]) -> float | None:
-    known = [a.hours for a in copies if a.hours is not None]
+def _hours(copies: list[Assignment], field: str = "hours") -> float | None:
+    known = [getattr(a, field) for a in copies if getattr(a, field) is not None]
     return max(known) if known else None
+
+
+def deadline_met(run: RunSummary, copies: list[Assignment] | tuple[Assignment, ...]) -> bool | None:
+    """Whether every copy's hours at the run's deadline confidence are within its deadline (None
+    without a deadline or hours); plans without spread figures hold their plain hours to it."""
+    held = [h for a in copies if (h := a.hours_at(run.deadline_confidence)) is not None]
+    if run.deadline_hours is None or not held:
+        return None
+    return max(held) <= run.deadline_hours + 1e-9
+
+
+def _failures(copies: list[Assignment]) -> CopyFailures | None:
+    """The failure figures of the copy with the most hours with failures (None without them)."""
+    stated = [a for a in copies if a.hours_with_failures is not None]
+    if not stated:
+        return None
+    a = max(stated, key=lambda c: c.hours_with_failures or 0.0)
+    if a.checkpoint_interval_h is None or a.expected_interruptions is None or a.failure_overhead is None:
+        return None
+    return CopyFailures(
+        hours_with_failures=a.hours_with_failures or 0.0,
+        checkpoint_interval_h=a.checkpoint_interval_h,
+        expected_interruptions=a.expected_interruptions,
+        failure_overhead=a.failure_overhead,
+        servers=len(a.nodes) if a.multinode else 1,
+    )
 
 
 def _run_line(run: RunSummary, copies: list[Assignment]) -> RunLine:
     hours = _hours(copies)
-    met = None if run.deadline_hours is None or hours is None else hours <= run.deadline_hours + 1e-9
     return RunLine(
         name=run.name,
         model=run.model,
@@ -150,14 +219,24 @@ def _run_line(run: RunSummary, copies: list[Assignment]) -> RunLine:
         method=method_words(run),
         copies=run.jobs if run.jobs is not None else run.concurrent,
         hours=hours,
+        hours_p50=_hours(copies, "hours_p50"),
+        hours_p90=_hours(copies, "hours_p90"),
+        failures=_failures(copies),
         deadline_hours=run.deadline_hours,
-        deadline_met=met,
+        deadline_confidence=run.deadline_confidence,
+        deadline_met=deadline_met(run, copies),
     )
 
 
 def run_lines(plan: Plan) -> tuple[RunLine, ...]:
-    """Each run of the bid, in workload order, with its copies' longest hours."""
-    return tuple(_run_line(r, [a for a in plan.assignments if a.run == r.name]) for r in plan.runs)
+    """Each run of the bid, in workload order, with its copies' longest hours.
+
+    The assignments are grouped by run once: a scan of every assignment per run took 27 s on a bid
+    of 5,000 runs."""
+    by_run: dict[str, list[Assignment]] = {}
+    for a in plan.assignments:
+        by_run.setdefault(a.run, []).append(a)
+    return tuple(_run_line(r, by_run.get(r.name, [])) for r in plan.runs)
 
 
 def schedule_lines(plan: Plan) -> tuple[ScheduleLine, ...]:
@@ -177,6 +256,82 @@ def schedule_lines(plan: Plan) -> tuple[ScheduleLine, ...]:
                 end_hours=job.end_hours,
             )
         )
+    return tuple(lines)
+
+
+# --- each copy's memory headroom ---------------------------------------------------------------------
+
+
+def _numbers(copies: list[int]) -> str:
+    """`1`, `1-4`, `2, 5`: copy numbers, runs of consecutive ones as ranges."""
+    spans: list[list[int]] = []
+    for n in sorted(copies):
+        if spans and n == spans[-1][-1] + 1:
+            spans[-1].append(n)
+        else:
+            spans.append([n])
+    return ", ".join(str(s[0]) if len(s) == 1 else f"{s[0]}-{s[-1]}" for s in spans)
+
+
+def headroom_words(h: CopyHeadroom) -> str:
+    """`run r copy 1 on 2 × card: 12.3 GB free per GPU, 18 % of its 68.0 GB, against a 13 % margin
+    (basis); 3.4 GB beyond it`, and where the workload forced the margin below the measured error,
+    says so."""
+    copies = f"cop{'ies' if ('-' in h.copies or ',' in h.copies) else 'y'} {h.copies}"
+    line = (
+        f"{h.run} {copies} on {h.gpus} × {h.card}: {h.free_gb:,.1f} GB free per GPU, "
+        f"{h.free_percent:.0f} % of its {h.memory_gb:,.1f} GB"
+    )
+    if h.margin_percent is None:
+        return line + " (planned without a margin)"
+    line += f", against a {h.margin_percent:.0f} % margin ({h.basis})"
+    if h.measured_percent is not None:
+        line += f", tighter than the {h.measured_percent:.0f} % measured for its stack and method"
+    return line + (f"; {h.headroom_gb:,.1f} GB beyond it" if h.headroom_gb is not None else "")
+
+
+def _measured(plan: Plan) -> dict[str, float]:
+    """Per run, the measured error its tight-margin note states (runs the workload forced tighter)."""
+    found: dict[str, float] = {}
+    for n in plan.notes:
+        measured = n.figures.get("measured")
+        if n.kind == "tight-margin" and isinstance(measured, int | float):
+            found[n.subject] = float(measured)
+    return found
+
+
+def _headroom_key(a: Assignment) -> tuple[object, ...]:
+    m = a.memory_per_gpu_gb
+    return (a.run, a.gpu_count, m.total, a.free_gb, a.memory_margin, a.memory_margin_basis, a.headroom_gb)
+
+
+def headroom_lines(plan: Plan) -> tuple[CopyHeadroom, ...]:
+    """Each copy's memory left free against its margin, in plan order; identical copies of a run on
+    the same card (same figures) are one line."""
+    cards = {s.id: s.gpu for s in plan.servers}
+    measured = _measured(plan)
+    groups: dict[tuple[object, ...], list[Assignment]] = {}
+    for a in plan.assignments:
+        groups.setdefault((cards.get(a.server, "?"), *_headroom_key(a)), []).append(a)
+    lines = []
+    for (card, *_), copies in groups.items():
+        a, total = copies[0], copies[0].memory_per_gpu_gb.total
+        forced = measured.get(a.run) if a.memory_margin is not None else None
+        draft = CopyHeadroom(
+            run=a.run,
+            copies=_numbers([c.copy_ for c in copies]),
+            card=str(card),
+            gpus=a.gpu_count,
+            memory_gb=total,
+            free_gb=a.free_gb,
+            free_percent=round(100 * a.free_gb / total, 1) if total > 0 else 0.0,
+            margin_percent=None if a.memory_margin is None else round(100 * a.memory_margin, 1),
+            basis=a.memory_margin_basis,
+            measured_percent=None if forced is None else round(100 * forced, 1),
+            headroom_gb=a.headroom_gb,
+            words="",
+        )
+        lines.append(draft.model_copy(update={"words": headroom_words(draft)}))
     return tuple(lines)
 
 
@@ -331,6 +486,9 @@ def key_figures(s: PlanSummary, plan: Plan) -> tuple[Figure, ...]:
     elif s.hours is not None:
         label = "Runs with hours done within" if s.runs_without_hours else "Every run done within"
         out.append(Figure(label=label, value=f"{s.hours:,.1f} h"))
+    spread = _spread_figure(s)
+    if spread is not None:
+        out.append(spread)
     if s.runs_without_hours:
         out.append(Figure(label="Runs without hours", value=", ".join(s.runs_without_hours)))
     if plan.energy_kwh is not None:
@@ -342,6 +500,16 @@ def key_figures(s: PlanSummary, plan: Plan) -> tuple[Figure, ...]:
     )
     out.append(Figure(label="Catalogue", value=s.catalogue.words))
     return tuple(out)
+
+
+def _spread_figure(s: PlanSummary) -> Figure | None:
+    """A peak plan's slowest run at P50 and P90: the speed model's spread (with failures over several
+    servers) on the hours above; None without spread figures."""
+    p50 = max((r.hours_p50 for r in s.runs if r.hours_p50 is not None), default=None)
+    p90 = max((r.hours_p90 for r in s.runs if r.hours_p90 is not None), default=None)
+    if s.mode == "queue" or p50 is None or p90 is None:
+        return None
+    return Figure(label="Hours at P50 / P90", value=f"{p50:,.1f} h / {p90:,.1f} h")
 
 
 def _plan_of(result: Result | Plan) -> Plan:
@@ -389,6 +557,7 @@ def summarize(
         "runs_without_hours": without,
         "runs": runs,
         "schedule": schedule_lines(plan),
+        "headroom": headroom_lines(plan),
         "standing": _standing(plan),
         "gap": plan.gap,
         "bound": plan.bound,

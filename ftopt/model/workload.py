@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ftopt.errors import did_you_mean, quoted
 from ftopt.model.architecture import Architecture
+from ftopt.model.spread import CONFIDENCES, DEFAULT_CONFIDENCE, Confidence
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -215,6 +216,11 @@ class Run(BaseModel):
     )
     deadline_hours: float | None = Field(
         default=None, gt=0, le=1_000_000, description="wall-clock hours the copy must finish within"
+    )
+    deadline_confidence: Confidence | None = Field(
+        default=None,
+        description="0.5 or 0.9: the deadline holds for the copy's P50 or P90 hours; overrides the "
+        "workload's",
     )
     stack: str | None = Field(
         default=None,
@@ -635,6 +641,16 @@ class SizingOptions(BaseModel):
     )
 
 
+def _inherit(run: Run, stack: str, confidence: float) -> Run:
+    """The run with the workload's stack and deadline confidence where it names none."""
+    update: dict[str, Any] = {}
+    if run.stack is None:
+        update["stack"] = stack
+    if run.deadline_confidence is None:
+        update["deadline_confidence"] = confidence
+    return run.model_copy(update=update) if update else run
+
+
 class Workload(BaseModel):
     """A whole bid: runs, site, optional hardware limits and sizing switches."""
 
@@ -666,20 +682,30 @@ class Workload(BaseModel):
     quote: QuoteDetails | None = Field(
         default=None, description="buyer details every quote format shows: customer, reference, discount"
     )
+    deadline_confidence: Confidence = Field(
+        default=DEFAULT_CONFIDENCE,
+        description="0.5 or 0.9: deadlines hold for each copy's P50 or P90 hours (the speed model's "
+        "held-out spread, with failures for copies over several servers); default 0.9",
+    )
 
     @model_validator(mode="before")
     @classmethod
     def _runs_inherit_stack(cls, data: Any) -> Any:
-        """A run without `stack` trains with the workload's, so each run carries its own after loading."""
+        """A run without `stack` (or `deadline_confidence`) takes the workload's, so each run carries its
+        own after loading."""
         if not isinstance(data, dict) or not isinstance(data.get("runs"), list | tuple):
             return data
         stack = data.get("stack", DEFAULT_STACK)
+        confidence = data.get("deadline_confidence", DEFAULT_CONFIDENCE)
+        if confidence not in CONFIDENCES or isinstance(confidence, bool):
+            confidence = DEFAULT_CONFIDENCE  # the field's own validation names the bad value
         runs = []
         for run in data["runs"]:
-            if isinstance(run, dict) and run.get("stack") is None:
-                run = {**run, "stack": stack}
-            elif isinstance(run, Run) and run.stack is None:
-                run = run.model_copy(update={"stack": stack})
+            if isinstance(run, dict):
+                inherited = {"stack": stack, "deadline_confidence": confidence}
+                run = {**run, **{k: v for k, v in inherited.items() if run.get(k) is None}}
+            elif isinstance(run, Run):
+                run = _inherit(run, stack, confidence)
             runs.append(run)
         return {**data, "runs": runs}
 

@@ -11,7 +11,9 @@ dominates the point before it, which is dropped: the frontier keeps only points 
 With `objective: tco` the figure minimised and plotted is the TCO (purchase + energy over the years).
 
 In queue mode the time axis is the last job's end: deadlines count from the start of the horizon, so
-the same tightening asks every job to end sooner, down to what the releases and speeds allow.
+the same tightening asks every job to end sooner, down to what the releases and speeds allow. At once,
+the time axis is drawn at the workload's deadline confidence: each copy's P90 (or P50) hours, the
+figure the tightened deadlines hold it to (ftopt.model.spread).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
 from ftopt.model.result import Result
 from ftopt.model.settings import SolveSettings
+from ftopt.model.spread import DEFAULT_CONFIDENCE, confidence_words
 from ftopt.model.workload import Workload
 from ftopt.solver.solve import solve
 
@@ -37,8 +40,9 @@ MIN_SOLVE_S = 0.5
 class FrontierPoint:
     """One plan on the frontier: its makespan, price, TCO, proof status and servers.
 
-    `makespan_hours` is the plan's `finish_hours`: the longest copy's hours when runs train at once, the
-    last job's end in a queue (the plan's own `makespan_hours` there is the longest job's hours).
+    `makespan_hours` is the plan's `confident_finish_hours`: the longest copy's hours at its run's
+    deadline confidence (P50 or P90) when runs train at once, the last job's end in a queue (the plan's
+    own `makespan_hours` there is the longest job's hours).
     """
 
     makespan_hours: float
@@ -81,11 +85,12 @@ class Frontier:
     seconds: float = 0.0
     reason: str = ""  # the last solve's reason for stopping, in words
     queue: bool = False  # a queue bid: the time axis is the last job's end, not the longest copy's hours
+    confidence: float = DEFAULT_CONFIDENCE  # the deadline confidence the time axis is drawn at
 
     @property
     def hours_label(self) -> str:
         """What the time axis measures, in a table header's words."""
-        return "last job's end h" if self.queue else "makespan h"
+        return "last job's end h" if self.queue else f"makespan h ({confidence_words(self.confidence)})"
 
     def cheapest(self) -> FrontierPoint:
         """The cheapest point (the slowest)."""
@@ -144,7 +149,7 @@ def pareto(points: list[FrontierPoint]) -> list[FrontierPoint]:
 
 def _point(result: Result, objective: str, seconds: float) -> FrontierPoint | None:
     plan = result.plan
-    hours = None if plan is None else plan.finish_hours
+    hours = None if plan is None else plan.confident_finish_hours
     if plan is None or hours is None:
         return None
     return FrontierPoint(
@@ -176,7 +181,11 @@ def frontier(
     """
     settings = replace(settings or SolveSettings(), what_if=False)
     started = time.perf_counter()
-    out = Frontier(objective=workload.objective, queue=workload.queue is not None)
+    out = Frontier(
+        objective=workload.objective,
+        queue=workload.queue is not None,
+        confidence=workload.deadline_confidence,
+    )
     found: list[FrontierPoint] = []
     current = workload
     while True:

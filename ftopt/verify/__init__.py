@@ -8,8 +8,8 @@ stated training configuration), nvlink (bridges and domains), multinode (copies 
 NICs and the fabric), host (RAM, cores, NVMe), supply (stock and lead times), inventory (owned
 servers), site (power, feed, inlet, coolant), racks (rack, circuit, units, load, liquid loop),
 prices (bills of materials, totals, status), timing (deadlines, run energy, TCO), failures
-(checkpoints, interruptions and the hours they add), schedule (a queue bid's jobs over time), rent,
-and mig (GPU slices: each sliced card's layout, each copy's instance).
+(checkpoints, interruptions and the hours they add), spread (hours at P50 and P90), schedule (a
+queue bid's jobs over time), rent, and mig (GPU slices: each sliced card's layout, each copy's instance).
 
 The verifier's power, host-RAM, NVMe and price arithmetic repeats the solver's on purpose: a
 second, independent derivation of each rule is what makes the check worth having, so these copies
@@ -33,6 +33,7 @@ Rule names, as violations print them:
 - supply: stock, lead-time, owned
 - time and energy: deadline, energy, tco
 - failures: failures
+- hours at a confidence: spread
 - queue schedule: schedule, window, duration
 - buy or rent: rent
 """

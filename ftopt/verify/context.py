@@ -211,6 +211,11 @@ class Context:
         """Each distinct server with its parts."""
         yield from self.parts.values()
 
+    def confidence(self, run: Run) -> float | None:
+        """The confidence the run's deadline holds at (a loaded workload gives every run one); None:
+        its bare hours (a queue's jobs as one peak bid, `ftopt.solver.problem.queue.peak_workload`)."""
+        return run.deadline_confidence
+
     def profile(self, run: Run) -> RunProfile | None:
         """The run with its model resolved (None if the model is not in the catalogue)."""
         if run.name not in self._profiles:

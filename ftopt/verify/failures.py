@@ -26,11 +26,12 @@ RELATIVE = 1e-6
 FLOOR = 0.05  # the least goodput the model counts (ftopt.model.failures.LEAST_GOODPUT)
 
 
-def _expected(ctx: Context, a: Assignment) -> dict[str, float] | None:
-    """The copy's failure figures re-derived from the catalogue and the plan's servers."""
+def _failure_terms(ctx: Context, a: Assignment) -> tuple[float, float, float] | None:
+    """(write hours, interval hours, MTBF hours) of the copy, re-derived from the catalogue and the
+    plan's servers; None where they cannot be."""
     reliability, run = ctx.catalogue.reliability, ctx.runs.get(a.run)
     profile = ctx.profile(run) if run else None
-    if reliability is None or a.hours is None or run is None or profile is None:
+    if reliability is None or run is None or profile is None:
         return None
     drives = _write_and_gpus(ctx, a)
     if drives is None:
@@ -40,9 +41,27 @@ def _expected(ctx: Context, a: Assignment) -> dict[str, float] | None:
     gb = checkpoint_bytes(profile.counts, method, a.optimizer, run.lora_rank) / 1e9
     mtbf = 1 / (reliability.interruptions_per_gpu_hour * gpus)
     write_h = gb / write_gbps / 3600
-    interval = math.sqrt(2 * write_h * mtbf)
+    return write_h, math.sqrt(2 * write_h * mtbf), mtbf
+
+
+def goodput(ctx: Context, a: Assignment) -> float | None:
+    """The share of the copy's wall-clock time that trains: 1 - write / interval - (interval / 2 +
+    restart) / MTBF, at least the floor; None without the figures it needs."""
+    terms, reliability = _failure_terms(ctx, a), ctx.catalogue.reliability
+    if terms is None or reliability is None:
+        return None
+    write_h, interval, mtbf = terms
     lost = write_h / interval + (interval / 2 + reliability.restart_hours) / mtbf
-    wall = a.hours / max(1 - lost, FLOOR)
+    return max(1 - lost, FLOOR)
+
+
+def _expected(ctx: Context, a: Assignment) -> dict[str, float] | None:
+    """The copy's failure figures re-derived from the catalogue and the plan's servers."""
+    terms, share = _failure_terms(ctx, a), goodput(ctx, a)
+    if a.hours is None or terms is None or share is None:
+        return None
+    write_h, interval, mtbf = terms
+    wall = a.hours / share
     return {
         "checkpoint_write_s": write_h * 3600,
         "checkpoint_interval_h": interval,

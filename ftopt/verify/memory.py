@@ -6,18 +6,23 @@ plan reports for the copy must agree with it (to their rounding).
 
 The planning memory margin is read here from the workload and the catalogue's margins data, not
 taken from the sizing: the copy must fit with its memory raised by the margin, and the margin and the
-headroom the plan states must be what this module works out.
+headroom the plan states must be what this module works out. The measured error is re-derived here
+from the held-out error margins.yaml records (a stack and method's own bucket when at least
+MIN_SOURCES sources measured it, else the pooled one, rounded up to the next hundredth), not read
+from its margins table: unless the workload sets its own margin, every copy must leave at least that
+much of its memory free.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from ftopt.model.memory import GB
 from ftopt.model.methods import TrainingMethod
 from ftopt.model.plan import Assignment
 from ftopt.model.sizing import Sizing, gpu_count_choices, offload_choices, optimizer_choices
-from ftopt.model.stack import Stack
+from ftopt.model.stack import MIN_SOURCES, MemoryMargins, Stack
 from ftopt.model.topology import bottleneck_gbps
 from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import DEFAULT_STACK, Offload, Optimizer, Run, Strategy
@@ -43,15 +48,31 @@ def margin_of(ctx: Context, run: Run) -> float:
     return float(getattr(per_method, calibration.value)) if per_method else 0.0
 
 
+def _rounded_up(error: float) -> float:
+    """A held-out error rounded up to the next hundredth, as margins are planned."""
+    return math.ceil(round(error * 100, 6)) / 100
+
+
+def derived_margin(margins: MemoryMargins, stack: str, method: str) -> float | None:
+    """The measured error of a stack and method re-derived from the recorded buckets: its own when at
+    least MIN_SOURCES sources measured it, else the pooled one; None where the file records neither
+    (then the margins table is all there is)."""
+    own = next((b for b in margins.buckets if (b.stack, b.method) == (stack, method)), None)
+    bucket = own if own is not None and len(own.sources) >= MIN_SOURCES else margins.pooled
+    return None if bucket is None else _rounded_up(bucket.error)
+
+
 def measured_margin_of(ctx: Context, run: Run) -> tuple[float, str]:
-    """The margin the calibration gives the run's stack and method, or the method it is calibrated as
-    (whatever the workload sets), and its basis (MemoryMargins.basis)."""
+    """The margin the calibration measured for the run's stack and method, or the method it is
+    calibrated as (whatever the workload sets), re-derived from the recorded buckets, and its basis
+    (MemoryMargins.basis)."""
     margins, stack = ctx.catalogue.margins, run.stack or DEFAULT_STACK
     if margins is None:
         return 0.0, "no calibration"
     per_method, method = margins.margins.get(stack), _method(ctx, run).calibration.value
-    value = float(getattr(per_method, method)) if per_method else 0.0
-    return value, margins.basis(stack, method)
+    derived = derived_margin(margins, stack, method)
+    table = float(getattr(per_method, method)) if per_method else 0.0
+    return (table if derived is None else derived), margins.basis(stack, method)
 
 
 def basis_of(ctx: Context, run: Run) -> str:
@@ -85,6 +106,28 @@ def check_gpu_memory(ctx: Context) -> Iterator[Violation]:
                 f"{num(round(sizing.total_gb, 2))} GB per GPU × (1 + margin {margin:g}) = "
                 f"{num(round(need, 2))} GB on {_how(a, sizing.gpu)}",
                 f"card holds {num(sizing.card_gb)} GB",
+            )
+
+
+def check_measured_headroom(ctx: Context) -> Iterator[Violation]:
+    """Unless the workload sets its own margin, each copy leaves at least the error measured for its
+    stack and method free: its memory raised by the re-derived error fits the card."""
+    if ctx.workload.sizing.memory_margin is not None:
+        return  # forced: check_gpu_memory holds it to the workload's, check_tight_margin_note says so
+    for a in ctx.plan.assignments:
+        sizing, run = ctx.sizing(a), ctx.runs.get(a.run)
+        if sizing is None or run is None:
+            continue
+        measured, basis = measured_margin_of(ctx, run)
+        need = planned_gb(sizing.total_gb, measured)
+        if not at_most(need, sizing.card_gb):
+            yield Violation(
+                "memory-margin",
+                copy_subject(a),
+                f"{num(round(sizing.total_gb, 2))} GB per GPU leaves {num(round(sizing.free_gb, 2))} GB free "
+                f"on {_how(a, sizing.gpu)}",
+                f"at least the measured {measured:.0%} ({basis}): {num(round(need, 2))} GB within "
+                f"{num(sizing.card_gb)} GB",
             )
 
 

@@ -156,10 +156,13 @@ def _stated_fields(summary: RunSummary, run: Run) -> list[tuple[str, object, obj
 def check_copies(ctx: Context) -> Iterator[Violation]:
     """Every copy 1…concurrent of every run is placed exactly once, and no copy beyond that."""
     placed = Counter((a.run, a.copy_) for a in ctx.plan.assignments)
+    numbers: dict[str, list[int]] = {}  # copy numbers per run, gathered once (a scan per run was quadratic)
+    for name, c in placed:
+        numbers.setdefault(name, []).append(c)
     for run in ctx.workload.runs:
         expected = ctx.expected_copies(run)
         yield from _unplaced_or_twice(run.name, expected, placed)
-        extra = sorted(c for (name, c) in placed if name == run.name and c > expected)
+        extra = sorted(c for c in numbers.get(run.name, ()) if c > expected)
         what = "jobs" if ctx.queued else "concurrent"
         for copy in extra:
             yield Violation(

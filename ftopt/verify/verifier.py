@@ -29,6 +29,7 @@ from ftopt.verify import (
     roles,
     schedule,
     site,
+    spread,
     supply,
     timing,
 )
@@ -68,6 +69,7 @@ RULES: tuple[Rule, ...] = (
     roles.check_rollout_memory,
     memory.check_sizing_report,
     memory.check_margin_report,
+    memory.check_measured_headroom,
     memory.check_tight_margin_note,
     nvlink.check_bridges,
     nvlink.check_nvlink_domains,
@@ -111,6 +113,7 @@ RULES: tuple[Rule, ...] = (
     timing.check_energy,
     timing.check_tco,
     failures.check_failures,
+    spread.check_spread,
     schedule.check_schedule_entries,
     schedule.check_windows,
     schedule.check_durations,

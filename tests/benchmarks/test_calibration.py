@@ -40,7 +40,7 @@ from benchmarks.calibration.margins import (
     stack_ids,
 )
 from ftopt.catalogue import load_catalogue
-from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE, MIN_SOURCES, WORST_SOURCE_BASIS
+from ftopt.model.stack import MIN_SOURCES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -183,13 +183,9 @@ def test_margins_are_the_held_out_error_own_with_three_sources_else_pooled() -> 
 
 
 def test_the_catalogue_names_each_margins_basis() -> None:
-    """Planning with the measured error, a stack and method's basis is its own bucket (with its
-    source count) or the pooled one; while the file keeps issue 19's margins it says so instead."""
-    committed = load_catalogue().margins
-    assert committed is not None and committed.pooled is not None
-    if not committed.measured:
-        assert committed.basis("hf-fsdp", "qlora") == WORST_SOURCE_BASIS
-    margins = committed.model_copy(update={"measured": True})
+    """A stack and method's basis is its own bucket (with its source count) or the pooled one."""
+    margins = load_catalogue().margins
+    assert margins is not None and margins.pooled is not None
     pooled, own = buckets(OUTCOMES)
     for b in own:
         expected = b.basis() if len(b.sources) >= MIN_SOURCES else pooled.basis()
@@ -208,8 +204,7 @@ def test_allocator_reserve_comes_from_fit_points_that_publish_both_peaks() -> No
     assert sum(1 for x in shares if x >= reserve.share - 5e-4) >= len(shares) / 2
     margins = load_catalogue().margins
     assert margins is not None
-    assert margins.reserve() == (reserve.share if margins.measured else LEGACY_ALLOCATOR_RESERVE)
-    assert margins.model_copy(update={"measured": True}).reserve() == reserve.share
+    assert margins.reserve() == reserve.share  # what every plan is sized with
 
 
 def test_report_states_whether_planned_memory_covers_the_measurements() -> None:
@@ -265,3 +260,45 @@ def test_a_stack_without_held_out_points_takes_the_pooled_error() -> None:
     assert pooled.error > 0
     for stack in ("megatron", "hf-deepspeed"):
         assert all(abs(m - pooled.error) < 0.01 for m in margins[stack].values())
+
+
+def test_committed_spread_is_its_derivation() -> None:
+    """spread.yaml is what `--write-margins` derives from the held-out throughput points, and the
+    catalogue plans with it."""
+    from benchmarks.calibration.spread import SPREAD_FILE, derive_spread, read_spread, render_spread
+
+    assert SPREAD_FILE.read_text(encoding="utf-8") == render_spread(OUTCOMES), (
+        "run `python -m benchmarks.calibration --write-margins`"
+    )
+    assert load_catalogue().spread == read_spread() == derive_spread(OUTCOMES, stack_ids())
+
+
+def test_spread_is_the_held_out_ratio_quantiles_own_with_three_sources_else_pooled() -> None:
+    """P50 and P90 are the median and nearest-rank 90th percentile of the held-out ratios ftopt /
+    published tokens/s, rounded up; fit points never count; a stack with fewer than three sources
+    takes the pooled figures, and one with three plans with its own."""
+    from benchmarks.calibration.spread import derive_spread, held_out_throughput, quantile
+
+    rows = held_out_throughput(OUTCOMES)
+    assert rows and all(o.split == "held-out" and o.kind == "throughput" for o in rows)
+    ratios = sorted(o.ratio or 0.0 for o in rows)
+    spread = derive_spread(OUTCOMES, ["hf-fsdp", "unknown-stack"])
+    pooled = spread.pooled
+    assert pooled.points == len(rows)
+    assert 0 <= pooled.p50 - quantile(ratios, 0.5) < 0.01
+    assert 0 <= pooled.p90 - quantile(ratios, 0.9) < 0.01
+    assert sum(1 for r in ratios if r <= pooled.p90) / len(ratios) >= 0.9
+    assert pooled.p50 < pooled.p90
+    assert spread.of("unknown-stack") == pooled
+    # Three sources of one stack, with ratios far from the pool's: the stack plans with its own.
+    own = [
+        Outcome(f"p{i}", "throughput", 100.0, "tokens/s", f"s{i % 3}", 100.0 * r, None, None, "held-out", "x")
+        for i, r in enumerate([2.0, 2.2, 2.4, 2.6, 3.0])
+    ]
+    alone = derive_spread([*OUTCOMES, *own], ["x", "hf-fsdp"])
+    assert (alone.of("x").p50, alone.of("x").p90) == (2.4, 3.0)
+    assert alone.of("x").sources == 3 and "held-out throughput of x" in alone.of("x").basis
+    assert alone.of("hf-fsdp") == alone.pooled
+    two = derive_spread([*OUTCOMES, *own[:2]], ["x"])  # two sources only: pooled
+    assert two.of("x") == two.pooled
+    assert quantile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5 and quantile([float(i) for i in range(10)], 0.9) == 8.0

@@ -90,6 +90,7 @@ def test_one_sheet_per_server_group_and_a_sheet_per_view(quote):
         "Summary",
         *names,
         "Runs",
+        "Headroom",
         "Power",
         "TCO",
         "Buy or rent",
@@ -142,13 +143,20 @@ def test_the_runs_sheet_computes_hours_deadline_and_energy(quote):
         assert evaluate.value("Runs", f"L{r}") == pytest.approx(row.energy_kwh)
         assert plan.tco is not None and row.energy_kwh is not None
         assert evaluate.value("Runs", f"M{r}") == pytest.approx(row.energy_kwh * plan.tco.price_per_kwh)
+        # hours at the deadline confidence: the sheet's hours × (1 + counted overhead) × spread factor,
+        # the plan's stated P50 or P90 hours; the deadline is met on them
+        held = row.first.hours_at(row.run.deadline_confidence if row.run else None)
+        assert evaluate.value("Runs", f"P{r}") == pytest.approx(held, rel=1e-3)
+        assert sheet[f"S{r}"].value == row.first.hours_p50 and sheet[f"T{r}"].value == row.first.hours_p90
+        assert sheet[f"U{r}"].value == row.first.checkpoint_interval_h
+        assert sheet[f"V{r}"].value == row.first.expected_interruptions
         if row.run is not None and row.run.deadline_hours is not None:
             assert evaluate.value("Runs", f"J{r}") == row.deadline_met
         else:
             assert sheet[f"J{r}"].value is None
 
 
-def test_the_power_sheet_sets_each_server_against_its_feed(quote):
+def test_the_power_sheet_sets_each_server_against_its_feed_and_states_its_supplies(quote):
     plan, path = quote
     book = load_workbook(path)
     evaluate = Evaluator(book)
@@ -157,6 +165,10 @@ def test_the_power_sheet_sets_each_server_against_its_feed(quote):
         assert evaluate.value("Power", f"F{r}") == pytest.approx(s.power_w / s.feed_usable_w)
         assert evaluate.value("Power", f"G{r}") == s.feed_usable_w - s.power_w
         assert evaluate.value("Power", f"H{r}") is True
+        power = book["Power"]
+        fitted = f"{s.psu_count} × {s.psu_watts:,} W, {s.psu_redundancy}"
+        assert s.psu_count and power[f"J{r}"].value == fitted
+        assert (power[f"K{r}"].value, power[f"L{r}"].value) == (s.psu_load_w, s.psu_capacity_w)
     total = f"I{len(server_groups(plan)) + 2}"
     assert evaluate.value("Power", total) == sum(s.power_w for s in plan.servers)
 

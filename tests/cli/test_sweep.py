@@ -169,7 +169,7 @@ def test_the_markdown_report_has_a_price_range_per_swept_value(results: Path):
     result = report(results, "--format", "markdown")
     assert result.exit_code == 0, result.output
     assert "## Price against `site.feed`" in result.stdout
-    assert "| 230v-16a | 2 | 1 | 81,840 | 81,840 | 81,840 |" in result.stdout
+    assert "| 230v-16a | 2 | 1 | 162,284 | 162,284 | 162,284 |" in result.stdout
 
 
 def test_a_missing_results_file_is_one_line_and_exit_2(tmp_path: Path):

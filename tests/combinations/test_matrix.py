@@ -30,6 +30,7 @@ import yaml
 from click.testing import Result
 from openpyxl import load_workbook
 
+from ftopt.cli.render_quote import headroom_rows
 from ftopt.cli.solve import QUEUE_ALTERNATIVES, render, write_plan
 from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary
@@ -250,6 +251,15 @@ def test_the_summary_holds_the_plans_own_figures(case: Case, folder: Path):
         else:
             assert getattr(summary, figure) == pytest.approx(value, abs=0.01), figure
     assert summary.mode == ("queue" if plan.horizon_hours is not None else "peak")
+    for line in summary.runs:  # each run's P50/P90 and failure figures are its copies' own
+        copies = [a for a in plan.assignments if a.run == line.name]
+        for field in ("hours_p50", "hours_p90"):
+            stated = [getattr(a, field) for a in copies if getattr(a, field) is not None]
+            assert getattr(line, field) == (max(stated) if stated else None), (line.name, field)
+        with_failures = [a.hours_with_failures for a in copies if a.hours_with_failures is not None]
+        assert (line.failures.hours_with_failures if line.failures else None) == max(
+            with_failures, default=None
+        )
 
 
 @by_name(CASES)
@@ -263,6 +273,52 @@ def test_every_quote_format_states_the_summarys_headline(case: Case, folder: Pat
     for figure in ("price", "gpus", "gpus_owned", "hours", "last_job_end_hours"):
         said = _said(summary, figure)
         assert said is None or said in summary.headline, f"{figure}: {said!r} not in {summary.headline!r}"
+    text = html.unescape(_text_in(fmt, plan, summary, folder))
+    for line in summary.runs:  # the run table states the summary's P90 and hours with failures
+        for value in (line.hours_p90, line.failures.hours_with_failures if line.failures else None):
+            assert value is None or f"{value:,.1f}" in text, (fmt, line.name, value)
+
+
+def _cells(path: Path) -> set[str]:
+    book = load_workbook(path, data_only=True)  # the cached values a preview shows
+    return {str(c.value) for sheet in book.worksheets for row in sheet.iter_rows() for c in row if c.value}
+
+
+@by_name(CASES)
+def test_the_headroom_lines_hold_every_copy_of_the_plan(case: Case, folder: Path):
+    """One headroom line per copy (identical copies once), its figures the plan's own, and no copy
+    left with less free than its margin (issue 28: the measured headroom)."""
+    if case.unsupported:
+        pytest.skip("refused: see test_solve_gives_a_verified_plan_in_json_and_yaml")
+    _, _, plan, summary = solved(case, folder)
+    said = {(h.run, h.free_gb, h.memory_gb, h.headroom_gb) for h in summary.headroom}
+    held = {(a.run, a.free_gb, a.memory_per_gpu_gb.total, a.headroom_gb) for a in plan.assignments}
+    assert said == held
+    for h in summary.headroom:
+        assert h.free_percent == pytest.approx(100 * h.free_gb / h.memory_gb, abs=0.06)
+        assert h.margin_percent is not None and h.basis
+        assert h.free_percent >= h.margin_percent - 0.1, h.words
+
+
+@by_name(CASES)
+@pytest.mark.parametrize("fmt", ["table", "markdown", "html", "xlsx"])
+def test_every_format_states_each_copys_headroom(case: Case, folder: Path, fmt: str):
+    if case.unsupported:
+        pytest.skip("refused: see test_solve_gives_a_verified_plan_in_json_and_yaml")
+    _, _, plan, summary = solved(case, folder)
+    if fmt == "xlsx":
+        path = folder / f"{case.name.replace(':', '-')}.headroom.xlsx"
+        write_plan(plan, "xlsx", path, summary=summary)
+        cells = _cells(path)
+        for h in summary.headroom:
+            assert {h.run, h.copies, str(h.free_gb), str(h.memory_gb), str(h.basis)} <= cells, h.words
+        return
+    text = html.unescape(_text_in(fmt, plan, summary, folder))
+    for row in headroom_rows(summary):
+        line = next((ln for ln in text.splitlines() if all(cell in ln for cell in row)), None)
+        if fmt == "html":  # one table row: its cells between tags
+            line = next((r for r in text.split("<tr>") if all(f">{cell}<" in r for cell in row)), None)
+        assert line is not None, f"{fmt}: {row}"
 
 
 @by_name(CASES)

@@ -154,3 +154,23 @@ def test_a_result_without_a_plan_has_no_summary() -> None:
 
     with pytest.raises(ValueError, match="no summary"):
         summarize(Result(status=Status.INFEASIBLE))
+
+
+def test_identical_copies_share_one_headroom_line_that_states_free_memory_against_the_margin() -> None:
+    """two-racks: twelve 8B LoRA copies on L40S (identical figures: one line naming copies 1-12) and
+    two 70B LoRA copies; each line's free share is at least its margin and names the margin's basis."""
+    plan, s = summary_of(EXAMPLES / "two-racks.yaml")
+    lines = {h.run: h for h in s.headroom}
+    assert [h.run for h in s.headroom].count("q8-lora") == 1 and lines["q8-lora"].copies == "1-12"
+    assert lines["l70-lora"].copies == "1-2"
+    for h in s.headroom:
+        a = next(a for a in plan.assignments if a.run == h.run)
+        assert (h.free_gb, h.memory_gb, h.basis) == (
+            a.free_gb,
+            a.memory_per_gpu_gb.total,
+            a.memory_margin_basis,
+        )
+        assert h.margin_percent is not None and h.free_percent >= h.margin_percent
+        assert h.measured_percent is None  # the workload sets no margin of its own
+        assert h.words.startswith(f"{h.run} copies {h.copies} on {h.gpus} × {h.card}: ")
+        assert f"against a {h.margin_percent:.0f} % margin ({h.basis})" in h.words

@@ -47,3 +47,21 @@ def test_a_site_names_its_coolant_and_a_rack_its_liquid_capacity() -> None:
     assert Workload.model_validate(BASE).site.coolant_c is None
     with pytest.raises(ValidationError):
         Workload.model_validate({**BASE, "site": {**site, "coolant_c": 90}})
+
+
+def test_runs_inherit_the_workloads_deadline_confidence_unless_they_set_their_own() -> None:
+    base = {"name": "a", "model": "llama-3.1-8b", "method": "lora"}
+    plain = Workload.model_validate({"runs": [base]})
+    assert plain.deadline_confidence == 0.9 and plain.runs[0].deadline_confidence == 0.9
+    mixed = Workload.model_validate(
+        {"deadline_confidence": 0.5, "runs": [base, {**base, "name": "b", "deadline_confidence": 0.9}]}
+    )
+    assert [r.deadline_confidence for r in mixed.runs] == [0.5, 0.9]
+
+
+@pytest.mark.parametrize("value", [0.8, "high", True, 90])
+def test_a_deadline_confidence_other_than_p50_or_p90_is_refused(value: object) -> None:
+    with pytest.raises(ValueError, match=r"expected 0\.5 or 0\.9"):
+        Workload.model_validate(
+            {"deadline_confidence": value, "runs": [{"name": "a", "model": "llama-3.1-8b", "method": "lora"}]}
+        )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from hypothesis import given, note
+from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from ftopt.verify import verify_plan
@@ -30,6 +30,7 @@ from tests.strategies import (
 
 
 @exercised(minimum=15)
+@settings(max_examples=50)  # with the measured memory margin (issue 28) more drawn bids are infeasible
 @given(workload_dicts())
 def test_every_plan_verifies(data: dict[str, Any]) -> None:
     note(dump(data))

@@ -27,6 +27,20 @@ from ftopt.verify import verify_plan
 INSTANCES = Path(__file__).resolve().parents[2] / "benchmarks" / "instances"
 
 
+#: The benchmark instances were drawn, and their optima proven, before plans carried the measured
+#: memory margin (issue 28); these tests probe the search on them as drawn, so they size them as
+#: then: no planning margin and the 5 % allocator reserve.
+AS_DRAWN = {"memory_margin": 0.0, "allocator_reserve": 0.05}
+
+
+def _as_drawn(workload: Workload) -> Workload:
+    return workload.model_copy(update={"sizing": workload.sizing.model_copy(update=AS_DRAWN)})
+
+
+def _instance(name: str, catalogue: Catalogue) -> Workload:
+    return _as_drawn(load_workload(INSTANCES / f"{name}.yaml", catalogue))
+
+
 def _heavy(runs: int, copies: int | None = None) -> Workload:
     """The first `runs` offloading full fine-tunes of the heavy benchmark tier."""
     doc = yaml.safe_load((INSTANCES / "heavy2-01.yaml").read_text())
@@ -34,12 +48,12 @@ def _heavy(runs: int, copies: int | None = None) -> Workload:
     if copies is not None:
         for run in doc["runs"]:
             run["concurrent"] = copies
-    return Workload.model_validate(doc)
+    return _as_drawn(Workload.model_validate(doc))
 
 
 @pytest.mark.parametrize("name", ["heavy2-01", "ckpt-01", "medium-04"])
 def test_greedy_plan_verifies_and_matches_ffd(catalogue: Catalogue, name: str) -> None:
-    workload = load_workload(INSTANCES / f"{name}.yaml", catalogue)
+    workload = _instance(name, catalogue)
     data = build_problem(workload, catalogue)
     servers = greedy_plan(data)
     assert servers is not None
@@ -49,7 +63,7 @@ def test_greedy_plan_verifies_and_matches_ffd(catalogue: Catalogue, name: str) -
 
 
 def test_greedy_hint_maps_every_server_of_a_light_bid(catalogue: Catalogue) -> None:
-    data = build_problem(load_workload(INSTANCES / "medium-01.yaml", catalogue), catalogue)
+    data = build_problem(_instance("medium-01", catalogue), catalogue)
     servers = greedy_plan(data)
     assert servers is not None
     counts = hint(data, servers)
@@ -58,7 +72,7 @@ def test_greedy_hint_maps_every_server_of_a_light_bid(catalogue: Catalogue) -> N
 
 
 def test_solve_stopped_early_returns_a_plan_no_dearer_than_ffd(catalogue: Catalogue) -> None:
-    workload = load_workload(INSTANCES / "heavy2-01.yaml", catalogue)
+    workload = _instance("heavy2-01", catalogue)
     result = solve(workload, catalogue, SolveSettings(time_limit=0.1, workers=2))
     assert result.status in (Status.FEASIBLE, Status.OPTIMAL)
     assert result.plan is not None and result.verified
@@ -68,7 +82,7 @@ def test_solve_stopped_early_returns_a_plan_no_dearer_than_ffd(catalogue: Catalo
 
 @pytest.mark.parametrize("name", ["limit-01", "limit-02"])
 def test_server_limit_below_any_plan_is_infeasible_with_reasons(catalogue: Catalogue, name: str) -> None:
-    workload = load_workload(INSTANCES / f"{name}.yaml", catalogue)
+    workload = _instance(name, catalogue)
     # The generator set max_servers one below the fewest servers of whole cards: GPU slices (MIG)
     # would let the small copies share cards and fit.
     workload = workload.model_copy(update={"sizing": workload.sizing.model_copy(update={"mig": False})})

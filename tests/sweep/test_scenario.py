@@ -76,9 +76,9 @@ def test_a_bad_value_is_recorded_with_its_error_not_raised(context):
 def test_a_solved_scenario_records_the_plan_and_its_figures(context):
     record = solve_scenario(context, scenario({"site.feed": "230v-16a"}))
     assert record["status"] == "optimal"
-    assert record["total_price"] == record["plan"]["total_price"] == 81840.0
-    assert record["servers"] == len(record["plan"]["servers"]) == 1
-    assert record["bound"] == 81840.0 and record["gap"] == 0
+    assert record["total_price"] == record["plan"]["total_price"] == 128420.0
+    assert record["servers"] == len(record["plan"]["servers"]) == 2
+    assert record["bound"] == 128420.0 and record["gap"] == 0
     assert record["makespan_hours"] is None  # no speed model yet
     assert record["wall_seconds"] > 0 and record["scenario"] == {"site.feed": "230v-16a"}
     assert all("copy" in a for a in record["plan"]["assignments"])  # the plan's documented JSON

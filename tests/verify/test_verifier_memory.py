@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import Offload, Optimizer, Strategy
 from ftopt.verify import memory
+from tests.verify.conftest import Case
 
 
 def test_replicating_70b_lora_on_96_gb_cards_does_not_fit(solved) -> None:
@@ -96,7 +98,7 @@ def test_three_gpus_is_no_gpu_count(solved) -> None:
 
 
 def test_plans_state_each_copys_margin_and_headroom(solved) -> None:
-    c = solved("first-project")
+    c = solved("first-project-measured")
     qlora = c.assignment("llama8b-qlora", 1)
     margin = c.catalogue.margins.of("hf-fsdp", "qlora") if c.catalogue.margins else 0.0
     assert margin > 0
@@ -107,13 +109,13 @@ def test_plans_state_each_copys_margin_and_headroom(solved) -> None:
 
 
 def test_a_stated_margin_that_is_not_the_runs(solved) -> None:
-    c = solved("first-project")
+    c = solved("first-project-measured")
     plan = c.with_assignment("llama8b-qlora", 1, memory_margin=0.0)
     assert c.rules(plan) == {"memory-margin"}
 
 
 def test_a_stated_headroom_that_is_off(solved) -> None:
-    c = solved("first-project")
+    c = solved("first-project-measured")
     a = c.assignment("llama8b-qlora", 1)
     assert a.headroom_gb is not None
     plan = c.with_assignment("llama8b-qlora", 1, headroom_gb=a.headroom_gb + 1.0)
@@ -121,57 +123,66 @@ def test_a_stated_headroom_that_is_off(solved) -> None:
 
 
 def test_a_plan_without_margin_fields_is_held_to_the_fit_only(solved) -> None:
-    c = solved("first-project")
+    c = solved("first-project-measured")
     plan = c.with_assignment("llama8b-qlora", 1, memory_margin=None, headroom_gb=None)
     assert c.verify(plan) == []
 
 
 def test_a_copy_that_fits_only_without_the_workloads_margin(solved) -> None:
-    """The 70B LoRA fills its two 96 GB cards to 0.7 GB: with a 5 % margin the workload asks for, the
-    same placement no longer fits, and the stated margin (0) is not the workload's."""
-    c = solved("first-project")
+    """micro_batch auto fills the 8B QLoRA's card up to its measured margin (16 %): with the 50 % a
+    workload asks for, the same placement no longer fits, and the stated margin is not the workload's."""
+    c = solved("first-project-measured")
+    measured = c.assignment("llama8b-qlora", 1).memory_margin
+    assert measured is not None and 0 < measured < 0.5
     strict = c.workload.model_copy(
-        update={"sizing": c.workload.sizing.model_copy(update={"memory_margin": 0.05})}
+        update={"sizing": c.workload.sizing.model_copy(update={"memory_margin": 0.5})}
     )
-    violations = [str(v) for v in c.verify(workload=strict) if v.subject == "run llama70b-lora copy 1"]
+    violations = [str(v) for v in c.verify(workload=strict) if v.subject == "run llama8b-qlora copy 1"]
     assert any(
-        v.startswith("gpu-memory: run llama70b-lora copy 1: ") and "margin 0.05" in v for v in violations
+        v.startswith("gpu-memory: run llama8b-qlora copy 1: ") and "margin 0.5" in v for v in violations
     )
-    assert any(v.startswith("memory-margin: run llama70b-lora copy 1: memory_margin 0.0") for v in violations)
+    assert any(
+        v.startswith(f"memory-margin: run llama8b-qlora copy 1: memory_margin {measured}") for v in violations
+    )
 
 
 # --- the margin's basis and a workload margin below the measured error (issue 28) ------------------
 
 
 def test_plans_state_each_margins_basis_as_the_catalogue_derives_it(solved) -> None:
-    c = solved("first-project")
+    c = solved("first-project-measured")
     assert c.catalogue.margins is not None
-    for run, method in (("llama70b-lora", "lora"), ("llama8b-qlora", "qlora")):
+    for run, stack, method in (("llama70b-lora", "hf-fsdp", "lora"), ("llama8b-qlora", "hf-fsdp", "qlora")):
         basis = c.assignment(run, 1).memory_margin_basis
-        assert basis and basis == c.catalogue.margins.basis("hf-fsdp", method)
+        assert basis == c.catalogue.margins.basis(stack, method)
+        assert basis.startswith(("held-out error of hf-fsdp/", "pooled held-out error of all stacks, "))
+        assert basis.endswith(" sources")
 
 
 def test_a_stated_basis_that_is_not_the_catalogues(solved) -> None:
-    c = solved("first-project")
+    c = solved("first-project-measured")
     plan = c.with_assignment("llama8b-qlora", 1, memory_margin_basis="my own guess")
     assert c.rules(plan) == {"memory-margin"}
 
 
 def test_a_workload_margin_below_the_measured_error_needs_its_note(solved) -> None:
-    """A plan whose workload sets sizing.memory_margin below a run's margin from the calibration must
-    carry a tight-margin note for that run (the plan is tighter than the calibration says is safe)."""
+    """A plan whose workload sets sizing.memory_margin below a run's measured error must carry a
+    tight-margin note for that run (the plan is tighter than the calibration says is safe)."""
     from ftopt.model.findings import FindingKind, finding
 
-    c = solved("first-project")
+    c = solved("first-project-measured")
     loose = c.workload.model_copy(
         update={"sizing": c.workload.sizing.model_copy(update={"memory_margin": 0.0})}
     )
-    measured = c.catalogue.margins.of("hf-fsdp", "qlora") if c.catalogue.margins else 0.0
+    measured = c.catalogue.margins.of("hf-fsdp", "lora") if c.catalogue.margins else 0.0
     assert measured > 0
     violations = [str(v) for v in c.verify(workload=loose) if v.rule == "memory-margin"]
-    assert any(v.startswith("memory-margin: run llama8b-qlora: no tight-margin note") for v in violations)
-    note = finding(FindingKind.TIGHT_MARGIN, "llama8b-qlora", given=0.0, measured=measured, basis="b")
-    noted = c.plan.model_copy(update={"notes": [*c.plan.notes, note]})
+    assert any(v.startswith("memory-margin: run llama70b-lora: no tight-margin note") for v in violations)
+    notes = [
+        finding(FindingKind.TIGHT_MARGIN, run, given=0.0, measured=measured, basis="b")
+        for run in ("llama70b-lora", "llama8b-qlora")
+    ]
+    noted = c.plan.model_copy(update={"notes": [*c.plan.notes, *notes]})
     assert not any("no tight-margin note" in str(v) for v in c.verify(noted, workload=loose))
 
 
@@ -189,6 +200,41 @@ def test_auto_offload_follows_the_runs_stack(solved) -> None:
     c = solved("offload")
     assert "offload" not in c.rules(workload=c.with_run("l8-offload", offload="auto", stack="hf-fsdp"))
     assert "offload" in c.rules(workload=c.with_run("l8-offload", offload="auto", stack="unsloth"))
+
+
+def _with_error(c: Case, stack: str, method: str, error: float) -> Catalogue:
+    """The case's catalogue with one recorded bucket's held-out error replaced (its margins table
+    left as it is)."""
+    margins = c.catalogue.margins
+    assert margins is not None
+    buckets = tuple(
+        b.model_copy(update={"error": error}) if (b.stack, b.method) == (stack, method) else b
+        for b in margins.buckets
+    )
+    return c.catalogue.model_copy(update={"margins": margins.model_copy(update={"buckets": buckets})})
+
+
+def test_a_copy_leaving_less_than_the_measured_error_fails_unless_the_workload_forced_it(solved) -> None:
+    """The verifier re-derives the measured error from the recorded buckets, not the margins table:
+    where the buckets say hf-fsdp QLoRA errs by 50 %, the 8B QLoRA (planned to leave its table's 16 %
+    free) leaves too little. A workload that sets its own margin is held to that one instead, and to
+    the tight-margin note."""
+    c = solved("first-project-measured")
+    qlora = c.assignment("llama8b-qlora", 1)
+    assert qlora.memory_margin is not None and qlora.free_gb < qlora.memory_per_gpu_gb.total * 0.5
+    stricter = _with_error(c, "hf-fsdp", "qlora", 0.5)
+    (violation,) = [str(v) for v in c.verify(catalogue=stricter)]
+    assert violation.startswith("memory-margin: run llama8b-qlora copy 1: ")
+    assert "at least the measured 50% (held-out error of hf-fsdp/qlora, 4 sources)" in violation
+    given = qlora.memory_margin
+    sizing = c.workload.sizing.model_copy(update={"memory_margin": given})
+    forced = c.workload.model_copy(update={"sizing": sizing})
+    basis = "the workload's sizing.memory_margin"
+    plan = c.with_assignment("llama70b-lora", 1, memory_margin=given, memory_margin_basis=basis)
+    plan = c.with_assignment("llama70b-lora", 1, plan=plan, headroom_gb=None)
+    plan = c.with_assignment("llama8b-qlora", 1, plan=plan, memory_margin_basis=basis)
+    (left,) = [str(v) for v in c.verify(plan, workload=forced, catalogue=stricter)]
+    assert left.startswith("memory-margin: run llama8b-qlora: no tight-margin note")
 
 
 def test_the_memory_rules_alone_find_a_wrong_strategy(solved) -> None:

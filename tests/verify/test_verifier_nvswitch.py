@@ -57,9 +57,10 @@ def test_a_pcie_card_in_an_hgx_system(solved) -> None:
 
 
 def test_a_misstated_hgx_power_draw(solved) -> None:
-    """The HGX baseboard's own draw (base_watts 2,400 W: NVSwitches, fans) counts at the wall."""
+    """The HGX baseboard's own draw (base_watts 1,906 W: NVSwitches, PCIe switches, BMC, fans) counts
+    at the wall."""
     c = solved("hgx-llama70-lora")
     server = c.server()
-    # (8 × 700 W + 2 × 280 W + 24 × 10 W DIMMs + 2 × 20 W drives + 8 W boot + 2,400 W) / 0.96
-    assert server.power_w == 9217
+    # (8 × 700 W + 2 × 280 W + 24 × 10 W DIMMs + 2 × 20 W drives + 8 W boot + 1,906 W) / 0.96
+    assert server.power_w == 8703
     assert "power-estimate" in c.rules(c.with_server(power_w=7084))  # the old (cards + CPUs) × 1.15

@@ -26,4 +26,7 @@ def test_the_unlimited_plan_breaks_stock_and_lead_time_when_they_apply() -> None
         update={"servers": [s.model_copy(update={"gpu": "h100-nvl"}) for s in plan.servers]}
     )  # a hand-edited card: the lead-time rule names it, whatever else breaks
     late = [str(v) for v in verify_plan(h100, workload, limited) if v.rule == "lead-time"]
-    assert late == ["lead-time: server s1: h100-nvl arrives in 12 weeks, the site needs delivery within 6"]
+    assert late == [
+        f"lead-time: server {s.id}: h100-nvl arrives in 12 weeks, the site needs delivery within 6"
+        for s in plan.servers
+    ]

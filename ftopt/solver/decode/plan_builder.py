@@ -37,6 +37,7 @@ from ftopt.model.plan import (
 from ftopt.model.power import load_w, supplies_words, wall_w
 from ftopt.model.rent import rent_for
 from ftopt.model.speed import Speed, energy_kwh, hours_to_train
+from ftopt.model.spread import hours_at_confidence
 from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE
 from ftopt.model.timing import server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
@@ -337,6 +338,7 @@ def _runs(data: ProblemData) -> list[RunSummary]:
             stack=p.stack.id if p.stack else None,
             train_tokens=p.run.train_tokens,
             deadline_hours=p.run.deadline_hours,
+            deadline_confidence=p.run.deadline_confidence,
         )
         for p in data.profiles
     ]
@@ -393,6 +395,24 @@ def _with_failures(data: ProblemData, servers: list[Server], a: Assignment) -> A
             "expected_interruptions": round(cost.interruptions, 3),
             "failure_overhead": round(cost.overhead, 6),
             "hours_with_failures": round(a.hours * (1 + cost.overhead), 6),
+        }
+    )
+
+
+def _with_spread(data: ProblemData, a: Assignment) -> Assignment:
+    """The copy with its hours at P50 and P90 (ftopt.model.spread): its hours, with failures when it
+    spans several servers, × its stack's spread factors."""
+    spread = data.catalogue.spread
+    if a.hours is None or spread is None:
+        return a
+    run = next(p for p in data.profiles if p.run.name == a.run)
+    factors = spread.of(run.stack.id if run.stack else None)
+    overhead = a.failure_overhead if a.multinode else None
+    return a.model_copy(
+        update={
+            "hours_p50": round(hours_at_confidence(a.hours, overhead, factors, 0.5), 6),
+            "hours_p90": round(hours_at_confidence(a.hours, overhead, factors, 0.9), 6),
+            "spread_basis": factors.basis,
         }
     )
 
@@ -454,7 +474,7 @@ def _servers_and_copies(
             continue
         assignments += [placed.place(mode, gpus, layout, server_id) for mode, gpus in layout.copies]
     assignments += [placed.place_nodes(mode, nodes) for mode, nodes in groups.values()]
-    return servers, [_with_failures(data, servers, a) for a in assignments]
+    return servers, [_with_spread(data, _with_failures(data, servers, a)) for a in assignments]
 
 
 def _in_racks(

@@ -29,12 +29,21 @@ from ftopt.model.sizing import (
     optimizer_choices,
     size_run,
 )
-from ftopt.model.speed import hours_to_train, speed_ranker
+from ftopt.model.speed import speed_ranker
 from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
 from ftopt.solver.problem.builds import Build, enumerate_builds
+from ftopt.solver.problem.configs import cheapest_tier
 from ftopt.solver.problem.data import ProblemData
-from ftopt.solver.problem.modes import Mode, compatible, fitting_modes, mode_hours, mode_speeds, nvlink_domain
-from ftopt.solver.problem.multinode import network_rank, networked_build, spanning_sizings, speed_on_servers
+from ftopt.solver.problem.modes import (
+    Mode,
+    compatible,
+    confident_hours,
+    fitting_modes,
+    mode_hours,
+    mode_speeds,
+    nvlink_domain,
+)
+from ftopt.solver.problem.multinode import network_rank, networked_build, spanning_hours, spanning_sizings
 
 
 def _relaxations(run: Run, method: TrainingMethod) -> list[str]:
@@ -101,7 +110,8 @@ def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Findin
 def _reachable(
     data: ProblemData, builds: list[Build], profile: RunProfile, mode: Mode, gpu: Gpu
 ) -> tuple[float, str | None] | None:
-    """The hours the deadline filter credits the mode with on the site's builds (as placed, or
+    """The hours at the run's deadline confidence the deadline filter credits the mode with on the
+    site's builds (as placed, or
     confined to an NVLink domain; its cards at the highest power setting a build holding it gives),
     and the slowest link it assumed; None if no build holds it."""
     found = []
@@ -113,7 +123,8 @@ def _reachable(
         speeds = mode_speeds(profile, variant, gpu, data.catalogue, variant.domain, max(caps))
         hours = mode_hours(profile, variant, gpu, data.catalogue, variant.domain, max(caps))
         if hours is not None and speeds:
-            found.append((hours, min(speeds, key=lambda s: s.tokens_per_s).link))
+            held = confident_hours(profile, data.catalogue, hours)
+            found.append((held, min(speeds, key=lambda s: s.tokens_per_s).link))
     return min(found, key=lambda h: h[0]) if found else None
 
 
@@ -127,6 +138,7 @@ def _late(run: Run, hours: float, gpu: str, sizing: Sizing, link: str | None, se
         run.name,
         deadline_hours=run.deadline_hours,
         fastest_hours=round(hours, 3),
+        confidence=run.deadline_confidence,
         gpu=gpu,
         gpus=sizing.gpus,
         servers=servers,
@@ -178,7 +190,7 @@ def _networked(catalogue: Catalogue, build: Build) -> tuple[Nic, Build] | None:
 
 def _fastest_on_servers_of(data: ProblemData, profile: RunProfile, build: Build) -> _Best | None:
     """The fastest multi-node copy of the run on servers of one build, None when the build takes no
-    fabric NICs or no such copy has a speed."""
+    fabric NICs or no such copy has hours."""
     catalogue, tokens = data.catalogue, profile.run.train_tokens
     pair = _networked(catalogue, build)
     if pair is None or tokens is None:
@@ -189,8 +201,8 @@ def _fastest_on_servers_of(data: ProblemData, profile: RunProfile, build: Build)
     limit = data.workload.site.max_servers
     best: _Best | None = None
     for servers, sizing in spanning_sizings(profile, build, net, data.workload.sizing, limit, rank):
-        speed = speed_on_servers(profile, sizing, networked, net, catalogue)
-        hours = hours_to_train(tokens, speed) if speed is not None else None
+        disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / servers)
+        hours = spanning_hours(profile, sizing, networked, net, catalogue, disk)
         if hours is not None and (best is None or (hours, sizing.gpus) < best[:2]):
             best = (hours, sizing.gpus, _late(profile.run, hours, build.gpu.id, sizing, NETWORK, servers))
     return best

@@ -95,6 +95,7 @@ def _nvme_line(data: ProblemData, server: Server, held: list[Assignment]) -> Fin
 def _memory_lines(data: ProblemData, plan: Plan) -> list[Finding]:
     lines, seen = list[Finding](), set()
     runs = {p.run.name: p.run for p in data.profiles}
+    cards = {s.id: s.gpu for s in plan.servers}  # by id once: a scan per copy was quadratic
     for a in plan.assignments:
         run = runs[a.run]
         if run.gpus == "auto" and a.gpu_count > 1 and a.run not in seen:
@@ -104,16 +105,12 @@ def _memory_lines(data: ProblemData, plan: Plan) -> list[Finding]:
                     FindingKind.MULTI_GPU,
                     a.run,
                     gpus=a.gpu_count,
-                    gpu=_server_gpu(plan, a.server),
+                    gpu=cards[a.server],
                     strategy=a.strategy.value,
                     per_gpu_gb=a.memory_per_gpu_gb.total,
                 )
             )
     return lines
-
-
-def _server_gpu(plan: Plan, server_id: str) -> str:
-    return next(s.gpu for s in plan.servers if s.id == server_id)
 
 
 def binding_rules(data: ProblemData, plan: Plan) -> list[Finding]:

@@ -2,19 +2,21 @@
 
 A mode is a fitting `Sizing` (card, GPU count, strategy, optimiser, offload) plus what placement
 needs from a server: its GPU count, the NVLink domain size its shards must share, the host RAM it
-offloads to and the NVMe its checkpoints take. Modes that need no more of any resource than a
-kept mode, and are no less preferred, are dropped before the model sees them.
+offloads to and the NVMe its checkpoints take. Modes that need no more of any resource than a kept
+mode, and are no less preferred, are dropped before the model sees them.
 
 A run with `train_tokens` and `deadline_hours` keeps only the modes that finish in time wherever the
-model may place them: each mode's speed is the speed model's estimate (`ftopt.model.speed`) on the
-slowest placement its builds allow — the link kind its aligned GPU block gets in every chassis and
-bridge layout of the catalogue that can hold it (NVLink inside a domain, PCIe within or across the
-sockets otherwise, none for one GPU), and, for offload, the least host any build gives (the rules'
-cores per GPU, the CPU with the fewest memory channels) and the lowest power setting any of the
-card's builds gives its cards (a cap slows compute, `ftopt.model.speed.at_power`). A mode that
-misses its deadline on PCIe but meets it inside an NVLink domain is kept with that domain required,
-so a deadline can move a run to more GPUs, onto NVLink or off offload. Without deadlines nothing
-here changes the modes.
+model may place them, at the run's deadline confidence (its hours × its stack's P50 or P90 spread
+factor, `confident_hours`; a copy over several servers adds its failure overhead in
+`ftopt.solver.problem.multinode.late`): each mode's speed is the speed model's estimate
+(`ftopt.model.speed`) on the slowest placement its builds allow — the link kind its aligned GPU
+block gets in every chassis and bridge layout of the catalogue that can hold it (NVLink inside a
+domain, PCIe within or across the sockets otherwise, none for one GPU), and, for offload, the least
+host any build gives (the rules' cores per GPU, the CPU with the fewest memory channels) and the
+lowest power setting any of the card's builds gives its cards (a cap slows compute,
+`ftopt.model.speed.at_power`). A mode that misses its deadline on PCIe but meets it inside an NVLink
+domain is kept with that domain required, so a deadline can move a run to more GPUs, onto NVLink or
+off offload. Without deadlines nothing here changes the modes.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ftopt.model.mig import slice_card
 from ftopt.model.rl import copy_sizings, copy_speed
 from ftopt.model.sizing import Ranker, RunProfile, Sizing
 from ftopt.model.speed import Host, Speed, SpeedContext, at_power, hours_to_train, speed_link, speed_ranker
+from ftopt.model.spread import hours_at_confidence
 from ftopt.model.stack import LinkKind
 from ftopt.model.timing import copy_host
 from ftopt.model.topology import topology_of
@@ -283,7 +286,7 @@ def meets_deadline(
             if _covered(met, domain, _floor(watts, lowest)):
                 continue
             hours = mode_hours(profile, replace(mode, domain=domain), gpu, catalogue, domain, watts)
-            if hours is None or hours <= deadline:
+            if hours is None or confident_hours(profile, catalogue, hours) <= deadline:
                 met.append(replace(mode, domain=domain, min_power_w=_floor(watts, lowest)))
     return met
 
@@ -291,6 +294,18 @@ def meets_deadline(
 def _covered(met: list[Mode], domain: int, floor: int) -> bool:
     """Whether a variant already kept needs no larger domain and no higher power setting."""
     return any(m.domain <= domain and m.min_power_w <= floor for m in met)
+
+
+def confident_hours(
+    profile: RunProfile, catalogue: Catalogue, hours: float, failure_overhead: float | None = None
+) -> float:
+    """The hours a deadline is held to: `hours` (× 1 + `failure_overhead` for a copy over several
+    servers) × the run's stack's spread factor at its deadline confidence (ftopt.model.spread)."""
+    spread, confidence = catalogue.spread, profile.run.deadline_confidence
+    if spread is None or confidence is None:  # a queue's runs: bare hours (`build_problem`)
+        return hours
+    factors = spread.of(profile.stack.id if profile.stack else None)
+    return hours_at_confidence(hours, failure_overhead, factors, confidence)
 
 
 def _floor(watts: int, lowest: float) -> int:

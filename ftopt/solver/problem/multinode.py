@@ -18,7 +18,7 @@ the fabric, and fabric cost never falls as ports are removed).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ftopt.model.fabric import (
@@ -29,7 +29,9 @@ from ftopt.model.fabric import (
     nics_per_server,
     node_network,
 )
+from ftopt.model.failures import failure_cost
 from ftopt.model.hardware import Catalogue, Nic
+from ftopt.model.memory import GB, checkpoint_bytes
 from ftopt.model.power import supplies_carry, wall_w
 from ftopt.model.rl import multinode_any_sizings, multinode_any_speed
 from ftopt.model.sizing import (
@@ -46,7 +48,7 @@ from ftopt.model.timing import copy_host
 from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, Optimizer, SizingOptions, Strategy, Workload
 from ftopt.solver.problem.builds import Build, DiskTier, RamTier
 from ftopt.solver.problem.configs import cheapest_tier
-from ftopt.solver.problem.modes import Mode, compatible
+from ftopt.solver.problem.modes import Mode, compatible, confident_hours
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,7 +138,7 @@ class _Bid:
     catalogue: Catalogue
     profiles: Sequence[RunProfile]
     builds: Sequence[Build]
-    singles: Sequence[Mode]  # every run's single-server modes
+    singles: Mapping[int, Sequence[Mode]]  # each run's single-server modes, by run index
 
 
 def network_rank(profile: RunProfile, build: Build, net: Network, catalogue: Catalogue) -> Ranker:
@@ -193,11 +195,9 @@ def _candidates(
     found: list[tuple[MultiNodeMode, MultiNodeOption]] = []
     limit = bid.workload.site.max_servers
     for nodes, sizing in spanning_sizings(profile, build, net, bid.workload.sizing, limit, rank):
-        if late(profile, sizing, networked, net, catalogue):
-            continue
         ram = cheapest_tier(build.ram_upgrades, sizing.host_ram_gb / nodes + reserve)
         disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / nodes)
-        if ram is None or disk is None:
+        if ram is None or disk is None or late(profile, sizing, networked, net, catalogue, disk):
             continue
         mode = MultiNodeMode(run=run, sizing=sizing, domain=0, node_gpus=build.gpu_count, build=f)
         found.append((mode, MultiNodeOption(-1, networked, nodes, ram, disk)))
@@ -213,7 +213,7 @@ def _options_on(bid: _Bid, run: int, f: int, nic: Nic) -> list[tuple[MultiNodeMo
     if networked is None or bid.profiles[run].run.offload == Offload.CPU:
         return []
     kept = _undominated(_candidates(bid, run, f, networked, nic))
-    singles = [m for m in bid.singles if m.run == run and m.gpu == build.gpu.id]
+    singles = [m for m in bid.singles.get(run, ()) if m.gpu == build.gpu.id]
     single_prices = [(m, _single_server_price(bid.catalogue, bid.builds, m)) for m in singles]
     return [(mode, option) for mode, option in kept if not _beaten_by_single(single_prices, mode, option)]
 
@@ -263,13 +263,62 @@ def speed_on_servers(
     return at_power(speed, build.gpu, build.power_cap_w, constants) if speed is not None else None
 
 
-def late(profile: RunProfile, sizing: Sizing, build: Build, net: Network, catalogue: Catalogue) -> bool:
-    """Whether a multi-node copy so sized would miss its run's deadline (never without one)."""
+def late(
+    profile: RunProfile,
+    sizing: Sizing,
+    build: Build,
+    net: Network,
+    catalogue: Catalogue,
+    disk: DiskTier | None = None,
+) -> bool:
+    """Whether a multi-node copy so sized would miss its run's deadline (never without one) at the
+    run's deadline confidence: its hours with failures (its checkpoint written to `disk` on every one
+    of its servers; none counted without `disk` or reliability data) × its stack's spread factor."""
     run = profile.run
-    if run.deadline_hours is None or run.train_tokens is None:
+    if run.deadline_hours is None:
         return False
+    hours = spanning_hours(profile, sizing, build, net, catalogue, disk)
+    return hours is not None and hours > run.deadline_hours
+
+
+def spanning_hours(
+    profile: RunProfile,
+    sizing: Sizing,
+    build: Build,
+    net: Network,
+    catalogue: Catalogue,
+    disk: DiskTier | None = None,
+) -> float | None:
+    """A multi-node copy's hours at its run's deadline confidence on servers of the networked
+    `build`, with failures when its `disk` tier is known (None without train_tokens or speed data):
+    what `late` holds to the deadline and the refusal names as the fastest over several servers."""
+    tokens = profile.run.train_tokens
     speed = speed_on_servers(profile, sizing, build, net, catalogue)
-    return speed is not None and hours_to_train(run.train_tokens, speed) > run.deadline_hours
+    if tokens is None or speed is None:
+        return None
+    hours = hours_to_train(tokens, speed)
+    overhead = _failure_overhead(profile, sizing, build, disk, catalogue, hours)
+    return confident_hours(profile, catalogue, hours, overhead)
+
+
+def _failure_overhead(
+    profile: RunProfile,
+    sizing: Sizing,
+    build: Build,
+    disk: DiskTier | None,
+    catalogue: Catalogue,
+    hours: float,
+) -> float | None:
+    """Hours added per training hour by checkpoints, lost work and restarts (ftopt.model.failures)
+    for a copy over sizing.gpus // build.gpu_count servers, each writing to `disk`."""
+    reliability = catalogue.reliability
+    if disk is None or reliability is None or not disk.count:
+        return None
+    nodes = sizing.gpus // build.gpu_count
+    write_gbps = disk.drive.write_gbps * disk.count * nodes
+    run = profile.run
+    checkpoint = checkpoint_bytes(profile.counts, profile.method, sizing.optimizer, run.lora_rank) / GB
+    return failure_cost(hours, sizing.gpus, checkpoint, write_gbps, reliability).overhead
 
 
 def multinode_options(
@@ -285,7 +334,10 @@ def multinode_options(
     A multi-node mode is compatible with no build as a light or heavy copy (its GPUs exceed any
     server's), so its copies are only ever counted through these options.
     """
-    bid = _Bid(workload, catalogue, profiles, builds, singles)
+    by_run: dict[int, list[Mode]] = {}
+    for mode in singles:  # indexed once: a scan of every mode per run and build was quadratic
+        by_run.setdefault(mode.run, []).append(mode)
+    bid = _Bid(workload, catalogue, profiles, builds, by_run)
     pairs = []
     for f, build in enumerate(builds):
         nic = fabric_nic(catalogue, build.chassis)

@@ -122,7 +122,8 @@ class ScheduledOption:
 
 
 def peak_workload(workload: Workload) -> Workload:
-    """Every job of every run as a concurrent copy that must finish within its window's length."""
+    """Every job of every run as a concurrent copy that must finish within its window's length (on
+    its bare hours, as the queue schedules it: no deadline confidence)."""
     runs = []
     for run in workload.runs:
         release, end = window_hours(workload, run)
@@ -132,6 +133,7 @@ def peak_workload(workload: Workload) -> Workload:
                     **run.model_dump(exclude={"jobs", "release_hours", "deadline_hours", "concurrent"}),
                     "concurrent": run.job_count,
                     "deadline_hours": end - release,
+                    "deadline_confidence": None,  # a queue's jobs are scheduled on their bare hours
                 }
             )
         )

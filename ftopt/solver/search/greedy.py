@@ -72,22 +72,30 @@ def _place(server: _Open, mode: Mode) -> None:
     server.copies.append(mode)
 
 
+def _alone_on(
+    build: Build, modes: list[Mode], reserve: int, ram_for: _Finder
+) -> tuple[RamTier, DiskTier, Mode] | None:
+    """The RAM and disk tiers of `build` that hold one copy alone, in its least-memory mode that fits."""
+    for mode in (m for m in modes if compatible(m, build)):
+        ram = ram_for(math.ceil(mode.host_ram_gb) + reserve)
+        disk = next((t for t in build.disk_upgrades if math.floor(t.gb) >= math.ceil(mode.nvme_gb)), None)
+        if ram is not None and disk is not None:
+            return ram, disk, mode
+    return None
+
+
 def _new_server(modes: list[Mode], builds: list[Build], reserve: int, rams: list[_Finder]) -> _Open | None:
     """The cheapest build, RAM and disk that hold one copy alone (more GPUs, then less memory, on ties)."""
     best: tuple[tuple[float, int, float, str], _Open] | None = None
     cards = {m.gpu for m in modes}
     for build, ram_for in zip(builds, rams, strict=True):
-        if build.gpu.id not in cards:
+        found = _alone_on(build, modes, reserve, ram_for) if build.gpu.id in cards else None
+        if found is None:
             continue
-        for mode in (m for m in modes if compatible(m, build)):
-            ram = ram_for(math.ceil(mode.host_ram_gb) + reserve)
-            disk = next((t for t in build.disk_upgrades if math.floor(t.gb) >= math.ceil(mode.nvme_gb)), None)
-            if ram is None or disk is None:
-                continue
-            key = (build.fixed_price + ram.price + disk.price, -build.slots, memory_need(mode), build.key)
-            if best is None or key < best[0]:
-                best = (key, _Open(build, ram, disk))
-            break  # the least-memory mode that fits this build
+        ram, disk, mode = found
+        key = (build.fixed_price + ram.price + disk.price, -build.slots, memory_need(mode), build.key)
+        if best is None or key < best[0]:
+            best = (key, _Open(build, ram, disk))
     return best[1] if best else None
 
 
@@ -121,53 +129,93 @@ def _multinode_copies(data: ProblemData, run: int, groups: Iterator[int]) -> lis
     return servers
 
 
-def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
-    """First-fit decreasing servers for every copy, right-sized; None when a copy fits no build.
-
-    A run that only multi-node modes hold takes its cheapest multi-node option for every copy."""
-    reserve = math.ceil(data.catalogue.rules.host_ram_reserve_gb)
+def _modes_by_need(data: ProblemData) -> list[list[Mode]]:
+    """Per run, its single-server modes by least GPU memory taken, then fewer GPUs, then preference."""
     widest = max((b.gpu_count for b in data.builds), default=0)
-    by_run = [
+    return [
         sorted(
             (data.modes[m] for m in data.modes_of(r) if data.modes[m].gpus <= widest),
             key=lambda m: (memory_need(m), m.gpus, m.preference),
         )
         for r in range(len(data.profiles))
     ]
-    need = [min((memory_need(m) for m in modes), default=math.inf) for modes in by_run]
-    rams = [tier_finder(build.ram_upgrades) for build in data.builds]
-    servers: list[_Open] = []
-    room: list[_Open] = []  # servers with a free GPU, in opening order
-    spanning: list[ServerLayout] = []  # the whole servers of multi-node copies
-    groups = itertools.count()
-    for run in sorted(range(len(by_run)), key=lambda r: (-need[r], r)):
-        modes = by_run[run]
-        if not modes:
-            whole = _multinode_copies(data, run, groups)
-            if whole is None:
-                return None
-            spanning += whole
-            continue
+
+
+@dataclass
+class _Filling:
+    """First fit's state: the servers opened, those with a free GPU (in opening order), and how to
+    open another."""
+
+    builds: list[Build]
+    reserve: int
+    rams: list[_Finder]
+    servers: list[_Open] = field(default_factory=list)
+    room: list[_Open] = field(default_factory=list)
+
+    def place_run(self, modes: list[Mode], copies: int) -> bool:
+        """Every copy of one run into the first server that holds it, else a new one; False when a
+        copy fits no build."""
         fewest = min(m.gpus for m in modes)
         cursor = 0  # a server too full for one copy of this run stays too full for the next
-        for _ in range(data.copies[run]):
-            placed = False
-            while cursor < len(room):
-                server = room[cursor]
-                if server.build.slots - server.gpus >= fewest:
-                    mode = next((m for m in modes if _fits(server, m, reserve)), None)
-                    if mode is not None:
-                        _place(server, mode)
-                        placed = True
-                        break
-                cursor += 1
-            if not placed:
-                new = _new_server(modes, data.builds, reserve, rams)
-                if new is None:
-                    return None
-                _place(new, next(m for m in modes if _fits(new, m, reserve)))
-                servers.append(new)
-                room.append(new)
-        room = [s for s in room if s.gpus < s.build.slots]
-    laid = [_lay_out(s, data.catalogue.rules.host_ram_reserve_gb) for s in servers]
-    return None if any(s is None for s in laid) else [s for s in laid if s is not None] + spanning
+        for _ in range(copies):
+            cursor = self._first_fit(modes, fewest, cursor)
+            if cursor == len(self.room) and not self._open(modes):
+                return False
+        self.room = [s for s in self.room if s.gpus < s.build.slots]
+        return True
+
+    def _first_fit(self, modes: list[Mode], fewest: int, cursor: int) -> int:
+        """Place one copy in the first server from `cursor` on that holds it; where it went (or past
+        the end when none does)."""
+        while cursor < len(self.room):
+            server = self.room[cursor]
+            if server.build.slots - server.gpus >= fewest:
+                mode = next((m for m in modes if _fits(server, m, self.reserve)), None)
+                if mode is not None:
+                    _place(server, mode)
+                    return cursor
+            cursor += 1
+        return cursor
+
+    def _open(self, modes: list[Mode]) -> bool:
+        new = _new_server(modes, self.builds, self.reserve, self.rams)
+        if new is None:
+            return False
+        _place(new, next(m for m in modes if _fits(new, m, self.reserve)))
+        self.servers.append(new)
+        self.room.append(new)
+        return True
+
+
+def _laid_out(servers: list[_Open], reserve_gb: float) -> list[ServerLayout] | None:
+    """Every server laid out and right-sized; None when one fits no RAM or disk tier."""
+    laid = [_lay_out(s, reserve_gb) for s in servers]
+    return None if any(s is None for s in laid) else [s for s in laid if s is not None]
+
+
+def _largest_first(by_run: list[list[Mode]]) -> list[int]:
+    """Runs by their least memory need, largest first (runs with no single-server mode last)."""
+    need = [min((memory_need(m) for m in modes), default=math.inf) for modes in by_run]
+    return sorted(range(len(by_run)), key=lambda r: (-need[r], r))
+
+
+def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
+    """First-fit decreasing servers for every copy, right-sized; None when a copy fits no build.
+
+    A run that only multi-node modes hold takes its cheapest multi-node option for every copy."""
+    reserve = math.ceil(data.catalogue.rules.host_ram_reserve_gb)
+    by_run = _modes_by_need(data)
+    filling = _Filling(data.builds, reserve, [tier_finder(build.ram_upgrades) for build in data.builds])
+    spanning: list[ServerLayout] = []  # the whole servers of multi-node copies
+    groups = itertools.count()
+    for run in _largest_first(by_run):
+        if by_run[run]:
+            placed = filling.place_run(by_run[run], data.copies[run])
+        else:
+            whole = _multinode_copies(data, run, groups)
+            spanning += whole or []
+            placed = whole is not None
+        if not placed:
+            return None
+    laid = _laid_out(filling.servers, data.catalogue.rules.host_ram_reserve_gb)
+    return None if laid is None else laid + spanning

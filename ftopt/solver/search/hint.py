@@ -66,10 +66,10 @@ def _index(data: ProblemData) -> _Index:
     )
 
 
-def _light_stand_in(data: ProblemData, ix: _Index, m: int | None, f: int) -> int | None:
+def _light_stand_in(data: ProblemData, ix: _Index, m: int, f: int) -> int:
     """A mode the model dropped as dominated on build f stands in as its run's light mode there with
     the fewest GPUs: light copies need only GPUs, so fewer keep every block count met."""
-    if m is None or (m, f) in ix.pool or (m, f) in ix.heavy_class:
+    if (m, f) in ix.pool or (m, f) in ix.heavy_class:
         return m
     return ix.stand_in.get((data.modes[m].run, f), m)
 
@@ -92,31 +92,46 @@ def _config(ix: _Index, f: int, heavy: list[tuple[int, int]], has_light: bool) -
     return ix.configs.get((f, multiset, False), ix.configs.get((f, multiset, True)))
 
 
-def _single(data: ProblemData, ix: _Index, server: ServerLayout, out: Hint) -> None:
-    """One single-server server: a plain server or a configuration, with its light and heavy copies."""
+def _split(
+    data: ProblemData, ix: _Index, f: int, found: list[int]
+) -> tuple[list[int], list[tuple[int, int]]] | None:
+    """A server's modes (with stand-ins) as light modes and (heavy mode, class) pairs on build f;
+    None when one is neither."""
+    modes = [_light_stand_in(data, ix, m, f) for m in found]
+    light = [m for m in modes if (m, f) in ix.pool]
+    heavy = [(m, ix.heavy_class[m, f]) for m in modes if (m, f) in ix.heavy_class and (m, f) not in ix.pool]
+    return (light, heavy) if len(light) + len(heavy) == len(modes) else None
+
+
+def _counts(
+    data: ProblemData, ix: _Index, server: ServerLayout
+) -> tuple[int, int | None, list[int], list[tuple[int, int]]] | None:
+    """(build, configuration or None for a plain server, light modes, heavy (mode, class) pairs) of
+    one server; None when the model lacks its build, a mode or its configuration."""
     f = ix.builds.get(id(server.build))
     found = [ix.modes.get(id(mode)) for mode, _ in server.copies]
-    if f is None or any(m is None for m in found):
+    known = [m for m in found if m is not None]
+    split = _split(data, ix, f, known) if f is not None and len(known) == len(found) else None
+    if f is None or split is None:
+        return None
+    light, heavy = split
+    if not heavy:
+        return f, None, light, heavy
+    config = _config(ix, f, heavy, bool(light))
+    return None if config is None else (f, config, light, heavy)
+
+
+def _single(data: ProblemData, ix: _Index, server: ServerLayout, out: Hint) -> None:
+    """One single-server server: a plain server or a configuration, with its light and heavy copies."""
+    counts = _counts(data, ix, server)
+    if counts is None:
         out.complete = False
         return
-    modes = [_light_stand_in(data, ix, m, f) for m in found]
-    light = [m for m in modes if m is not None and (m, f) in ix.pool]
-    heavy = [
-        (m, ix.heavy_class[m, f])
-        for m in modes
-        if m is not None and (m, f) in ix.heavy_class and (m, f) not in ix.pool
-    ]
-    if len(light) + len(heavy) < len(modes):
-        out.complete = False
-        return
-    if heavy:
-        config = _config(ix, f, heavy, bool(light))
-        if config is None:
-            out.complete = False
-            return
-        _bump(out.config, config)
-    else:
+    f, config, light, heavy = counts
+    if config is None:
         _bump(out.plain, f)
+    else:
+        _bump(out.config, config)
     for m in light:
         _bump(out.light, (m, f))
     for key in heavy:

@@ -47,85 +47,142 @@ class _Column:
     entries: list[tuple[int, float]]
 
 
-def _columns_and_rows(data: ProblemData) -> tuple[list[_Column], list[_Column], list[tuple[float, bool]]]:
-    """(every column, the configuration columns, rows as (right-hand side, is ≤)) of the relaxation."""
-    rows: list[tuple[float, bool]] = []
-    run_row = {}
-    for r, copies in enumerate(data.copies):
-        run_row[r] = len(rows)
-        rows.append((float(copies), False))
-    class_row = {}
-    for k in range(len(data.heavy_classes)):
-        class_row[k] = len(rows)
-        rows.append((0.0, False))
-    block_row: dict[tuple[int, int], int] = {}
-    light_builds = sorted({f for _, f in data.pool})
-    for f in light_builds:
-        gpus = {data.modes[m].gpus for m, ff in data.pool if ff == f}
-        for t in BLOCK_SIZES:
-            if any(g >= t for g in gpus):
-                block_row[f, t] = len(rows)
-                rows.append((0.0, True))
-    limit = data.workload.site.max_servers
-    limit_row = None
-    if limit is not None:
-        limit_row = len(rows)
-        rows.append((float(limit), True))
+@dataclass
+class _Rows:
+    """The relaxation's rows as (right-hand side, is ≤), with the index of each family's rows."""
 
-    def server_entries(f: int, capacity: dict[int, int]) -> list[tuple[int, float]]:
+    rows: list[tuple[float, bool]]
+    run: dict[int, int]
+    heavy_class: dict[int, int]
+    block: dict[tuple[int, int], int]
+    limit: int | None
+
+    def add(self, rhs: float, at_most: bool) -> int:
+        self.rows.append((rhs, at_most))
+        return len(self.rows) - 1
+
+    def server_entries(self, f: int, capacity: dict[int, int]) -> list[tuple[int, float]]:
+        """One server of build f: its free GPUs per block size, and its place under the server limit."""
         entries = [
-            (block_row[f, t], -float(capacity[t])) for t in BLOCK_SIZES if (f, t) in block_row and capacity[t]
+            (self.block[f, t], -float(capacity[t]))
+            for t in BLOCK_SIZES
+            if (f, t) in self.block and capacity[t]
         ]
-        return entries + ([(limit_row, 1.0)] if limit_row is not None else [])
+        return entries + ([(self.limit, 1.0)] if self.limit is not None else [])
 
-    columns: list[_Column] = []
-    for f in light_builds:
+
+def _light_gpus(data: ProblemData) -> dict[int, set[int]]:
+    """Per build of the light pool, the GPU counts of its light copies."""
+    gpus: dict[int, set[int]] = {}
+    for m, f in data.pool:
+        gpus.setdefault(f, set()).add(data.modes[m].gpus)
+    return gpus
+
+
+def _rows(data: ProblemData) -> _Rows:
+    """Every copy placed (=), heavy copies within their configurations (=), light copies' GPUs within
+    the free blocks of each build (≤), and the site's server limit (≤)."""
+    rows = _Rows([], {}, {}, {}, None)
+    for r, copies in enumerate(data.copies):
+        rows.run[r] = rows.add(float(copies), False)
+    for k in range(len(data.heavy_classes)):
+        rows.heavy_class[k] = rows.add(0.0, False)
+    for f, gpus in sorted(_light_gpus(data).items()):
+        for t in (t for t in BLOCK_SIZES if max(gpus) >= t):
+            rows.block[f, t] = rows.add(0.0, True)
+    limit = data.workload.site.max_servers
+    if limit is not None:
+        rows.limit = rows.add(float(limit), True)
+    return rows
+
+
+def _light_columns(data: ProblemData, rows: _Rows) -> list[_Column]:
+    """Plain servers per build (their free blocks), then light copies per (mode, build)."""
+    columns = []
+    for f in sorted({f for _, f in data.pool}):
         build = data.builds[f]
         capacity = {t: build.slots if build.slots >= t else 0 for t in BLOCK_SIZES}
-        columns.append(_Column(cents(build.price), data.pool_bound(f), server_entries(f, capacity)))
+        columns.append(_Column(cents(build.price), data.pool_bound(f), rows.server_entries(f, capacity)))
     for m, f in data.pool:
         mode = data.modes[m]
-        entries = [(run_row[mode.run], 1.0)]
-        entries += [(block_row[f, t], float(mode.gpus)) for t in BLOCK_SIZES if mode.gpus >= t]
+        entries = [(rows.run[mode.run], 1.0)]
+        entries += [(rows.block[f, t], float(mode.gpus)) for t in BLOCK_SIZES if mode.gpus >= t]
         columns.append(_Column(0.0, data.copies[mode.run], entries))
+    return columns
+
+
+def _heavy_and_multinode_columns(data: ProblemData, rows: _Rows) -> list[_Column]:
+    """Heavy copies per class, and multi-node copies at their servers' price.
+
+    A multi-node copy's column leaves out its fabric and energy: both only add to the price, so the
+    relaxation stays below every plan. Without these columns a run that only multi-node modes hold
+    could not be placed, and the relaxation was infeasible (5,000 distinct runs: no bound at all)."""
+    columns = []
     for k, heavy_class in enumerate(data.heavy_classes):
         for m in heavy_class.modes:
             run = data.modes[m].run
-            columns.append(_Column(0.0, data.copies[run], [(run_row[run], 1.0), (class_row[k], 1.0)]))
+            columns.append(_Column(0.0, data.copies[run], [(rows.run[run], 1.0), (rows.heavy_class[k], 1.0)]))
+    for option in data.multinode:
+        run = data.modes[option.mode].run
+        entries = [(rows.run[run], 1.0)] + (
+            [(rows.limit, float(option.nodes))] if rows.limit is not None else []
+        )
+        columns.append(_Column(cents(option.price), data.copies[run], entries))
+    return columns
+
+
+def _config_columns(data: ProblemData, rows: _Rows) -> list[_Column]:
+    """One column per heavy configuration: the heavy copies it holds and its free blocks."""
     configs = []
     for config in data.configs:
         capacity = {t: config.capacity(t) for t in BLOCK_SIZES}
-        entries = [(class_row[k], -float(count)) for k, count in config.heavy]
-        column = _Column(
-            cents(config.price), data.config_bound(config), entries + server_entries(config.build, capacity)
-        )
-        configs.append(column)
-    return columns + configs, configs, rows
+        entries = [(rows.heavy_class[k], -float(count)) for k, count in config.heavy]
+        entries += rows.server_entries(config.build, capacity)
+        configs.append(_Column(cents(config.price), data.config_bound(config), entries))
+    return configs
 
 
-def lp_bound(data: ProblemData) -> LpBound | None:
-    """Solve the relaxation with GLOP; None when it is infeasible or GLOP gives no optimum."""
-    columns, configs, rows = _columns_and_rows(data)
+def _columns_and_rows(data: ProblemData) -> tuple[list[_Column], list[_Column], list[tuple[float, bool]]]:
+    """(every column, the configuration columns, rows as (right-hand side, is ≤)) of the relaxation."""
+    rows = _rows(data)
+    configs = _config_columns(data, rows)
+    return _light_columns(data, rows) + _heavy_and_multinode_columns(data, rows) + configs, configs, rows.rows
+
+
+def _solve(
+    columns: list[_Column], rows: list[tuple[float, bool]], seconds: float | None
+) -> list[float] | None:
+    """GLOP's duals of the relaxation, signed as a minimisation requires (≤ rows y ≤ 0); None when
+    it is infeasible or GLOP gives no optimum within `seconds`."""
     solver = pywraplp.Solver.CreateSolver("GLOP")
     if solver is None:
         return None
+    if seconds is not None:
+        solver.SetTimeLimit(max(1, int(seconds * 1000)))
     inf = solver.infinity()
     constraints = [solver.Constraint(-inf if le else b, b) for b, le in rows]
-    variables = []
     objective = solver.Objective()
     for column in columns:
         var = solver.NumVar(0.0, column.upper, "")
-        variables.append(var)
         objective.SetCoefficient(var, column.cost)
         for row, coef in column.entries:
             constraints[row].SetCoefficient(var, coef)
     objective.SetMinimization()
     if solver.Solve() != pywraplp.Solver.OPTIMAL:
         return None
-    duals = [
+    return [
         min(0.0, c.dual_value()) if le else c.dual_value()
         for c, (_, le) in zip(constraints, rows, strict=True)
     ]
+
+
+def lp_bound(data: ProblemData, seconds: float | None = None) -> LpBound | None:
+    """Solve the relaxation with GLOP (within `seconds` when given); None when it is infeasible or
+    GLOP gives no optimum in time."""
+    columns, configs, rows = _columns_and_rows(data)
+    duals = _solve(columns, rows, seconds)
+    if duals is None:
+        return None
 
     def reduced(column: _Column) -> float:
         return column.cost - float(sum(duals[row] * coef for row, coef in column.entries))
@@ -133,3 +190,21 @@ def lp_bound(data: ProblemData) -> LpBound | None:
     base = sum(y * b for y, (b, _) in zip(duals, rows, strict=True))
     base += sum(min(0.0, reduced(column)) * column.upper for column in columns)
     return LpBound(base, [base + max(0.0, reduced(column)) for column in configs])
+
+
+#: Light pairings and configurations from which the relaxation's bound is taken before the search:
+#: CP-SAT on 5,000 distinct runs (110,000 light pairings) may end its time without a bound of its
+#: own, and GLOP solves that relaxation in about 2 s.
+BIG_MODEL = 20_000
+#: Share of the search's time the relaxation may take.
+FLOOR_SHARE = 0.15
+
+
+def price_floor(data: ProblemData, seconds: float) -> float:
+    """A lower bound on the price in cents, from the relaxation, for a model large enough that CP-SAT
+    may give none of its own in its time (0 for smaller models, or when GLOP does not finish in
+    `FLOOR_SHARE` of `seconds`)."""
+    if len(data.pool) + len(data.configs) < BIG_MODEL or seconds <= 0:
+        return 0.0
+    found = lp_bound(data, FLOOR_SHARE * seconds)
+    return max(0.0, found.bound - MARGIN_CENTS) if found is not None else 0.0

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
 
-from ftopt.model.findings import FindingKind, finding
+from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
 from ftopt.model.result import PhaseTimings, Result
@@ -146,47 +146,92 @@ def _laid(qp: QueueProblem, plan: GreedyPlan) -> list[tuple[ServerLayout, list[S
     return [pair for f, servers in greedy_servers(plan).items() for pair in lay_out(qp.data, f, servers)]
 
 
+def _greedy_plans(
+    qp: QueueProblem, fleet: dict[int, int] | None, splits: list[dict[tuple[int, int], int]]
+) -> GreedyPlan | None:
+    """The cheapest of the greedy plans: back to back, the relaxation's split on its fleet, and the
+    fleet repaired."""
+    split = _first_split(qp, fleet, splits) if fleet else None
+    repaired = repair_fleet(qp, fleet) if fleet else None
+    return _cheapest(qp, [greedy_queue(qp), split, repaired])
+
+
+def _model_plan(
+    qp: QueueProblem,
+    workload: Workload,
+    settings: SolveSettings,
+    deadline: float,
+    ceiling: float | None,
+    greedy: GreedyPlan | None,
+) -> tuple[Plan | None, float, cp_model.CpSolverStatus]:
+    """The queue model's plan (None when it has none, or its servers break a site rule), its bound
+    (cents) and CP-SAT's status, searched from the greedy plan below the ceiling."""
+    cap = round(ceiling * 100) if ceiling is not None else None
+    built = build_queue_model(qp, cap)
+    if greedy is not None and greedy.cost_cents(qp) <= (cap or 0):
+        add_hint(qp, built, greedy.fleet, [job for job, _, _ in greedy.jobs])
+    margin = max(MARGIN_MIN_S, MARGIN_SHARE * settings.time_limit)  # to build and verify the plan
+    solver = make_solver(settings, max(0.1, deadline - time.perf_counter() - margin))
+    status = solver.solve(built.model)
+    bound = solver.best_objective_bound if status != cp_model.UNKNOWN else 0.0
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None, bound, status
+    counts, jobs = read_solution(qp, built, solver)
+    laid = realise(qp.data, counts, jobs)
+    # A server added for fragmentation may break a site rule.
+    plan = _plan_of(qp, workload, laid) if admits(qp.data, [layout.build for layout, _ in laid]) else None
+    return plan, bound, status
+
+
+def _lowered(qp: QueueProblem, ceiling: float | None, greedy: GreedyPlan | None) -> float | None:
+    """The price ceiling (currency) once the greedy plan is in hand."""
+    if greedy is None:
+        return ceiling
+    cost = greedy.cost_cents(qp) / 100
+    return cost if ceiling is None else min(ceiling, cost)
+
+
 def _queue_plans(
     qp: QueueProblem, workload: Workload, settings: SolveSettings, deadline: float, ceiling: float | None
 ) -> QueueOutcome:
     """The greedy plan, then the queue model's from its hint, realised on servers."""
     if any(not options for options in qp.options):
         return QueueOutcome([], None)
-    plans: list[Plan] = []
     left = deadline - time.perf_counter()
     relaxed = aggregate_bound(qp, min(AGGREGATE_S, max(0.1, left / 4)), settings.workers)
-    floor, fleet = relaxed.bound, relaxed.fleet
-    if floor == math.inf:  # the jobs' GPU-minutes fit no servers the site allows
-        return QueueOutcome(plans, None, infeasible=qp.complete and ceiling is None)
-    split = (
-        next((p for p in (schedule_split(qp, fleet, s) for s in relaxed.splits) if p), None)
-        if fleet
-        else None
-    )
-    greedy = _cheapest(qp, [greedy_queue(qp), split, repair_fleet(qp, fleet) if fleet else None])
-    if greedy is not None:
-        plans.append(_plan_of(qp, workload, _laid(qp, greedy)))
-        cost = greedy.cost_cents(qp) / 100
-        ceiling = cost if ceiling is None else min(ceiling, cost)
+    if relaxed.bound == math.inf:  # the jobs' GPU-minutes fit no servers the site allows
+        return QueueOutcome([], None, infeasible=qp.complete and ceiling is None)
+    greedy = _greedy_plans(qp, relaxed.fleet, relaxed.splits)
+    plans = [_plan_of(qp, workload, _laid(qp, greedy))] if greedy is not None else []
+    search = _Search(qp, workload, settings, deadline)
+    return _proved(search, plans, _lowered(qp, ceiling, greedy), greedy, relaxed.bound)
+
+
+@dataclass(frozen=True)
+class _Search:
+    """What the queue model's search runs on: the problem, the workload, the settings, the deadline."""
+
+    qp: QueueProblem
+    workload: Workload
+    settings: SolveSettings
+    deadline: float
+
+
+def _proved(
+    search: _Search, plans: list[Plan], ceiling: float | None, greedy: GreedyPlan | None, floor: float | None
+) -> QueueOutcome:
+    """The plans in hand and the bound: the relaxation's `floor` (cents) when the cheapest plan meets
+    it, else the queue model's search below the ceiling, and its plan."""
+    proof = search.qp.complete  # a bound proves something only when every option is in the model
     if ceiling is not None and floor is not None and round(ceiling * 100) <= proven_cents(floor):
-        return QueueOutcome(plans, floor / 100 if qp.complete else None)  # the plan in hand meets the bound
-    built = build_queue_model(qp, round(ceiling * 100) if ceiling is not None else None)
-    if greedy is not None and greedy.cost_cents(qp) <= round(ceiling * 100 if ceiling is not None else 0):
-        add_hint(qp, built, greedy.fleet, [job for job, _, _ in greedy.jobs])
-    margin = max(MARGIN_MIN_S, MARGIN_SHARE * settings.time_limit)  # to build and verify the plan
-    solver = make_solver(settings, max(0.1, deadline - time.perf_counter() - margin))
-    status = solver.solve(built.model)
-    found = solver.best_objective_bound if status != cp_model.UNKNOWN else 0.0
-    bound = max(found, floor or 0.0) / 100 if qp.complete else None
+        return QueueOutcome(plans, floor / 100 if proof else None)  # the plan in hand meets the bound
+    qp, workload, settings, deadline = search.qp, search.workload, search.settings, search.deadline
+    plan, found, status = _model_plan(qp, workload, settings, deadline, ceiling, greedy)
     if status == cp_model.INFEASIBLE:
         # Nothing in the model's options costs at most the ceiling: the plan in hand is optimal.
-        return QueueOutcome(plans, ceiling if qp.complete else None, infeasible=ceiling is None)
-    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        counts, jobs = read_solution(qp, built, solver)
-        laid = realise(qp.data, counts, jobs)
-        if admits(qp.data, [layout.build for layout, _ in laid]):
-            plans.append(_plan_of(qp, workload, laid))  # a server added for fragmentation may break a rule
-    return QueueOutcome(plans, bound)
+        return QueueOutcome(plans, ceiling if proof else None, infeasible=ceiling is None)
+    plans = plans + ([plan] if plan is not None else [])
+    return QueueOutcome(plans, max(found, floor or 0.0) / 100 if proof else None)
 
 
 def solve_queue(
@@ -210,20 +255,45 @@ def solve_queue(
         # the peak bid, with its reasons.
         return Result(status=Status.INFEASIBLE, reasons=peak_result.reasons, timings=_timings(started))
     qp = queue_problem(data, workload)
-    ceiling = _objective(peak) if peak is not None else None
-    outcome = _queue_plans(qp, workload, settings, deadline, ceiling)
+    outcome = _queue_plans(qp, workload, settings, deadline, _objective(peak) if peak is not None else None)
     candidates = [*outcome.plans, *([peak] if peak is not None else [])]
-    if not candidates and outcome.infeasible and qp.complete:
-        reason = finding(FindingKind.CONFLICT, "runs")
-        return Result(status=Status.INFEASIBLE, reasons=(reason,), timings=_timings(started))
-    unscheduled = [workload.runs[r].name for r, options in enumerate(qp.options) if not options]
-    if not candidates and unscheduled:
-        reasons = tuple(finding(FindingKind.QUEUE_HEAVY, name) for name in unscheduled)
-        return Result(status=Status.NO_PLAN_IN_TIME, reasons=reasons, timings=_timings(started))
     if not candidates:
-        reason = finding(FindingKind.NO_PLAN, "time-limit", seconds=settings.time_limit)
-        return Result(status=Status.NO_PLAN_IN_TIME, reasons=(reason,), timings=_timings(started))
+        return Result(
+            status=_no_plan_status(qp, outcome),
+            reasons=_no_plan(qp, workload, outcome, settings),
+            timings=_timings(started),
+        )
     best = min(candidates, key=lambda p: (_objective(p), p is peak))
+    return _result(best, outcome, workload, catalogue, settings, started, workload_name)
+
+
+def _no_plan(
+    qp: QueueProblem, workload: Workload, outcome: QueueOutcome, settings: SolveSettings
+) -> tuple[Finding, ...]:
+    """Why there is no queue plan: runs in conflict (proven), runs the queue cannot schedule, or time."""
+    if outcome.infeasible and qp.complete:
+        return (finding(FindingKind.CONFLICT, "runs"),)
+    unscheduled = [workload.runs[r].name for r, options in enumerate(qp.options) if not options]
+    if unscheduled:
+        return tuple(finding(FindingKind.QUEUE_HEAVY, name) for name in unscheduled)
+    return (finding(FindingKind.NO_PLAN, "time-limit", seconds=settings.time_limit),)
+
+
+def _no_plan_status(qp: QueueProblem, outcome: QueueOutcome) -> Status:
+    """Infeasible when the model proved no plan exists among every option; else no plan in time."""
+    return Status.INFEASIBLE if outcome.infeasible and qp.complete else Status.NO_PLAN_IN_TIME
+
+
+def _result(
+    best: Plan,
+    outcome: QueueOutcome,
+    workload: Workload,
+    catalogue: Catalogue,
+    settings: SolveSettings,
+    started: float,
+    workload_name: str | None,
+) -> Result:
+    """The cheapest plan with the model's bound, priced for rent, its supply findings, verified."""
     bound = proven_cents(outcome.bound * 100) / 100 if outcome.bound is not None else None
     plan = with_bound(best, bound).model_copy(
         update={

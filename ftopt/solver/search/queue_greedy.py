@@ -11,6 +11,7 @@ starts whichever job can start first, so jobs released later fill the gaps, not 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from ftopt.solver.cpsat.families import admits
@@ -68,41 +69,54 @@ class _Cards:
                 blocks[server * per + k] = max(cards[k * g : (k + 1) * g])
 
 
+_Choice = tuple[
+    tuple[int, int, int], int, JobOption, int, int
+]  # (start, late, end), run, option, server, card
+
+
+def _next_job(
+    qp: QueueProblem, left: list[int], options: list[list[JobOption]], cards: dict[int, _Cards]
+) -> _Choice | None:
+    """Of the runs with jobs left, the job that can start first (the earlier deadline, then the
+    earlier end, on ties), in its option and block; None when no job is left."""
+    best: _Choice | None = None
+    for run in (r for r, count in enumerate(left) if count):
+        early, late = qp.windows[run]
+        for option in options[run]:
+            start, n, first = cards[option.build].earliest(option.gpus, early)
+            key = (start, late, start + option.minutes)
+            if best is None or key < best[0]:
+                best = (key, run, option, n, first)
+    return best
+
+
+def _fleet_cards(qp: QueueProblem, fleet: dict[int, int]) -> dict[int, _Cards]:
+    """Per build of the fleet, its servers' cards, with blocks of every width its options use."""
+    widths: dict[int, set[int]] = {f: set() for f in fleet}
+    for option in (o for opts in qp.options for o in opts if o.build in fleet):
+        widths[option.build].add(option.gpus)
+    return {f: _Cards(n, qp.data.builds[f].gpu_count, widths[f]) for f, n in fleet.items()}
+
+
 def schedule_on(qp: QueueProblem, fleet: dict[int, int]) -> GreedyPlan | None:
     """Every job on the fleet's servers, or None when some job misses its window.
 
     List scheduling: of the runs with jobs left, the next job is the one that can start first (the
     earlier deadline on ties), in its option and block that start first (then end first)."""
-    cards = {
-        f: _Cards(
-            n, qp.data.builds[f].gpu_count, {o.gpus for opts in qp.options for o in opts if o.build == f}
-        )
-        for f, n in fleet.items()
-        if n > 0
-    }
+    used = {f: n for f, n in fleet.items() if n > 0}
+    cards = _fleet_cards(qp, used)
     options = [[o for o in opts if o.build in cards] for opts in qp.options]
     left = list(qp.jobs)
     placed = []
     for _ in range(sum(qp.jobs)):
-        best: tuple[tuple[int, int, int], int, JobOption, int, int] | None = None
-        for run, count in enumerate(left):
-            if not count:
-                continue
-            early, late = qp.windows[run]
-            for option in options[run]:
-                start, n, first = cards[option.build].earliest(option.gpus, early)
-                key = (start, late, start + option.minutes)
-                if best is None or key < best[0]:
-                    best = (key, run, option, n, first)
-        if best is None:
+        best = _next_job(qp, left, options, cards)
+        if best is None or best[0][2] > best[0][1]:  # no job left to place, or it ends past its window
             return None
-        (start, late, end), run, option, n, first = best
-        if end > late:
-            return None
+        (start, _, end), run, option, n, first = best
         cards[option.build].take(n, first, option.gpus, end)
         left[run] -= 1
         placed.append((ScheduledOption(run, qp.jobs[run] - left[run], option, start), n, first))
-    return GreedyPlan({f: n for f, n in fleet.items() if n > 0}, placed)
+    return GreedyPlan(used, placed)
 
 
 def schedule_split(
@@ -117,20 +131,35 @@ def schedule_split(
     packs whole jobs well."""
     placed: list[tuple[ScheduledOption, int, int]] = []
     for f, n in fleet.items():
-        jobs = [split.get((run, f), 0) for run in range(len(qp.jobs))]
-        options = [[o for o in opts if o.build == f] for opts in qp.options]
-        share = schedule_on(replace(qp, jobs=jobs, options=options), {f: n})
+        share = _share_on(qp, f, n, split)
         if share is None:
             return None
         placed += share.jobs
-    numbered: dict[int, int] = {}  # jobs of a run numbered 1… over the builds, in start order
-    renumbered = []
-    for job, n, first in sorted(placed, key=lambda p: (p[0].run, p[0].start)):
-        numbered[job.run] = numbered.get(job.run, 0) + 1
-        renumbered.append((replace(job, job=numbered[job.run]), n, first))
-    if any(numbered.get(run, 0) != count for run, count in enumerate(qp.jobs)):
+    renumbered = _renumbered(placed)
+    if Counter(job.run for job, _, _ in renumbered) != _job_counts(qp):
         return None  # the split does not cover every job (a relaxation not solved to the end)
     return GreedyPlan({f: n for f, n in fleet.items() if n > 0}, renumbered)
+
+
+def _share_on(qp: QueueProblem, f: int, servers: int, split: dict[tuple[int, int], int]) -> GreedyPlan | None:
+    """Build f's share of the jobs list-scheduled on its `servers` alone."""
+    jobs = [split.get((run, f), 0) for run in range(len(qp.jobs))]
+    options = [[o for o in opts if o.build == f] for opts in qp.options]
+    return schedule_on(replace(qp, jobs=jobs, options=options), {f: servers})
+
+
+def _job_counts(qp: QueueProblem) -> Counter[int]:
+    return Counter({run: count for run, count in enumerate(qp.jobs) if count})
+
+
+def _renumbered(placed: list[tuple[ScheduledOption, int, int]]) -> list[tuple[ScheduledOption, int, int]]:
+    """Jobs of a run numbered 1… over the builds, in start order."""
+    numbered: Counter[int] = Counter()
+    renumbered = []
+    for job, n, first in sorted(placed, key=lambda p: (p[0].run, p[0].start)):
+        numbered[job.run] += 1
+        renumbered.append((replace(job, job=numbered[job.run]), n, first))
+    return renumbered
 
 
 def _fewest_servers(qp: QueueProblem, build: int) -> GreedyPlan | None:

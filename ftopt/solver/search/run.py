@@ -22,7 +22,7 @@ from ftopt.solver.decode.counts import decode
 from ftopt.solver.decode.layout import ServerLayout, price_of
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.search.hint import Hint, add_hint, hint
-from ftopt.solver.search.lp import MARGIN_CENTS, lp_bound
+from ftopt.solver.search.lp import MARGIN_CENTS, LpBound, lp_bound
 
 
 class _Reporter(cp_model.CpSolverSolutionCallback):
@@ -190,6 +190,19 @@ def run_model(
     lp = lp_bound(data) if len(data.configs) >= MANY_CONFIGS and plan else None
     if lp is None or plan is None:
         return _run(data, settings, deadline, on_progress, hint(data, plan) if plan else None)
+    return _by_columns(data, settings, deadline, on_progress, plan, lp)
+
+
+def _by_columns(
+    data: ProblemData,
+    settings: SolveSettings,
+    deadline: float,
+    on_progress: Callable[[Progress], None] | None,
+    plan: list[ServerLayout],
+    lp: LpBound,
+) -> Outcome | None:
+    """The two stages over LP-selected columns: the most promising configurations first, then every
+    configuration a plan as cheap as the best found may use (`run_model`)."""
     upper = round((price_of(plan) + fabric_price(data.catalogue, plan)) * 100)
     ranked = sorted(range(len(data.configs)), key=lambda c: lp.config_bounds[c])
     first = set(ranked[:FIRST_COLUMNS]) | _configs_used(data, plan)
@@ -199,17 +212,20 @@ def run_model(
     lower = math.ceil(lp.bound - MARGIN_CENTS)
     if found is not None and found.found:
         upper = min(upper, round(found.objective))
-        keep = set(lp.keep(upper))
-        if found.objective <= lower or (found.proven and keep <= first):
+        if found.objective <= lower or (found.proven and set(lp.keep(upper)) <= first):
             return replace(found, proven=True, bound=max(found.bound, lower))
-    else:
-        keep = set(lp.keep(upper))
-    rest = _restrict(data, keep)
+    rest = _restrict(data, lp.keep(upper))
     start = found.servers if found is not None and found.servers else plan
     second = _run(rest, settings, deadline, on_progress, hint(rest, start))
-    if second is None or not second.found:
-        bound = max(lower, min(second.bound, upper) if second is not None else upper)
-        if found is not None and found.found:
-            return replace(found, proven=False, bound=bound)
-        return Outcome(None, False, float("inf"), bound, found=False)
-    return replace(second, bound=max(lower, min(second.bound, upper)))
+    return _second_stage(found, second, lower, upper)
+
+
+def _second_stage(found: Outcome | None, second: Outcome | None, lower: int, upper: int) -> Outcome:
+    """The second stage's outcome with the best bound known; the first stage's plan when the second
+    found none in time."""
+    if second is not None and second.found:
+        return replace(second, bound=max(lower, min(second.bound, upper)))
+    bound = max(lower, min(second.bound, upper) if second is not None else upper)
+    if found is not None and found.found:
+        return replace(found, proven=False, bound=bound)
+    return Outcome(None, False, float("inf"), bound, found=False)

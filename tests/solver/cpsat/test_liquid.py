@@ -68,7 +68,7 @@ def test_the_what_if_offers_a_loop_as_large_as_the_rack_circuits() -> None:
     assert "liquid_kw" in words
     assert eased.site.racks is not None
     assert [r.liquid_kw for r in eased.site.racks] == [None, catalogue().feed("400v-3p-32a").usable_w / 1000]
-    assert families.LIQUID.relax(build_problem(_workload(), catalogue())) == []  # 20 kW ≥ its circuit
+    assert families.LIQUID.relax(build_problem(_with_loop(20), catalogue())) == []  # 20 kW ≥ its circuit
 
 
 def test_only_a_liquid_cooled_build_takes_its_watts_from_the_loop() -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from ortools.sat.python import cp_model
 
 from ftopt.solver.cpsat.formulation import build_formulation
-from ftopt.solver.search.lp import MARGIN_CENTS, lp_bound
-from tests.solver.tiny import HEAVY, SMALL, problem
+from ftopt.solver.search import lp
+from ftopt.solver.search.lp import MARGIN_CENTS, lp_bound, price_floor
+from tests.solver.tiny import HEAVY, MULTINODE, SMALL, problem
 
 
 def _optimum_cents(text: str) -> float:
@@ -33,3 +35,22 @@ def test_keep_drops_configurations_dearer_than_the_price_in_hand() -> None:
     assert bound is not None and bound.config_bounds
     assert bound.keep(min(bound.config_bounds) - 10 * MARGIN_CENTS) == []
     assert len(bound.keep(max(bound.config_bounds))) == len(bound.config_bounds)
+
+
+def test_a_run_only_multinode_modes_hold_has_a_bound_at_most_the_optimum() -> None:
+    """Its copies go to multi-node columns: without them the relaxation was infeasible (no bound)."""
+    data = problem(MULTINODE)
+    assert data.multinode and not data.pool  # no single server holds a copy
+    bound = lp_bound(data)
+    assert bound is not None
+    cheapest = min(round(o.price * 100) for o in data.multinode)  # one copy's servers, no fabric
+    assert cheapest - MARGIN_CENTS <= bound.bound <= _optimum_cents(MULTINODE) + MARGIN_CENTS
+
+
+def test_the_price_floor_is_taken_for_big_models_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = problem(SMALL)
+    assert price_floor(data, 10.0) == 0.0  # a small model: CP-SAT proves it, no LP needed
+    monkeypatch.setattr(lp, "BIG_MODEL", 1)
+    floor = price_floor(data, 10.0)
+    assert 0 < floor <= _optimum_cents(SMALL)
+    assert price_floor(data, 0.0) == 0.0  # no time left: no floor
