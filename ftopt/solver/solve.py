@@ -141,15 +141,24 @@ def _best_outcome(
         left = max(CORE_S, deadline - time.perf_counter())
         raise _infeasible(data, settings, left, unlimited is not None)
     candidates = [o for o in (greedy, relaxed) if o is not None and o.servers is not None]
-    exact = relaxed.price_cents <= relaxed.objective or data.exact
-    if relaxed.found and not exact:
-        best = min(candidates, key=lambda o: o.price_cents)
-        safe = run_model(data.with_safe_configs(), settings, deadline, plan=best.servers)
-        if safe is not None and safe.servers is not None:
-            candidates.append(safe)
+    candidates += _safe_outcome(data, settings, deadline, relaxed, candidates)
     if not candidates:
         raise NoPlanInTimeError("no buildable plan found in time; raise --time-limit")
     return min(candidates, key=lambda o: (o.price_cents, o is greedy)), max(relaxed.bound, floor)
+
+
+def _safe_outcome(
+    data: ProblemData, settings: SolveSettings, deadline: float, relaxed: Outcome, candidates: list[Outcome]
+) -> list[Outcome]:
+    """When the decoded plan costs more than the search's objective (heavy configurations that did
+    not budget for the light copies they take), a re-solve on the safe configurations hinted with
+    the best plan so far; empty when none is needed or found."""
+    exact = relaxed.price_cents <= relaxed.objective or data.exact
+    if not relaxed.found or exact:
+        return []
+    best = min(candidates, key=lambda o: o.price_cents)
+    safe = run_model(data.with_safe_configs(), settings, deadline, plan=best.servers)
+    return [safe] if safe is not None and safe.servers is not None else []
 
 
 @dataclass

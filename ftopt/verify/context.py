@@ -119,6 +119,24 @@ def stated_config(assignment: Assignment, run: Run) -> TrainingConfig | None:
     )
 
 
+def _sizing_key(a: Assignment, run: Run, card: Gpu, parts: Parts, config: TrainingConfig | None) -> SizingKey:
+    """What a copy's sizing depends on, so copies alike are sized once: the run, the card (or its
+    slice), the GPUs, the choices, the configuration and, over several servers, the servers' build."""
+    multi = a.multinode
+    return (
+        run.name,
+        card.id + (f"@{a.mig.profile}" if a.mig else ""),
+        a.gpu_count,
+        str(a.strategy),
+        str(a.optimizer),
+        str(a.offload),
+        parts.server.gpu_count if multi else 0,
+        parts.server.nic if multi else None,
+        parts.server.nic_count if multi else 0,
+        config,
+    )
+
+
 @dataclass
 class Context:
     """The plan, the workload and the catalogue, with lookups every rule shares."""
@@ -221,43 +239,29 @@ class Context:
             return None
         if run.algorithm != Algorithm.SFT:  # its roles, at the run's own settings (RL: not configured)
             return self._rl_sizing(assignment, run, card)
-        multi = assignment.multinode
         config = stated_config(assignment, run)
         if config is not None and config.degrees.gpus != gpus:
             return None  # the parallelism rule reports it
-        key: SizingKey = (
-            run.name,
-            card.id + (f"@{assignment.mig.profile}" if assignment.mig else ""),
-            gpus,
-            str(assignment.strategy),
-            str(assignment.optimizer),
-            str(assignment.offload),
-            parts.server.gpu_count if multi else 0,
-            parts.server.nic if multi else None,
-            parts.server.nic_count if multi else 0,
-            config,
-        )
-        if key not in self._sizings and multi:
-            self._sizings[key] = self._multinode_sizing(assignment, run, parts)
+        key = _sizing_key(assignment, run, card, parts, config)
         if key not in self._sizings:
-            profile = self.profile(run)
             self._sizings[key] = (
-                size_run(
-                    CopySetup(
-                        profile,
-                        card,
-                        gpus,
-                        assignment.strategy,
-                        assignment.optimizer,
-                        assignment.offload,
-                        self.workload.sizing,
-                    ),
-                    config=config,
-                )
-                if profile is not None
-                else None
+                self._multinode_sizing(assignment, run, parts)
+                if assignment.multinode
+                else self._server_sizing(assignment, run, card, config)
             )
         return self._sizings[key]
+
+    def _server_sizing(
+        self, a: Assignment, run: Run, card: Gpu, config: TrainingConfig | None
+    ) -> Sizing | None:
+        """A one-server copy sized by the model layer at its stated choices and configuration."""
+        profile = self.profile(run)
+        if profile is None:
+            return None
+        setup = CopySetup(
+            profile, card, a.gpu_count, a.strategy, a.optimizer, a.offload, self.workload.sizing
+        )
+        return size_run(setup, config=config)
 
     def _policy_sizing(self, a: Assignment, run: Run, gpu: Gpu) -> Sizing | None:
         """An RL copy's policy re-sized as a supervised run on the GPUs the copy lists for it, or over

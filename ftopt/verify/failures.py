@@ -33,15 +33,10 @@ def _failure_terms(ctx: Context, a: Assignment) -> tuple[float, float, float] | 
     profile = ctx.profile(run) if run else None
     if reliability is None or run is None or profile is None:
         return None
-    write_gbps, gpus = 0.0, 0
-    for node in a.nodes or []:
-        parts = ctx.parts.get(node.server)
-        if parts is None or parts.data_drive is None:
-            return None
-        write_gbps += parts.data_drive.write_gbps * parts.server.data_drive_count
-        gpus += len(node.gpus)
-    if not write_gbps or not gpus:
+    drives = _write_and_gpus(ctx, a)
+    if drives is None:
         return None
+    write_gbps, gpus = drives
     method = ctx.catalogue.methods.method(run.method)
     gb = checkpoint_bytes(profile.counts, method, a.optimizer, run.lora_rank) / 1e9
     mtbf = 1 / (reliability.interruptions_per_gpu_hour * gpus)
@@ -73,6 +68,19 @@ def _expected(ctx: Context, a: Assignment) -> dict[str, float] | None:
         "expected_interruptions": wall / mtbf,
         "hours_with_failures": wall,
     }
+
+
+def _write_and_gpus(ctx: Context, a: Assignment) -> tuple[float, int] | None:
+    """The copy's servers' data-drive write bandwidth (GB/s, all written at once) and its GPUs;
+    None when a server or drive is unknown or either comes to nothing (other rules report those)."""
+    write_gbps, gpus = 0.0, 0
+    for node in a.nodes or []:
+        parts = ctx.parts.get(node.server)
+        if parts is None or parts.data_drive is None:
+            return None
+        write_gbps += parts.data_drive.write_gbps * parts.server.data_drive_count
+        gpus += len(node.gpus)
+    return (write_gbps, gpus) if write_gbps and gpus else None
 
 
 def _near(stated: float | None, expected: float, rounding: float) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 import networkx as nx
 
+from ftopt.model.hardware import Bridge, Chassis, Gpu
 from ftopt.model.plan import Assignment
 from ftopt.model.topology import bridged_domains, gpu_node, interconnect, largest_domain, nvlink_domains
 from ftopt.model.workload import Strategy
@@ -40,7 +41,9 @@ def check_nvlink_domains(ctx: Context) -> Iterator[Violation]:
 
 
 def _bridge_faults(p: Parts) -> Iterator[tuple[str, str]]:
-    s, bridge, card = p.server, p.bridge, p.gpu
+    """A bridge count needs a bridge; a resolved bridge goes on no NVSwitch baseboard, fits the card
+    and joins every card once (an unknown one is the catalogue-id rule's)."""
+    s, bridge = p.server, p.bridge
     if s.bridge is None:
         if s.bridge_count:
             yield f"bridge_count {s.bridge_count} without a bridge", "0 when unbridged"
@@ -50,16 +53,22 @@ def _bridge_faults(p: Parts) -> Iterator[tuple[str, str]]:
     if p.chassis is not None and p.chassis.nvswitch:
         yield f"bridge {bridge.id} on {p.chassis.id}", "an NVSwitch baseboard takes no bridges"
         return
-    if bridge.gpu != s.gpu:
-        yield f"bridge {bridge.id}", f"it fits {bridge.gpu}, not {s.gpu}"
-    elif card is not None and (card.nvlink is None or bridge.size not in card.nvlink.bridge_sizes):
-        sizes = card.nvlink.bridge_sizes if card.nvlink else ()
-        yield f"{bridge.size}-way bridge on {card.id}", f"card takes bridges of {list(sizes) or 'no'} cards"
+    yield from _bridge_fit_faults(p, bridge)
     if s.bridge_count * bridge.size != s.gpu_count:
         yield (
             f"{s.bridge_count} × {bridge.size}-way bridges for {s.gpu_count} cards",
             "the bridges join every card once",
         )
+
+
+def _bridge_fit_faults(p: Parts, bridge: Bridge) -> Iterator[tuple[str, str]]:
+    """The bridge is made for the server's card, in a size the card takes."""
+    s, card = p.server, p.gpu
+    if bridge.gpu != s.gpu:
+        yield f"bridge {bridge.id}", f"it fits {bridge.gpu}, not {s.gpu}"
+    elif card is not None and (card.nvlink is None or bridge.size not in card.nvlink.bridge_sizes):
+        sizes = card.nvlink.bridge_sizes if card.nvlink else ()
+        yield f"{bridge.size}-way bridge on {card.id}", f"card takes bridges of {list(sizes) or 'no'} cards"
 
 
 def _straddling(graph: nx.Graph) -> Iterator[list[int]]:
@@ -102,17 +111,14 @@ def _shard_fault(domains: list[list[int]], gpus: set[int], largest: int, joiner:
 def check_sharded_domains(ctx: Context) -> Iterator[Violation]:
     """Sharded copies on NVLink cards sit in one domain, or in whole domains of the largest bridge."""
     for a in ctx.plan.assignments:
-        placed = _placed_gpus(ctx, a)
-        card = ctx.parts[a.server].gpu if placed else None
-        if a.strategy != Strategy.FSDP or placed is None or card is None or card.nvlink is None:
+        sharded = _sharded_on_nvlink(ctx, a)
+        if sharded is None:
             continue
+        graph, gpus, card = sharded
         chassis = ctx.parts[a.server].chassis
-        largest = (
-            largest_domain(chassis, card) if chassis is not None else max(card.nvlink.bridge_sizes, default=0)
-        )
+        largest = _largest_domain(chassis, card)
         if largest == 0:
             continue
-        graph, gpus = placed
         domains = nvlink_domains(graph)
         joiner = "the NVSwitch baseboard joins" if chassis and chassis.nvswitch else "the card's bridges join"
         fault = _shard_fault(domains, gpus, largest, joiner)
@@ -123,6 +129,26 @@ def check_sharded_domains(ctx: Context) -> Iterator[Violation]:
                 f"fsdp on GPUs {sorted(gpus)} of server {a.server} (domains {domains or 'none'})",
                 f"a sharded copy of {len(gpus)} {card.id} {fault}",
             )
+
+
+def _sharded_on_nvlink(ctx: Context, a: Assignment) -> tuple[nx.Graph, set[int], Gpu] | None:
+    """The server graph, GPUs and card of an fsdp copy on well-formed GPUs of an NVLink card (the
+    copies this rule is about), else None."""
+    placed = _placed_gpus(ctx, a)
+    if a.strategy != Strategy.FSDP or placed is None:
+        return None
+    card = ctx.parts[a.server].gpu
+    if card is None or card.nvlink is None:
+        return None
+    return placed[0], placed[1], card
+
+
+def _largest_domain(chassis: Chassis | None, card: Gpu) -> int:
+    """The largest NVLink domain the chassis can give the card (an unknown chassis: its largest
+    bridge)."""
+    if chassis is not None:
+        return largest_domain(chassis, card)
+    return max(card.nvlink.bridge_sizes, default=0) if card.nvlink else 0
 
 
 def check_link_report(ctx: Context) -> Iterator[Violation]:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ftopt.model.plan import Assignment
+from ftopt.model.plan import Assignment, Node
+from ftopt.model.stack import Stack
 from ftopt.model.topology import nvlink_domains
 from ftopt.model.workload import Offload, Recompute, Run
 from ftopt.verify.context import Context, copy_subject
@@ -68,27 +69,27 @@ def check_tensor_parallel_domain(ctx: Context) -> Iterator[Violation]:
         degrees = _degrees(a)
         if degrees is None or degrees[1] < 2:
             continue
-        tp = degrees[1]
         for node in a.nodes or []:
-            graph = ctx.graphs.get(node.server)
-            if graph is None or len(node.gpus) % tp:
-                if graph is not None:
-                    yield Violation(
-                        "tensor-parallel-domain",
-                        copy_subject(a),
-                        f"tp {tp} on {len(node.gpus)} GPUs of {node.server}",
-                        "whole groups",
-                    )
-                continue
-            domains = [set(d) for d in nvlink_domains(graph)]
-            for group in _groups(node.gpus, tp):
-                if not any(set(group) <= d for d in domains):
-                    yield Violation(
-                        "tensor-parallel-domain",
-                        copy_subject(a),
-                        f"tensor-parallel GPUs {group} of server {node.server}",
-                        f"one NVLink domain (domains {[sorted(d) for d in domains] or 'none'})",
-                    )
+            for found, allowed in _node_domain_faults(ctx, node, degrees[1]):
+                yield Violation("tensor-parallel-domain", copy_subject(a), found, allowed)
+
+
+def _node_domain_faults(ctx: Context, node: Node, tp: int) -> Iterator[tuple[str, str]]:
+    """One node's GPUs split into whole tp groups, each inside one NVLink domain (an unknown server
+    is the server rules' to report)."""
+    graph = ctx.graphs.get(node.server)
+    if graph is None:
+        return
+    if len(node.gpus) % tp:
+        yield f"tp {tp} on {len(node.gpus)} GPUs of {node.server}", "whole groups"
+        return
+    domains = [set(d) for d in nvlink_domains(graph)]
+    for group in _groups(node.gpus, tp):
+        if not any(set(group) <= d for d in domains):
+            yield (
+                f"tensor-parallel GPUs {group} of server {node.server}",
+                f"one NVLink domain (domains {[sorted(d) for d in domains] or 'none'})",
+            )
 
 
 def _platform_faults(ctx: Context, a: Assignment, run: Run) -> Iterator[str]:
@@ -101,26 +102,43 @@ def _platform_faults(ctx: Context, a: Assignment, run: Run) -> Iterator[str]:
 
 
 def _stack_faults(ctx: Context, a: Assignment, run: Run) -> Iterator[str]:
+    """The stack offers every parallel degree above 1, and the method and offload allow model
+    parallelism at all."""
     degrees = _degrees(a)
     if degrees is None:
         return
     _, tp, pp, cp = degrees
     profile = ctx.profile(run)
-    stack = profile.stack if profile is not None else None
-    name = stack.id if stack is not None else "no stack"
-    offered = stack.parallelism if stack is not None else None
-    if tp > 1 and not (offered and offered.tp):
-        yield f"tp {tp}: {name} offers no tensor parallelism"
-    if pp > 1 and not (offered and offered.pp):
-        yield f"pp {pp}: {name} offers no pipeline parallelism"
-    if cp > 1 and not (offered and offered.cp != "none"):
-        yield f"cp {cp}: {name} offers no context parallelism"
+    yield from _offered_faults(profile.stack if profile is not None else None, tp, pp, cp)
     method = ctx.catalogue.methods.method(run.method)
     if tp * pp * cp > 1 and (not method.offers.model_parallel or a.offload == Offload.CPU):
         yield f"model parallelism with {method.label} or CPU offload, which no stack runs"
 
 
+def _offered_faults(stack: Stack | None, tp: int, pp: int, cp: int) -> Iterator[str]:
+    """Each degree above 1 is one the stack offers (no stack offers none)."""
+    name = stack.id if stack is not None else "no stack"
+    p = stack.parallelism if stack is not None else None
+    offers = (p.tp, p.pp, p.cp != "none") if p is not None else (False, False, False)
+    kinds = (("tp", tp, "tensor"), ("pp", pp, "pipeline"), ("cp", cp, "context"))
+    for (key, degree, kind), offered in zip(kinds, offers, strict=True):
+        if degree > 1 and not offered:
+            yield f"{key} {degree}: {name} offers no {kind} parallelism"
+
+
 def _run_faults(a: Assignment, run: Run) -> Iterator[str]:
+    """The micro-batch and recomputation are the run's where it fixes them, and the step's tokens
+    its global batch where it sets one."""
+    yield from _micro_batch_faults(a, run)
+    yield from _recompute_faults(a, run)
+    degrees = _degrees(a)
+    if run.global_batch_tokens is not None and degrees is not None:
+        tokens = (a.micro_batch or 1) * (a.accumulation or 1) * degrees[0] * run.seq_len
+        if tokens != run.global_batch_tokens:
+            yield f"{tokens:,} tokens per step: global_batch_tokens is {run.global_batch_tokens:,}"
+
+
+def _micro_batch_faults(a: Assignment, run: Run) -> Iterator[str]:
     # The plan counts sequences; a DPO run's micro-batch counts preference pairs, two sequences each.
     fixed_batch = (
         None if run.micro_batch == "auto" else int(run.micro_batch) * (2 if run.algorithm == "dpo" else 1)
@@ -128,19 +146,20 @@ def _run_faults(a: Assignment, run: Run) -> Iterator[str]:
     if a.micro_batch is not None and fixed_batch is not None and a.micro_batch != fixed_batch:
         pairs = " sequences (its pairs × 2)" if run.algorithm == "dpo" else ""
         yield f"micro_batch {a.micro_batch}: the run fixes {fixed_batch}{pairs}"
+
+
+def _recompute_faults(a: Assignment, run: Run) -> Iterator[str]:
+    """A run that fixes gradient checkpointing (yes: full, no: selective, or a named level) fixes
+    the copy's recomputation."""
     fixed = run.gradient_checkpointing
-    if a.recompute is not None and fixed != "auto":
-        wanted = (
-            {True: Recompute.FULL, False: Recompute.SELECTIVE}.get(fixed) if isinstance(fixed, bool) else None
-        )
-        wanted = wanted or Recompute(str(fixed))
-        if a.recompute != wanted:
-            yield f"recompute {a.recompute}: the run fixes {wanted}"
-    degrees = _degrees(a)
-    if run.global_batch_tokens is not None and degrees is not None:
-        tokens = (a.micro_batch or 1) * (a.accumulation or 1) * degrees[0] * run.seq_len
-        if tokens != run.global_batch_tokens:
-            yield f"{tokens:,} tokens per step: global_batch_tokens is {run.global_batch_tokens:,}"
+    if a.recompute is None or fixed == "auto":
+        return
+    wanted = (
+        {True: Recompute.FULL, False: Recompute.SELECTIVE}.get(fixed) if isinstance(fixed, bool) else None
+    )
+    wanted = wanted or Recompute(str(fixed))
+    if a.recompute != wanted:
+        yield f"recompute {a.recompute}: the run fixes {wanted}"
 
 
 def check_configuration(ctx: Context) -> Iterator[Violation]:

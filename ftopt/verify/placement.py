@@ -161,17 +161,22 @@ def check_copies(ctx: Context) -> Iterator[Violation]:
         numbers.setdefault(name, []).append(c)
     for run in ctx.workload.runs:
         expected = ctx.expected_copies(run)
-        for copy in range(1, expected + 1):
-            times = placed[run.name, copy]
-            if times != 1:
-                found = "not placed" if times == 0 else f"placed {plural(times, 'time')}"
-                yield Violation("copies", f"run {run.name} copy {copy}", found, "placed exactly once")
+        yield from _unplaced_or_twice(run.name, expected, placed)
         extra = sorted(c for c in numbers.get(run.name, ()) if c > expected)
         what = "jobs" if ctx.queued else "concurrent"
         for copy in extra:
             yield Violation(
                 "copies", f"run {run.name} copy {copy}", "placed", f"the run has {expected} {what}"
             )
+
+
+def _unplaced_or_twice(name: str, expected: int, placed: Counter[tuple[str, int]]) -> Iterator[Violation]:
+    """Copies 1…expected of the run placed other than exactly once."""
+    for copy in range(1, expected + 1):
+        times = placed[name, copy]
+        if times != 1:
+            found = "not placed" if times == 0 else f"placed {plural(times, 'time')}"
+            yield Violation("copies", f"run {name} copy {copy}", found, "placed exactly once")
 
 
 def check_max_servers(ctx: Context) -> Iterator[Violation]:

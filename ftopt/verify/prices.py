@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from ftopt.model.plan import Server, Status
+from ftopt.model.plan import LineItem, Server, Status
 from ftopt.verify.context import Context
 from ftopt.verify.violation import PRICE_TOLERANCE, Violation, close, money, num
 
@@ -39,14 +39,9 @@ def _catalogue_price(ctx: Context, item: str) -> float | None:
 
 
 def _line_faults(ctx: Context, server: Server) -> Iterator[tuple[str, str]]:
+    """A server's bill: each line's unit and line price, then its quantities against what it holds."""
     for line in server.bill_of_materials:
-        unit = _catalogue_price(ctx, line.item)
-        if unit is None:
-            yield f"line {line.item!r}", "no such priced item in the catalogue"
-        elif server.owned and not close(line.unit_price, 0.0, PRICE_TOLERANCE):
-            yield f"{line.item} at {money(line.unit_price)} each", "the customer owns this server: 0"
-        elif not server.owned and not close(line.unit_price, unit, PRICE_TOLERANCE):
-            yield f"{line.item} at {money(line.unit_price)} each", f"price list says {money(unit)}"
+        yield from _unit_price_faults(ctx, server, line)
         if not close(line.price, line.unit_price * line.quantity, PRICE_TOLERANCE):
             yield (
                 f"{line.item} line price {money(line.price)}",
@@ -59,6 +54,17 @@ def _line_faults(ctx: Context, server: Server) -> Iterator[tuple[str, str]]:
     for item in sorted(set(billed) | set(expected)):
         if billed[item] != expected[item]:
             yield f"{billed[item]} × {item} billed", f"the server holds {expected[item]}"
+
+
+def _unit_price_faults(ctx: Context, server: Server, line: LineItem) -> Iterator[tuple[str, str]]:
+    """A line's unit price is the price list's, or 0 on a server the customer owns."""
+    unit = _catalogue_price(ctx, line.item)
+    if unit is None:
+        yield f"line {line.item!r}", "no such priced item in the catalogue"
+    elif server.owned and not close(line.unit_price, 0.0, PRICE_TOLERANCE):
+        yield f"{line.item} at {money(line.unit_price)} each", "the customer owns this server: 0"
+    elif not server.owned and not close(line.unit_price, unit, PRICE_TOLERANCE):
+        yield f"{line.item} at {money(line.unit_price)} each", f"price list says {money(unit)}"
 
 
 def check_bill_of_materials(ctx: Context) -> Iterator[Violation]:

@@ -11,10 +11,10 @@ liquid loop, whose liquid_kw carries the full-load draw of its liquid-cooled ser
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ftopt.model.plan import CircuitLoad, RackUse
+from ftopt.model.plan import CircuitLoad, RackUse, Server
 from ftopt.model.workload import Rack
 from ftopt.verify.context import Context, Parts
 from ftopt.verify.site import server_power_w
@@ -64,25 +64,22 @@ def check_rack_places(ctx: Context) -> Iterator[Violation]:
             if s.rack is not None or s.circuit is not None:
                 yield Violation("rack", p.subject, f"rack {s.rack}", "the site has no racks (feed only)")
             continue
-        rack = racks.get(s.rack or "")
-        if rack is None:
-            yield Violation(
-                "rack", p.subject, f"rack {s.rack}", f"one of the site's racks: {', '.join(racks)}"
-            )
-        elif s.circuit is None or not 0 <= s.circuit < len(rack.feeds):
-            yield Violation(
-                "rack",
-                p.subject,
-                f"circuit {s.circuit}",
-                f"a circuit 0 to {len(rack.feeds) - 1} of rack {rack.name}",
-            )
-        elif s.feed != rack.feeds[s.circuit]:
-            yield Violation(
-                "rack",
-                p.subject,
-                f"feed {s.feed}",
-                f"circuit {s.circuit} of rack {rack.name} is {rack.feeds[s.circuit]}",
-            )
+        fault = _place_fault(s, racks)
+        if fault is not None:
+            yield Violation("rack", p.subject, *fault)
+
+
+def _place_fault(s: Server, racks: dict[str, Rack]) -> tuple[str, str] | None:
+    """The first fault of a server's place: an unknown rack, a circuit the rack lacks, or a feed
+    other than that circuit's."""
+    rack = racks.get(s.rack or "")
+    if rack is None:
+        return f"rack {s.rack}", f"one of the site's racks: {', '.join(racks)}"
+    if s.circuit is None or not 0 <= s.circuit < len(rack.feeds):
+        return f"circuit {s.circuit}", f"a circuit 0 to {len(rack.feeds) - 1} of rack {rack.name}"
+    if s.feed != rack.feeds[s.circuit]:
+        return f"feed {s.feed}", f"circuit {s.circuit} of rack {rack.name} is {rack.feeds[s.circuit]}"
+    return None
 
 
 def check_rack_units(ctx: Context) -> Iterator[Violation]:
@@ -123,17 +120,21 @@ def check_circuit_load(ctx: Context) -> Iterator[Violation]:
 def check_liquid_loop(ctx: Context) -> Iterator[Violation]:
     """A liquid-cooled server stands in a rack with a liquid loop, and each loop carries the full-load
     draw of its rack's liquid-cooled servers within its liquid_kw (all their heat taken as the loop's)."""
+    racks = ctx.workload.site.racks or ()
     loads: dict[str, int] = defaultdict(int)
-    for p in ctx.servers():
-        if p.chassis is None or p.chassis.cooling != "liquid" or p.server.rack is None:
-            continue
-        rack = next((r for r in ctx.workload.site.racks or () if r.name == p.server.rack), None)
+    for p in (p for p in ctx.servers() if _liquid_in_rack(p)):
+        rack = next((r for r in racks if r.name == p.server.rack), None)
         if rack is not None and rack.liquid_kw is None:
             yield Violation(
                 "liquid-loop", p.subject, f"liquid-cooled in rack {rack.name}", "a rack with liquid_kw"
             )
-        loads[p.server.rack] += _draw(ctx, p)
-    for rack in ctx.workload.site.racks or ():
+        loads[p.server.rack or ""] += _draw(ctx, p)
+    yield from _loop_overloads(racks, loads)
+
+
+def _loop_overloads(racks: Sequence[Rack], loads: dict[str, int]) -> Iterator[Violation]:
+    """Each rack's liquid loop carries the draw of its liquid-cooled servers."""
+    for rack in racks:
         load = loads.get(rack.name, 0)
         if rack.liquid_kw is not None and load > rack.liquid_kw * 1000:
             yield Violation(
@@ -142,6 +143,11 @@ def check_liquid_loop(ctx: Context) -> Iterator[Violation]:
                 f"{load} W to the liquid loop",
                 f"liquid_kw {rack.liquid_kw:g}",
             )
+
+
+def _liquid_in_rack(p: Parts) -> bool:
+    """A server of a liquid-cooled chassis placed in a rack: its heat goes to that rack's loop."""
+    return p.chassis is not None and p.chassis.cooling == "liquid" and p.server.rack is not None
 
 
 def _expected_use(ctx: Context, filled: _Filled) -> RackUse:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from ftopt.model.plan import RentSource
+from ftopt.model.plan import Rent, RentSource
 from ftopt.model.rent import CloudPrices
 from ftopt.model.speed import hours_to_train
 from ftopt.verify.context import Context
@@ -72,9 +72,16 @@ def check_rent(ctx: Context) -> Iterator[Violation]:
         yield Violation(
             "rent", "plan", f"{num(rent.gpu_hours)} GPU-hours", f"its copies train {num(sum(own.values()))}"
         )
-    totals: dict[str, float] = defaultdict(float)
     for source in rent.sources:
         yield from _source_faults(source, table, own)
+    yield from _cost_faults(rent)
+    yield from _break_even_faults(ctx, rent)
+
+
+def _cost_faults(rent: Rent) -> Iterator[Violation]:
+    """The on-demand and committed costs are their sources' GPU-hours at their rates."""
+    totals: dict[str, float] = defaultdict(float)
+    for source in rent.sources:
         totals[source.kind] += source.gpu_hours * source.usd_per_gpu_hour
     for kind, stated in (("on-demand", rent.cost), ("committed", rent.committed_cost)):
         if stated is not None and not close(stated, totals.get(kind, 0.0), SUM_TOLERANCE + 1e-6 * stated):
@@ -84,18 +91,23 @@ def check_rent(ctx: Context) -> Iterator[Violation]:
                 f"{kind} cost {money(stated)}",
                 f"its sources sum to {money(totals.get(kind, 0.0))}",
             )
+
+
+def _break_even_faults(ctx: Context, rent: Rent) -> Iterator[Violation]:
+    """A break-even only for a queue plan (renting repeats every horizon), at price / rent per horizon."""
     horizon = ctx.plan.horizon_hours
-    if rent.break_even_months is not None:
-        if not horizon or rent.cost <= 0:
-            yield Violation(
-                "rent", "plan", "a break-even", "only a queue plan (a horizon) recovers its price over time"
-            )
-        else:
-            months = ctx.plan.total_price / rent.cost * horizon / MONTH_HOURS
-            if not close(rent.break_even_months, months, 0.01):
-                yield Violation(
-                    "rent",
-                    "plan",
-                    f"break-even {num(rent.break_even_months)} months",
-                    f"price / rent per horizon gives {num(months)}",
-                )
+    if rent.break_even_months is None:
+        return
+    if not horizon or rent.cost <= 0:
+        yield Violation(
+            "rent", "plan", "a break-even", "only a queue plan (a horizon) recovers its price over time"
+        )
+        return
+    months = ctx.plan.total_price / rent.cost * horizon / MONTH_HOURS
+    if not close(rent.break_even_months, months, 0.01):
+        yield Violation(
+            "rent",
+            "plan",
+            f"break-even {num(rent.break_even_months)} months",
+            f"price / rent per horizon gives {num(months)}",
+        )

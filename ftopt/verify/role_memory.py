@@ -116,25 +116,16 @@ def expected_roles(
 ) -> Expected:
     """Each needed role's memory per GPU for the copy as placed (training GPUs: those of its policy;
     over several servers, the GPUs the states are sharded over: all under FSDP, a server's under HSDP)."""
-    train = len(role_gpus(a, "policy")) or len(a.gpus)
-    strategy = a.strategy
-    if a.multinode:
-        train = train if a.strategy == Strategy.HSDP else a.gpu_count
-        strategy = Strategy.FSDP
     memory: dict[str, float] = {"policy": policy_gb}
     needed = needed_roles(catalogue.methods, run)
-    arch = model_arch(catalogue, run.model)
-    if "reference" in needed and arch is not None:
-        memory["reference"] = _frozen_gb(arch, strategy, train)
-    reward = model_arch(catalogue, run.reward_model) if run.reward_model is not None else None
-    if "reward" in needed and reward is not None:
-        memory["reward"] = _frozen_gb(reward, strategy, train)
+    memory |= _frozen_roles(catalogue, a, run, needed)
     if "critic" in needed:
         memory["critic"] = policy_states_gb
     if "rollout" not in needed:
         return Expected(memory)
     share = engine_share_gb(catalogue.rollout, run, card_gb, a.placement)
     memory["rollout"] = share
+    arch = model_arch(catalogue, run.model)
     if a.placement != "colocated" or arch is None:
         return Expected(memory)
     frozen = sum(gb for role, gb in memory.items() if role not in ("policy", "rollout"))
@@ -144,6 +135,24 @@ def expected_roles(
         catalogue.rollout, arch, run, engine_gpus, share, states + policy_overhead_gb
     )
     return Expected(memory, idle, generation)
+
+
+def _frozen_roles(catalogue: Catalogue, a: Assignment, run: Run, needed: set[str]) -> dict[str, float]:
+    """The frozen reference and reward models' memory per GPU, sharded as the policy's states are
+    (over several servers: FSDP over all GPUs, or a server's under HSDP)."""
+    train = len(role_gpus(a, "policy")) or len(a.gpus)
+    strategy = a.strategy
+    if a.multinode:
+        train = train if a.strategy == Strategy.HSDP else a.gpu_count
+        strategy = Strategy.FSDP
+    memory: dict[str, float] = {}
+    arch = model_arch(catalogue, run.model)
+    if "reference" in needed and arch is not None:
+        memory["reference"] = _frozen_gb(arch, strategy, train)
+    reward = model_arch(catalogue, run.reward_model) if run.reward_model is not None else None
+    if "reward" in needed and reward is not None:
+        memory["reward"] = _frozen_gb(reward, strategy, train)
+    return memory
 
 
 def role_gpus(a: Assignment, role: str) -> list[int]:

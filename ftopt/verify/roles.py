@@ -17,6 +17,7 @@ from ftopt.model.workload import Algorithm, Run
 from ftopt.verify.context import Context, copy_subject
 from ftopt.verify.role_memory import (
     TRAINING_ROLES,
+    Expected,
     engine_need_gb,
     engine_share_gb,
     model_arch,
@@ -35,14 +36,25 @@ def _layout_faults(a: Assignment, run: Run, methods: MethodRegistry) -> Iterator
         yield f"roles {found}; {run.algorithm_label} needs {wanted}"
         return
     training = role_gpus(a, "policy")
-    if any(sorted(role_gpus(a, r)) != sorted(training) for r in TRAINING_ROLES if r in needed):
+    if _off_policy_gpus(a, needed, training):
         yield "the reference, reward and critic do not sit on the policy's GPUs"
     if "rollout" not in needed or run.rollout is None:
         if a.placement is not None or sorted(training) != sorted(a.gpus):
             yield "a run without rollout engine trains on all its GPUs and has no placement"
         return
+    yield from _engine_faults(a, run.rollout.placement.value, training)
+
+
+def _off_policy_gpus(a: Assignment, needed: set[str], training: list[int]) -> bool:
+    """Whether a needed frozen model or the critic sits elsewhere than on the policy's GPUs (they
+    score and learn from the policy's batches where it trains)."""
+    return any(sorted(role_gpus(a, r)) != sorted(training) for r in TRAINING_ROLES if r in needed)
+
+
+def _engine_faults(a: Assignment, allowed: str, training: list[int]) -> Iterator[str]:
+    """The engine sits as the run allows: on the training GPUs (colocated) or on GPUs of its own
+    (separate), the two together covering the copy's GPUs."""
     engine = role_gpus(a, "rollout")
-    allowed = run.rollout.placement.value
     if a.placement is None or allowed not in ("auto", a.placement):
         yield f"placement {a.placement}; the run allows {allowed}"
     elif a.placement == "colocated" and sorted(engine) != sorted(training):
@@ -81,30 +93,26 @@ def check_role_memory(ctx: Context) -> Iterator[Violation]:
         expected = ctx.role_memory(a)
         if expected is None:
             continue
-        on_gpu: dict[int, list[str]] = defaultdict(list)
-        listed: dict[str, float] = {role.role: role.memory_gb for role in a.roles}
-        for role in a.roles:
-            want = expected.memory.get(role.role)
-            if want is not None and not close(role.memory_gb, want, GB_TOLERANCE):
-                yield Violation(
-                    "role-memory",
-                    copy_subject(a),
-                    f"{role.role} {num(role.memory_gb)} GB per GPU",
-                    f"re-computed {num(round(want, 2))} GB",
-                )
-            for gpu in role.gpus:
-                on_gpu[gpu].append(role.role)
-        held = replace(expected, memory=listed | dict(expected.memory))
-        card = sizing.card_gb
-        for gpu, roles in sorted(on_gpu.items()):
-            total = held.peak_gb(roles, a.placement == "colocated")
-            if not at_most(total, card):
-                yield Violation(
-                    "role-memory",
-                    copy_subject(a),
-                    f"GPU {gpu} holds {num(round(total, 2))} GB",
-                    f"card holds {num(card)} GB",
-                )
+        for found, allowed in _role_memory_faults(a, expected, sizing.card_gb):
+            yield Violation("role-memory", copy_subject(a), found, allowed)
+
+
+def _role_memory_faults(a: Assignment, expected: Expected, card: float) -> Iterator[tuple[str, str]]:
+    """Each role's stated memory against the derived figure, then each GPU's roles against the card:
+    their sum, or a colocated copy's larger phase (a role the derivation lacks at its stated figure)."""
+    on_gpu: dict[int, list[str]] = defaultdict(list)
+    listed: dict[str, float] = {role.role: role.memory_gb for role in a.roles}
+    for role in a.roles:
+        want = expected.memory.get(role.role)
+        if want is not None and not close(role.memory_gb, want, GB_TOLERANCE):
+            yield f"{role.role} {num(role.memory_gb)} GB per GPU", f"re-computed {num(round(want, 2))} GB"
+        for gpu in role.gpus:
+            on_gpu[gpu].append(role.role)
+    held = replace(expected, memory=listed | dict(expected.memory))
+    for gpu, roles in sorted(on_gpu.items()):
+        total = held.peak_gb(roles, a.placement == "colocated")
+        if not at_most(total, card):
+            yield f"GPU {gpu} holds {num(round(total, 2))} GB", f"card holds {num(card)} GB"
 
 
 def check_rollout_memory(ctx: Context) -> Iterator[Violation]:

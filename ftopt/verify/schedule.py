@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from ftopt.model.plan import ScheduledJob
+from ftopt.model.plan import Assignment, Plan, ScheduledJob
 from ftopt.model.speed import hours_to_train
 from ftopt.verify.context import Context, copy_subject
 from ftopt.verify.timing import RELATIVE, assignment_speed
@@ -43,6 +43,15 @@ def check_schedule_entries(ctx: Context) -> Iterator[Violation]:
             f"horizon {plan.horizon_hours} h",
             f"the workload's {num(queue.horizon_hours)} h",
         )
+    yield from _job_entry_faults(plan)
+    placed = {(a.run, a.copy_) for a in plan.assignments}
+    for job in plan.schedule:
+        if (job.run, job.job) not in placed:
+            yield Violation("schedule", _subject(job), "scheduled", "no assignment has that run and copy")
+
+
+def _job_entry_faults(plan: Plan) -> Iterator[Violation]:
+    """Every assignment has exactly one schedule entry, on the assignment's own servers and GPUs."""
     entries = Counter((job.run, job.job) for job in plan.schedule)
     by_key = {(job.run, job.job): job for job in plan.schedule}
     for a in plan.assignments:
@@ -50,21 +59,22 @@ def check_schedule_entries(ctx: Context) -> Iterator[Violation]:
         job = by_key.get((a.run, a.copy_))
         if times != 1 or job is None:
             yield Violation("schedule", copy_subject(a), f"{times} schedule entries", "exactly one")
-            continue
-        nodes = [(n.server, sorted(n.gpus)) for n in job.nodes] or [(job.server, sorted(job.gpus))]
-        if (job.server, sorted(job.gpus)) != (a.server, sorted(a.gpus)) or nodes != [
-            (n.server, sorted(n.gpus)) for n in a.nodes
-        ]:
+        elif not _same_placement(job, a):
             yield Violation(
                 "schedule",
                 _subject(job),
                 f"on server {job.server} GPUs {job.gpus}",
                 f"its assignment trains on server {a.server} GPUs {a.gpus}",
             )
-    placed = {(a.run, a.copy_) for a in plan.assignments}
-    for job in plan.schedule:
-        if (job.run, job.job) not in placed:
-            yield Violation("schedule", _subject(job), "scheduled", "no assignment has that run and copy")
+
+
+def _same_placement(job: ScheduledJob, a: Assignment) -> bool:
+    """The entry names the assignment's server and GPUs, node by node for a multi-node copy (an
+    entry without nodes stands for its one server)."""
+    nodes = [(n.server, sorted(n.gpus)) for n in job.nodes] or [(job.server, sorted(job.gpus))]
+    return (job.server, sorted(job.gpus)) == (a.server, sorted(a.gpus)) and nodes == [
+        (n.server, sorted(n.gpus)) for n in a.nodes
+    ]
 
 
 def check_windows(ctx: Context) -> Iterator[Violation]:

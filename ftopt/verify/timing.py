@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from ftopt.model.fabric import node_network
 from ftopt.model.hardware import Gpu
-from ftopt.model.plan import COMPLETE_SINCE, Assignment
+from ftopt.model.plan import COMPLETE_SINCE, Assignment, Tco
 from ftopt.model.rl import copy_speed, multinode_any_speed
 from ftopt.model.sizing import RunProfile, Sizing
 from ftopt.model.speed import Speed, SpeedContext, hours_to_train
@@ -86,18 +86,32 @@ def _uncapped_speed(ctx: Context, assignment: Assignment) -> Speed | None:
     run = ctx.runs.get(assignment.run)
     parts = ctx.parts.get(assignment.server)
     sizing = ctx.sizing(assignment)
-    constants = ctx.catalogue.speed
-    if run is None or parts is None or sizing is None or constants is None:
+    if run is None or parts is None or sizing is None or ctx.catalogue.speed is None:
         return None
     profile = ctx.profile(run)
-    graph = ctx.graphs.get(assignment.server)
-    if profile is None or profile.stack is None or parts.gpu is None or parts.cpu is None or graph is None:
+    if profile is None or profile.stack is None or not _placed_on_known(ctx, assignment, parts):
         return None
-    if any(gpu_node(i) not in graph for i in assignment.gpus):
-        return None  # the gpu-index rule reports it
-    server = parts.server
     if assignment.multinode:
         return _multinode_speed(ctx, assignment, sizing, profile, parts)
+    return _server_speed(ctx, assignment, sizing, profile, parts)
+
+
+def _placed_on_known(ctx: Context, assignment: Assignment, parts: Parts) -> bool:
+    """The copy's server has a known card, CPU and graph, and the copy's GPUs are on it (the
+    catalogue-id and gpu-index rules report the rest)."""
+    graph = ctx.graphs.get(assignment.server)
+    if parts.gpu is None or parts.cpu is None or graph is None:
+        return False
+    return all(gpu_node(i) in graph for i in assignment.gpus)
+
+
+def _server_speed(
+    ctx: Context, assignment: Assignment, sizing: Sizing, profile: RunProfile, parts: Parts
+) -> Speed | None:
+    """A one-server copy's speed: the host its GPUs' share of the server gives, the link they share."""
+    server, constants = parts.server, ctx.catalogue.speed
+    if profile.stack is None or parts.gpu is None or parts.cpu is None or constants is None:
+        return None
     host = copy_host(
         parts.cpu.memory_channels,
         parts.cpu.cores * server.cpu_count,
@@ -136,7 +150,7 @@ def _at(confidence: float | None) -> str:
 
 def check_deadlines(ctx: Context) -> Iterator[Violation]:
     """Each copy finishes within its run's deadline; reported speed, hours and makespan are the model's."""
-    longest: float | None = None
+    trained: list[float] = []  # each copy's hours
     complete = ctx.plan.schema_version >= COMPLETE_SINCE  # older plans may lack the figures
     for assignment in ctx.plan.assignments:
         run = ctx.runs.get(assignment.run)
@@ -145,22 +159,15 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
             continue
         subject = copy_subject(assignment)
         rate = speed.tokens_per_s
-        if assignment.tokens_per_s is None:
-            if complete:
-                yield Violation(
-                    "deadline", subject, "tokens_per_s missing", f"the speed model gives {num(rate)}"
-                )
-        elif not close(assignment.tokens_per_s, rate, max(RELATIVE * rate, 0.05)):
-            yield Violation(
-                "deadline",
-                subject,
-                f"{num(assignment.tokens_per_s)} tokens/s",
-                f"the speed model gives {num(rate)}",
-            )
+        tolerance = max(RELATIVE * rate, 0.05)
+        for found in _reported(
+            assignment.tokens_per_s, rate, tolerance, complete, "tokens_per_s", "{} tokens/s"
+        ):
+            yield Violation("deadline", subject, found, f"the speed model gives {num(rate)}")
         if run.train_tokens is None:
             continue
         hours = hours_to_train(run.train_tokens, speed)
-        longest = max(longest or 0.0, hours)
+        trained.append(hours)
         # In queue mode the deadline counts from the start of the horizon: the schedule rules check it.
         confidence = ctx.confidence(run)
         held = confident_hours(ctx, assignment, run, hours, confidence)
@@ -171,25 +178,34 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
                 f"{num(held)} h{_at(confidence)} to train {run.train_tokens:,} tokens",
                 f"run {run.name} must finish within {num(run.deadline_hours)} h",
             )
-        if assignment.hours is None:
-            if complete:
-                yield Violation("deadline", subject, "hours missing", f"the speed model gives {num(hours)} h")
-        elif not close(assignment.hours, hours, max(RELATIVE * hours, 1e-6)):
-            yield Violation(
-                "deadline",
-                subject,
-                f"{num(assignment.hours)} h reported",
-                f"the speed model gives {num(hours)} h",
-            )
-    makespan = ctx.plan.makespan_hours
-    if (
-        makespan is not None
-        and longest is not None
-        and not close(makespan, longest, max(RELATIVE * longest, 1e-6))
-    ):
-        yield Violation(
-            "deadline", "plan", f"makespan {num(makespan)} h", f"the longest copy takes {num(longest)} h"
-        )
+        tolerance = max(RELATIVE * hours, 1e-6)
+        for found in _reported(assignment.hours, hours, tolerance, complete, "hours", "{} h reported"):
+            yield Violation("deadline", subject, found, f"the speed model gives {num(hours)} h")
+    yield from _makespan_faults(ctx.plan.makespan_hours, trained)
+
+
+def _reported(
+    stated: float | None, value: float, tolerance: float, complete: bool, name: str, shown: str
+) -> Iterator[str]:
+    """A figure the plan reports is the speed model's within rounding, and present on plans of the
+    version that states it (`shown` formats the stated figure)."""
+    if stated is None:
+        if complete:
+            yield f"{name} missing"
+    elif not close(stated, value, tolerance):
+        yield shown.format(num(stated))
+
+
+def _makespan_faults(makespan: float | None, trained: list[float]) -> Iterator[Violation]:
+    """The plan's makespan is its longest copy's hours (when some copy's hours are known)."""
+    if makespan is None or not trained:
+        return
+    longest = max([0.0, *trained])
+    if close(makespan, longest, max(RELATIVE * longest, 1e-6)):
+        return
+    yield Violation(
+        "deadline", "plan", f"makespan {num(makespan)} h", f"the longest copy takes {num(longest)} h"
+    )
 
 
 def _copy_gpus(assignment: Assignment) -> int:
@@ -217,11 +233,7 @@ def check_energy(ctx: Context) -> Iterator[Violation]:
     plan's energy is their sum."""
     total = 0.0
     for assignment in ctx.plan.assignments:
-        run = ctx.runs.get(assignment.run)
-        speed = assignment_speed(ctx, assignment)
-        if run is None or speed is None or run.train_tokens is None:
-            continue
-        kwh = _training_kwh(ctx, assignment, hours_to_train(run.train_tokens, speed))
+        kwh = _copy_kwh(ctx, assignment)
         if kwh is None:
             continue
         total += kwh
@@ -239,9 +251,18 @@ def check_energy(ctx: Context) -> Iterator[Violation]:
         yield Violation("energy", "plan", f"{num(stated)} kWh", f"its copies draw {num(round(total, 2))} kWh")
 
 
+def _copy_kwh(ctx: Context, assignment: Assignment) -> float | None:
+    """The copy's training energy at its re-derived hours; None where they cannot be re-derived."""
+    run = ctx.runs.get(assignment.run)
+    speed = assignment_speed(ctx, assignment)
+    if run is None or speed is None or run.train_tokens is None:
+        return None
+    return _training_kwh(ctx, assignment, hours_to_train(run.train_tokens, speed))
+
+
 def check_tco(ctx: Context) -> Iterator[Violation]:
     """The TCO's settings are the workload's, its energy follows the servers' draw, and it adds up."""
-    tco, plan, workload = ctx.plan.tco, ctx.plan, ctx.workload
+    tco, workload = ctx.plan.tco, ctx.workload
     if tco is None:
         return
     energy = workload.energy
@@ -254,28 +275,29 @@ def check_tco(ctx: Context) -> Iterator[Violation]:
             "objective {} at {} per kWh, PUE {}, utilisation {}, {} years".format(*stated),
             "the workload says objective {} at {} per kWh, PUE {}, utilisation {}, {} years".format(*wanted),
         )
+    for found, allowed in (*_tco_energy_faults(ctx, tco), *_tco_sum_faults(ctx, tco)):
+        yield Violation("tco", "plan", found, allowed)
+
+
+def _tco_energy_faults(ctx: Context, tco: Tco) -> Iterator[tuple[str, str]]:
+    """The TCO's energy is the servers' full-load draw over the years at the utilisation and PUE,
+    and its cost that energy at the price per kWh (each server's rounded to the cent)."""
+    energy = ctx.workload.energy
     hours = energy.utilisation * energy.years * HOURS_PER_YEAR * energy.pue
-    kwh = [server.power_w * hours / 1000 for server in plan.servers]
+    kwh = [server.power_w * hours / 1000 for server in ctx.plan.servers]
     cost = sum(round(k * energy.price_per_kwh, 2) for k in kwh)
     if not close(tco.energy_kwh, sum(kwh), 0.05 + 1e-9 * sum(kwh)):
-        yield Violation("tco", "plan", f"{num(tco.energy_kwh)} kWh", f"the servers draw {num(sum(kwh))} kWh")
+        yield f"{num(tco.energy_kwh)} kWh", f"the servers draw {num(sum(kwh))} kWh"
     if not close(tco.energy_cost, cost, SUM_TOLERANCE):
-        yield Violation(
-            "tco", "plan", f"energy cost {money(tco.energy_cost)}", f"{money(cost)} at the servers' draw"
-        )
-    # total-price checks the plan's own figures; the purchase is the servers and the fabric
+        yield f"energy cost {money(tco.energy_cost)}", f"{money(cost)} at the servers' draw"
+
+
+def _tco_sum_faults(ctx: Context, tco: Tco) -> Iterator[tuple[str, str]]:
+    """The purchase is the servers and the fabric (total-price checks the plan's own figures), and
+    the total is purchase plus energy cost."""
+    plan = ctx.plan
     purchase = sum(server.price for server in plan.servers) + (plan.fabric.price if plan.fabric else 0.0)
     if not close(tco.purchase, purchase, SUM_TOLERANCE):
-        yield Violation(
-            "tco",
-            "plan",
-            f"purchase {money(tco.purchase)}",
-            f"its servers and fabric sum to {money(purchase)}",
-        )
+        yield f"purchase {money(tco.purchase)}", f"its servers and fabric sum to {money(purchase)}"
     if not close(tco.total, tco.purchase + tco.energy_cost, SUM_TOLERANCE):
-        yield Violation(
-            "tco",
-            "plan",
-            f"total {money(tco.total)}",
-            f"purchase + energy cost = {money(tco.purchase + tco.energy_cost)}",
-        )
+        yield f"total {money(tco.total)}", f"purchase + energy cost = {money(tco.purchase + tco.energy_cost)}"

@@ -14,6 +14,7 @@ from ortools.sat.python import cp_model
 
 from ftopt.model.workload import GPU_COUNTS
 from ftopt.solver.cpsat.variables import Variables
+from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.configs import HeavyConfig
 from ftopt.solver.problem.data import ProblemData
 
@@ -57,13 +58,24 @@ def add_gpu_blocks(model: cp_model.CpModel, data: ProblemData, v: Variables) -> 
         configs_on.setdefault(config.build, []).append((c, config))
     for f, build in enumerate(data.builds):
         light = light_on.get(f, [])
-        if not light:
+        if light:
+            _add_build_blocks(model, v, f, build, light, configs_on.get(f, []))
+
+
+def _add_build_blocks(
+    model: cp_model.CpModel,
+    v: Variables,
+    f: int,
+    build: Build,
+    light: list[tuple[int, cp_model.IntVar]],
+    configs: list[tuple[int, HeavyConfig]],
+) -> None:
+    """One build's block constraints: for each block size t, its light copies of ≥ t GPUs fit the
+    blocks of ≥ t GPUs its plain servers and its heavy configurations leave free."""
+    for t in GPU_COUNTS:  # block sizes are the GPU counts a copy may take
+        demand = [g * x for g, x in light if g >= t]
+        if not demand:
             continue
-        configs = configs_on.get(f, [])
-        for t in GPU_COUNTS:  # block sizes are the GPU counts a copy may take
-            demand = [g * x for g, x in light if g >= t]
-            if not demand:
-                continue
-            plain = build.slots * v.plain_servers[f] if build.slots >= t else 0
-            shared = [config.capacity(t) * v.config_servers[c] for c, config in configs if config.capacity(t)]
-            model.add(sum(demand) <= plain + sum(shared))
+        plain = build.slots * v.plain_servers[f] if build.slots >= t else 0
+        shared = [config.capacity(t) * v.config_servers[c] for c, config in configs if config.capacity(t)]
+        model.add(sum(demand) <= plain + sum(shared))

@@ -34,13 +34,7 @@ def add_fabric(model: cp_model.CpModel, data: ProblemData, v: Variables) -> cp_m
     if not data.multinode:
         return 0
     catalogue = data.catalogue
-    terms: dict[str, list[cp_model.LinearExprT]] = {}
-    most: dict[str, int] = {}
-    for o in data.multinode:
-        nic = o.build.nic.id if o.build.nic else ""
-        terms.setdefault(nic, []).append(o.ports * v.multinode_copies[o.mode])
-        most[nic] = most.get(nic, 0) + o.ports * data.copies[data.modes[o.mode].run]
-    ports = {nic: sum(t) for nic, t in terms.items()}
+    ports, most = _nic_ports(data, v)
     shares: dict[str, list[cp_model.IntVar]] = {nic: [] for nic in ports}
     chosen: list[cp_model.IntVar] = []
     price: list[cp_model.LinearExprT] = []
@@ -55,6 +49,18 @@ def add_fabric(model: cp_model.CpModel, data: ProblemData, v: Variables) -> cp_m
         model.add(sum(shares[nic_id]) == total)
     model.add(sum(chosen) <= 1)
     return sum(price)
+
+
+def _nic_ports(data: ProblemData, v: Variables) -> tuple[dict[str, cp_model.LinearExprT], dict[str, int]]:
+    """Per NIC model, the ports the multi-node copies use (an expression) and the most they could
+    (every copy of their runs on that option), which sizes each kit's variables."""
+    terms: dict[str, list[cp_model.LinearExprT]] = {}
+    most: dict[str, int] = {}
+    for o in data.multinode:
+        nic = o.build.nic.id if o.build.nic else ""
+        terms.setdefault(nic, []).append(o.ports * v.multinode_copies[o.mode])
+        most[nic] = most.get(nic, 0) + o.ports * data.copies[data.modes[o.mode].run]
+    return {nic: sum(t) for nic, t in terms.items()}, most
 
 
 def _kit(

@@ -88,12 +88,18 @@ class Liquid:
         liquid = [s for s in plan.servers if data.catalogue.chassis_by_id(s.chassis).cooling == "liquid"]
         for rack in data.workload.site.racks or ():
             on = [s.power_w for s in liquid if s.rack == rack.name]
-            if rack.liquid_kw is not None and on and sum(on) + min(on) > rack.liquid_kw * WATTS_PER_KW:
+            if _loop_full(rack, on):
                 load_kw = round(sum(on) / WATTS_PER_KW, 2)
                 lines.append(
                     finding(FindingKind.LIQUID, rack.name, load_kw=load_kw, liquid_kw=rack.liquid_kw)
                 )
         return lines
+
+
+def _loop_full(rack: Rack, on: list[int]) -> bool:
+    """Whether the rack's liquid loop, carrying the draws `on`, lacks room for one more of its
+    smallest liquid-cooled servers: the loop bound the plan."""
+    return rack.liquid_kw is not None and bool(on) and sum(on) + min(on) > rack.liquid_kw * WATTS_PER_KW
 
 
 def _circuits_kw(data: ProblemData, rack: Rack) -> float:

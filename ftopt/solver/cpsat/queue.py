@@ -24,12 +24,14 @@ from ortools.sat.python import cp_model
 
 from ftopt.solver.cpsat.families import add_families
 from ftopt.solver.cpsat.family import Fleet
-from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, server_cost_cents
+from ftopt.solver.problem.queue import JobOption, QueueProblem, ScheduledOption, server_cost_cents
 
 #: One option's use of a build's GPUs: its count (or presence), its GPUs and its minutes.
 Use = tuple[cp_model.LinearExprT, int, int]
 #: Per (build, run), every option's use.
 Uses = dict[tuple[int, int], list[Use]]
+#: Per build: each job option's interval and its GPUs, for the build's cumulative.
+Intervals = dict[int, list[tuple[cp_model.IntervalVar, int]]]
 #: Largest k of the lane cuts (jobs of at least span/(k+1)); shorter jobs waste too little of a lane.
 MAX_LANE_K = 200
 
@@ -68,32 +70,12 @@ def build_queue_model(qp: QueueProblem, ceiling_cents: int | None = None) -> Que
     model = cp_model.CpModel()
     bounds = _upper_bounds(qp, ceiling_cents)
     servers = {f: model.new_int_var(0, bounds.get(f, 0), f"n[{f}]") for f in qp.builds}
-    intervals: dict[int, list[tuple[cp_model.IntervalVar, int]]] = {f: [] for f in qp.builds}
+    intervals: Intervals = {f: [] for f in qp.builds}
     area: Uses = {}  # (build, run): each option's count, GPUs and minutes
     starts: list[list[cp_model.IntVar]] = []
     chosen: list[list[list[cp_model.IntVar]]] = []
-    for run, options in enumerate(qp.options):
-        early, late = qp.windows[run]
-        shortest = min((o.minutes for o in options), default=late - early)
-        run_starts: list[cp_model.IntVar] = []
-        run_chosen: list[list[cp_model.IntVar]] = []
-        for job in range(qp.jobs[run]):
-            start = model.new_int_var(early, max(early, late - shortest), f"s[{run},{job}]")
-            presences: list[cp_model.IntVar] = []
-            for k, option in enumerate(options):
-                present = model.new_bool_var(f"x[{run},{job},{k}]")
-                model.add(start + option.minutes <= late).only_enforce_if(present)
-                interval = model.new_optional_fixed_size_interval_var(
-                    start, option.minutes, present, f"i[{run},{job},{k}]"
-                )
-                intervals[option.build].append((interval, option.gpus))
-                area.setdefault((option.build, run), []).append((present, option.gpus, option.minutes))
-                presences.append(present)
-            model.add_exactly_one(presences)
-            if run_starts:
-                model.add(run_starts[-1] <= start)  # interchangeable jobs: no reordering
-            run_starts.append(start)
-            run_chosen.append(presences)
+    for run in range(len(qp.options)):
+        run_starts, run_chosen = _add_run_jobs(qp, model, run, intervals, area)
         starts.append(run_starts)
         chosen.append(run_chosen)
     for f, items in intervals.items():
@@ -103,6 +85,53 @@ def build_queue_model(qp: QueueProblem, ceiling_cents: int | None = None) -> Que
     add_families(model, data, queue_fleet(qp, servers), None)  # the site's rules, as in the peak model
     model.minimize(sum(servers[f] * server_cost_cents(data, f) for f in qp.builds))
     return QueueModel(model, servers, starts, chosen)
+
+
+def _add_run_jobs(
+    qp: QueueProblem, model: cp_model.CpModel, run: int, intervals: Intervals, area: Uses
+) -> tuple[list[cp_model.IntVar], list[list[cp_model.IntVar]]]:
+    """One run's jobs: each a start inside the run's window and one chosen option; the jobs are
+    interchangeable, so they start in order (no reordering to search)."""
+    options = qp.options[run]
+    early, late = qp.windows[run]
+    shortest = min((o.minutes for o in options), default=late - early)
+    starts: list[cp_model.IntVar] = []
+    chosen: list[list[cp_model.IntVar]] = []
+    for job in range(qp.jobs[run]):
+        start = model.new_int_var(early, max(early, late - shortest), f"s[{run},{job}]")
+        presences = [
+            _add_option(model, run, job, k, option, start, late, intervals, area)
+            for k, option in enumerate(options)
+        ]
+        model.add_exactly_one(presences)
+        if starts:
+            model.add(starts[-1] <= start)  # interchangeable jobs: no reordering
+        starts.append(start)
+        chosen.append(presences)
+    return starts, chosen
+
+
+def _add_option(
+    model: cp_model.CpModel,
+    run: int,
+    job: int,
+    k: int,
+    option: JobOption,
+    start: cp_model.IntVar,
+    late: int,
+    intervals: Intervals,
+    area: Uses,
+) -> cp_model.IntVar:
+    """Whether the job runs as option k: an optional interval on the option's build, ending by the
+    run's deadline, and its GPU-minutes for the cuts."""
+    present = model.new_bool_var(f"x[{run},{job},{k}]")
+    model.add(start + option.minutes <= late).only_enforce_if(present)
+    interval = model.new_optional_fixed_size_interval_var(
+        start, option.minutes, present, f"i[{run},{job},{k}]"
+    )
+    intervals[option.build].append((interval, option.gpus))
+    area.setdefault((option.build, run), []).append((present, option.gpus, option.minutes))
+    return present
 
 
 def queue_fleet(qp: QueueProblem, servers: dict[int, cp_model.IntVar]) -> Fleet:
@@ -162,16 +191,25 @@ def _add_pair_cuts(
     for f, count in servers.items():
         gpus = count * qp.data.builds[f].gpu_count
         runs = [r for r in range(len(qp.jobs)) if area.get((f, r))]
-        for i in runs:
-            for j in runs:
-                if i == j or not _agreeable(qp.windows[i], qp.windows[j]):
-                    continue
-                shortest = [min(m for _, _, m in area[f, r]) for r in (i, j)]
-                for alpha, beta, gamma in lane_pairs(qp.windows[i], qp.windows[j], shortest[0], shortest[1]):
-                    terms = [x * (g * alpha) for x, g, _ in area[f, i]] + [
-                        x * (g * beta) for x, g, _ in area[f, j]
-                    ]
-                    model.add(sum(terms) <= gpus * gamma)
+        for i, j in itertools.product(runs, runs):
+            if i != j and _agreeable(qp.windows[i], qp.windows[j]):
+                _add_lane_pair(qp, model, gpus, area[f, i], area[f, j], (i, j))
+
+
+def _add_lane_pair(
+    qp: QueueProblem,
+    model: cp_model.CpModel,
+    gpus: cp_model.LinearExprT,
+    first: list[Use],
+    second: list[Use],
+    pair: tuple[int, int],
+) -> None:
+    """The lane cuts of one pair of runs on one build, each run at its shortest job."""
+    i, j = pair
+    m1, m2 = (min(m for _, _, m in uses) for uses in (first, second))
+    for alpha, beta, gamma in lane_pairs(qp.windows[i], qp.windows[j], m1, m2):
+        terms = [x * (g * alpha) for x, g, _ in first] + [x * (g * beta) for x, g, _ in second]
+        model.add(sum(terms) <= gpus * gamma)
 
 
 def _agreeable(first: tuple[int, int], second: tuple[int, int]) -> bool:
@@ -253,19 +291,7 @@ def aggregate_bound(qp: QueueProblem, settings_seconds: float, workers: int) -> 
     jobs. Also its fleet (what `repair_fleet` starts from) and splits of each run's jobs over the
     builds (what `schedule_split` schedules build by build): the fleet's most even, then the first
     found, when it found them."""
-    model = cp_model.CpModel()
-    servers = {
-        f: model.new_int_var(0, max(1, bound), f"n[{f}]") for f, bound in _upper_bounds(qp, None).items()
-    }
-    area: Uses = {}
-    for run, options in enumerate(qp.options):
-        counts = [model.new_int_var(0, qp.jobs[run], f"c[{run},{k}]") for k in range(len(options))]
-        model.add(sum(counts) == qp.jobs[run])
-        for option, count in zip(options, counts, strict=True):
-            area.setdefault((option.build, run), []).append((count, option.gpus, option.minutes))
-    _add_window_cuts(qp, model, servers, area)
-    add_families(model, qp.data, queue_fleet(qp, servers), None)  # valid for every schedule: still a bound
-    model.minimize(sum(servers[f] * server_cost_cents(qp.data, f) for f in servers))
+    model, servers, area = _counts_model(qp)
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = settings_seconds
     solver.parameters.num_workers = max(1, workers)
@@ -280,6 +306,25 @@ def aggregate_bound(qp: QueueProblem, settings_seconds: float, workers: int) -> 
     balanced = _spread(qp, model, solver, servers, area, settings_seconds)
     splits = [_split(balanced, area), first] if balanced is not None else [first]
     return Relaxation(bound, fleet, splits)
+
+
+def _counts_model(qp: QueueProblem) -> tuple[cp_model.CpModel, dict[int, cp_model.IntVar], Uses]:
+    """The counts-only relaxation: servers per build, each run's jobs counted per option, the area
+    and lane cuts and every family of the site (valid for every schedule: still a bound)."""
+    model = cp_model.CpModel()
+    servers = {
+        f: model.new_int_var(0, max(1, bound), f"n[{f}]") for f, bound in _upper_bounds(qp, None).items()
+    }
+    area: Uses = {}
+    for run, options in enumerate(qp.options):
+        counts = [model.new_int_var(0, qp.jobs[run], f"c[{run},{k}]") for k in range(len(options))]
+        model.add(sum(counts) == qp.jobs[run])
+        for option, count in zip(options, counts, strict=True):
+            area.setdefault((option.build, run), []).append((count, option.gpus, option.minutes))
+    _add_window_cuts(qp, model, servers, area)
+    add_families(model, qp.data, queue_fleet(qp, servers), None)  # valid for every schedule: still a bound
+    model.minimize(sum(servers[f] * server_cost_cents(qp.data, f) for f in servers))
+    return model, servers, area
 
 
 def _split(solver: cp_model.CpSolver, area: Uses) -> dict[tuple[int, int], int]:
@@ -308,10 +353,8 @@ def _spread(
     for f, n in servers.items():
         count = solver.value(n)
         model.add(n == count)
-        for span, inside in spans(qp) if count else ():
-            used = [x * (g * m) for r in inside for x, g, m in area.get((f, r), [])]
-            if used:
-                model.add(1000 * sum(used) <= fullest * (count * qp.data.builds[f].gpu_count * span))
+        if count:
+            _add_fullness(qp, model, fullest, f, count, area)
     for uses in area.values():
         for x, _, _ in uses:
             if isinstance(x, cp_model.IntVar):
@@ -321,3 +364,14 @@ def _spread(
     second.parameters.max_time_in_seconds = max(0.2, seconds / 2)
     second.parameters.num_workers = solver.parameters.num_workers
     return second if second.solve(model) in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+
+
+def _add_fullness(
+    qp: QueueProblem, model: cp_model.CpModel, fullest: cp_model.IntVar, f: int, count: int, area: Uses
+) -> None:
+    """`fullest` (per mille) bounds how full build f's `count` servers are over every span, counting
+    the jobs whose windows lie inside it."""
+    for span, inside in spans(qp):
+        used = [x * (g * m) for r in inside for x, g, m in area.get((f, r), [])]
+        if used:
+            model.add(1000 * sum(used) <= fullest * (count * qp.data.builds[f].gpu_count * span))

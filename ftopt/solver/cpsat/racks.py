@@ -157,9 +157,32 @@ def _add_rack(
 ) -> None:
     """One rack's units, each of its circuits' watts and each rack limit's capacity."""
     _add(model, sum(kind.units * x for kind, _, x in mine) <= rack.units, enforce)
-    for circuit in (c for c in circuits if c.rack == r):
+    _add_circuits(model, rack, mine, [c for c in circuits if c.rack == r], enforce)
+    _add_limits(model, rack, mine, enforce, limits)
+
+
+def _add_circuits(
+    model: cp_model.CpModel,
+    rack: Rack,
+    mine: list[tuple[ServerKind, Circuit, cp_model.IntVar]],
+    circuits: list[Circuit],
+    enforce: cp_model.IntVar | None,
+) -> None:
+    """Each of the rack's circuits carries its servers' watts; on a redundant rack each circuit
+    carries the whole rack alone (the other side may fail)."""
+    for circuit in circuits:
         on = mine if rack.redundant else [m for m in mine if m[1] == circuit]
         _add(model, sum(kind.power_w * x for kind, _, x in on) <= circuit.usable_w, enforce)
+
+
+def _add_limits(
+    model: cp_model.CpModel,
+    rack: Rack,
+    mine: list[tuple[ServerKind, Circuit, cp_model.IntVar]],
+    enforce: cp_model.IntVar | None,
+    limits: Sequence[RackLimit],
+) -> None:
+    """Each rack limit's capacity (a family's, such as the liquid loop) holds what its servers need."""
     for i, cap in enumerate(_capacities(rack, limits)):
         needing = [(kind.needs[i], x) for kind, _, x in mine if kind.needs[i]]
         if cap is not None and needing:

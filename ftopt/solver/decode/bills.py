@@ -5,8 +5,8 @@ One `line_item` prices every line, so a server's bill and the fabric's bill roun
 
 from __future__ import annotations
 
-from ftopt.model.fabric import cheapest_fabric
-from ftopt.model.hardware import Catalogue
+from ftopt.model.fabric import FabricSize, cheapest_fabric
+from ftopt.model.hardware import Catalogue, Nic
 from ftopt.model.plan import Fabric, FabricLinks, FabricSwitch, LineItem, Server
 from ftopt.solver.decode.layout import ServerLayout
 
@@ -69,17 +69,42 @@ def build_fabric(catalogue: Catalogue, servers: list[Server]) -> Fabric | None:
     networked = [s for s in servers if s.nic and s.nic_count]
     if not networked:
         return None
-    nic = catalogue.nic(networked[0].nic or "")
-    if any(s.nic != nic.id for s in networked):
-        raise RuntimeError("internal error: one fabric joins servers of one NIC model")
+    nic = _one_nic(catalogue, networked)
     ports = sum(s.nic_count * nic.ports for s in networked)
     size = cheapest_fabric(catalogue, nic, ports)
     if size is None:
         raise RuntimeError(f"internal error: no fabric for {ports} NIC ports")
+    lines = _fabric_lines(catalogue, size)
+    return Fabric(
+        nic=nic.id,
+        nics_per_server={s.id: s.nic_count for s in networked},
+        nic_ports=ports,
+        switches=_switches(size, ports),
+        links=_links(size, ports),
+        price=round(sum(line.price for line in lines), 2),
+        bill_of_materials=lines,
+    )
+
+
+def _one_nic(catalogue: Catalogue, networked: list[Server]) -> Nic:
+    """The one NIC model the networked servers share (the searches never mix two in one fabric)."""
+    nic = catalogue.nic(networked[0].nic or "")
+    if any(s.nic != nic.id for s in networked):
+        raise RuntimeError("internal error: one fabric joins servers of one NIC model")
+    return nic
+
+
+def _switches(size: FabricSize, ports: int) -> list[FabricSwitch]:
+    """The leaves, taking every NIC port and uplink, and the spines when there are uplinks."""
     switch = size.kit.switch
     switches = [FabricSwitch(id=switch.id, role="leaf", count=size.leaves, ports_used=ports + size.uplinks)]
     if size.spines:
         switches.append(FabricSwitch(id=switch.id, role="spine", count=size.spines, ports_used=size.uplinks))
+    return switches
+
+
+def _links(size: FabricSize, ports: int) -> list[FabricLinks]:
+    """One link per NIC port, and the leaf–spine links when there are spines, with their cables."""
     links = [
         FabricLinks(joins="switch-nic", links=ports, cable=size.kit.nic_cable.id, cables=size.nic_cables)
     ]
@@ -92,16 +117,14 @@ def build_fabric(catalogue: Catalogue, servers: list[Server]) -> Fabric | None:
                 cables=size.link_cables,
             )
         )
-    lines = [line_item(catalogue, switch.id, switch.name, size.leaves + size.spines)]
-    lines.append(line_item(catalogue, size.kit.nic_cable.id, size.kit.nic_cable.name, size.nic_cables))
+    return links
+
+
+def _fabric_lines(catalogue: Catalogue, size: FabricSize) -> list[LineItem]:
+    """The fabric's bill of materials: its switches, NIC cables and leaf–spine cables."""
+    kit = size.kit
+    lines = [line_item(catalogue, kit.switch.id, kit.switch.name, size.leaves + size.spines)]
+    lines.append(line_item(catalogue, kit.nic_cable.id, kit.nic_cable.name, size.nic_cables))
     if size.link_cables:
-        lines.append(line_item(catalogue, size.kit.link_cable.id, size.kit.link_cable.name, size.link_cables))
-    return Fabric(
-        nic=nic.id,
-        nics_per_server={s.id: s.nic_count for s in networked},
-        nic_ports=ports,
-        switches=switches,
-        links=links,
-        price=round(sum(line.price for line in lines), 2),
-        bill_of_materials=lines,
-    )
+        lines.append(line_item(catalogue, kit.link_cable.id, kit.link_cable.name, size.link_cables))
+    return lines

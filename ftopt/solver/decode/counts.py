@@ -30,6 +30,24 @@ def _take_heavy(queues: dict[int, list[Mode]], counts: tuple[tuple[int, int], ..
 def decode(data: ProblemData, built: Formulation, solver: cp_model.CpSolver) -> list[ServerLayout] | None:
     """Concrete servers from the solution's counts, build by build, each right-sized."""
     v = built.variables
+    heavy_on, light_on = _heavy_servers(data, v, solver), _light_copies(data, v, solver)
+    servers: list[ServerLayout] = []
+    for f, build in enumerate(data.builds):
+        heavy, light = heavy_on.get(f, []), light_on.get(f, [])
+        plain = solver.value(v.plain_servers[f]) if f in v.plain_servers else 0
+        servers += lay_out_build(build, heavy, plain, light)
+    reserve = data.catalogue.rules.host_ram_reserve_gb
+    sized = [right_size(server, reserve) for server in servers]
+    if any(s is None for s in sized):
+        return None
+    return [s for s in sized if s is not None] + _multinode_servers(data, v, solver)
+
+
+def _heavy_servers(
+    data: ProblemData, v: Variables, solver: cp_model.CpSolver
+) -> dict[int, list[HeavyServer]]:
+    """Per build, a server for every counted configuration, holding the next heavy copies of each
+    class it takes."""
     queues = {
         k: [data.modes[m] for m in c.modes for _ in range(solver.value(v.heavy_copies[m, k]))]
         for k, c in enumerate(data.heavy_classes)
@@ -41,19 +59,15 @@ def decode(data: ProblemData, built: Formulation, solver: cp_model.CpSolver) -> 
                 config.ram, config.disk, _take_heavy(queues, config.heavy), bool(config.free_blocks)
             )
             heavy_on.setdefault(config.build, []).append(server)
+    return heavy_on
+
+
+def _light_copies(data: ProblemData, v: Variables, solver: cp_model.CpSolver) -> dict[int, list[Mode]]:
+    """Per build, the light copies the solution counts on it (in mode order)."""
     light_on: dict[int, list[Mode]] = {}
     for (m, f), x in sorted(v.light_copies.items()):
         light_on.setdefault(f, []).extend([data.modes[m]] * solver.value(x))
-    servers: list[ServerLayout] = []
-    for f, build in enumerate(data.builds):
-        heavy, light = heavy_on.get(f, []), light_on.get(f, [])
-        plain = solver.value(v.plain_servers[f]) if f in v.plain_servers else 0
-        servers += lay_out_build(build, heavy, plain, light)
-    reserve = data.catalogue.rules.host_ram_reserve_gb
-    sized = [right_size(server, reserve) for server in servers]
-    if any(s is None for s in sized):
-        return None
-    return [s for s in sized if s is not None] + _multinode_servers(data, v, solver)
+    return light_on
 
 
 def _multinode_servers(data: ProblemData, v: Variables, solver: cp_model.CpSolver) -> list[ServerLayout]:

@@ -26,6 +26,7 @@ from ftopt.model.plan import (
     MigSlice,
     Node,
     Plan,
+    RackUse,
     RoleOnGpus,
     RunSummary,
     Server,
@@ -426,35 +427,12 @@ def build_plan(
 ) -> Plan:
     """The plan with servers numbered s1… in a deterministic order and copies numbered per run."""
     layouts = sorted(layouts, key=ServerLayout.order)
-    servers, assignments = [], []
-    placed = _Assignments(data)
-    groups: dict[int, tuple[Mode, list[Node]]] = {}
-    for number, layout in enumerate(layouts, start=1):
-        server_id = f"s{number}"
-        servers.append(_server(data, layout, server_id))
-        if layout.group is not None:  # one node of a multi-node copy: placed once all are numbered
-            for mode, gpus in layout.copies:
-                groups.setdefault(layout.group, (mode, []))[1].append(Node(server=server_id, gpus=gpus))
-            continue
-        assignments += [placed.place(mode, gpus, layout, server_id) for mode, gpus in layout.copies]
-    assignments += [placed.place_nodes(mode, nodes) for mode, nodes in groups.values()]
-    assignments = [_with_spread(data, _with_failures(data, servers, a)) for a in assignments]
-    racks = []
-    if data.workload.site.racks is not None:
-        places = place_in_racks(data, layouts)
-        if places is None:  # the searches keep within the racks; this is ftopt's bug, not the bid's
-            raise ValueError("the plan's servers do not fit the site's racks")
-        servers = [racked(data, server, place) for server, place in zip(servers, places, strict=True)]
-        racks = rack_uses(data, servers, layouts)
+    servers, assignments = _servers_and_copies(data, layouts)
+    servers, racks = _in_racks(data, servers, layouts)
     fabric = build_fabric(data.catalogue, servers)
     total = round(sum(s.price for s in servers) + (fabric.price if fabric else 0.0), 2)
     tco = plan_tco(data, servers, total)
-    if tco.objective == "tco":
-        # The solver's bound is on the TCO; as a bound on the price it keeps the same distance.
-        gap = (tco.total - bound) / tco.total if tco.total else 0.0
-        bound = total - max(tco.total - bound, 0.0)
-    else:
-        gap = (total - bound) / total if total else 0.0
+    bound, gap = _price_bound(tco, total, bound)
     hours = [a.hours for a in assignments if a.hours is not None]
     energies = [a.energy_kwh for a in assignments if a.energy_kwh is not None]
     return Plan(
@@ -477,6 +455,48 @@ def build_plan(
         fabric=fabric,
         racks=racks,
     )
+
+
+def _servers_and_copies(
+    data: ProblemData, layouts: list[ServerLayout]
+) -> tuple[list[Server], list[Assignment]]:
+    """The servers numbered s1… in the layouts' order and their copies; a multi-node copy is
+    placed once all its nodes' servers are numbered."""
+    servers, assignments = [], []
+    placed = _Assignments(data)
+    groups: dict[int, tuple[Mode, list[Node]]] = {}
+    for number, layout in enumerate(layouts, start=1):
+        server_id = f"s{number}"
+        servers.append(_server(data, layout, server_id))
+        if layout.group is not None:  # one node of a multi-node copy: placed once all are numbered
+            for mode, gpus in layout.copies:
+                groups.setdefault(layout.group, (mode, []))[1].append(Node(server=server_id, gpus=gpus))
+            continue
+        assignments += [placed.place(mode, gpus, layout, server_id) for mode, gpus in layout.copies]
+    assignments += [placed.place_nodes(mode, nodes) for mode, nodes in groups.values()]
+    return servers, [_with_spread(data, _with_failures(data, servers, a)) for a in assignments]
+
+
+def _in_racks(
+    data: ProblemData, servers: list[Server], layouts: list[ServerLayout]
+) -> tuple[list[Server], list[RackUse]]:
+    """The servers with their rack and circuit, and the racks' use, when the site has racks."""
+    if data.workload.site.racks is None:
+        return servers, []
+    places = place_in_racks(data, layouts)
+    if places is None:  # the searches keep within the racks; this is ftopt's bug, not the bid's
+        raise ValueError("the plan's servers do not fit the site's racks")
+    servers = [racked(data, server, place) for server, place in zip(servers, places, strict=True)]
+    return servers, rack_uses(data, servers, layouts)
+
+
+def _price_bound(tco: Tco, total: float, bound: float) -> tuple[float, float]:
+    """The solver's bound as a bound on the price, and the plan's gap to it."""
+    if tco.objective == "tco":
+        # The solver's bound is on the TCO; as a bound on the price it keeps the same distance.
+        gap = (tco.total - bound) / tco.total if tco.total else 0.0
+        return total - max(tco.total - bound, 0.0), gap
+    return bound, (total - bound) / total if total else 0.0
 
 
 # The last steps every returned plan takes, whichever search made it (ordinary or queue).

@@ -39,28 +39,29 @@ def rack_uses(data: ProblemData, servers: Sequence[Server], layouts: Sequence[Se
     """The plan's racks report: units used and the load on each circuit, every rack of the site."""
     racks: Sequence[Rack] = data.workload.site.racks or ()
     units = {s.id: layout.build.chassis.rack_units or 0 for s, layout in zip(servers, layouts, strict=True)}
-    uses = []
-    for rack in racks:
-        mine = [s for s in servers if s.rack == rack.name]
-        circuits = []
-        for index, feed_id in enumerate(rack.feeds):
-            on = [s for s in mine if s.circuit == index]
-            circuits.append(
-                CircuitLoad(
-                    feed=feed_id,
-                    usable_w=data.catalogue.feed(feed_id).usable_w,
-                    load_w=sum(s.power_w for s in on),
-                    servers=[s.id for s in on],
-                )
-            )
-        uses.append(
-            RackUse(
-                name=rack.name,
-                units=rack.units,
-                units_used=sum(units[s.id] for s in mine),
-                redundant=rack.redundant,
-                load_w=sum(s.power_w for s in mine),
-                circuits=circuits,
-            )
-        )
-    return uses
+    return [_rack_use(data, rack, [s for s in servers if s.rack == rack.name], units) for rack in racks]
+
+
+def _rack_use(data: ProblemData, rack: Rack, mine: list[Server], units: dict[str, int]) -> RackUse:
+    """One rack's use by the servers standing in it: units, watts, and each circuit's load."""
+    return RackUse(
+        name=rack.name,
+        units=rack.units,
+        units_used=sum(units[s.id] for s in mine),
+        redundant=rack.redundant,
+        load_w=sum(s.power_w for s in mine),
+        circuits=[
+            _circuit_load(data, feed_id, [s for s in mine if s.circuit == i])
+            for i, feed_id in enumerate(rack.feeds)
+        ],
+    )
+
+
+def _circuit_load(data: ProblemData, feed_id: str, on: list[Server]) -> CircuitLoad:
+    """One circuit's feed, its usable watts and the servers drawing from it."""
+    return CircuitLoad(
+        feed=feed_id,
+        usable_w=data.catalogue.feed(feed_id).usable_w,
+        load_w=sum(s.power_w for s in on),
+        servers=[s.id for s in on],
+    )

@@ -17,7 +17,7 @@ from ftopt.model.fabric import (
     node_network,
 )
 from ftopt.model.findings import Finding, FindingKind, finding
-from ftopt.model.hardware import Gpu
+from ftopt.model.hardware import Catalogue, Gpu, Nic
 from ftopt.model.methods import TrainingMethod
 from ftopt.model.references import allowed_gpus
 from ftopt.model.rl import copy_sizings
@@ -168,26 +168,43 @@ def _fastest_single_server(
 def _fastest_multi_server(data: ProblemData, run_index: int, builds: list[Build]) -> _Best | None:
     """The fastest copy over several whole servers of one build, as the multi-node options size and
     time it (on the build's own host, NICs and power setting), within the site's server limit."""
-    catalogue, profile = data.catalogue, data.profiles[run_index]
-    tokens, limit = profile.run.train_tokens, data.workload.site.max_servers
-    if tokens is None or profile.run.offload == Offload.CPU:
+    profile = data.profiles[run_index]
+    if profile.run.train_tokens is None or profile.run.offload == Offload.CPU:
         return None
     best: _Best | None = None
     for build in builds:
-        nic = fabric_nic(catalogue, build.chassis)
-        networked = networked_build(catalogue, build, nic) if nic and fabric_kits(catalogue, nic) else None
-        if nic is None or networked is None:
-            continue
-        net = node_network(build.gpu, build.gpu_count, nic, networked.nic_count, catalogue.speed)
-        rank = network_rank(profile, networked, net, catalogue)
-        for servers, sizing in spanning_sizings(profile, build, net, data.workload.sizing, limit, rank):
-            disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / servers)
-            hours = spanning_hours(profile, sizing, networked, net, catalogue, disk)
-            if hours is None:
-                continue
-            if best is None or (hours, sizing.gpus) < best[:2]:
-                reason = _late(profile.run, hours, build.gpu.id, sizing, NETWORK, servers)
-                best = (hours, sizing.gpus, reason)
+        found = _fastest_on_servers_of(data, profile, build)
+        if found is not None and (best is None or found[:2] < best[:2]):
+            best = found
+    return best
+
+
+def _networked(catalogue: Catalogue, build: Build) -> tuple[Nic, Build] | None:
+    """The build's fabric NIC and the build carrying it, None when it has no NIC with fabric kits."""
+    nic = fabric_nic(catalogue, build.chassis)
+    if nic is None or not fabric_kits(catalogue, nic):
+        return None
+    networked = networked_build(catalogue, build, nic)
+    return None if networked is None else (nic, networked)
+
+
+def _fastest_on_servers_of(data: ProblemData, profile: RunProfile, build: Build) -> _Best | None:
+    """The fastest multi-node copy of the run on servers of one build, None when the build takes no
+    fabric NICs or no such copy has hours."""
+    catalogue, tokens = data.catalogue, profile.run.train_tokens
+    pair = _networked(catalogue, build)
+    if pair is None or tokens is None:
+        return None
+    nic, networked = pair
+    net = node_network(build.gpu, build.gpu_count, nic, networked.nic_count, catalogue.speed)
+    rank = network_rank(profile, networked, net, catalogue)
+    limit = data.workload.site.max_servers
+    best: _Best | None = None
+    for servers, sizing in spanning_sizings(profile, build, net, data.workload.sizing, limit, rank):
+        disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / servers)
+        hours = spanning_hours(profile, sizing, networked, net, catalogue, disk)
+        if hours is not None and (best is None or (hours, sizing.gpus) < best[:2]):
+            best = (hours, sizing.gpus, _late(profile.run, hours, build.gpu.id, sizing, NETWORK, servers))
     return best
 
 
@@ -223,26 +240,34 @@ def _no_server_reason(data: ProblemData, run_index: int) -> Finding:
 
 def precheck(data: ProblemData) -> list[Finding]:
     """Reasons that rule the bid out before any search: per run, then per card."""
-    reasons: list[Finding] = []
     gpus = allowed_gpus(data.catalogue, data.workload)
     buildable = [g for g in gpus if any(f.gpu.id == g.id for f in data.builds)]
-    for run_index in range(len(data.profiles)):
-        modes = data.modes_of(run_index)
-        if not modes and buildable:
-            late = _deadline_reason(data, run_index, buildable)
-            reasons.append(late if late is not None else _no_fit_reason(data, run_index, buildable))
-        elif (
-            modes
-            and not any(compatible(data.modes[m], f) for m in modes for f in data.builds)
-            and not data.has_multinode(run_index)
-        ):
-            late = _deadline_reason(data, run_index, buildable)
-            reasons.append(late if late is not None else _no_server_reason(data, run_index))
+    found = (_run_reason(data, run_index, buildable) for run_index in range(len(data.profiles)))
+    reasons = [reason for reason in found if reason is not None]
     if not buildable:
         reasons = list(data.excluded) or [finding(FindingKind.NO_CARD, "hardware.gpus")]
     elif reasons:
         reasons += data.excluded
     return reasons
+
+
+def _run_reason(data: ProblemData, run_index: int, buildable: list[Gpu]) -> Finding | None:
+    """Why one run has no place before any search: no way of training it fits a buildable card,
+    or no build takes any of its ways and it has no multi-node option; a missed deadline first."""
+    modes = data.modes_of(run_index)
+    if not modes and buildable:
+        late = _deadline_reason(data, run_index, buildable)
+        return late if late is not None else _no_fit_reason(data, run_index, buildable)
+    if modes and not _placeable(data, run_index, modes):
+        late = _deadline_reason(data, run_index, buildable)
+        return late if late is not None else _no_server_reason(data, run_index)
+    return None
+
+
+def _placeable(data: ProblemData, run_index: int, modes: list[int]) -> bool:
+    """Whether some build takes one of the run's modes, or the run has a multi-node option."""
+    fits = any(compatible(data.modes[m], f) for m in modes for f in data.builds)
+    return fits or data.has_multinode(run_index)
 
 
 def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) -> Finding:

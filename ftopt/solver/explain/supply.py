@@ -18,6 +18,17 @@ from ftopt.model.workload import Workload
 
 def supply_findings(plan: Plan, workload: Workload, catalogue: Catalogue) -> list[Finding]:
     """Stock used up and parts left out for their lead time (`catalogue` is the whole one)."""
+    used = _units_used(plan)
+    found = [
+        finding(FindingKind.STOCK, item, stock=stock)
+        for item, count in sorted(used.items())
+        if (stock := catalogue.stock(item)) is not None and count >= stock
+    ]
+    return found + _lead_time_findings(workload, catalogue)
+
+
+def _units_used(plan: Plan) -> Counter[str]:
+    """Units of each stocked part the plan's servers take: chassis, cards, CPUs, bridges, NICs."""
     used: Counter[str] = Counter()
     for s in plan.servers:
         used.update({s.chassis: 1, s.gpu: s.gpu_count, s.cpu: s.cpu_count})
@@ -25,26 +36,24 @@ def supply_findings(plan: Plan, workload: Workload, catalogue: Catalogue) -> lis
             used[s.bridge] += s.bridge_count
         if s.nic:
             used[s.nic] += s.nic_count
-    found = [
-        finding(FindingKind.STOCK, item, stock=stock)
-        for item, count in sorted(used.items())
-        if (stock := catalogue.stock(item)) is not None and count >= stock
-    ]
+    return used
+
+
+def _lead_time_findings(workload: Workload, catalogue: Catalogue) -> list[Finding]:
+    """Parts arriving after the site's delivery weeks that the bid could otherwise have used: cards
+    the workload allows, and every part that is not a card."""
     weeks = workload.site.delivery_weeks
     if weeks is None:
-        return found
+        return []
     allowed = {g.id for g in allowed_gpus(catalogue, workload)}
     gpus = {g.id for g in catalogue.gpus}
-    for price in sorted(catalogue.prices, key=lambda p: p.item):
-        if (
-            price.lead_weeks is not None
-            and price.lead_weeks > weeks
-            and (price.item in allowed or price.item not in gpus)
-        ):
-            found.append(
-                finding(FindingKind.LEAD_TIME, price.item, lead_weeks=price.lead_weeks, delivery_weeks=weeks)
-            )
-    return found
+    return [
+        finding(FindingKind.LEAD_TIME, price.item, lead_weeks=price.lead_weeks, delivery_weeks=weeks)
+        for price in sorted(catalogue.prices, key=lambda p: p.item)
+        if price.lead_weeks is not None
+        and price.lead_weeks > weeks
+        and (price.item in allowed or price.item not in gpus)
+    ]
 
 
 def with_supply(plan: Plan, workload: Workload, catalogue: Catalogue) -> Plan:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
-from ftopt.model.plan import Assignment, Plan
+from ftopt.model.plan import Assignment, Plan, Server
 from ftopt.model.result import Result
 from ftopt.model.workload import Optimizer, Workload
 from ftopt.solver.cpsat import families
@@ -38,39 +38,58 @@ def _power_lines(data: ProblemData, plan: Plan) -> list[Finding]:
 
 
 def _host_lines(data: ProblemData, plan: Plan) -> list[Finding]:
-    rules, lines = data.catalogue.rules, list[Finding]()
+    held = _held_by_server(plan)
+    return [
+        line for server in plan.servers for line in _server_host_lines(data, server, held.get(server.id, []))
+    ]
+
+
+def _held_by_server(plan: Plan) -> dict[str, list[Assignment]]:
+    """The copies each server holds, grouped once (a per-server scan is quadratic on 2,000-copy
+    bids); each server of a multi-node copy holds its share of RAM and checkpoints."""
     on_server: dict[str, list[Assignment]] = {}
-    for a in plan.assignments:  # grouped once: a per-server scan is quadratic on 2,000-copy bids
-        if a.multinode:  # each server of a multi-node copy holds its share of RAM and checkpoints
+    for a in plan.assignments:
+        if a.multinode:
             k = len(a.nodes)
             share = a.model_copy(update={"host_ram_gb": a.host_ram_gb / k, "nvme_gb": a.nvme_gb / k})
             for node in a.nodes:
                 on_server.setdefault(node.server, []).append(share)
             continue
         on_server.setdefault(a.server, []).append(a)
-    for server in plan.servers:
-        held = on_server.get(server.id, [])
-        base_ram = rules.host_ram_per_gpu_memory * server.gpu_count * data.catalogue.gpu(server.gpu).memory_gb
-        offloads = [a for a in held if a.host_ram_gb > 0]
-        smaller = [d.gb * server.dimm_count for d in data.catalogue.dimms if d.gb < server.dimm_gb]
-        if offloads and any(base_ram <= gb for gb in smaller):
-            need = sum(a.host_ram_gb for a in offloads)
-            lines.append(
-                finding(
-                    FindingKind.HOST_RAM,
-                    server.id,
-                    runs=sorted({a.run for a in offloads}),
-                    need_gb=round(need, 1),
-                    reserve_gb=rules.host_ram_reserve_gb,
-                    ram_gb=server.ram_gb,
-                )
-            )
-        checkpoints = sum(a.nvme_gb for a in held)
-        if checkpoints > rules.data_tb_per_socket * server.cpu_count * 1000:
-            lines.append(
-                finding(FindingKind.NVME, server.id, need_gb=round(checkpoints, 1), nvme_tb=server.nvme_tb)
-            )
-    return lines
+    return on_server
+
+
+def _server_host_lines(data: ProblemData, server: Server, held: list[Assignment]) -> list[Finding]:
+    """One server's host lines: RAM for offloaded states, NVMe for checkpoints, each bought beyond
+    the base build."""
+    lines = [_ram_line(data, server, held), _nvme_line(data, server, held)]
+    return [line for line in lines if line is not None]
+
+
+def _ram_line(data: ProblemData, server: Server, held: list[Assignment]) -> Finding | None:
+    """Host RAM bought for offloaded states: a smaller DIMM would have covered the base build's RAM."""
+    rules = data.catalogue.rules
+    base_ram = rules.host_ram_per_gpu_memory * server.gpu_count * data.catalogue.gpu(server.gpu).memory_gb
+    offloads = [a for a in held if a.host_ram_gb > 0]
+    smaller = [d.gb * server.dimm_count for d in data.catalogue.dimms if d.gb < server.dimm_gb]
+    if not offloads or not any(base_ram <= gb for gb in smaller):
+        return None
+    return finding(
+        FindingKind.HOST_RAM,
+        server.id,
+        runs=sorted({a.run for a in offloads}),
+        need_gb=round(sum(a.host_ram_gb for a in offloads), 1),
+        reserve_gb=rules.host_ram_reserve_gb,
+        ram_gb=server.ram_gb,
+    )
+
+
+def _nvme_line(data: ProblemData, server: Server, held: list[Assignment]) -> Finding | None:
+    """NVMe bought for checkpoints beyond the base build's data drives."""
+    checkpoints = sum(a.nvme_gb for a in held)
+    if checkpoints <= data.catalogue.rules.data_tb_per_socket * server.cpu_count * 1000:
+        return None
+    return finding(FindingKind.NVME, server.id, need_gb=round(checkpoints, 1), nvme_tb=server.nvme_tb)
 
 
 def _memory_lines(data: ProblemData, plan: Plan) -> list[Finding]:
@@ -111,36 +130,46 @@ def _next_feed(catalogue: Catalogue, feed_id: str) -> str | None:
 def relaxations(data: ProblemData) -> list[tuple[str, Workload]]:
     """Eased copies of the workload, each with the words for what was eased: the feed, the inlet and
     the optimiser here, then each constraint family's (no server limit, a larger liquid loop)."""
-    workload, catalogue = data.workload, data.catalogue
-    site = workload.site
-    eased: list[tuple[str, Workload]] = []
-    feed = _next_feed(catalogue, site.feed) if site.racks is None else None  # racks: their circuits
-    if feed:
-        eased.append(
-            (f"a {feed} feed", workload.model_copy(update={"site": site.model_copy(update={"feed": feed})}))
-        )
+    eased = [_bigger_feed(data), _cooler_inlet(data), _eight_bit_adam(data)]
+    return [e for e in eased if e is not None] + families.relaxations(data)
+
+
+def _bigger_feed(data: ProblemData) -> tuple[str, Workload] | None:
+    """The next larger feed (racked sites are eased through their circuits instead)."""
+    workload, site = data.workload, data.workload.site
+    feed = _next_feed(data.catalogue, site.feed) if site.racks is None else None
+    if not feed:
+        return None
+    return f"a {feed} feed", workload.model_copy(update={"site": site.model_copy(update={"feed": feed})})
+
+
+def _cooler_inlet(data: ProblemData) -> tuple[str, Workload] | None:
+    """The warmest inlet limit of a chassis–card pair that the room's inlet now exceeds."""
+    workload, catalogue, site = data.workload, data.catalogue, data.workload.site
     pairs = [c.inlet_limit_c(g) for g in catalogue.gpus for c in catalogue.chassis if c.takes(g)]
     warm = [limit for limit in pairs if site.inlet_c > limit]
-    if warm:
-        cooler = min(warm)
-        eased.append(
-            (
-                f"an inlet of {cooler:g} °C",
-                workload.model_copy(update={"site": site.model_copy(update={"inlet_c": cooler})}),
-            )
-        )
+    if not warm:
+        return None
+    cooler = min(warm)
+    return (
+        f"an inlet of {cooler:g} °C",
+        workload.model_copy(update={"site": site.model_copy(update={"inlet_c": cooler})}),
+    )
+
+
+def _eight_bit_adam(data: ProblemData) -> tuple[str, Workload] | None:
+    """8-bit Adam for every run fixed at 32-bit whose method would pick 8-bit on its own."""
+    workload, catalogue = data.workload, data.catalogue
     fixed = [
         r
         for r in workload.runs
         if r.optimizer == Optimizer.ADAMW_32BIT
         and Optimizer.ADAMW_8BIT in catalogue.methods.method(r.method).offers.auto_optimizers
     ]
-    if fixed:
-        runs = tuple(r.model_copy(update={"optimizer": "auto"}) if r in fixed else r for r in workload.runs)
-        eased.append(
-            (f"8-bit Adam for {', '.join(r.name for r in fixed)}", workload.model_copy(update={"runs": runs}))
-        )
-    return eased + families.relaxations(data)
+    if not fixed:
+        return None
+    runs = tuple(r.model_copy(update={"optimizer": "auto"}) if r in fixed else r for r in workload.runs)
+    return f"8-bit Adam for {', '.join(r.name for r in fixed)}", workload.model_copy(update={"runs": runs})
 
 
 def savings(data: ProblemData, plan: Plan, resolve: Callable[[Workload], Result]) -> list[Finding]:

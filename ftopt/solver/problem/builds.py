@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TypeVar
@@ -293,37 +293,47 @@ def enumerate_builds(catalogue: Catalogue, workload: Workload) -> BuildSet:
 def _builds_on(catalogue: Catalogue, workload: Workload, feed: Feed, excluded: list[Finding]) -> list[Build]:
     """The builds one feed can power, within the hardware limits, the inlet, the coolant (liquid-cooled
     chassis) and (racked) rack units."""
-    site, limits = workload.site, workload.hardware
     boot = min(
         (d for d in catalogue.drives if d.role == "boot"),
         key=lambda d: (_unit_price(catalogue, d.id), d.id),
     )
     builds: list[Build] = []
+    for gpu, chassis in _allowed_pairs(catalogue, workload):
+        ruled_out = _site_rules_out(workload, chassis, gpu)
+        if ruled_out is not None:
+            excluded.extend(ruled_out)
+            continue
+        found = _builds_for(catalogue, chassis, gpu, feed, boot, excluded)
+        builds.extend(found + (sliced_builds(gpu, found) if slicing_allowed(workload) else []))
+    return builds
+
+
+def _allowed_pairs(catalogue: Catalogue, workload: Workload) -> Iterator[tuple[Gpu, Chassis]]:
+    """Every card and chassis the hardware limits allow, the chassis taking the card."""
+    limits = workload.hardware
     for gpu in catalogue.gpus:
         if not _allowed(limits.gpus, gpu.id):
             continue
         for chassis in catalogue.chassis:
-            if not _allowed(limits.chassis, chassis.id) or not chassis.takes(gpu):
-                continue
-            limit = chassis.inlet_limit_c(gpu)
-            if site.inlet_c > limit:
-                excluded.append(
-                    finding(
-                        FindingKind.INLET, gpu.id, inlet_c=site.inlet_c, chassis=chassis.id, limit_c=limit
-                    )
-                )
-                continue
-            fault = chassis.coolant_fault(site.coolant_c)
-            if fault is not None:
-                if _asks_for_liquid(workload, chassis):
-                    excluded.append(finding(FindingKind.COOLANT, chassis.id, gpu=gpu.id, why=fault))
-                continue
-            if site.racks is not None and chassis.rack_units is None:
-                excluded.append(finding(FindingKind.RACKS, chassis.id, gpu=gpu.id))
-                continue
-            found = _builds_for(catalogue, chassis, gpu, feed, boot, excluded)
-            builds.extend(found + (sliced_builds(gpu, found) if slicing_allowed(workload) else []))
-    return builds
+            if _allowed(limits.chassis, chassis.id) and chassis.takes(gpu):
+                yield gpu, chassis
+
+
+def _site_rules_out(workload: Workload, chassis: Chassis, gpu: Gpu) -> list[Finding] | None:
+    """None when the site takes the pair; else why not, as findings for the quote: the room's inlet
+    is too warm, the coolant does not suit a liquid-cooled chassis (said only when the bid asks for
+    liquid), or racks need a rack-mounted chassis."""
+    site = workload.site
+    limit = chassis.inlet_limit_c(gpu)
+    if site.inlet_c > limit:
+        return [finding(FindingKind.INLET, gpu.id, inlet_c=site.inlet_c, chassis=chassis.id, limit_c=limit)]
+    fault = chassis.coolant_fault(site.coolant_c)
+    if fault is not None:
+        asked = _asks_for_liquid(workload, chassis)
+        return [finding(FindingKind.COOLANT, chassis.id, gpu=gpu.id, why=fault)] if asked else []
+    if site.racks is not None and chassis.rack_units is None:
+        return [finding(FindingKind.RACKS, chassis.id, gpu=gpu.id)]
+    return None
 
 
 def slicing_allowed(workload: Workload) -> bool:

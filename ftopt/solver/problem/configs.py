@@ -175,7 +175,13 @@ def enumerate_configs(
             config = HeavyConfig(
                 build_index, chosen, ram_tier, disk_tier, blocks if light_gpus else (), price
             )
-            if light_gpus == 0 and configs and configs[-1].heavy == chosen and configs[-1].price <= price:
-                continue  # open twin costs no more: the closed one is dominated
+            if light_gpus == 0 and _open_twin_no_dearer(configs, chosen, price):
+                continue  # the closed one is dominated
             configs.append(config)
     return configs
+
+
+def _open_twin_no_dearer(configs: list[HeavyConfig], chosen: Multiset, price: float) -> bool:
+    """Whether the configuration just added holds the same heavy copies with room for light ones,
+    at no more than `price`: a closed twin could only ever lose to it."""
+    return bool(configs) and configs[-1].heavy == chosen and configs[-1].price <= price

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from ftopt.model.hardware import Catalogue, Gpu
+from ftopt.model.hardware import Catalogue, Chassis, Gpu
 from ftopt.model.mig import slice_card
 from ftopt.model.rl import copy_sizings, copy_speed
 from ftopt.model.sizing import Ranker, RunProfile, Sizing
@@ -152,16 +152,25 @@ def placement_links(catalogue: Catalogue, gpu: Gpu, gpus: int, domain: int) -> s
     bridges = [b for b in (gpu.nvlink.bridge_sizes if gpu.nvlink else ()) if catalogue.bridge_for(gpu.id, b)]
     links: set[LinkKind | None] = set()
     for chassis in catalogue.chassis:
-        n = chassis.gpu_slots
-        if n < gpus or not chassis.takes(gpu):
+        if chassis.gpu_slots >= gpus and chassis.takes(gpu):
+            links |= _chassis_links(chassis, gpu, gpus, domain, bridges)
+    return links
+
+
+def _chassis_links(
+    chassis: Chassis, gpu: Gpu, gpus: int, domain: int, bridges: list[int]
+) -> set[LinkKind | None]:
+    """The link kinds the aligned blocks of `gpus` cards get in one chassis, under each bridge layout
+    whose largest domain holds `domain` (an NVSwitch board takes no bridges)."""
+    n = chassis.gpu_slots
+    layouts = [0] if chassis.nvswitch else [0, *(b for b in bridges if n % b == 0)]
+    links: set[LinkKind | None] = set()
+    for bridge in layouts:
+        topology = topology_of(chassis, gpu, bridge)
+        if domain and topology.largest_domain < domain:
             continue
-        layouts = [0] if chassis.nvswitch else [0, *(b for b in bridges if n % b == 0)]
-        for bridge in layouts:
-            topology = topology_of(chassis, gpu, bridge)
-            if domain and topology.largest_domain < domain:
-                continue
-            blocks = (tuple(range(start, start + gpus)) for start in range(0, n - gpus + 1, gpus))
-            links |= {speed_link(topology, block) for block in blocks}
+        blocks = (tuple(range(start, start + gpus)) for start in range(0, n - gpus + 1, gpus))
+        links |= {speed_link(topology, block) for block in blocks}
     return links
 
 
@@ -249,9 +258,13 @@ def nvlink_domain(gpu: Gpu, catalogue: Catalogue, gpus: int) -> int:
     a bridge the catalogue sells for the card, or an NVSwitch board of a chassis that takes it."""
     if gpus < 2 or gpu.nvlink is None:
         return 0
-    sizes = [b for b in gpu.nvlink.bridge_sizes if b >= gpus and catalogue.bridge_for(gpu.id, b)]
-    boards = [c.gpu_slots for c in catalogue.chassis if c.nvswitch and c.takes(gpu) and c.gpu_slots >= gpus]
-    return gpus if sizes or boards else 0
+    bridged = any(b >= gpus and catalogue.bridge_for(gpu.id, b) for b in gpu.nvlink.bridge_sizes)
+    return gpus if bridged or any(_board_holds(c, gpu, gpus) for c in catalogue.chassis) else 0
+
+
+def _board_holds(chassis: Chassis, gpu: Gpu, gpus: int) -> bool:
+    """Whether the chassis' NVSwitch board takes the card and joins at least `gpus` of them."""
+    return chassis.nvswitch and chassis.takes(gpu) and chassis.gpu_slots >= gpus
 
 
 def meets_deadline(
@@ -270,12 +283,17 @@ def meets_deadline(
     met: list[Mode] = []
     for domain in domains:
         for watts in settings:
-            if any(m.domain <= domain and m.min_power_w <= _floor(watts, lowest) for m in met):
+            if _covered(met, domain, _floor(watts, lowest)):
                 continue
             hours = mode_hours(profile, replace(mode, domain=domain), gpu, catalogue, domain, watts)
             if hours is None or confident_hours(profile, catalogue, hours) <= deadline:
                 met.append(replace(mode, domain=domain, min_power_w=_floor(watts, lowest)))
     return met
+
+
+def _covered(met: list[Mode], domain: int, floor: int) -> bool:
+    """Whether a variant already kept needs no larger domain and no higher power setting."""
+    return any(m.domain <= domain and m.min_power_w <= floor for m in met)
 
 
 def confident_hours(

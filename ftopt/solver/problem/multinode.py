@@ -152,6 +152,15 @@ def network_rank(profile: RunProfile, build: Build, net: Network, catalogue: Cat
     return rank
 
 
+def _spanned_servers(gpus: int, per_server: int, limit: int | None) -> int | None:
+    """How many whole servers a multi-node GPU count fills (at least two, within the site's limit),
+    or None when it fills no such number."""
+    servers = gpus // per_server
+    if gpus not in MULTI_NODE_COUNTS or gpus % per_server or servers < 2:
+        return None
+    return None if limit is not None and servers > limit else servers
+
+
 def spanning_sizings(
     profile: RunProfile,
     build: Build,
@@ -163,15 +172,9 @@ def spanning_sizings(
     """(servers, sizing) of every copy over several whole servers of `build` that fits its cards,
     within the site's server limit (their configurations ranked by `rank`): what the multi-node
     options are made of, and what `ftopt.solver.explain.reasons` times when a deadline rules a run out."""
-    n = build.gpu_count
     for gpus in gpu_count_choices(profile.run):
-        servers = gpus // n
-        if (
-            gpus not in MULTI_NODE_COUNTS
-            or gpus % n
-            or servers < 2
-            or (limit is not None and servers > limit)
-        ):
+        servers = _spanned_servers(gpus, build.gpu_count, limit)
+        if servers is None:
             continue
         for strategy in MULTI_NODE_STRATEGIES:
             for optimizer in optimizer_choices(profile.run, profile.method, profile.stack):
@@ -209,7 +212,17 @@ def _options_on(bid: _Bid, run: int, f: int, nic: Nic) -> list[tuple[MultiNodeMo
     networked = networked_build(bid.catalogue, build, nic)
     if networked is None or bid.profiles[run].run.offload == Offload.CPU:
         return []
-    found = _candidates(bid, run, f, networked, nic)
+    kept = _undominated(_candidates(bid, run, f, networked, nic))
+    singles = [m for m in bid.singles.get(run, ()) if m.gpu == build.gpu.id]
+    single_prices = [(m, _single_server_price(bid.catalogue, bid.builds, m)) for m in singles]
+    return [(mode, option) for mode, option in kept if not _beaten_by_single(single_prices, mode, option)]
+
+
+def _undominated(
+    found: list[tuple[MultiNodeMode, MultiNodeOption]],
+) -> list[tuple[MultiNodeMode, MultiNodeOption]]:
+    """The options no cheaper one with as few ports and as preferred a mode dominates: the others
+    could only ever lose to it."""
     kept: list[tuple[MultiNodeMode, MultiNodeOption]] = []
     for mode, option in sorted(found, key=lambda p: (p[1].price, p[1].ports, p[0].preference, p[0].gpus)):
         if not any(
@@ -217,15 +230,16 @@ def _options_on(bid: _Bid, run: int, f: int, nic: Nic) -> list[tuple[MultiNodeMo
             for km, k in kept
         ):
             kept.append((mode, option))
-    singles = [m for m in bid.singles.get(run, ()) if m.gpu == build.gpu.id]
-    single_prices = [(m, _single_server_price(bid.catalogue, bid.builds, m)) for m in singles]
-    return [
-        (mode, option)
-        for mode, option in kept
-        if not any(
-            p is not None and p <= option.price and m.preference <= mode.preference for m, p in single_prices
-        )
-    ]
+    return kept
+
+
+def _beaten_by_single(
+    single_prices: list[tuple[Mode, float | None]], mode: MultiNodeMode, option: MultiNodeOption
+) -> bool:
+    """Whether a one-server mode of the run, as preferred and no dearer, makes the option pointless."""
+    return any(
+        p is not None and p <= option.price and m.preference <= mode.preference for m, p in single_prices
+    )
 
 
 def node_host(build: Build, catalogue: Catalogue) -> Host | None:
