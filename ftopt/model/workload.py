@@ -373,7 +373,8 @@ class Run(BaseModel):
             return self
         if isinstance(self.gpus, int) and self.gpus in GPU_COUNTS:
             raise ValueError(
-                f"@spares: applies to copies over several servers (gpus auto, 16, 32 or 64), not gpus {self.gpus}"
+                "@spares: applies to copies over several servers (gpus auto, 16, 32 or 64), "
+                f"not gpus {self.gpus}"
             )
         if self.offload == Offload.CPU:
             raise ValueError("@spares: copies with offload cpu train on one server; they take no spares")

@@ -117,7 +117,9 @@ def _deal_first_fit(blocks: list[_Block], copies: list[Mode]) -> None:
         block.used += size
 
 
-def spanning_copy(build: Build, ram: RamTier, disk: DiskTier, mode: Mode, group: int, nodes: int, spares: int) -> list[ServerLayout]:
+def spanning_copy(
+    build: Build, ram: RamTier, disk: DiskTier, mode: Mode, group: int, nodes: int, spares: int
+) -> list[ServerLayout]:
     """One copy over `nodes` whole servers of `build` (each holding all its GPUs for the copy) and its
     `spares` hot spare servers of the same build, RAM and disk, all of one group."""
     gpus = list(range(build.gpu_count))

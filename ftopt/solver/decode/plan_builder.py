@@ -465,7 +465,7 @@ def build_plan(
         runs=_runs(data),
         servers=servers,
         assignments=assignments,
-        notes=_notes(data),
+        notes=_notes(data) + _spares_note(data, assignments),
         fabric=fabric,
         racks=racks,
     )
@@ -491,6 +491,24 @@ def _servers_and_copies(
         assignments += [placed.place(mode, gpus, layout, server_id) for mode, gpus in layout.copies]
     assignments += [placed.place_nodes(mode, nodes, spares[g]) for g, (mode, nodes) in groups.items()]
     return servers, [_with_spread(data, _with_failures(data, servers, a)) for a in assignments]
+
+
+def _spares_note(data: ProblemData, assignments: list[Assignment]) -> list[Finding]:
+    """A note naming the runs with spares and those whose copies each fit one server (no spare)."""
+    spared = [p.run for p in data.profiles if p.run.spares]
+    if not spared:
+        return []
+    spanning = {a.run for a in assignments if a.multinode}
+    reliability = data.catalogue.reliability
+    return [
+        finding(
+            FindingKind.RULE,
+            "spares",
+            runs=[f"{r.name}: {r.spares} per copy" for r in spared],
+            one_server=[r.name for r in spared if r.name not in spanning],
+            repair_hours=reliability.repair_hours or 0.0 if reliability else 0.0,
+        )
+    ]
 
 
 def _in_racks(

@@ -1,8 +1,9 @@
 """Multi-node copies in the count model: their modes, their options, their counts and the fabric.
 
 A multi-node copy (16, 32 or 64 GPUs, `ftopt.model.fabric`) takes k whole servers of one build, plus
-its run's `spares` hot spare servers of the same build on the same fabric, and nothing else goes on them, so it needs no buddy blocks: per (mode, build) the model counts copies,
-each worth k servers at a fixed price. Those servers carry the fabric NICs (a *networked* build:
+its run's `spares` hot spare servers of the same build on the same fabric, and nothing else goes on
+them, so it needs no buddy blocks: per (mode, build) the model counts copies, each worth k + spares
+servers at a fixed price. Those servers carry the fabric NICs (a *networked* build:
 the build with its NICs in its price and power), with the cheapest RAM and disk tiers holding each
 server's share of the copy's host RAM and checkpoints.
 
