@@ -240,6 +240,15 @@ def _spares(copies: list[Assignment], prices: dict[str, float]) -> SpareLine | N
     )
 
 
+def _spare_totals(runs: tuple[RunLine, ...]) -> dict[str, float | int]:
+    """The plan's spare servers and what they cost, over every run's spares."""
+    lines = [r.spares for r in runs if r.spares]
+    return {
+        "spares": sum(len(x.servers) for x in lines),
+        "spares_price": round(sum(x.price for x in lines), 2),
+    }
+
+
 def _run_line(run: RunSummary, copies: list[Assignment], prices: dict[str, float]) -> RunLine:
     hours = _hours(copies)
     return RunLine(
@@ -602,8 +611,7 @@ def summarize(
         "last_job_end_hours": last,
         "runs_without_hours": without,
         "runs": runs,
-        "spares": sum(len(r.spares.servers) for r in runs if r.spares),
-        "spares_price": round(sum(r.spares.price for r in runs if r.spares), 2),
+        **_spare_totals(runs),
         "schedule": schedule_lines(plan),
         "headroom": headroom_lines(plan),
         "standing": _standing(plan),

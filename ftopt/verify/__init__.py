@@ -5,7 +5,7 @@
 modules by concept: components (ids and server fields), placement (copies and GPUs), memory (how each
 copy trains), roles (the models and rollout engine of DPO, GRPO and PPO copies), parallelism (its
 stated training configuration), nvlink (bridges and domains), multinode (copies over several servers,
-NICs and the fabric), host (RAM, cores, NVMe), supply (stock and lead times), inventory (owned
+NICs and the fabric), spares (hot spare servers of such copies), host (RAM, cores, NVMe), supply (stock and lead times), inventory (owned
 servers), site (power, feed, inlet, coolant), racks (rack, circuit, units, load, liquid loop),
 prices (bills of materials, totals, status), timing (deadlines, run energy, TCO), failures
 (checkpoints, interruptions and the hours they add), spread (hours at P50 and P90), schedule (a
@@ -26,6 +26,7 @@ Rule names, as violations print them:
 - configuration: parallelism, training-config, state-split
 - NVLink: bridge, nvlink-domains, sharded-domain, link-report, tensor-parallel-domain
 - multi-node: multinode-nodes, multinode-servers, multinode-strategy, nic, fabric-ports, fabric-price
+- spare servers: spares
 - host: host-ram, cores, sockets, cpu-tdp, nvme
 - site: power-cap, power-estimate, power-feed, power-supplies, feed, inlet, coolant
 - racks: rack, rack-units, circuit-load, liquid-loop, rack-report

@@ -17,8 +17,6 @@ from ftopt.model.plan import Assignment, Server
 from ftopt.verify.context import Context, copy_subject
 from ftopt.verify.violation import Violation
 
-RULE = "spares"
-
 
 def _build(server: Server) -> tuple[object, ...]:
     """What a spare must share with the nodes it stands in for."""
@@ -71,4 +69,4 @@ def check_spares(ctx: Context) -> Iterator[Violation]:
     listed = Counter(s for a in ctx.plan.assignments for s in a.spares)
     for a in ctx.plan.assignments:
         for found, allowed in (*_count_faults(ctx, a), *_server_faults(ctx, a, holding, listed)):
-            yield Violation(RULE, copy_subject(a), found, allowed)
+            yield Violation("spares", copy_subject(a), found, allowed)

@@ -3,6 +3,7 @@ and its hours with failures count them (ftopt.model.failures.restart_hours)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from ftopt.catalogue import load_catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.workload import Workload
+from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 
 CATALOGUE = load_catalogue()
@@ -59,3 +61,17 @@ def test_a_copy_on_one_server_takes_no_spare_and_the_plan_says_so() -> None:
     assert all(not a.multinode and not a.spares for a in plan.assignments)
     note = next(n for n in plan.notes if n.subject == "spares")
     assert note.figures["one_server"] == ["wide-full"] and "take none" in note.text
+
+
+def test_the_spare_pays_for_itself_when_the_deadline_holds_only_with_it() -> None:
+    """examples/spares-70b.yaml: at 48 h (P90) on B200 only, two servers and a spare beat four servers."""
+    path = Path(__file__).resolve().parents[2] / "examples" / "spares-70b.yaml"
+    workload = load_workload(path, CATALOGUE)
+    spared = solve(workload, CATALOGUE, SETTINGS).plan_or_raise()
+    bare_run = workload.runs[0].model_copy(update={"spares": 0})
+    bare = solve(workload.model_copy(update={"runs": (bare_run,)}), CATALOGUE, SETTINGS).plan_or_raise()
+    (a,) = spared.assignments
+    assert len(a.nodes) == 2 and len(a.spares) == 1 and len(bare.assignments[0].nodes) == 4
+    assert a.hours_p90 is not None and a.hours_p90_without_spares is not None
+    assert a.hours_p90 <= 48 < a.hours_p90_without_spares  # the deadline holds only with the spare
+    assert spared.total_price < bare.total_price
