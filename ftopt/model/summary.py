@@ -531,8 +531,7 @@ def key_figures(s: PlanSummary, plan: Plan) -> tuple[Figure, ...]:
     spread = _spread_figure(s)
     if spread is not None:
         out.append(spread)
-    if s.spares:
-        out.append(Figure(label="Spare servers", value=spares_words(s)))
+    out += [Figure(label="Spare servers", value=spares_words(s))] * bool(s.spares)
     if s.runs_without_hours:
         out.append(Figure(label="Runs without hours", value=", ".join(s.runs_without_hours)))
     if plan.energy_kwh is not None:

@@ -42,7 +42,7 @@ from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE
 from ftopt.model.timing import server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
-from ftopt.model.workload import Algorithm, Workload
+from ftopt.model.workload import Algorithm, Run, Workload
 from ftopt.solver.decode.bills import bill_of_materials, build_fabric
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.racks import place_in_racks, rack_uses, racked
@@ -390,9 +390,7 @@ def _with_failures(data: ProblemData, servers: list[Server], a: Assignment) -> A
     checkpoint = checkpoint_bytes(run.counts, method, a.optimizer, run.run.lora_rank) / GB
     gpus = sum(len(n.gpus) for n in nodes)
     cost = failure_cost(a.hours, gpus, checkpoint, write_gbps, reliability, len(a.spares))
-    bare = failure_cost(a.hours, gpus, checkpoint, write_gbps, reliability) if a.spares else None
-    factors = _spread_factors(data, a)
-    without = hours_at_confidence(a.hours, bare.overhead, factors, 0.9) if bare and factors else None
+    bare = failure_cost(a.hours, gpus, checkpoint, write_gbps, reliability)
     return a.model_copy(
         update={
             "checkpoint_write_s": round(cost.write_h * 3600, 3),
@@ -401,9 +399,18 @@ def _with_failures(data: ProblemData, servers: list[Server], a: Assignment) -> A
             "restart_hours": round(cost.restart_h, 6),
             "failure_overhead": round(cost.overhead, 6),
             "hours_with_failures": round(a.hours * (1 + cost.overhead), 6),
-            "hours_p90_without_spares": round(without, 6) if without is not None else None,
+            "hours_p90_without_spares": _p90_without_spares(data, a, a.hours, bare.overhead),
         }
     )
+
+
+def _p90_without_spares(data: ProblemData, a: Assignment, hours: float, bare_overhead: float) -> float | None:
+    """A copy with spares: its hours at P90 with the failure overhead it would have without them
+    (what the spares buy, as the quote states it); None for a copy without spares or spread data."""
+    factors = _spread_factors(data, a)
+    if not a.spares or factors is None:
+        return None
+    return round(hours_at_confidence(hours, bare_overhead, factors, 0.9), 6)
 
 
 def _spread_factors(data: ProblemData, a: Assignment) -> SpreadFactors | None:
@@ -500,15 +507,16 @@ def _spares_note(data: ProblemData, assignments: list[Assignment]) -> list[Findi
         return []
     spanning = {a.run for a in assignments if a.multinode}
     reliability = data.catalogue.reliability
-    return [
-        finding(
-            FindingKind.RULE,
-            "spares",
-            runs=[f"{r.name}: {r.spares} per copy" for r in spared],
-            one_server=[r.name for r in spared if r.name not in spanning],
-            repair_hours=reliability.repair_hours or 0.0 if reliability else 0.0,
-        )
-    ]
+    repair = (reliability.repair_hours if reliability else None) or 0.0
+    return [finding(FindingKind.RULE, "spares", **_spared_runs(spared, spanning), repair_hours=repair)]
+
+
+def _spared_runs(spared: list[Run], spanning: set[str]) -> dict[str, list[str]]:
+    """The runs with spares, and those of them whose copies each fit one server."""
+    return {
+        "runs": [f"{r.name}: {r.spares} per copy" for r in spared],
+        "one_server": [r.name for r in spared if r.name not in spanning],
+    }
 
 
 def _in_racks(
