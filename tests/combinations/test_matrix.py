@@ -346,6 +346,7 @@ def test_the_workbook_lists_every_run_and_server(case: Case, folder: Path):
     assert {r.name for r in plan.runs} <= cells
     assert {s.gpu for s in plan.servers} <= cells
     assert summary.headline in cells or any(summary.headline in c for c in cells)
+    assert not summary.spares or spares_words(summary) in cells  # the spares' key figure
 
 
 @by_name(CASES)
