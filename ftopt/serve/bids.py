@@ -12,6 +12,7 @@ from typing import Any
 
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
+from ftopt.model.summary import PlanSummary, summarize
 from ftopt.serve.diff import Change, PlanDiff, plan_diff, workload_changes
 from ftopt.serve.jobs import Jobs
 from ftopt.serve.solve_request import SolveRequest
@@ -86,6 +87,13 @@ def solved_plan(bench: Workbench, bid_id: int, number: int) -> tuple[Plan, Solve
     if solve is None or solve.plan is None:
         return None
     return Plan.model_validate_json(solve.plan), solve
+
+
+def summary_of(bench: Workbench, bid_id: int, number: int, plan: Plan) -> PlanSummary:
+    """The summary every view of a version's plan is rendered from (page, downloads): the plan with
+    the version's buyer details and the workbench's catalogue, as `ftopt solve` summarises it."""
+    workload = check(require_version(bench, bid_id, number).workload, bench.catalogue).workload
+    return summarize(plan, workload, bench.catalogue)
 
 
 def ease(bench: Workbench, bid_id: int, number: int, index: int, author: str) -> Version:
