@@ -183,6 +183,16 @@ class PlanSummary(BaseModel):
     headline: str
     figures: tuple[Figure, ...] = Field(description="the key figures every format lists, in order")
 
+    @property
+    def hours_p50_p90(self) -> tuple[float, float] | None:
+        """A peak plan's slowest run at P50 and P90 (the speed model's spread, with failures where
+        counted); None in a queue or without spread figures."""
+        p50 = max((r.hours_p50 for r in self.runs if r.hours_p50 is not None), default=None)
+        p90 = max((r.hours_p90 for r in self.runs if r.hours_p90 is not None), default=None)
+        if self.mode == "queue" or p50 is None or p90 is None:
+            return None
+        return p50, p90
+
 
 # --- runs -----------------------------------------------------------------------------------------
 
@@ -524,10 +534,9 @@ def key_figures(s: PlanSummary, plan: Plan) -> tuple[Figure, ...]:
 def _spread_figure(s: PlanSummary) -> Figure | None:
     """A peak plan's slowest run at P50 and P90: the speed model's spread (with failures over several
     servers) on the hours above; None without spread figures."""
-    p50 = max((r.hours_p50 for r in s.runs if r.hours_p50 is not None), default=None)
-    p90 = max((r.hours_p90 for r in s.runs if r.hours_p90 is not None), default=None)
-    if s.mode == "queue" or p50 is None or p90 is None:
+    if s.hours_p50_p90 is None:
         return None
+    p50, p90 = s.hours_p50_p90
     return Figure(label="Hours at P50 / P90", value=f"{p50:,.1f} h / {p90:,.1f} h")
 
 

@@ -127,5 +127,8 @@ def compare(bench: Workbench, bid_id: int, a: int, b: int) -> Comparison:
     before, after = require_version(bench, bid_id, a), require_version(bench, bid_id, b)
     changes = workload_changes(data_of(before.workload), data_of(after.workload))
     plan_a, plan_b = solved_plan(bench, bid_id, a), solved_plan(bench, bid_id, b)
-    plans = plan_diff(plan_a[0], plan_b[0]) if plan_a and plan_b else None
+    plans = None
+    if plan_a and plan_b:
+        summaries = (summary_of(bench, bid_id, a, plan_a[0]), summary_of(bench, bid_id, b, plan_b[0]))
+        plans = plan_diff(plan_a[0], plan_b[0], summaries)
     return Comparison(before, after, changes, plans)
