@@ -255,7 +255,7 @@ def _solved_fields(result: Result, catalogue: Catalogue) -> dict[str, Any]:
             # the frontier's time axis: each run's hours at its deadline confidence, the figure the
             # quote holds deadlines to (a queue's: its last job's end)
             makespan_hours=plan.confident_finish_hours,
-            deadline_confidences=sorted({r.deadline_confidence for r in plan.runs} - {None}),
+            deadline_confidences=sorted({c for r in plan.runs if (c := r.deadline_confidence) is not None}),
             horizon_hours=plan.horizon_hours,
             plan=plan.model_dump(mode="json", by_alias=True),
         )

@@ -18,8 +18,8 @@ from rich.console import Console
 
 from ftopt.catalogue import load_catalogue
 from ftopt.cli.main import cli
-from ftopt.model.plan import Plan
 from ftopt.cli.sweep import SweepProgress
+from ftopt.model.plan import Plan
 from ftopt.sweep.report import breakdown, item_kinds
 from tests.sweep.support import ROOT, SIX, WORKLOAD, lines, write
 
