@@ -41,9 +41,9 @@ def restart(r: Reliability, gpus: int, spares: int) -> float:
     return r.restart_hours + share * max(1.0 - free, 0.0) * repair
 
 
-def _failure_terms(ctx: Context, a: Assignment) -> tuple[float, float, float] | None:
-    """(write hours, interval hours, MTBF hours) of the copy, re-derived from the catalogue and the
-    plan's servers; None where they cannot be."""
+def _failure_terms(ctx: Context, a: Assignment) -> tuple[float, float, float, int] | None:
+    """(write hours, interval hours, MTBF hours, GPUs) of the copy, re-derived from the catalogue and
+    the plan's servers; None where they cannot be."""
     reliability, run = ctx.catalogue.reliability, ctx.runs.get(a.run)
     profile = ctx.profile(run) if run else None
     if reliability is None or run is None or profile is None:
@@ -56,7 +56,7 @@ def _failure_terms(ctx: Context, a: Assignment) -> tuple[float, float, float] | 
     gb = checkpoint_bytes(profile.counts, method, a.optimizer, run.lora_rank) / 1e9
     mtbf = 1 / (reliability.interruptions_per_gpu_hour * gpus)
     write_h = gb / write_gbps / 3600
-    return write_h, math.sqrt(2 * write_h * mtbf), mtbf
+    return write_h, math.sqrt(2 * write_h * mtbf), mtbf, gpus
 
 
 def goodput(ctx: Context, a: Assignment, spares: int | None = None) -> float | None:
@@ -66,8 +66,7 @@ def goodput(ctx: Context, a: Assignment, spares: int | None = None) -> float | N
     terms, reliability = _failure_terms(ctx, a), ctx.catalogue.reliability
     if terms is None or reliability is None:
         return None
-    write_h, interval, mtbf = terms
-    gpus = round(1 / (reliability.interruptions_per_gpu_hour * mtbf))
+    write_h, interval, mtbf, gpus = terms
     held = restart(reliability, gpus, len(a.spares) if spares is None else spares)
     lost = write_h / interval + (interval / 2 + held) / mtbf
     return max(1 - lost, FLOOR)
@@ -75,19 +74,17 @@ def goodput(ctx: Context, a: Assignment, spares: int | None = None) -> float | N
 
 def _expected(ctx: Context, a: Assignment) -> dict[str, float] | None:
     """The copy's failure figures re-derived from the catalogue and the plan's servers."""
-    terms, share = _failure_terms(ctx, a), goodput(ctx, a)
-    if a.hours is None or terms is None or share is None:
+    terms, share, reliability = _failure_terms(ctx, a), goodput(ctx, a), ctx.catalogue.reliability
+    if a.hours is None or terms is None or share is None or reliability is None:
         return None
-    write_h, interval, mtbf = terms
+    write_h, interval, mtbf, gpus = terms
     wall = a.hours / share
-    reliability = ctx.catalogue.reliability
-    gpus = round(1 / (reliability.interruptions_per_gpu_hour * mtbf)) if reliability else 0
     return {
         "checkpoint_write_s": write_h * 3600,
         "checkpoint_interval_h": interval,
         "expected_interruptions": wall / mtbf,
         "hours_with_failures": wall,
-        **({"restart_hours": restart(reliability, gpus, len(a.spares))} if reliability else {}),
+        "restart_hours": restart(reliability, gpus, len(a.spares)),
     }
 
 
