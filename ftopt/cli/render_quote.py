@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ftopt.model.findings import Finding, FindingKind, money
 from ftopt.model.plan import Assignment, Plan, RunSummary, Server
 from ftopt.model.spread import confidence_words
-from ftopt.model.summary import CopyHeadroom, PlanSummary, deadline_met, method_words, summarize
+from ftopt.model.summary import CopyHeadroom, PlanSummary, deadline_met, link_words, method_words, summarize
 
 #: The note that lists the catalogue prices without a public source: an internal, for the appendix.
 ASSUMED_PRICES = "prices"
@@ -275,6 +275,7 @@ class RunRow:
     name: str
     copies: tuple[Assignment, ...]
     card: str
+    link: str | None = None  # what joins a copy's GPUs, in the card maker's words (summary.link_words)
 
     @property
     def first(self) -> Assignment:
@@ -313,7 +314,13 @@ def run_rows(plan: Plan) -> list[RunRow]:
         groups.setdefault(_training_key(a, cards.get(a.server, "")), []).append(a)
     order = {name: i for i, name in enumerate(summaries)}
     rows = [
-        RunRow(summaries.get(copies[0].run), copies[0].run, tuple(copies), cards.get(copies[0].server, ""))
+        RunRow(
+            summaries.get(copies[0].run),
+            copies[0].run,
+            tuple(copies),
+            cards.get(copies[0].server, ""),
+            link_words(plan, copies[0]),
+        )
         for copies in groups.values()
     ]
     return sorted(rows, key=lambda r: order.get(r.name, len(order)))
@@ -351,8 +358,8 @@ def _training(row: RunRow) -> str:
     parts = [a.strategy.value, a.optimizer.value]
     if a.offload.value != "none":
         parts.append(f"offload {a.offload.value}")
-    if a.link:
-        parts.append(f"over {a.link}")
+    if row.link:
+        parts.append(f"over {row.link}")
     configuration = configuration_text(a)
     if configuration:
         parts.append(configuration)
@@ -598,12 +605,13 @@ def timing_cells(a: Assignment) -> list[str]:
     ]
 
 
-def placement_cells(a: Assignment) -> list[str]:
+def placement_cells(a: Assignment, link: str | None) -> list[str]:
     """One copy's row of the per-copy placement (technical appendix), shared by the terminal and
-    Markdown views; a multi-node copy names all its servers and the GPUs it takes on each."""
+    Markdown views; a multi-node copy names all its servers and the GPUs it takes on each. `link`:
+    what joins its GPUs in the card maker's words (summary.link_words)."""
     m = a.memory_per_gpu_gb
     servers = "+".join(n.server for n in a.nodes) if a.multinode else a.server
-    return [a.run, str(a.copy_), servers, a.gpus_text, a.strategy.value, a.link or "—", a.optimizer.value,
+    return [a.run, str(a.copy_), servers, a.gpus_text, a.strategy.value, link or "—", a.optimizer.value,
             a.offload.value, f"{m.states:.1f}", f"{m.activations:.1f}", f"{m.overhead:.1f}",
             f"{a.free_gb:.1f}", headroom_cell(a), f"{a.host_ram_gb:.0f}",
             f"{a.step_seconds:.2f}"]  # fmt: skip
@@ -618,4 +626,6 @@ def placement_headers(plan: Plan) -> list[tuple[str, bool]]:
 def placement_rows(plan: Plan) -> list[list[str]]:
     """The per-copy placement's rows, in the columns of `placement_headers`."""
     timed = has_hours(plan)
-    return [placement_cells(a) + (timing_cells(a) if timed else []) for a in plan.assignments]
+    return [
+        placement_cells(a, link_words(plan, a)) + (timing_cells(a) if timed else []) for a in plan.assignments
+    ]

@@ -43,12 +43,12 @@ from ftopt.cli.render_quote import (
 from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.model.findings import FindingKind
 from ftopt.model.plan import Assignment, LineItem, Plan, RunSummary
-from ftopt.model.summary import PlanSummary, method_words
+from ftopt.model.summary import PlanSummary, link_words, method_words
 from ftopt.model.timing import HOURS_PER_YEAR
 
 MONEY = "#,##0.00"
 BOM_HEADERS = ("Item", "Name", "Quantity", "Unit price", "Price")
-PLACEMENT_HEADERS = ("Run", "Copy", "Server", "GPUs", "Strategy", "Memory per GPU (GB)")
+PLACEMENT_HEADERS = ("Run", "Copy", "Server", "GPUs", "Strategy", "Memory per GPU (GB)", "Link")
 SUMMARY_HEADERS = ("Sheet", "Servers", "Chassis", "GPUs per server", "CPUs per server", "RAM (GB)",
                    "Quantity", "Price per server", "Price")  # fmt: skip
 RUNS_HEADERS = ("Run", "Model", "Method", "Copies", "GPUs per copy", "Training tokens per copy",
@@ -358,8 +358,9 @@ def _placement(book: Any, formats: dict[str, Any], plan: Plan) -> None:
     sheet = Sheet(book, "Placement", formats)
     sheet.put(list(PLACEMENT_HEADERS), bold=True)
     for a in plan.assignments:
-        sheet.put([a.run, a.copy_, a.server, a.gpus_text, str(a.strategy), a.memory_per_gpu_gb.total])
-    sheet.widths((24, 8, 10, 18, 10, 20))
+        link = link_words(plan, a) or "—"
+        sheet.put([a.run, a.copy_, a.server, a.gpus_text, str(a.strategy), a.memory_per_gpu_gb.total, link])
+    sheet.widths((24, 8, 10, 18, 10, 20, 16))
 
 
 def _headroom(book: Any, formats: dict[str, Any], plan: Plan, summary: PlanSummary) -> None:

@@ -39,9 +39,14 @@ class NvLink(BaseModel):
     """A card's GPU-to-GPU link: its bandwidth, and the bridges it accepts (none for a baseboard
     module, whose links run to the NVSwitch chips of an HGX board, or straight to every other module
     on an AMD Instinct board's Infinity Fabric). The name is NVIDIA's; an OAM module's Infinity Fabric
-    is described by the same two figures."""
+    is described by the same two figures, and carries its own `name`, which every format prints."""
 
     model_config = _FROZEN
+    name: str = Field(
+        default="NVLink",
+        min_length=1,
+        description="the link's own name, as its maker calls it (NVLink, Infinity Fabric): what plans print",
+    )
     bandwidth_gbps: float = Field(gt=0, description="GB/s per GPU, both directions summed")
     bridge_sizes: tuple[int, ...] = Field(default=(), description="cards one bridge joins")
 

@@ -87,6 +87,11 @@ class Server(BaseModel):
     bridge: str | None = Field(default=None, description="NVLink bridge id, if bridged")
     bridge_count: int = Field(default=0, ge=0)
     nvlink_domains: list[list[int]] = Field(default_factory=list, description="GPU indices per domain")
+    link_name: str | None = Field(
+        default=None,
+        description="its cards' GPU-to-GPU link as their maker names it (NVLink, Infinity Fabric); "
+        "None: no such link, or a plan written before the name was kept (read as NVLink)",
+    )
     gpu_power_cap_w: int = Field(gt=0)
     power_w: int = Field(
         gt=0, description="full-load draw at the wall: the parts over the supplies' efficiency"

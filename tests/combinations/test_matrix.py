@@ -279,6 +279,44 @@ def test_every_quote_format_states_the_summarys_headline(case: Case, folder: Pat
             assert value is None or f"{value:,.1f}" in text, (fmt, line.name, value)
 
 
+@by_name(CASES)
+@pytest.mark.parametrize("fmt", ["table", "markdown", "html", "xlsx"])
+def test_every_format_names_each_copys_link_as_the_summary_does(case: Case, folder: Path, fmt: str):
+    """The summary names every multi-GPU copy's link in its card maker's words (an AMD board's
+    Infinity Fabric is not "nvlink"), and each format prints those words, never the plan's bare kind."""
+    if case.unsupported:
+        pytest.skip("refused: see test_solve_gives_a_verified_plan_in_json_and_yaml")
+    _, _, plan, summary = solved(case, folder)
+    assert [(k.run, k.copy_number) for k in summary.links] == [
+        (a.run, a.copy_) for a in plan.assignments if a.link
+    ]
+    words = {k.words for k in summary.links}
+    if fmt == "xlsx":
+        path = folder / f"{case.name.replace(':', '-')}.links.xlsx"
+        write_plan(plan, "xlsx", path, summary=summary)
+        assert words <= _cells(path)
+        return
+    text = html.unescape(_text_in(fmt, plan, summary, folder))
+    for said in words:  # the run table's training cell: "fsdp, adamw-32bit, over Infinity Fabric"
+        assert f"over {said}" in text, (fmt, said)
+    assert "over nvlink" not in text and "over pcie" not in text
+
+
+@pytest.mark.parametrize(
+    ("example", "said"),
+    [
+        ("amd-70b-full", "Infinity Fabric"),
+        ("amd-mi355x-70b-full", "Infinity Fabric"),
+        ("hgx-full-70b", "NVLink"),
+    ],
+)
+def test_an_eight_gpu_boards_link_is_named_by_the_cards_maker(example: str, said: str, folder: Path):
+    case = next(c for c in CASES if c.name == f"example:{example}")
+    _, _, plan, summary = solved(case, folder)
+    assert {k.words for k in summary.links} == {said}
+    assert {k.kind for k in summary.links} == {"nvlink"}  # the same kind: one scale-up domain
+
+
 def _cells(path: Path) -> set[str]:
     book = load_workbook(path, data_only=True)  # the cached values a preview shows
     return {str(c.value) for sheet in book.worksheets for row in sheet.iter_rows() for c in row if c.value}

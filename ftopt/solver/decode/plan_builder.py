@@ -81,6 +81,7 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         bridge=f.bridge.id if f.bridge else None,
         bridge_count=f.bridge_count,
         nvlink_domains=[list(d) for d in topology_domains(f.topology)],
+        link_name=f.gpu.nvlink.name if f.gpu.nvlink else None,
         gpu_power_cap_w=f.power_cap_w,
         power_w=wall_w(f.chassis, load),
         feed=f.feed.id,
