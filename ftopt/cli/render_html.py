@@ -50,7 +50,7 @@ from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
 from ftopt.model.findings import Finding, money
 from ftopt.model.plan import LineItem, Plan, Server
-from ftopt.model.summary import PlanSummary, link_words, method_words, server_link_words
+from ftopt.model.summary import PlanSummary, link_words, method_words, power_basis_words, server_link_words
 
 if TYPE_CHECKING:
     from ftopt.solver.frontier import Frontier
@@ -182,6 +182,7 @@ def _power_block(plan: Plan, server: Server) -> str:
         f'<div class="power"><span><strong>Power</strong> {server.power_w:,} W at the wall of '
         f"{server.feed_usable_w:,} W usable on the {escape(server.feed)} feed ({share:.0%}) per server; "
         f"{escape(power_words(plan, server))}"
+        + (f"; {escape(power_basis_words(server))}" if power_basis_words(server) else "")
         + (f"; supplies {escape(supplies_words(server))}" if server.psu_count else "")
         + "</span>"
         f'<span class="bar{over}" role="img" aria-label="{share:.0%} of the feed">'

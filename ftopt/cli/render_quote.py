@@ -20,7 +20,15 @@ from dataclasses import dataclass
 from ftopt.model.findings import Finding, FindingKind, money
 from ftopt.model.plan import Assignment, Plan, RunSummary, Server
 from ftopt.model.spread import confidence_words
-from ftopt.model.summary import CopyHeadroom, PlanSummary, deadline_met, link_words, method_words, summarize
+from ftopt.model.summary import (
+    CopyHeadroom,
+    PlanSummary,
+    deadline_met,
+    link_words,
+    method_words,
+    power_basis_words,
+    summarize,
+)
 
 #: The note that lists the catalogue prices without a public source: an internal, for the appendix.
 ASSUMED_PRICES = "prices"
@@ -159,6 +167,7 @@ def group_heading(plan: Plan, group: ServerGroup) -> str:
         f"{s.cpu_count} × {s.cpu} ({s.cores} cores); {s.ram_gb:,} GB RAM ({s.dimm_count} × {s.dimm_gb} GB); "
         f"{s.nvme_tb:g} TB NVMe; {s.power_w:,} W at the wall of {s.feed_usable_w:,} W "
         f"({circuit_share(s):.0%} of the {s.feed} circuit, {power_words(plan, s)})"
+        + (f", {power_basis_words(s)}" if power_basis_words(s) else "")
         + (f"; supplies {supplies_words(s)}" if s.psu_count else "")
         + f"; inlet ≤ {s.max_inlet_c:g} °C; {each}"
     )

@@ -58,7 +58,8 @@ RUNS_HEADERS = ("Run", "Model", "Method", "Copies", "GPUs per copy", "Training t
                 "P90 hours", "Checkpoint interval (h)", "Expected interruptions")  # fmt: skip
 POWER_HEADERS = ("Sheet", "Quantity", "Power per server (W)", "Feed", "Usable per feed (W)", "Share of feed",
                  "Headroom (W)", "Within the feed", "Power (W)", "Supplies", "Supplies' load (W)",
-                 "Supplies carry, redundant ones failed (W)")  # fmt: skip
+                 "Supplies carry, redundant ones failed (W)", "Parts' estimate (W)",
+                 "Vendor's published maximum (W)", "Planned with")  # fmt: skip
 SHEET_NAME_MAX = 31
 HEADROOM_HEADERS = ("Run", "Copies", "Card", "GPUs per copy", "Memory per GPU (GB)", "Free per GPU (GB)",
                     "Free (% of memory)", "Margin (%)", "Measured error (%)", "Margin's basis",
@@ -306,13 +307,14 @@ def _power(book: Any, formats: dict[str, Any], plan: Plan, names: list[str]) -> 
         within = Formula(f"=C{row}<=E{row}", s.power_w <= s.feed_usable_w)
         power = Formula(f"=B{row}*C{row}", group.quantity * s.power_w)
         supplies = [supplies_fitted(s), s.psu_load_w, s.psu_capacity_w] if s.psu_count else ["", "", ""]
+        basis = [s.parts_power_w or "", s.vendor_max_w or "", s.power_basis if s.parts_power_w else ""]
         sheet.put([name, group.quantity, s.power_w, s.feed, s.feed_usable_w, share, headroom, within, power,
-                   *supplies], {6: "percent"})  # fmt: skip
+                   *supplies, *basis], {6: "percent"})  # fmt: skip
         total += group.quantity * s.power_w
     last = sheet.row
     cell = Formula(f"=SUM(I2:I{last})" if last >= 2 else "=0", total)
     row = sheet.put(["Total", "", "", "", "", "", "", "", cell], bold=True)
-    sheet.widths((14, 10, 20, 14, 20, 14, 14, 16, 14, 20, 18, 22))
+    sheet.widths((14, 10, 20, 14, 20, 14, 14, 16, 14, 20, 18, 22, 16, 18, 16))
     return f"I{row}"
 
 

@@ -338,6 +338,21 @@ def headroom_lines(plan: Plan) -> tuple[CopyHeadroom, ...]:
     return tuple(lines)
 
 
+# --- a server's draw: the parts or the vendor's maximum ----------------------------------------------
+
+
+def power_basis_words(server: Server) -> str:
+    """Which figure the server's draw was planned with, and the other: the parts' estimate or the
+    vendor's published system maximum (scaled to its cards); empty where no vendor figure is
+    published or the plan predates the two figures. Every format prints it beside the draw."""
+    parts, vendor = server.parts_power_w, server.vendor_max_w
+    if parts is None or vendor is None:
+        return ""
+    if server.power_basis == "vendor maximum":
+        return f"planned at the vendor's published maximum, {vendor:,} W (the parts come to {parts:,} W)"
+    return f"planned at the parts' {parts:,} W (the vendor's published maximum is {vendor:,} W)"
+
+
 # --- the links between a copy's GPUs ---------------------------------------------------------------
 
 #: A link kind's words where the server names no link of its own (PCIe; a plan written before
