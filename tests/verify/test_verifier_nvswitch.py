@@ -83,3 +83,13 @@ def test_the_dgx_h200_maximum_is_the_floor_the_verifier_re_derives(solved) -> No
         "parts 8703 W, vendor maximum 10200 W, planned with the vendor maximum",
     ]
     assert "power-feed" in c.rules(c.with_server(feed_usable_w=9000))
+
+
+def test_a_server_states_its_cards_own_link_name(solved) -> None:
+    """Every format prints the server's link name for its copies: an HGX H200 that claims AMD's
+    Infinity Fabric is refused; the solved plan names NVLink."""
+    c = solved("hgx-llama70-lora")
+    assert c.server().link_name == "NVLink"
+    assert [str(v) for v in c.verify(c.with_server(link_name="Infinity Fabric"))] == [
+        "link-report: server s1: link name Infinity Fabric, h200-sxm links over NVLink"
+    ]
