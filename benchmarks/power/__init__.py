@@ -142,7 +142,7 @@ def render(found: list[Row]) -> str:
             "figures, stand-ins and a published cooling share, fixed before the comparison (chassis.yaml",
             "header). This table checks the parts' estimate alone; where a chassis class carries the",
             "vendor's published maximum (`published_max`: DGX H200, DGX B200), plans size feeds, circuits",
-            "and supplies by the larger of the two (the vendor floor, README \"Power at the wall\").",
+            'and supplies by the larger of the two (the vendor floor, README "Power at the wall").',
             "",
             table(found),
             "",
