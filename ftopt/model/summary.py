@@ -395,9 +395,10 @@ def copy_link_words(a: Assignment, server: Server | None) -> str | None:
 
 def link_lines(plan: Plan) -> tuple[CopyLink, ...]:
     """Each copy's link words, in plan order; copies on one GPU have none."""
+    servers = {s.id: s for s in plan.servers}
     out = []
     for a in plan.assignments:
-        words = link_words(plan, a)
+        words = copy_link_words(a, servers.get(a.server))
         if a.link is not None and words is not None:
             out.append(CopyLink(run=a.run, copy_number=a.copy_, kind=a.link, words=words))
     return tuple(out)
