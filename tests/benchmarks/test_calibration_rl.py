@@ -72,6 +72,13 @@ def test_generation_share_is_checked_against_published_breakdowns_of_both_engine
     assert all(o.miss_reason for o in TIMED if not o.within_goal)
 
 
+def test_a_held_out_generation_time_is_reproduced_within_the_goal() -> None:
+    # verl issue #7412: Qwen3-4B GRPO on four RTX 4090 48 GB generated for 541 s a step; no constant
+    # was chosen on it, and ftopt's rollout model lands within ±25 % of it.
+    (point,) = [o for o in TIMED if o.id == "verl-4090-qwen3-4b-grpo-generation"]
+    assert point.role == "held-out" and point.within_goal, point
+
+
 def test_each_engine_constant_was_chosen_on_fit_points_of_that_engine_only() -> None:
     constants = load_catalogue().rollout.decode_step_overhead_ms
     fit = {o.engine for o in TIMED if o.role == "fit"}
