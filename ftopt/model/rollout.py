@@ -143,8 +143,9 @@ def generation_time(
     Decode: each replica decodes its share of the sequences for `decode_steps` steps, each reading
     the weight shard and the cache in flight (on average the prompt plus half the mean response) at
     the card's memory bandwidth, or computing 2 FLOPs per active parameter per sequence at the card's
-    peak, whichever is slower, plus its tensor-parallel exchanges and the engine's fixed work per
-    step (scheduling, sampling: what bounds a small model's decode). Prefill: 2 FLOPs per active
+    peak, whichever is slower, plus its tensor-parallel exchanges and the fixed work per step of the
+    run's engine (scheduling, sampling, kernel launches: what bounds a small model's decode; it
+    differs between vLLM and SGLang, rollout.yaml). Prefill: 2 FLOPs per active
     parameter per prompt token over all the engine's GPUs, as compute.
     """
     if not engine.fits:
@@ -157,7 +158,7 @@ def generation_time(
     read = (engine.weights_gb * GB + kv) / bandwidth
     compute = 2 * counts.active * engine.in_flight / engine.tp / (peak * constants.prefill_mfu)
     step = max(read, compute) + allreduce_seconds(arch, gpu, engine, constants)
-    step += constants.decode_step_overhead_ms / 1e3
+    step += constants.step_overhead_s(rollout.engine)
     steps = decode_steps(share, engine.in_flight, rollout.response_len, constants.response_mean_share)
     prompt_tokens = rollout.sequences * rollout.prompt_len
     prefill = 2 * counts.active * prompt_tokens / (engine.gpus * peak * constants.prefill_mfu)

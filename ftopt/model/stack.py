@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, model_validator
 
-from ftopt.model.workload import Method
+from ftopt.model.workload import Method, RolloutEngine
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -294,10 +294,16 @@ class RolloutConstants(BaseModel):
     response_mean_share: float = Field(
         default=1.0, gt=0, le=1, description="mean response length over the run's response_len (the cap)"
     )
-    decode_step_overhead_ms: float = Field(
-        default=0.0, ge=0, description="fixed time of one decode step beyond its reads: scheduling, sampling"
+    decode_step_overhead_ms: dict[RolloutEngine, NonNegativeFloat] = Field(
+        default_factory=dict,
+        description="fixed time of one decode step beyond its reads (scheduling, sampling, kernel "
+        "launches), per engine; an engine left out pays none",
     )
     tp_allreduce_latency_us: float = Field(
         default=0.0, ge=0, description="fixed time of one tensor-parallel all-reduce in a decode step"
     )
     sources: tuple[str, ...] = Field(default=(), description="where the figures come from")
+
+    def step_overhead_s(self, engine: RolloutEngine) -> float:
+        """The engine's fixed time per decode step, in seconds (none for an engine the file leaves out)."""
+        return self.decode_step_overhead_ms.get(engine, 0.0) / 1e3

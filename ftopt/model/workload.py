@@ -114,10 +114,20 @@ class Placement(StrEnum):
     AUTO = "auto"
 
 
+class RolloutEngine(StrEnum):
+    """The inference engine that generates a run's responses. Its fixed work per decode step differs
+    between engines (rollout.yaml `decode_step_overhead_ms`); vLLM, which TRL, OpenRLHF and verl's
+    examples use, is the default."""
+
+    VLLM = "vllm"
+    SGLANG = "sglang"
+
+
 class Rollout(BaseModel):
-    """How a GRPO or PPO run generates: the engine's placement and memory, and one step's batch."""
+    """How a GRPO or PPO run generates: the engine, its placement and memory, and one step's batch."""
 
     model_config = _FROZEN
+    engine: RolloutEngine = Field(default=RolloutEngine.VLLM, description="vllm (default) or sglang")
     placement: Placement = Field(default=Placement.AUTO, description="colocated, separate or auto")
     memory_fraction: float = Field(
         default=0.4,

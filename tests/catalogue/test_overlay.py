@@ -185,3 +185,19 @@ def test_cloud_rates_are_catalogue_data_the_plan_and_the_verifier_read(tmp_path:
     assert plan.rent is not None and plan.rent.cost == pytest.approx(plan.rent.gpu_hours * 1.0, abs=0.01)
     assert verify_plan(plan, workload, merged) == []
     assert {v.rule for v in verify_plan(plan, workload, load_catalogue())} == {"rent"}
+
+
+def test_a_directory_sets_the_decode_step_cost_per_engine(tmp_path: Path) -> None:
+    from ftopt.model.workload import RolloutEngine
+
+    directory = write(tmp_path, rollout="decode_step_overhead_ms: {vllm: 4}\n")
+    merged = apply_catalogue_dir(load_catalogue(), directory)
+    # The mapping replaces the packaged one whole: an engine it leaves out pays no fixed cost.
+    assert merged.rollout.step_overhead_s(RolloutEngine.VLLM) == pytest.approx(0.004)
+    assert merged.rollout.step_overhead_s(RolloutEngine.SGLANG) == 0.0
+
+
+def test_a_directory_naming_an_unknown_engine_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"decode_step_overhead_ms.tgi: expected 'vllm' or 'sglang'"):
+        directory = write(tmp_path, rollout="decode_step_overhead_ms: {tgi: 4}\n")
+        apply_catalogue_dir(load_catalogue(), directory)

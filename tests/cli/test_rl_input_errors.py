@@ -81,3 +81,9 @@ def test_a_misspelt_rl_method_names_the_method(tmp_path: Path) -> None:
     assert every.endswith("dpo, grpo, ppo") and every.startswith("full, lora, qlora")
     assert line.startswith(f"ftopt: FILE:4: runs[0].method: expected one of {every}")
     assert "(did you mean 'grpo'?), got 'gpro'" in line
+
+
+def test_unknown_rollout_engine(tmp_path: Path) -> None:
+    line = _error(tmp_path, GRPO + "    rollout:\n      engine: tgi\n")
+    assert line.startswith("ftopt: FILE:6: runs[0].rollout.engine: "), line
+    assert "'vllm'" in line and "'sglang'" in line, line

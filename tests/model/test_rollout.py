@@ -19,7 +19,16 @@ from ftopt.model.rollout import (
 )
 from ftopt.model.sizing import profile_run
 from ftopt.model.speed import SpeedContext, planning_host
-from ftopt.model.workload import Offload, Optimizer, Placement, Rollout, Run, SizingOptions, Strategy
+from ftopt.model.workload import (
+    Offload,
+    Optimizer,
+    Placement,
+    Rollout,
+    RolloutEngine,
+    Run,
+    SizingOptions,
+    Strategy,
+)
 
 CONSTANTS = load_catalogue().rollout
 
@@ -50,11 +59,49 @@ def test_decode_is_bound_by_memory_bandwidth(catalogue: Catalogue) -> None:
     # little cache) and pays the engine's fixed per-step cost.
     bandwidth = gpu.memory_bandwidth_gbps * 1e9 * CONSTANTS.decode_bandwidth_efficiency
     weights_read = 1000 * profile.counts.total * 2 / bandwidth
-    fixed = 1000 * CONSTANTS.decode_step_overhead_ms / 1e3
+    fixed = 1000 * CONSTANTS.step_overhead_s(rollout.engine)
     assert time.decode_seconds == pytest.approx(weights_read + fixed, rel=0.02)
     faster = gpu.model_copy(update={"memory_bandwidth_gbps": 2 * gpu.memory_bandwidth_gbps})
     quicker = generation_time(profile.counts, profile.arch, faster, engine, rollout, CONSTANTS)
     assert quicker.decode_seconds == pytest.approx(weights_read / 2 + fixed, rel=0.02)
+
+
+def test_each_engine_pays_its_own_fixed_time_per_decode_step(catalogue: Catalogue) -> None:
+    profile = profile_run(Run(name="r", model="llama-3.1-8b", method="full"), catalogue)
+    gpu = catalogue.gpu("h200-nvl")
+    constants = CONSTANTS.model_copy(
+        update={"decode_step_overhead_ms": {RolloutEngine.VLLM: 3.0, RolloutEngine.SGLANG: 20.0}}
+    )
+    times = {}
+    for engine in RolloutEngine:
+        rollout = Rollout(engine=engine, prompts_per_step=1, group_size=1, prompt_len=100, response_len=1000)
+        layout = lay_out_engine(profile.counts, profile.arch, gpu, 1, 0.5 * gpu.memory_gb, rollout, constants)
+        times[engine] = generation_time(profile.counts, profile.arch, gpu, layout, rollout, constants)
+    # One sequence runs 1,000 decode steps; each reads 16.06 GB of weights at 4.8 TB/s x 0.6 (5.58 ms)
+    # and its engine's fixed time: 3 ms under vLLM, 20 ms under SGLang.
+    reads = (
+        2 * profile.counts.total / (gpu.memory_bandwidth_gbps * 1e9 * CONSTANTS.decode_bandwidth_efficiency)
+    )
+    assert reads == pytest.approx(0.00558, rel=0.01)
+    assert times[RolloutEngine.VLLM].decode_seconds == pytest.approx(1000 * (reads + 0.003), rel=0.02)
+    assert times[RolloutEngine.SGLANG].decode_seconds == pytest.approx(1000 * (reads + 0.020), rel=0.02)
+    # The engines differ by exactly 1,000 steps x 17 ms; prefill is the same.
+    gap = times[RolloutEngine.SGLANG].decode_seconds - times[RolloutEngine.VLLM].decode_seconds
+    assert gap == pytest.approx(17.0)
+    assert times[RolloutEngine.SGLANG].prefill_seconds == times[RolloutEngine.VLLM].prefill_seconds
+
+
+def test_an_engine_the_constants_leave_out_pays_no_fixed_time() -> None:
+    only_sglang = CONSTANTS.model_copy(update={"decode_step_overhead_ms": {RolloutEngine.SGLANG: 20.0}})
+    assert only_sglang.step_overhead_s(RolloutEngine.VLLM) == 0.0
+    assert only_sglang.step_overhead_s(RolloutEngine.SGLANG) == pytest.approx(0.020)
+
+
+def test_packaged_constants_give_sglang_its_fitted_step_cost_and_vllm_none() -> None:
+    # rollout.yaml: SGLang's 20 ms fitted on verl issue #1208; vLLM's 0, the bound its fit point allows.
+    assert CONSTANTS.step_overhead_s(RolloutEngine.SGLANG) == pytest.approx(0.020)
+    assert CONSTANTS.step_overhead_s(RolloutEngine.VLLM) == 0.0
+    assert Rollout().engine == RolloutEngine.VLLM
 
 
 def test_the_longest_response_sets_the_step_and_the_rest_drain_at_the_mean() -> None:
