@@ -87,7 +87,8 @@ def _hf_fsdp_mfu(catalogue: Catalogue, hbm: float, gddr: float) -> Catalogue:
             }
             stack = type(stack).model_validate(data)
         stacks.append(stack)
-    return catalogue.model_copy(update={"stacks": tuple(stacks)})
+    # A fresh catalogue, not model_copy: a copy would share the original's id lookups (its stacks).
+    return type(catalogue).model_validate({**catalogue.model_dump(), "stacks": stacks})
 
 
 def test_the_pair_cut_proves_one_eight_card_server_too_small_for_seed_2() -> None:
