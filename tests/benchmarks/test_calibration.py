@@ -302,3 +302,45 @@ def test_spread_is_the_held_out_ratio_quantiles_own_with_three_sources_else_pool
     two = derive_spread([*OUTCOMES, *own[:2]], ["x"])  # two sources only: pooled
     assert two.of("x") == two.pooled
     assert quantile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5 and quantile([float(i) for i in range(10)], 0.9) == 8.0
+
+
+def _one_point(tmp_path: Path, **config: object) -> float:
+    """ftopt's tokens/s for one single-GPU throughput point of `config` (the rest fixed)."""
+    base = {"model": "llama-3.1-8b", "method": "full", "seq_len": 4096, "micro_batch": 1}
+    base |= {"card": "h100-sxm", "gpus": 1, "stack": "torchtune", "optimizer": "adamw-32bit"}
+    point = {"id": "p", "kind": "throughput", "source": "s", "split": "held-out", "published": 1000}
+    point |= {"unit": "tokens/s", "config": {**base, "gradient_checkpointing": True, **config}}
+    path = tmp_path / "points.yaml"
+    path.write_text(yaml.safe_dump({"sources": {"s": "x"}, "points": [point]}), encoding="utf-8")
+    (outcome,) = run_calibration(path)
+    assert outcome.ftopt is not None
+    return outcome.ftopt
+
+
+def test_a_point_at_a_power_setting_runs_its_compute_slower_by_the_power_relation(tmp_path: Path) -> None:
+    """torchtitan's H100s ran at 500 W of 700: a point's power_w slows the compute part of its step
+    by (500 / 700) ** 1.10 = 0.691 (speed.yaml's hbm exponent), as a plan's card power setting does;
+    the optimiser step and the fixed 0.05 s overhead keep their time, so on a LoRA step of about 3 s
+    the rate falls by a little less; at the card's full 700 W nothing changes."""
+    lora = {"method": "lora", "seq_len": 8192, "micro_batch": 4}  # a 3 s step: compute dominates
+    full = _one_point(tmp_path, **lora)
+    capped = _one_point(tmp_path, **lora, power_w=500)
+    assert round((500 / 700) ** 1.10, 3) == 0.691
+    assert 0.691 < capped / full < 0.70
+    assert _one_point(tmp_path, **lora, power_w=700) == full
+
+
+def test_report_counts_the_excluded_points_per_source_and_discloses_every_late_change() -> None:
+    """Points with a reason leave the denominators: calibration.md counts them per source, kind and
+    split; and every change made after the held-out results were seen (changes.yaml) is listed."""
+    from benchmarks.calibration import read_changes
+
+    text = render_markdown(OUTCOMES, sources_of())
+    qwen = [o for o in OUTCOMES if o.source == "qwen-readme" and o.kind == "throughput"]
+    excluded = sum(1 for o in qwen if o.reason)
+    assert excluded == 9
+    assert f"| qwen-readme | throughput | held-out | {excluded} | {len(qwen) - excluded} |" in text
+    changes = read_changes()
+    assert changes and "## Changes made after looking at held-out points" in text
+    for change in changes:
+        assert f"- **{change['date']}, {change['what']}**: {change['change']}" in text

@@ -49,18 +49,18 @@ def test_grpo_32b_deadline_buys_more_gpus() -> None:
     workload = _example("grpo-32b")
     (timely,) = _solve(workload).assignments
     assert set(_roles(timely)) == {"policy", "rollout"}  # LoRA: the base is the reference
-    assert timely.hours_p90 is not None and timely.hours_p90 <= 73  # 40 bare hours × 1.83
+    assert timely.hours_p90 is not None and timely.hours_p90 <= 52  # 40 bare hours × 1.31
     run = workload.runs[0].model_copy(update={"deadline_hours": None})
     (cheapest,) = _solve(workload.model_copy(update={"runs": (run,)})).assignments
     assert len(cheapest.gpus) < len(timely.gpus)
-    assert cheapest.hours_p90 is not None and cheapest.hours_p90 > 73
+    assert cheapest.hours_p90 is not None and cheapest.hours_p90 > 52
     assert timely.placement == "colocated"
 
 
 def test_grpo_32b_colocated_fits_by_phase_on_two_cards() -> None:
     """Colocated on two RTX PRO 6000, the engine's 48 GB beside the LoRA policy's training memory
     summed to more than a card; the phases take turns, so the copy fits (though it misses the
-    73 h deadline at P90, so the deadline bid buys eight cards)."""
+    52 h deadline at P90, so the deadline bid buys eight cards)."""
     workload = _example("grpo-32b")
     rollout = workload.runs[0].rollout
     assert rollout is not None

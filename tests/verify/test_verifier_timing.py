@@ -14,22 +14,22 @@ def test_the_deadline_plan_is_clean_and_reports_its_hours(solved) -> None:
     assert c.verify() == []
     lora = c.assignment("llama70b-lora", 1)
     assert lora.link == "nvlink" and len(lora.gpus) == 4
-    assert lora.hours is not None and lora.hours <= 100
-    assert lora.hours_p90 is not None and lora.hours_p90 <= 183
+    assert lora.hours is not None and lora.hours <= 76
+    assert lora.hours_p90 is not None and lora.hours_p90 <= 100
     assert c.plan.makespan_hours == max(a.hours for a in c.plan.assignments if a.hours is not None)
-    assert c.plan.runs[0].deadline_hours == 183 and c.plan.runs[0].train_tokens == 500_000_000
+    assert c.plan.runs[0].deadline_hours == 100 and c.plan.runs[0].train_tokens == 500_000_000
     assert c.plan.runs[0].deadline_confidence == 0.9
 
 
 def test_a_tighter_deadline_than_the_plan_meets(solved) -> None:
     c = solved("deadline")
     hours = c.assignment("llama70b-lora", 1).hours
-    violations = c.verify(workload=c.with_run("llama70b-lora", deadline_hours=90))
+    violations = c.verify(workload=c.with_run("llama70b-lora", deadline_hours=70))
     assert [v.rule for v in violations] == ["deadline"]
     assert str(violations[0]).startswith("deadline: run llama70b-lora copy 1: ")
     assert " h at P90 to train " in str(violations[0])
-    assert str(violations[0]).endswith("run llama70b-lora must finish within 90 h")
-    assert hours is not None and hours < 90  # the bare hours meet it; the P90 hours do not
+    assert str(violations[0]).endswith("run llama70b-lora must finish within 70 h")
+    assert hours is not None and hours < 70  # the bare hours meet it; the P90 hours do not
 
 
 def test_hours_misreported(solved) -> None:

@@ -124,7 +124,9 @@ def starts_by_copy(
     for number, (layout, _) in enumerate(ordered, start=1):
         for _mode, cards in layout.copies:
             a = plan.assignments[index]
-            assert (a.server, a.gpus) == (f"s{number}", cards), "plan copies out of the servers' order"
+            # A MIG copy's cards are its slice slots; the plan names the physical GPU that holds them.
+            same = a.server == f"s{number}" and (a.mig is not None or a.gpus == cards)
+            assert same, "plan copies out of the servers' order"
             found[a.run, a.copy_] = starts[index] / MINUTES_PER_HOUR
             index += 1
     return found
