@@ -150,9 +150,10 @@ def points_files() -> list[Path]:
 def read_points(files: list[Path] | None = None) -> dict[str, Any]:
     """The models, sources and points of every points file, merged (a model or source defined twice
     must be the same; a point id must be new)."""
-    merged: dict[str, Any] = {"models": {}, "sources": {}, "points": []}
+    merged: dict[str, Any] = {"models": {}, "sources": {}, "points": [], "disclosures": []}
     for path in files or points_files():
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        merged["disclosures"] += data.get("disclosures") or []
         for block in ("models", "sources"):
             for key, value in (data.get(block) or {}).items():
                 if merged[block].get(key, value) != value:
@@ -358,17 +359,17 @@ def _point_table(outcomes: list[Outcome], kind: str) -> list[str]:
 
 def _margin_lines(outcomes: list[Outcome]) -> list[str]:
     """The planning margins' buckets and every held-out memory point the planned figure misses."""
-    from benchmarks.calibration.margins import MIN_SOURCES, allocator_reserve, buckets
+    from benchmarks.calibration.margins import MIN_SOURCES, allocator_reserve, buckets, rule_words
 
     pooled, own = buckets(outcomes)
     reserve = allocator_reserve(outcomes)
+    rule = rule_words(pooled)
     lines = [
         "## Planning margins from the held-out error",
         "",
-        "A stack and method's margin is the median error of its held-out memory points when at least",
-        f"{MIN_SOURCES} sources measured it; otherwise the pooled median of every stack's held-out points",
-        "(benchmarks/calibration/margins.py; ftopt/catalogue/data/margins.yaml). 'to cover 95 %' is the",
-        "margin that would put the planned memory at or above 95 % of the bucket's measurements.",
+        f"A stack and method's margin is {rule}, its own when at least {MIN_SOURCES} sources measured it,",
+        "otherwise the pooled figure of every stack's held-out points (benchmarks/calibration/margins.py;",
+        "ftopt/catalogue/data/margins.yaml).",
         "ftopt plans every copy with these margins and the fitted allocator reserve below, unless the",
         "workload's sizing.memory_margin or sizing.allocator_reserve sets its own (and a margin below",
         "the measured one is noted in every format of the plan).",
@@ -434,6 +435,25 @@ def _spread_lines(outcomes: list[Outcome]) -> list[str]:
     return [*lines, ""]
 
 
+def _disclosure_lines() -> list[str]:
+    """Every model or point change made after looking at held-out points (the points files'
+    `disclosures`), so that a reader can discount the held-out figures they moved."""
+    notes = read_points()["disclosures"]
+    if not notes:
+        return []
+    head = ["## Changes made after looking at held-out points", ""]
+    return [*head, *(f"- {note}" for note in notes), ""]
+
+
+def _excluded_counts(skipped: list[Outcome]) -> list[str]:
+    """How many points of each source and kind leave the denominators, carrying a reason."""
+    counts: dict[tuple[str, str], int] = {}
+    for o in skipped:
+        counts[(o.source, o.kind)] = counts.get((o.source, o.kind), 0) + 1
+    parts = [f"{source} {n} {kind}" for (source, kind), n in sorted(counts.items())]
+    return [f"Excluded from every count above, per source: {'; '.join(parts)}."] if parts else []
+
+
 def render_markdown(outcomes: list[Outcome], sources: dict[str, str]) -> str:
     """The summary (fit and held out apart), the tables per kind, the misses and the points ftopt
     cannot express."""
@@ -457,8 +477,9 @@ def render_markdown(outcomes: list[Outcome], sources: dict[str, str]) -> str:
         lines += ["## Known misses", ""]
         lines += [f"- **{o.id}** ({o.split}): {o.known_miss}" for o in misses]
         lines.append("")
+    lines += _disclosure_lines()
     skipped = [o for o in outcomes if o.reason]
-    lines += ["## Points ftopt cannot express", ""]
+    lines += ["## Points ftopt cannot express", "", *_excluded_counts(skipped), ""]
     lines += [
         f"- **{o.id}** ({o.kind}, {o.split}, {_figure(o.published)} {o.unit}): {o.reason}" for o in skipped
     ]

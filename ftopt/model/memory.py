@@ -56,6 +56,12 @@ def frozen_base_bytes(counts: ParamCounts, method: TrainingMethod) -> float:
     return counts.total * BF16
 
 
+def upcast_rest_bytes(counts: ParamCounts) -> float:
+    """What casting a QLoRA base's non-quantised parameters (embeddings, output head, norms) from BF16
+    to FP32 adds: 2 bytes each (PEFT's prepare_model_for_kbit_training; `Stack.qlora_fp32_upcast`)."""
+    return (counts.total - counts.linear) * (4 - BF16)
+
+
 def largest_linear_params(arch: Architecture) -> int:
     """Weights of the widest decoder linear layer: an MLP projection (one expert's, for MoE) or the
     query projection, whichever is wider."""
