@@ -220,8 +220,8 @@ def _with_error(c: Case, stack: str, method: str, error: float) -> Catalogue:
 def test_a_copy_leaving_less_than_the_measured_error_fails_unless_the_workload_forced_it(solved) -> None:
     """The verifier re-derives the measured error from the recorded buckets, not the margins table:
     where the buckets say hf-fsdp QLoRA errs by 150 %, the 8B QLoRA (planned to leave its table's 22 %
-    free; at micro-batch 4 it leaves more than its own memory free) leaves too little. A workload that sets its own margin is held to that one instead, and to
-    the tight-margin note."""
+    free; at micro-batch 4 it leaves more than its own memory free) leaves too little. A workload
+    that sets its own margin is held to that one instead, and to the tight-margin note."""
     c = solved("first-project-measured")
     qlora = c.assignment("llama8b-qlora", 1)
     assert qlora.memory_margin is not None and qlora.free_gb < qlora.memory_per_gpu_gb.total * 1.5
