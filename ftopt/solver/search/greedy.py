@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ftopt.solver.decode.layout import ServerLayout, right_size
+from ftopt.solver.decode.layout import ServerLayout, right_size, spanning_copy
 from ftopt.solver.problem.builds import Build, DiskTier, RamTier
 from ftopt.solver.problem.configs import tier_finder
 from ftopt.solver.problem.data import ProblemData
@@ -111,7 +111,7 @@ def _lay_out(server: _Open, reserve_gb: float) -> ServerLayout | None:
 
 def _option_cost(option: MultiNodeOption) -> tuple[float, int]:
     """What one copy on a multi-node option costs (servers and their energy), then its mode."""
-    return option.price + option.nodes * option.build.energy_cost, option.mode
+    return option.price + option.servers * option.build.energy_cost, option.mode
 
 
 def _nic_of(option: MultiNodeOption) -> str:
@@ -150,15 +150,10 @@ def _multinode_copies(
     options = [o for o in data.multinode if data.modes[o.mode].run == run and _nic_of(o) == nic]
     if not options:
         return None
-    option = min(options, key=lambda o: _option_cost(o))
-    mode, gpus = data.modes[option.mode], list(range(option.build.gpu_count))
-    servers = []
+    o = min(options, key=_option_cost)
+    mode, servers = data.modes[o.mode], []
     for _ in range(data.copies[run]):
-        group = next(groups)
-        servers += [
-            ServerLayout(option.build, option.ram, option.disk, [(mode, gpus)], group=group)
-            for _ in range(option.nodes)
-        ]
+        servers += spanning_copy(o.build, o.ram, o.disk, mode, next(groups), o.nodes, o.spares)
     return servers
 
 
