@@ -16,7 +16,7 @@ import yaml
 from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
-from ftopt.model.summary import PlanSummary, method_words, summarize
+from ftopt.model.summary import PlanSummary, link_words, method_words, summarize
 from ftopt.model.workload import Workload
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
@@ -174,3 +174,15 @@ def test_identical_copies_share_one_headroom_line_that_states_free_memory_agains
         assert h.measured_percent is None  # the workload sets no margin of its own
         assert h.words.startswith(f"{h.run} copies {h.copies} on {h.gpus} × {h.card}: ")
         assert f"against a {h.margin_percent:.0f} % margin ({h.basis})" in h.words
+
+
+def test_an_amd_boards_link_is_named_infinity_fabric_and_an_old_plan_reads_as_nvlink() -> None:
+    """Defect: the plan kept only the link kind, so an AMD Instinct board printed "over nvlink"."""
+    plan, summary = summary_of(EXAMPLES / "amd-70b-full.yaml")
+    assert {s.link_name for s in plan.servers} == {"Infinity Fabric"}
+    assert [(k.kind, k.words) for k in summary.links] == [("nvlink", "Infinity Fabric")] * len(summary.links)
+    assert summary.links, "the 70B full fine-tune spans the board's eight GPUs"
+    older = plan.model_copy(
+        update={"servers": [s.model_copy(update={"link_name": None}) for s in plan.servers]}
+    )
+    assert {link_words(older, a) for a in older.assignments} == {"NVLink"}
