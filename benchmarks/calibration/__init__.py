@@ -164,9 +164,10 @@ def points_files() -> list[Path]:
 def read_points(files: list[Path] | None = None) -> dict[str, Any]:
     """The models, sources and points of every points file, merged (a model or source defined twice
     must be the same; a point id must be new)."""
-    merged: dict[str, Any] = {"models": {}, "sources": {}, "points": []}
+    merged: dict[str, Any] = {"models": {}, "sources": {}, "points": [], "disclosures": []}
     for path in files or points_files():
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        merged["disclosures"] += data.get("disclosures") or []
         for block in ("models", "sources"):
             for key, value in (data.get(block) or {}).items():
                 if merged[block].get(key, value) != value:
@@ -372,17 +373,17 @@ def _point_table(outcomes: list[Outcome], kind: str) -> list[str]:
 
 def _margin_lines(outcomes: list[Outcome]) -> list[str]:
     """The planning margins' buckets and every held-out memory point the planned figure misses."""
-    from benchmarks.calibration.margins import MIN_SOURCES, allocator_reserve, buckets
+    from benchmarks.calibration.margins import MIN_SOURCES, allocator_reserve, buckets, rule_words
 
     pooled, own = buckets(outcomes)
     reserve = allocator_reserve(outcomes)
+    rule = rule_words(pooled)
     lines = [
         "## Planning margins from the held-out error",
         "",
-        "A stack and method's margin is the median error of its held-out memory points when at least",
-        f"{MIN_SOURCES} sources measured it; otherwise the pooled median of every stack's held-out points",
-        "(benchmarks/calibration/margins.py; ftopt/catalogue/data/margins.yaml). 'to cover 95 %' is the",
-        "margin that would put the planned memory at or above 95 % of the bucket's measurements.",
+        f"A stack and method's margin is {rule}, its own when at least {MIN_SOURCES} sources measured it,",
+        "otherwise the pooled figure of every stack's held-out points (benchmarks/calibration/margins.py;",
+        "ftopt/catalogue/data/margins.yaml).",
         "ftopt plans every copy with these margins and the fitted allocator reserve below, unless the",
         "workload's sizing.memory_margin or sizing.allocator_reserve sets its own (and a margin below",
         "the measured one is noted in every format of the plan).",
@@ -484,6 +485,7 @@ def _change_lines(changes: list[dict[str, str]]) -> list[str]:
         "",
     ]
     lines += [f"- **{c['date']}, {c['what']}**: {c['change']}" for c in changes]
+    lines += [f"- {note}" for note in read_points()["disclosures"]]  # the points files' own
     return [*lines, ""]
 
 

@@ -7,13 +7,17 @@ model missed on sources it was never fitted on. The derivation:
 
 1. Every held-out memory point asks for a margin: how much ftopt's figure would have to grow to
    reach the published one (0 where ftopt is at or above it).
-2. A stack and method's measured error is the median held-out error, |ftopt / published - 1|, the
-   figure benchmarks/calibration.md reports per stack. Beside it each bucket records what covering
-   95 % of its points would take (the nearest-rank 95th percentile of what they ask): the report
-   states how many held-out points the planned memory covers against issue 28's 95 % target.
-3. That error sets the margin only when at least three independent sources measured the stack and
-   method; a bucket with fewer sources takes the pooled error: the median over every held-out
-   memory point of every stack. The margin is rounded up to the next hundredth.
+2. A stack and method's bucket records two figures: the median held-out error, |ftopt / published
+   - 1|, the figure benchmarks/calibration.md reports per stack, and what covering 95 % of its
+   points would take (the nearest-rank 95th percentile of what they ask, shortfall only).
+3. The margin is the 95 %-coverage figure (issue 28: planned memory at least the measurement on
+   95 % of the held-out points; adopted 2026-12-04, when the model fixes of that day brought the
+   pooled figure from 49 % to 18 %), as long as the pooled coverage figure is at most 25 %; beyond
+   that, covering 95 % would price every plan for its worst points, so the median error applies and
+   the report says the coverage target is missed. A bucket's own figure applies only when at least
+   three independent sources measured the stack and method; a bucket with fewer sources takes the
+   pooled one, over every held-out memory point of every stack. The margin is rounded up to the
+   next hundredth.
 4. Fit points never set a margin: their sources chose the model's constants, so their error is
    in-sample. They choose one constant here instead: the caching allocator's reserve, the median of
    (reserved - allocated) / allocated over the fit points that publish both peaks.
@@ -32,7 +36,7 @@ from pathlib import Path
 import yaml
 
 from benchmarks.calibration import ROOT, Outcome, sources_of
-from ftopt.model.stack import MIN_SOURCES, AllocatorReserve, MarginBucket
+from ftopt.model.stack import COVER_CAP, MIN_SOURCES, AllocatorReserve, MarginBucket, MemoryMargins
 
 MARGINS_FILE = ROOT / "ftopt" / "catalogue" / "data" / "margins.yaml"
 METHODS = ("full", "lora", "qlora")
@@ -99,13 +103,38 @@ def stack_ids(stacks_file: Path = MARGINS_FILE.parent / "stacks.yaml") -> list[s
     return [s["id"] for s in yaml.safe_load(stacks_file.read_text(encoding="utf-8"))]
 
 
+def covers_by_rule(pooled: MarginBucket) -> bool:
+    """Whether margins cover 95 % of the held-out points (the pooled coverage figure is at most
+    COVER_CAP) rather than the median error (the rule MemoryMargins.covering reads back)."""
+    return MemoryMargins(margins={}, pooled=pooled).covering()
+
+
+def rule_words(pooled: MarginBucket) -> str:
+    """The rule in force, in the words calibration.md states it with."""
+    if covers_by_rule(pooled):
+        return (
+            "the margin that puts the planned memory at or above 95 % of its held-out memory points "
+            f"('to cover 95 %'; the pooled figure, {pooled.cover_95:.0%}, is within the {COVER_CAP:.0%} "
+            "this rule is adopted at)"
+        )
+    return (
+        f"the median error of its held-out memory points (covering 95 % would take {pooled.cover_95:.0%} "
+        f"pooled, beyond the {COVER_CAP:.0%} the coverage rule is adopted at)"
+    )
+
+
+def planned_error(bucket: MarginBucket, pooled: MarginBucket) -> float:
+    """The figure of a bucket that margins are set from under the rule in force."""
+    return bucket.planned(covers_by_rule(pooled))
+
+
 def derive_margins(outcomes: list[Outcome], stacks: list[str]) -> dict[str, dict[str, float]]:
     """Margin per stack and method (see the module docstring)."""
     pooled, own = buckets(outcomes)
     found = {(b.stack, b.method): b for b in own if len(b.sources) >= MIN_SOURCES}
 
     def margin(stack: str, method: str) -> float:
-        return (found.get((stack, method)) or pooled).error
+        return planned_error(found.get((stack, method)) or pooled, pooled)
 
     return {stack: {m: _round_up(margin(stack, m)) for m in METHODS} for stack in stacks}
 

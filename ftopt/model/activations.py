@@ -22,7 +22,14 @@ two tensors, 16h) the same count gives 32h: Korthikanti's 34h less his two dropo
 approximation, documented rather than hidden.
 
 Recomputation: none keeps every layer; full recomputation keeps each layer's 2·s·b·h input and
-rebuilds one layer at a time. At the backward pass of one layer the gradients of the MLP's two
+rebuilds one layer at a time. Selective recomputation means what the stack makes of it
+(`Stack.selective_keeps`): `layer` (Megatron's, and FlashAttention's own) keeps every tensor but
+the attention scores; `matmuls` is torchtitan's op-level policy (`selective_ac_option = "op"`), which
+saves the outputs of the attention kernel and of every other matrix product of a layer (counting
+from the first: Q, V, the gate projection and the down projection of a Llama layer) besides the
+layer's input, and recomputes the rest one layer at a time in the backward pass:
+2h + 2q + 2k + 2q + 2I + 2h = 4h + 4q + 2k + 2I bytes per token (Llama 3.1 8B: 15.5h against the
+41h of no recomputation). At the backward pass of one layer the gradients of the MLP's two
 product inputs (2·2I per token) and of the layer's output (2h) exist beside its stored activations:
 the backward working set, counted once. The loss's logits (s·b·V entries at the stack's bytes per
 entry) are counted apart.
@@ -35,6 +42,10 @@ from ftopt.model.workload import Recompute
 
 FP32 = 4
 BF16 = 2
+#: What selective recomputation keeps (Stack.selective_keeps): the whole layer but its attention
+#: scores, or the layer input with the outputs of attention and of every other matrix product.
+SELECTIVE_LAYER = "layer"
+SELECTIVE_MATMULS = "matmuls"
 
 
 def layer_bytes_per_token(arch: Architecture) -> float:
@@ -47,6 +58,23 @@ def layer_bytes_per_token(arch: Architecture) -> float:
     attention = BF16 * (h + q + 2 * k + q)
     mlp = BF16 * (h + 4 * inter)
     return norms + attention + mlp
+
+
+def matmul_outputs_bytes_per_token(arch: Architecture) -> float:
+    """What torchtitan's op-level selective checkpointing keeps of one layer per token.
+
+    torchtitan's policy (torchtitan/parallelisms/parallelize_llama.py, `_apply_ac_to_transformer_block`:
+    "Saves output of all compute ops, except every second mm") counts the matrix products of each
+    layer afresh and saves the 1st, 3rd, 5th and 7th (Q, V, the MLP's gate and down projections of a
+    Llama layer) and the attention kernel's output; the checkpoint also keeps the layer's input. In
+    BF16: 2h (input) + 2q (Q) + 2k (V) + 2·heads·head_dim (attention output) + 2I (gate) + 2h (down).
+    """
+    h = arch.hidden
+    q = arch.heads * arch.head_dim * (2 if arch.attention_output_gate else 1)
+    attention_out = arch.heads * arch.head_dim
+    k = arch.kv_heads * arch.head_dim
+    inter = arch.intermediate * arch.experts_per_token
+    return BF16 * (h + q + k + attention_out + inter + h)
 
 
 def layer_activation_bytes(arch: Architecture, seq: int, batch: int, flash_attention: bool) -> float:
@@ -70,33 +98,59 @@ def layer_input_bytes(arch: Architecture, seq: int, batch: int) -> float:
     return arch.layers * BF16 * seq * batch * arch.hidden
 
 
+def keeps_matmuls(recompute: Recompute, selective: str) -> bool:
+    """Whether the recomputation is torchtitan's op-level selective policy."""
+    return recompute == Recompute.SELECTIVE and selective == SELECTIVE_MATMULS
+
+
 def resident_activation_bytes(
-    arch: Architecture, seq: int, batch: int, recompute: Recompute, flash_attention: bool
+    arch: Architecture,
+    seq: int,
+    batch: int,
+    recompute: Recompute,
+    flash_attention: bool,
+    selective: str = SELECTIVE_LAYER,
 ) -> float:
-    """What stays stored through the whole backward pass: the layer inputs, or every layer's activations."""
+    """What stays stored through the whole backward pass: the layer inputs, what the op-level policy
+    saves, or every layer's activations."""
     if recompute == Recompute.FULL:
         return layer_input_bytes(arch, seq, batch)
+    if keeps_matmuls(recompute, selective):
+        return arch.layers * matmul_outputs_bytes_per_token(arch) * seq * batch
     flash = flash_attention or recompute == Recompute.SELECTIVE
     return arch.layers * layer_activation_bytes(arch, seq, batch, flash)
 
 
 def working_activation_bytes(
-    arch: Architecture, seq: int, batch: int, recompute: Recompute, flash_attention: bool
+    arch: Architecture,
+    seq: int,
+    batch: int,
+    recompute: Recompute,
+    flash_attention: bool,
+    selective: str = SELECTIVE_LAYER,
 ) -> float:
-    """The one layer at work in the backward pass: rebuilt under full recomputation, plus its gradients."""
-    rebuilt = (
-        layer_activation_bytes(arch, seq, batch, flash_attention) if recompute == Recompute.FULL else 0.0
-    )
+    """The one layer at work in the backward pass: rebuilt under full recomputation (under the
+    op-level policy, the part it did not save), plus its gradients."""
+    rebuilt = 0.0
+    if recompute == Recompute.FULL:
+        rebuilt = layer_activation_bytes(arch, seq, batch, flash_attention)
+    elif keeps_matmuls(recompute, selective):
+        layer = layer_activation_bytes(arch, seq, batch, flash_attention)
+        rebuilt = layer - matmul_outputs_bytes_per_token(arch) * seq * batch
     return rebuilt + backward_working_bytes(arch, seq, batch)
 
 
 def activation_bytes(
-    arch: Architecture, seq: int, batch: int, recompute: Recompute, flash_attention: bool
+    arch: Architecture,
+    seq: int,
+    batch: int,
+    recompute: Recompute,
+    flash_attention: bool,
+    selective: str = SELECTIVE_LAYER,
 ) -> float:
     """All layers' activations on one GPU for one micro-batch, with one layer's backward working set."""
-    return resident_activation_bytes(arch, seq, batch, recompute, flash_attention) + working_activation_bytes(
-        arch, seq, batch, recompute, flash_attention
-    )
+    resident = resident_activation_bytes(arch, seq, batch, recompute, flash_attention, selective)
+    return resident + working_activation_bytes(arch, seq, batch, recompute, flash_attention, selective)
 
 
 def logits_bytes(arch: Architecture, seq: int, batch: int, bytes_per_entry: float = FP32) -> float:

@@ -21,6 +21,7 @@ GB = 1e9
 #: Layers other than the decoder's linear ones (embeddings, the output head, norms) stay in BF16.
 NF4_BYTES_PER_PARAM = 0.5 + 0.015875
 BF16 = 2
+FP32 = 4
 FULL_ADAM_32BIT = 16  # 2 weights + 2 grads + 12 (FP32 master, m, v)
 FULL_ADAM_8BIT = 10  # 2 + 2 + 4 master + 2 moments
 PURE_BF16_ADAM_32BIT = 8  # pure BF16 (torchtune): 2 weights + 2 grads + 4 BF16 moments, no master
@@ -54,6 +55,12 @@ def frozen_base_bytes(counts: ParamCounts, method: TrainingMethod) -> float:
         rest = counts.total - counts.linear
         return counts.linear * NF4_BYTES_PER_PARAM + rest * BF16
     return counts.total * BF16
+
+
+def upcast_rest_bytes(counts: ParamCounts) -> float:
+    """What casting a QLoRA base's non-quantised parameters (embeddings, output head, norms) from BF16
+    to FP32 adds: 2 bytes each (PEFT's prepare_model_for_kbit_training; `Stack.qlora_fp32_upcast`)."""
+    return (counts.total - counts.linear) * (FP32 - BF16)
 
 
 def largest_linear_params(arch: Architecture) -> int:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from ftopt.model.activations import (
+    FP32,
+    SELECTIVE_LAYER,
     logits_bytes,
     offloadable_activation_bytes,
     overhead_bytes,
@@ -29,6 +31,7 @@ from ftopt.model.memory import (
     model_states,
     nvme_bytes,
     states_per_gpu,
+    upcast_rest_bytes,
 )
 from ftopt.model.methods import TrainingAlgorithm, TrainingMethod
 from ftopt.model.parallelism import (
@@ -311,6 +314,20 @@ def intended_link(gpu: Gpu, gpus: int) -> tuple[str | None, float | None]:
     return link_profile(max(8, gpus), gpu.pcie_gbps, bridge, nvlink, tuple(range(gpus)))
 
 
+def upcasts_qlora(profile: RunProfile) -> bool:
+    """Whether the run is QLoRA on a stack that casts the non-quantised parameters to FP32 (PEFT's
+    prepare_model_for_kbit_training; `Stack.qlora_fp32_upcast`)."""
+    stack = profile.stack
+    return bool(stack and stack.qlora_fp32_upcast and profile.method.base == "nf4")
+
+
+def activation_upcast(profile: RunProfile) -> float:
+    """How much wider the stored activations are than BF16: 2 when the upcast makes the residual stream,
+    the norms' and the 4-bit layers' outputs FP32 (bitsandbytes returns its input's dtype), else 1.
+    The loss's logits are FP32 either way and are not widened."""
+    return FP32 / BF16 if upcasts_qlora(profile) else 1.0
+
+
 def activations_per_gpu(
     profile: RunProfile, config: TrainingConfig, options: SizingOptions, peak_allocated: bool
 ) -> tuple[float, float]:
@@ -326,14 +343,16 @@ def activations_per_gpu(
     """
     run, arch, stack = profile.run, profile.arch, profile.stack
     seq, batch, flash, recompute = run.seq_len, config.micro_batch, options.flash_attention, config.recompute
-    resident = resident_activation_bytes(arch, seq, batch, recompute, flash)
+    selective = stack.selective_keeps if stack else SELECTIVE_LAYER
+    widen = activation_upcast(profile)
+    resident = resident_activation_bytes(arch, seq, batch, recompute, flash, selective) * widen
     host = 0.0
     if stack and stack.activation_offload and recompute == Recompute.FULL:
         # Offloaded checkpointing keeps the layer inputs in host RAM, one layer's worth on the card.
-        host = offloadable_activation_bytes(arch, seq, batch)
+        host = offloadable_activation_bytes(arch, seq, batch) * widen
         resident -= host
     d = config.degrees
-    working = working_activation_bytes(arch, seq, batch, recompute, flash) / (d.tp * d.cp)
+    working = working_activation_bytes(arch, seq, batch, recompute, flash, selective) * widen / (d.tp * d.cp)
     logit_bytes = stack.loss.logit_bytes if stack else LEGACY_LOGIT_BYTES
     loss = logits_bytes(arch, seq, batch, logit_bytes) / (d.tp * d.cp)
     first = split_activations(resident, config) + working
@@ -379,7 +398,8 @@ def size_run(setup: CopySetup, peak_allocated: bool = False, config: TrainingCon
     master = profile.stack.master_weights if profile.stack else "fp32"
     method = profile.method
     states = model_states(counts, method, optimizer, offload, run.lora_rank, options.fp32_grad_buffer, master)
-    split = States(states.gpu_bytes / d.model_parallel, states.host_bytes, states.trainable)
+    upcast = upcast_rest_bytes(counts) if upcasts_qlora(profile) else 0.0
+    split = States((states.gpu_bytes + upcast) / d.model_parallel, states.host_bytes, states.trainable)
     per_gpu_states = states_per_gpu(split, strategy, d.data_ranks)
     host_activations = 0.0
     if options.states_only:

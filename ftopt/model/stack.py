@@ -87,6 +87,18 @@ class Stack(BaseModel):
         description="checkpointed activations go to host RAM by default (offloaded checkpointing)"
     )
     fp8: Fp8 | None = Field(default=None, description="FP8 training, if the stack offers it")
+    selective_keeps: Literal["layer", "matmuls"] = Field(
+        default="layer",
+        description="what selective recomputation keeps: the layer but its attention scores (Megatron, "
+        "FlashAttention's own), or torchtitan's op-level policy (input, attention and every other "
+        "matrix product's output; ftopt.model.activations)",
+    )
+    qlora_fp32_upcast: bool = Field(
+        default=False,
+        description="QLoRA runs through PEFT's prepare_model_for_kbit_training, which casts every "
+        "non-quantised parameter to FP32, so the base's embeddings, head and norms take 4 B and the "
+        "activations are FP32 (twice the BF16 bytes)",
+    )
     methods: tuple[Method, ...] = Field(
         default=(Method.FULL, Method.LORA, Method.QLORA),
         min_length=1,
@@ -130,6 +142,10 @@ class MethodMargin(BaseModel):
 #: A stack and method's own held-out error sets its margin only when at least this many independent
 #: sources measured it; fewer take the pooled error of every stack (issue 28).
 MIN_SOURCES = 3
+#: Margins cover 95 % of a bucket's held-out memory points (its shortfall percentile) while the pooled
+#: figure that does is at most this share; beyond it covering 95 % would price every plan for its worst
+#: points, and the median error is planned with instead (benchmarks/calibration/margins.py).
+COVER_CAP = 0.25
 #: The caching allocator's reserve where the catalogue has no fitted figure (a catalogue without
 #: margins.yaml, or one whose margins record no fit points): ftopt's historical 5 %.
 LEGACY_ALLOCATOR_RESERVE = 0.05
@@ -145,8 +161,16 @@ class MarginBucket(BaseModel):
     points: tuple[str, ...] = Field(description="the held-out calibration point ids")
     error: float = Field(ge=0, description="the median held-out error |ftopt / published - 1|")
     cover_95: float = Field(
-        default=0.0, ge=0, description="the margin that would cover 95 % of the points (not planned with)"
+        default=0.0,
+        ge=0,
+        description="the margin that covers 95 % of the points (nearest rank of the shortfalls): what "
+        "ftopt plans with while the pooled figure is at most 25 %, else the median error is",
     )
+
+    def planned(self, covering: bool) -> float:
+        """The figure margins are set from: what covers 95 % of the points under the coverage rule,
+        else the median error (MemoryMargins.covering)."""
+        return self.cover_95 if covering else self.error
 
     def basis(self) -> str:
         """Where the margin comes from, in words the plan and quote print."""
@@ -178,6 +202,11 @@ class MemoryMargins(BaseModel):
     pooled: MarginBucket | None = Field(default=None, description="every stack's held-out error")
     buckets: tuple[MarginBucket, ...] = Field(default=(), description="held-out error per stack, method")
     allocator_reserve: AllocatorReserve | None = Field(default=None, description="fitted reserve")
+
+    def covering(self) -> bool:
+        """Whether margins cover 95 % of the held-out points: the pooled figure that does is at most
+        COVER_CAP (else they are the median error)."""
+        return self.pooled is not None and self.pooled.cover_95 <= COVER_CAP
 
     def of(self, stack_id: str, method: str) -> float:
         """The margin of a stack and method; 0 for a stack the file does not name."""

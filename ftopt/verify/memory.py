@@ -8,7 +8,8 @@ The planning memory margin is read here from the workload and the catalogue's ma
 taken from the sizing: the copy must fit with its memory raised by the margin, and the margin and the
 headroom the plan states must be what this module works out. The measured error is re-derived here
 from the held-out error margins.yaml records (a stack and method's own bucket when at least
-MIN_SOURCES sources measured it, else the pooled one, rounded up to the next hundredth), not read
+MIN_SOURCES sources measured it, else the pooled one; the share that covers 95 % of its points while
+the pooled one is at most COVER_CAP, else the median error; rounded up to the next hundredth), not read
 from its margins table: unless the workload sets its own margin, every copy must leave at least that
 much of its memory free.
 """
@@ -59,7 +60,7 @@ def derived_margin(margins: MemoryMargins, stack: str, method: str) -> float | N
     (then the margins table is all there is)."""
     own = next((b for b in margins.buckets if (b.stack, b.method) == (stack, method)), None)
     bucket = own if own is not None and len(own.sources) >= MIN_SOURCES else margins.pooled
-    return None if bucket is None else _rounded_up(bucket.error)
+    return None if bucket is None else _rounded_up(bucket.planned(margins.covering()))
 
 
 def measured_margin_of(ctx: Context, run: Run) -> tuple[float, str]:

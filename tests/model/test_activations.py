@@ -10,12 +10,17 @@ from __future__ import annotations
 import pytest
 
 from ftopt.model.activations import (
+    SELECTIVE_LAYER,
+    SELECTIVE_MATMULS,
     activation_bytes,
     backward_working_bytes,
     layer_activation_bytes,
     layer_bytes_per_token,
     logits_bytes,
+    matmul_outputs_bytes_per_token,
     overhead_bytes,
+    resident_activation_bytes,
+    working_activation_bytes,
 )
 from ftopt.model.architecture import Architecture
 from ftopt.model.hardware import Catalogue
@@ -91,3 +96,21 @@ def test_overhead(toy_arch: Architecture) -> None:
     # 1 GB context + 5 % of (1,000 + 2,000) + 7 gathered = 1e9 + 150 + 7
     assert overhead_bytes(1000, 2000, 1.0, 0.05, 7) == pytest.approx(1e9 + 157)
     assert overhead_bytes(0, 0, 0.0, 0.05, 0) == 0
+
+
+def test_torchtitans_op_policy_keeps_the_input_attention_and_every_other_matrix_product(
+    toy_arch: Architecture,
+) -> None:
+    # per token: input 2h 16 + Q 2q 16 + V 2k 8 + attention output 2·8 16 + gate 2I 32 + down 2h 16 = 104
+    assert matmul_outputs_bytes_per_token(toy_arch) == 104
+    # both layers keep it for s·b = 12 tokens: 2 · 104 · 12 = 2,496
+    assert resident_activation_bytes(toy_arch, S, B, Recompute.SELECTIVE, True, SELECTIVE_MATMULS) == 2496
+    # the layer at work rebuilds the rest of itself (2,880 - 1,248 = 1,632) beside its gradients (960)
+    assert working_activation_bytes(toy_arch, S, B, Recompute.SELECTIVE, True, SELECTIVE_MATMULS) == 2592
+    total = activation_bytes(toy_arch, S, B, Recompute.SELECTIVE, True, SELECTIVE_MATMULS)
+    assert total == 5088
+    # between full recomputation (4,224) and Megatron's selective, which keeps the whole layer (6,720)
+    assert activation_bytes(toy_arch, S, B, Recompute.FULL, True, SELECTIVE_MATMULS) == 4224
+    assert activation_bytes(toy_arch, S, B, Recompute.SELECTIVE, True, SELECTIVE_LAYER) == 6720
+    # the op policy changes selective recomputation only
+    assert activation_bytes(toy_arch, S, B, Recompute.NONE, True, SELECTIVE_MATMULS) == 6720

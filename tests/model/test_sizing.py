@@ -364,3 +364,45 @@ def test_the_stackless_logit_bytes_are_the_default_stacks(catalogue: Catalogue) 
     """A run without a stack counts its loss's logits as the default stack does (sizing.py says so);
     this binds the constant to stacks.yaml, where the figure and its source live."""
     assert catalogue.stack(DEFAULT_STACK).loss.logit_bytes == LEGACY_LOGIT_BYTES
+
+
+@pytest.mark.parametrize("method", [QLORA, LORA])
+def test_the_qlora_fp32_upcast_widens_activations_and_the_non_quantised_weights(
+    toy_arch: Architecture, pcie_gpu: Gpu, catalogue: Catalogue, method: Method
+) -> None:
+    """PEFT's prepare_model_for_kbit_training (Stack.qlora_fp32_upcast): the 200 non-linear weights
+    (embeddings 80, head 80, norms 40) take 4 B instead of 2 (400 B more) and the activations are
+    FP32: with full recomputation and FlashAttention 2 · 4,224 beside the same 12 B logits (1,440).
+    LoRA on a BF16 base is untouched."""
+    options = SizingOptions(cuda_context_gb=0, allocator_reserve=0)
+    plain = replace(
+        toy_profile(toy_arch, method=method, seq_len=4, micro_batch=3), stack=catalogue.stack("hf-fsdp")
+    )
+    assert plain.stack is not None and not plain.stack.qlora_fp32_upcast
+    upcast = replace(plain, stack=plain.stack.model_copy(update={"qlora_fp32_upcast": True}))
+    before = size_run(CopySetup(plain, pcie_gpu, 1, SINGLE, A32, NONE, options))
+    after = size_run(CopySetup(upcast, pcie_gpu, 1, SINGLE, A32, NONE, options))
+    assert before.activations_gb == pytest.approx((4224 + 1440) / 1e9)
+    if method == LORA:
+        assert after == before
+        return
+    assert after.activations_gb == pytest.approx((2 * 4224 + 1440) / 1e9)
+    assert (after.states_gb - before.states_gb) * 1e9 == pytest.approx(400)
+
+
+def test_selective_recomputation_follows_the_stacks_policy(
+    toy_arch: Architecture, pcie_gpu: Gpu, catalogue: Catalogue
+) -> None:
+    """`gradient_checkpointing: selective` keeps the whole layer but its scores on a stack whose
+    selective_keeps is `layer` (6,720 B, test_activations) and torchtitan's op-level policy's share on
+    one whose is `matmuls` (5,088 B), beside the same logits (12 B · 12 · 10 = 1,440)."""
+    options = SizingOptions(cuda_context_gb=0, allocator_reserve=0)
+    profile = toy_profile(toy_arch, seq_len=4, micro_batch=3, gradient_checkpointing="selective")
+    layer = replace(profile, stack=catalogue.stack("hf-fsdp"))
+    assert layer.stack is not None and layer.stack.selective_keeps == "layer"
+    matmuls = replace(layer, stack=layer.stack.model_copy(update={"selective_keeps": "matmuls"}))
+    kept = {
+        name: size_run(CopySetup(p, pcie_gpu, 1, SINGLE, A32, NONE, options)).activations_gb * 1e9
+        for name, p in (("layer", layer), ("matmuls", matmuls))
+    }
+    assert kept == pytest.approx({"layer": 6720 + 1440, "matmuls": 5088 + 1440})

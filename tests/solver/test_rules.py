@@ -258,11 +258,13 @@ def test_a_plan_at_the_proven_bound_is_called_optimal(catalogue, workers):
 def test_a_chassis_limit_for_one_card_rules_out_the_pair_in_a_warm_room(solve_yaml):
     """Eight RTX PRO 6000 need 25 °C in the generic eight-card class: at 25 °C a copy on eight of them
     is planned with that limit stated; at 27 °C it cannot be, and the refusal names the pair. The
-    Dell XE7740 class takes them to 35 °C, so without the chassis limit 27 °C is answered there."""
+    Dell XE7740 class takes them to 35 °C, so without the chassis limit 27 °C is answered there.
+    (1,024-token sequences, as examples/warm-room-32b.yaml: at 2,048 the copy no longer leaves the
+    18 % memory margin free on eight 96 GB cards.)"""
     text = """
 site: {feed: 230v-32a, inlet_c: %s}
 hardware: {gpus: [rtx-pro-6000-se], chassis: %s}
-runs: [{name: q32, model: qwen3-32b, method: full, optimizer: adamw-32bit, gpus: 8, seq_len: 2048}]
+runs: [{name: q32, model: qwen3-32b, method: full, optimizer: adamw-32bit, gpus: 8, seq_len: 1024}]
 """
     generic = "[gpu-server-2, gpu-server-4, gpu-server-8]"
     cool = solve_yaml(text % (25, generic))

@@ -34,6 +34,7 @@ from ftopt.solver.problem.builds import Build, DiskTier, RamTier
 from ftopt.solver.problem.configs import tier_finder
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.problem.modes import Mode, compatible
+from ftopt.solver.problem.multinode import MultiNodeOption
 
 _Finder = Callable[[float], RamTier | None]
 
@@ -108,16 +109,48 @@ def _lay_out(server: _Open, reserve_gb: float) -> ServerLayout | None:
     return right_size(layout, reserve_gb)
 
 
-def _multinode_copies(data: ProblemData, run: int, groups: Iterator[int]) -> list[ServerLayout] | None:
+def _option_cost(option: MultiNodeOption) -> tuple[float, int]:
+    """What one copy on a multi-node option costs (servers and their energy), then its mode."""
+    return option.price + option.servers * option.build.energy_cost, option.mode
+
+
+def _nic_of(option: MultiNodeOption) -> str:
+    """The NIC model of an option's servers ("" without one)."""
+    return option.build.nic.id if option.build.nic else ""
+
+
+def fabric_nic_for(data: ProblemData, runs: list[int]) -> str | None:
+    """The one NIC model the multi-node copies of `runs` share: the one whose cheapest options cost
+    least over every copy, among the models every run has an option on; None when none is shared.
+
+    Why: a plan has one fabric of one NIC model (the model buys one switch kit), so a greedy plan
+    whose runs each took their own cheapest option could join two models that no fabric connects."""
+    totals: dict[str, float] = {}
+    for nic in sorted({_nic_of(o) for o in data.multinode}):
+        costs = []
+        for run in runs:
+            options = [o for o in data.multinode if data.modes[o.mode].run == run and _nic_of(o) == nic]
+            if not options:
+                break
+            costs.append(min(_option_cost(o)[0] for o in options) * data.copies[run])
+        else:
+            totals[nic] = sum(costs)
+    return min(totals, key=lambda n: (totals[n], n)) if totals else None
+
+
+def _multinode_copies(
+    data: ProblemData, run: int, groups: Iterator[int], nic: str | None
+) -> list[ServerLayout] | None:
     """Every copy of a run no single server holds, each on k whole servers of the run's cheapest
-    multi-node option (as `decode` lays them out); None when the run has no such option.
+    multi-node option with the plan's NIC model (as `decode` lays them out); None when the run has
+    no such option.
 
     Why: a bid whose big full fine-tunes need two servers each had no plan in hand, so CP-SAT
     searched without a hint and found none in 30 s."""
-    options = [o for o in data.multinode if data.modes[o.mode].run == run]
+    options = [o for o in data.multinode if data.modes[o.mode].run == run and _nic_of(o) == nic]
     if not options:
         return None
-    o = min(options, key=lambda o: (o.price + o.servers * o.build.energy_cost, o.mode))
+    o = min(options, key=_option_cost)
     mode, servers = data.modes[o.mode], []
     for _ in range(data.copies[run]):
         servers += spanning_copy(o.build, o.ram, o.disk, mode, next(groups), o.nodes, o.spares)
@@ -203,11 +236,12 @@ def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
     filling = _Filling(data.builds, reserve, [tier_finder(build.ram_upgrades) for build in data.builds])
     spanning: list[ServerLayout] = []  # the whole servers of multi-node copies
     groups = itertools.count()
+    nic = fabric_nic_for(data, [run for run, modes in enumerate(by_run) if not modes])
     for run in _largest_first(by_run):
         if by_run[run]:
             placed = filling.place_run(by_run[run], data.copies[run])
         else:
-            whole = _multinode_copies(data, run, groups)
+            whole = _multinode_copies(data, run, groups, nic)
             spanning += whole or []
             placed = whole is not None
         if not placed:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ftopt.solver.decode.layout import price_of
-from ftopt.solver.search.greedy import greedy_plan, memory_need
+from ftopt.solver.search.greedy import _nic_of, _option_cost, fabric_nic_for, greedy_plan, memory_need
 from tests.solver.tiny import HEAVY, MULTINODE, SMALL, copies_placed, no_gpu_shared, problem
 
 
@@ -40,3 +40,27 @@ def test_copies_no_server_holds_take_whole_servers_of_a_multinode_option() -> No
     option = next(o for o in data.multinode if data.modes[o.mode] is servers[0].copies[0][0])
     assert len(servers) == option.nodes * sum(data.copies)
     assert all(s.build is option.build for s in servers)
+
+
+TWO_NICS = """
+site: {feed: 400v-3p-32a}
+runs:
+  - {name: l405-full, model: llama-3.1-405b, method: full, seq_len: 4096}
+  - {name: l70-full, model: llama-3.3-70b, method: full, seq_len: 4096, gpus: 16, optimizer: adamw-32bit}
+"""
+
+
+def test_multinode_copies_of_several_runs_share_one_nic_model() -> None:
+    """The 405B's cheapest multi-node option is on 800G NICs, the 70B's on 400G ones; a plan has one
+    fabric of one NIC model, so the greedy plan puts both on the model that costs least for both
+    (before, each took its own and decoding the plan failed: benchmarks/instances/multinode-01)."""
+    data = problem(TWO_NICS)
+    cheapest = {
+        run: _nic_of(min((o for o in data.multinode if data.modes[o.mode].run == run), key=_option_cost))
+        for run in range(len(data.copies))
+    }
+    assert len(set(cheapest.values())) == 2, "the bid no longer shows two NIC models"
+    servers = greedy_plan(data)
+    assert servers is not None and copies_placed(servers) == dict(enumerate(data.copies))
+    nics = {s.build.nic.id for s in servers if s.build.nic}
+    assert nics == {fabric_nic_for(data, [0, 1])}
