@@ -301,7 +301,7 @@ def test_report_discloses_changes_and_counts_exclusions_per_source() -> None:
     assert disclosures and all(f"- {d}" in text for d in disclosures)
     litgpt = [o for o in OUTCOMES if o.source == "litgpt-config-hub" and o.kind == "memory"]
     assert litgpt and all(o.reason and o.ftopt is None for o in litgpt)
-    assert f"litgpt-config-hub {len(litgpt)} memory" in text
+    assert f"| litgpt-config-hub | memory | held-out | {len(litgpt)} | 0 |" in text
 
 
 def test_committed_spread_is_its_derivation() -> None:
