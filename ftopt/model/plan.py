@@ -211,7 +211,7 @@ class Assignment(BaseModel):
     )
     hours_p50: float | None = Field(
         default=None,
-        description="hours at P50: hours (with failures for a copy over several servers) × its stack's "
+        description="hours at P50: hours with failures (on its servers' data drives) × its stack's "
         "P50 spread factor (spread.yaml)",
     )
     hours_p90: float | None = Field(

@@ -46,7 +46,7 @@ class CopyFailures(BaseModel):
     checkpoint_interval_h: float
     expected_interruptions: float
     failure_overhead: float
-    servers: int = Field(description="servers the copy spans: only over several do failures enter P50/P90")
+    servers: int = Field(description="servers the copy spans (its checkpoints land on all their drives)")
 
 
 class RunLine(BaseModel):

@@ -400,18 +400,18 @@ def _with_failures(data: ProblemData, servers: list[Server], a: Assignment) -> A
 
 
 def _with_spread(data: ProblemData, a: Assignment) -> Assignment:
-    """The copy with its hours at P50 and P90 (ftopt.model.spread): its hours, with failures when it
-    spans several servers, × its stack's spread factors."""
+    """The copy with its hours at P50 and P90 (ftopt.model.spread): its hours with failures (its
+    servers' chosen drives: at most what the deadline check bounded them by) × its stack's spread
+    factors."""
     spread = data.catalogue.spread
     if a.hours is None or spread is None:
         return a
     run = next(p for p in data.profiles if p.run.name == a.run)
     factors = spread.of(run.stack.id if run.stack else None)
-    overhead = a.failure_overhead if a.multinode else None
     return a.model_copy(
         update={
-            "hours_p50": round(hours_at_confidence(a.hours, overhead, factors, 0.5), 6),
-            "hours_p90": round(hours_at_confidence(a.hours, overhead, factors, 0.9), 6),
+            "hours_p50": round(hours_at_confidence(a.hours, a.failure_overhead, factors, 0.5), 6),
+            "hours_p90": round(hours_at_confidence(a.hours, a.failure_overhead, factors, 0.9), 6),
             "spread_basis": factors.basis,
         }
     )
