@@ -255,8 +255,8 @@ class Assignment(BaseModel):
         return data
 
     def hours_at(self, confidence: float | None) -> float | None:
-        """Its hours at `confidence` (0.5: P50, 0.9: P90); its plain hours without a confidence (a
-        queue's runs) or in plans without spread."""
+        """Its hours at `confidence` (0.5: P50, 0.9: P90); its plain hours without a confidence or in
+        plans without spread."""
         at = {0.5: self.hours_p50, 0.9: self.hours_p90}.get(confidence) if confidence is not None else None
         return at if at is not None else self.hours
 
