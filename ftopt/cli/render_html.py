@@ -305,13 +305,13 @@ def _list(items: list[Finding], empty: str) -> str:
     )
 
 
-def _alternatives(plan: Plan) -> str:
-    """The other bids a buyer may weigh: each with its extra cost, what differs and its servers."""
-    rows = alternative_rows(plan)
+def _alternatives(summary: PlanSummary) -> str:
+    """The other bids a buyer may weigh: each with its extra cost, hours, what differs and its servers."""
+    rows = alternative_rows(summary)
     if not rows:
         return ""
-    cells = [[escape(c) for c in row[:3]] + ["<br>".join(escape(d) for d in alt.differs), escape(row[4])]
-             for row, alt in zip(rows, plan.alternatives, strict=True)]  # fmt: skip
+    cells = [[escape(c) for c in row[:4]] + ["<br>".join(escape(d) for d in alt.differs), escape(row[5])]
+             for row, alt in zip(rows, summary.alternatives, strict=True)]  # fmt: skip
     return (
         '<section id="alternatives"><h2>Other options</h2>'
         "<p>Option 1 is the plan above. Each further option is the next cheapest set of servers "
@@ -435,7 +435,7 @@ def render_html(
         _headroom(summary),
         _tco(plan),
         _rent(plan, summary),
-        _alternatives(plan),
+        _alternatives(summary),
         '<section id="binding"><h2>What shaped the answer</h2>',
         _list(shaped(plan), "The solver reported no single rule that shaped the answer."),
         "</section>",

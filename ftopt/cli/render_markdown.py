@@ -68,8 +68,8 @@ def _bullets(items: list[str]) -> list[str]:
     return [f"- {md(item)}" for item in items]
 
 
-def _alternatives(plan: Plan) -> list[str]:
-    rows = alternative_rows(plan)
+def _alternatives(summary: PlanSummary) -> list[str]:
+    rows = alternative_rows(summary)
     if not rows:
         return []
     lines = [
@@ -128,7 +128,7 @@ def render_markdown(plan: Plan, internals: bool = True, summary: PlanSummary | N
     summary = summary_of(plan, summary)
     title = f"# Fine-tuning servers: {md(plan.workload)}" if plan.workload else "# Fine-tuning servers"
     lines = [title, "", *_lead(plan, summary, internals), *_site(plan), *_hardware(plan)]
-    lines += [*_tables(plan, summary), *_closing(plan)]
+    lines += [*_tables(plan, summary), *_closing(plan, summary)]
     lines += _appendix(plan) if internals else []
     return "\n".join(lines) + "\n"
 
@@ -178,14 +178,14 @@ def _tables(plan: Plan, summary: PlanSummary) -> list[str]:
     return lines
 
 
-def _closing(plan: Plan) -> list[str]:
+def _closing(plan: Plan, summary: PlanSummary) -> list[str]:
     """The sections after the tables: roles, TCO, alternatives, what shaped the answer, the rules."""
     lines: list[str] = []
     if roles := role_lines(plan):
         lines += ["## Roles (memory per GPU)", "", *_bullets(roles), ""]
     if tco := tco_lines(plan):
         lines += ["## Total cost of ownership", "", *_bullets([f"{k}: {v}" for k, v in tco]), ""]
-    lines += _alternatives(plan)
+    lines += _alternatives(summary)
     if findings := shaped(plan):
         lines += ["## What shaped the answer", "", *_bullets([f.text for f in findings]), ""]
     lines += ["## Rules and defaults applied", "", *_bullets([n.text for n in buyer_notes(plan)]), ""]

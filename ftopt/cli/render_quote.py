@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from ftopt.model.findings import Finding, FindingKind, money
 from ftopt.model.plan import Assignment, Plan, RunSummary, Server
 from ftopt.model.spread import confidence_words
-from ftopt.model.summary import CopyHeadroom, PlanSummary, deadline_met, method_words, summarize
+from ftopt.model.summary import (
+    AlternativeLine,
+    CopyHeadroom,
+    PlanSummary,
+    deadline_met,
+    method_words,
+    summarize,
+)
 
 #: The note that lists the catalogue prices without a public source: an internal, for the appendix.
 ASSUMED_PRICES = "prices"
@@ -462,29 +469,34 @@ def tco_lines(plan: Plan) -> list[tuple[str, str]]:
     ]
 
 
-def alternative_rows(plan: Plan) -> list[list[str]]:
-    """Option, price, extra over the plan, what differs, its server groups: one row per alternative."""
-    rows = []
-    for alt in plan.alternatives:
-        kit = "; ".join(
-            f"{b.quantity} × {b.server.gpu_count} × {b.server.gpu} in {b.server.chassis}"
-            for b in server_groups(alt.plan)
-        )
-        rows.append(
-            [
-                f"option {alt.rank + 1}",
-                money(alt.plan.total_price, plan.currency),
-                "+" + money(alt.price_difference, plan.currency),
-                "; ".join(alt.differs),
-                kit,
-            ]
-        )
-    return rows
+def alternative_rows(summary: PlanSummary) -> list[list[str]]:
+    """Option, price to pay, extra over option 1, its slowest run's hours, what differs, its servers:
+    one row per alternative, from the summary (prices at the buyer's discount, as the headline's)."""
+    c = summary.currency
+    return [
+        [
+            f"option {alt.option}",
+            money(alt.price_to_pay, c),
+            "+" + money(alt.more_to_pay, c),
+            alternative_hours(alt),
+            "; ".join(alt.differs),
+            alt.servers,
+        ]
+        for alt in summary.alternatives
+    ]
 
 
-ALTERNATIVE_HEADERS = ("option", "price", "more than option 1", "what differs", "servers")
+def alternative_hours(alt: AlternativeLine) -> str:
+    """`31.2 h (57.1 h at P90)`, `31.2 h`, or `-` without hours."""
+    if alt.hours is None:
+        return "-"
+    text = f"{alt.hours:,.1f} h"
+    return text + (f" ({alt.hours_p90:,.1f} h at P90)" if alt.hours_p90 is not None else "")
+
+
+ALTERNATIVE_HEADERS = ("option", "price to pay", "more than option 1", "hours", "what differs", "servers")
 #: (header, numeric) of each column, so that every format right-aligns the same ones.
-ALTERNATIVE_COLUMNS = tuple((h, h in ("price", "more than option 1")) for h in ALTERNATIVE_HEADERS)
+ALTERNATIVE_COLUMNS = tuple((h, h in ("price to pay", "more than option 1")) for h in ALTERNATIVE_HEADERS)
 
 
 def shaped(plan: Plan) -> list[Finding]:

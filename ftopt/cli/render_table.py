@@ -91,9 +91,9 @@ def racks_table(console: Console, plan: Plan) -> Table:
     return table
 
 
-def alternatives_table(console: Console, plan: Plan) -> Table | None:
+def alternatives_table(console: Console, summary: PlanSummary) -> Table | None:
     """The next cheapest bids, or None without `--alternatives`."""
-    rows = alternative_rows(plan)
+    rows = alternative_rows(summary)
     if not rows:
         return None
     table = _table(console, list(ALTERNATIVE_COLUMNS), "other options (option 1 is the bid above)")
@@ -163,7 +163,7 @@ def render_table(
     parts.append(runs_table(console, plan))
     parts += headroom_table(console, summary)
     parts += schedule_and_rates(console, plan, summary)
-    parts += _closing(console, plan)
+    parts += _closing(console, plan, summary)
     parts += appendix(console, plan) if internals else []
     console.print(Group(*parts))
 
@@ -182,14 +182,14 @@ def _hardware(console: Console, plan: Plan) -> list[RenderableType]:
     return parts
 
 
-def _closing(console: Console, plan: Plan) -> list[RenderableType]:
+def _closing(console: Console, plan: Plan, summary: PlanSummary) -> list[RenderableType]:
     """After the tables: roles, TCO, alternatives, what shaped the answer, the rules applied."""
     parts: list[RenderableType] = []
     if roles := role_lines(plan):
         parts += _bullets("roles (memory per GPU):", roles)
     if tco := tco_lines(plan):
         parts += _bullets("total cost of ownership:", [f"{label}: {value}" for label, value in tco])
-    if (options := alternatives_table(console, plan)) is not None:
+    if (options := alternatives_table(console, summary)) is not None:
         parts += [Text(""), options]
     if findings := shaped(plan):
         parts += _bullets("what shaped the answer:", [f.text for f in findings])

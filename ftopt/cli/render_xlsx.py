@@ -341,17 +341,16 @@ def _tco(book: Any, formats: dict[str, Any], plan: Plan, total: str, power_total
     sheet.widths((28, 18))
 
 
-def _options(book: Any, formats: dict[str, Any], plan: Plan) -> None:
-    rows = alternative_rows(plan)
+def _options(book: Any, formats: dict[str, Any], summary: PlanSummary) -> None:
+    """The next cheapest bids as numbers: price to pay and the extra over option 1 (the summary's)."""
+    rows = alternative_rows(summary)
     if not rows:
         return
     sheet = Sheet(book, "Options", formats)
     sheet.put(list(ALTERNATIVE_HEADERS), bold=True)
-    for row, alt in zip(rows, plan.alternatives, strict=True):
-        sheet.put(
-            [row[0], alt.plan.total_price, alt.price_difference, row[3], row[4]], {2: "money", 3: "money"}
-        )
-    sheet.widths((12, 16, 18, 80, 60))
+    for row, alt in zip(rows, summary.alternatives, strict=True):
+        sheet.put([row[0], alt.price_to_pay, alt.more_to_pay, *row[3:]], {2: "money", 3: "money"})
+    sheet.widths((12, 16, 18, 24, 80, 60))
 
 
 def _placement(book: Any, formats: dict[str, Any], plan: Plan) -> None:
@@ -482,7 +481,7 @@ def write_xlsx(plan: Plan, path: Path, internals: bool = True, summary: PlanSumm
     _racks(book, formats, plan)
     _schedule(book, formats, summary)
     _rent(book, formats, plan, summary, total)
-    _options(book, formats, plan)
+    _options(book, formats, summary)
     if internals:
         _placement(book, formats, plan)
         _technical(book, formats, plan)

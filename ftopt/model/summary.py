@@ -130,6 +130,22 @@ class RentComparison(BaseModel):
     words: str
 
 
+class AlternativeLine(BaseModel):
+    """Another bid the buyer may weigh (`--alternatives`): its price at the buyer's discount, as the
+    headline states the plan's, what it adds and drops, and how long its slowest run takes."""
+
+    model_config = _SUMMARY
+    option: int = Field(description="2 for the next cheapest bid (option 1 is the plan), 3 after that, …")
+    price: float = Field(description="its total price before the buyer's discount")
+    price_to_pay: float = Field(description="its price less the same discount as the plan's")
+    more_to_pay: float = Field(description="its price to pay minus the plan's")
+    differs: tuple[str, ...] = Field(description="servers it adds (+) and drops (−) against the plan")
+    servers: str = Field(description="its server groups in words: `2 × 4 × h200-nvl in gpu-server-4`")
+    hours: float | None = Field(description="its slowest run's hours, as the plan's `hours`")
+    hours_p90: float | None = Field(description="its slowest run's hours at P90; None without spread")
+    proven_next: bool = Field(description="CP-SAT proved no cheaper bid differs from the options before")
+
+
 class PlanSummary(BaseModel):
     """Everything a headline, a quote or a report says about a plan, computed once (`summarize`)."""
 
@@ -169,8 +185,22 @@ class PlanSummary(BaseModel):
     catalogue: CatalogueInUse
     rent: RentComparison | None
     buyer: QuoteDetails | None
+    alternatives: tuple[AlternativeLine, ...] = Field(
+        default=(), description="the next cheapest bids, in price order (`--alternatives`)"
+    )
     headline: str
     figures: tuple[Figure, ...] = Field(description="the key figures every format lists, in order")
+
+    @property
+    def hours_p50_p90(self) -> tuple[float, float] | None:
+        """A peak plan's slowest run at P50 and P90 (the speed model's spread, with failures); a queue
+        plan's last job's end at P50 and P90 (`queue_finish`); None without spread figures."""
+        if self.mode == "queue":
+            p50, p90 = self.queue_finish_p50, self.queue_finish_p90
+        else:
+            p50 = max((r.hours_p50 for r in self.runs if r.hours_p50 is not None), default=None)
+            p90 = max((r.hours_p90 for r in self.runs if r.hours_p90 is not None), default=None)
+        return None if p50 is None or p90 is None else (p50, p90)
 
 
 # --- runs -----------------------------------------------------------------------------------------
@@ -539,17 +569,50 @@ def key_figures(s: PlanSummary, plan: Plan) -> tuple[Figure, ...]:
 
 
 def _spread_figure(s: PlanSummary) -> Figure | None:
-    """A peak plan's slowest run at P50 and P90, a queue plan's last job's end at P50 and P90: the
-    speed model's spread with failures on the hours above; None without spread figures."""
-    if s.mode == "queue":
-        p50, p90, label = s.queue_finish_p50, s.queue_finish_p90, "Last job ends at P50 / P90"
-    else:
-        p50 = max((r.hours_p50 for r in s.runs if r.hours_p50 is not None), default=None)
-        p90 = max((r.hours_p90 for r in s.runs if r.hours_p90 is not None), default=None)
-        label = "Hours at P50 / P90"
-    if p50 is None or p90 is None:
+    """A peak plan's slowest run at P50 and P90, a queue plan's last job's end at P50 and P90
+    (`hours_p50_p90`): the speed model's spread with failures; None without spread figures."""
+    if s.hours_p50_p90 is None:
         return None
+    p50, p90 = s.hours_p50_p90
+    label = "Last job ends at P50 / P90" if s.mode == "queue" else "Hours at P50 / P90"
     return Figure(label=label, value=f"{p50:,.1f} h / {p90:,.1f} h")
+
+
+def _to_pay(price: float, discount: float) -> float:
+    return round(price * (1 - discount / 100), 2)
+
+
+def server_words(plan: Plan) -> str:
+    """The plan's servers grouped by build: `2 × 4 × h200-nvl in gpu-server-4; 1 × …`."""
+    groups: dict[tuple[int, str, str], int] = {}
+    for s in plan.servers:
+        key = (s.gpu_count, s.gpu, s.chassis)
+        groups[key] = groups.get(key, 0) + 1
+    return "; ".join(f"{n} × {count} × {gpu} in {chassis}" for (count, gpu, chassis), n in groups.items())
+
+
+def alternative_lines(plan: Plan, discount: float) -> tuple[AlternativeLine, ...]:
+    """The plan's alternatives as the quote states them: each at the buyer's discount, so that the
+    options compare with the headline's price to pay like with like."""
+    lines = []
+    for alt in plan.alternatives:
+        runs = run_lines(alt.plan)
+        mode = "queue" if alt.plan.horizon_hours is not None else "peak"
+        price_to_pay = _to_pay(alt.plan.total_price, discount)
+        lines.append(
+            AlternativeLine(
+                option=alt.rank + 1,
+                price=alt.plan.total_price,
+                price_to_pay=price_to_pay,
+                more_to_pay=round(price_to_pay - _to_pay(plan.total_price, discount), 2),
+                differs=tuple(alt.differs),
+                servers=server_words(alt.plan),
+                hours=_longest(mode, runs, alt.plan.last_job_end_hours),
+                hours_p90=max((r.hours_p90 for r in runs if r.hours_p90 is not None), default=None),
+                proven_next=alt.proven_next,
+            )
+        )
+    return tuple(lines)
 
 
 def _plan_of(result: Result | Plan) -> Plan:
@@ -584,7 +647,7 @@ def summarize(
         "currency": plan.currency,
         "price": plan.total_price,
         "discount_percent": discount,
-        "price_to_pay": round(plan.total_price * (1 - discount / 100), 2),
+        "price_to_pay": _to_pay(plan.total_price, discount),
         "servers": len(plan.servers),
         "servers_owned": sum(1 for s in plan.servers if s.owned),
         "gpus": sum(s.gpu_count for s in plan.servers),
@@ -607,6 +670,7 @@ def summarize(
         "catalogue": catalogue_in_use(catalogue.origin if catalogue is not None else None),
         "rent": _rent(plan, without),
         "buyer": buyer,
+        "alternatives": alternative_lines(plan, discount),
         "headline": "",
         "figures": (),
     }

@@ -21,7 +21,6 @@ from starlette.concurrency import run_in_threadpool
 
 from ftopt.cli.errors import one_line
 from ftopt.cli.schema import workload_schema
-from ftopt.model.summary import summarize
 from ftopt.serve import bids
 from ftopt.serve.bids import NotFound, Workbench
 from ftopt.serve.examples import bundled, example
@@ -238,10 +237,9 @@ def get_quote(request: Request, bid_id: int, number: int, format: str = "html") 
     if solved is None:
         raise NotFound(f"version {number} of bid {bid_id} has no finished solve")
     plan, solve = solved
-    bench = bench_of(request)
-    workload = check(bids.require_version(bench, bid_id, number).workload, bench.catalogue).workload
+    summary = bids.summary_of(bench_of(request), bid_id, number, plan)
     try:
-        download = quote(plan, solve.quote_html, format, summarize(plan, workload, bench.catalogue))
+        download = quote(plan, solve.quote_html, format, summary)
     except NoPdf as err:
         return JSONResponse({"error": f"ftopt: {err}"}, status_code=501)
     filename = f"bid-{bid_id}-v{number}.{download.suffix}"
@@ -269,6 +267,9 @@ def compare(request: Request, bid_id: int, a: int, b: int) -> dict[str, Any]:
             "hours_before": plans.hours_before,
             "hours_after": plans.hours_after,
             "hours_delta": plans.hours_delta,
+            "hours_p90_before": plans.hours_p90_before,
+            "hours_p90_after": plans.hours_p90_after,
+            "hours_p90_delta": plans.hours_p90_delta,
             "gpus_before": plans.gpus_before,
             "gpus_after": plans.gpus_after,
             "currency": plans.currency,

@@ -12,6 +12,7 @@ from typing import Any
 
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
+from ftopt.model.summary import PlanSummary, summarize
 from ftopt.serve.diff import Change, PlanDiff, plan_diff, workload_changes
 from ftopt.serve.jobs import Jobs
 from ftopt.serve.solve_request import SolveRequest
@@ -88,6 +89,13 @@ def solved_plan(bench: Workbench, bid_id: int, number: int) -> tuple[Plan, Solve
     return Plan.model_validate_json(solve.plan), solve
 
 
+def summary_of(bench: Workbench, bid_id: int, number: int, plan: Plan) -> PlanSummary:
+    """The summary every view of a version's plan is rendered from (page, downloads): the plan with
+    the version's buyer details and the workbench's catalogue, as `ftopt solve` summarises it."""
+    workload = check(require_version(bench, bid_id, number).workload, bench.catalogue).workload
+    return summarize(plan, workload, bench.catalogue)
+
+
 def ease(bench: Workbench, bid_id: int, number: int, index: int, author: str) -> Version:
     """A new version with the rule of the plan's `index`-th saving eased, as the what-if re-solve
     eased it (the same relaxation, `ftopt.solver.explain.whatif.relaxations`)."""
@@ -119,5 +127,8 @@ def compare(bench: Workbench, bid_id: int, a: int, b: int) -> Comparison:
     before, after = require_version(bench, bid_id, a), require_version(bench, bid_id, b)
     changes = workload_changes(data_of(before.workload), data_of(after.workload))
     plan_a, plan_b = solved_plan(bench, bid_id, a), solved_plan(bench, bid_id, b)
-    plans = plan_diff(plan_a[0], plan_b[0]) if plan_a and plan_b else None
+    plans = None
+    if plan_a and plan_b:
+        summaries = (summary_of(bench, bid_id, a, plan_a[0]), summary_of(bench, bid_id, b, plan_b[0]))
+        plans = plan_diff(plan_a[0], plan_b[0], summaries)
     return Comparison(before, after, changes, plans)

@@ -3,7 +3,9 @@
 Why runs are keyed by name: a run moved in the list is the same run, so the workload diff says
 `runs[llama70b-lora].train_tokens: 2e9 → 4e9` rather than reporting every run after it as changed.
 The plan diff counts servers by build (cards, bridge, chassis), so a bigger card shows as one build
-removed and one added, with the price and hours deltas the buyer will ask about.
+removed and one added, with the price and hours deltas the buyer will ask about, taken from each
+version's plan summary: the price to pay and the hours its quote states (a queue's last job's end,
+the P90 of the slowest run), so the comparison never says what neither quote says.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ftopt.model.plan import Plan
+from ftopt.model.summary import PlanSummary
 
 _MISSING = object()
 
@@ -76,7 +79,7 @@ def server_builds(plan: Plan) -> Counter[str]:
 
 @dataclass(frozen=True)
 class PlanDiff:
-    """Servers added and removed by build, and the price, GPU and hours deltas (after − before)."""
+    """Servers added and removed by build, and the price to pay, GPU and hours deltas (after − before)."""
 
     added: dict[str, int]
     removed: dict[str, int]
@@ -85,6 +88,8 @@ class PlanDiff:
     currency: str
     hours_before: float | None
     hours_after: float | None
+    hours_p90_before: float | None
+    hours_p90_after: float | None
     gpus_before: int
     gpus_after: int
 
@@ -95,23 +100,39 @@ class PlanDiff:
 
     @property
     def hours_delta(self) -> float | None:
-        """The makespan after minus before, when both plans have one."""
-        if self.hours_before is None or self.hours_after is None:
-            return None
-        return round(self.hours_after - self.hours_before, 3)
+        """The hours after minus before, when both plans have them."""
+        return _delta(self.hours_before, self.hours_after)
+
+    @property
+    def hours_p90_delta(self) -> float | None:
+        """The slowest run's P90 hours after minus before, when both plans have them."""
+        return _delta(self.hours_p90_before, self.hours_p90_after)
 
 
-def plan_diff(before: Plan, after: Plan) -> PlanDiff:
-    """What changed from one plan to the next."""
+def _delta(before: float | None, after: float | None) -> float | None:
+    return None if before is None or after is None else round(after - before, 3)
+
+
+def _p90(summary: PlanSummary) -> float | None:
+    spread = summary.hours_p50_p90
+    return spread[1] if spread is not None else None
+
+
+def plan_diff(before: Plan, after: Plan, summaries: tuple[PlanSummary, PlanSummary]) -> PlanDiff:
+    """What changed from one plan to the next, in the figures of their summaries (`summaries`:
+    before's and after's, each with its own version's buyer details)."""
     a, b = server_builds(before), server_builds(after)
+    s_before, s_after = summaries
     return PlanDiff(
         added=dict(b - a),
         removed=dict(a - b),
-        price_before=before.total_price,
-        price_after=after.total_price,
-        currency=after.currency,
-        hours_before=before.makespan_hours,
-        hours_after=after.makespan_hours,
-        gpus_before=sum(s.gpu_count for s in before.servers),
-        gpus_after=sum(s.gpu_count for s in after.servers),
+        price_before=s_before.price_to_pay,
+        price_after=s_after.price_to_pay,
+        currency=s_after.currency,
+        hours_before=s_before.hours,
+        hours_after=s_after.hours,
+        hours_p90_before=_p90(s_before),
+        hours_p90_after=_p90(s_after),
+        gpus_before=s_before.gpus,
+        gpus_after=s_after.gpus,
     )

@@ -18,6 +18,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 
+from ftopt.cli.render_quote import ALTERNATIVE_HEADERS, alternative_rows
 from ftopt.serve import bids
 from ftopt.serve.api import author_of, bench_of, import_record
 from ftopt.serve.bids import NotFound, Workbench
@@ -231,13 +232,18 @@ def _version_page(request: Request, bid_id: int, number: int, **context: Any) ->
 
 
 def _solved_context(bench: Workbench, bid_id: int, number: int) -> dict[str, Any]:
-    """The version's plan, its solve record and the frontier it recorded; None each until solved."""
+    """The version's plan, the summary the page states (as every download), the alternatives' rows as
+    every format prints them, its solve record and its frontier; None each until solved."""
     solved = bids.solved_plan(bench, bid_id, number)
     if not solved:
-        return {"plan": None, "solved": None, "frontier": None}
+        return {"plan": None, "summary": None, "solved": None, "frontier": None}
     plan, record = solved
+    summary = bids.summary_of(bench, bid_id, number, plan)
     return {
         "plan": plan,
+        "summary": summary,
+        "options": alternative_rows(summary),
+        "option_headers": ALTERNATIVE_HEADERS,
         "solved": record,
         "frontier": json.loads(record.frontier) if record.frontier else None,
     }

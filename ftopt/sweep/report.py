@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ftopt.model.hardware import Catalogue
+from ftopt.model.spread import confidence_words
 from ftopt.sweep.store import read_records
 
 #: Component kinds in report order, by the catalogue section an item id belongs to.
@@ -115,9 +116,16 @@ def has_makespan(records: list[dict[str, Any]]) -> bool:
 
 def time_axis(records: list[dict[str, Any]]) -> str:
     """What `makespan_hours` measures in these records: a queue's last job's end (its plans carry a
-    horizon) or the longest copy's hours to train."""
-    queued = any(r.get("horizon_hours") is not None for r in records)
-    return "last job's end" if queued else "makespan"
+    horizon) or the longest copy's hours to train at its run's deadline confidence (`makespan at
+    P90`, as the quotes and the frontier state it; plain `makespan` for plans without spread)."""
+    if any(r.get("horizon_hours") is not None for r in records):
+        return "last job's end"
+    held = {c for r in records for c in r.get("deadline_confidences") or []}
+    if not held:
+        return "makespan"
+    if len(held) > 1:
+        return "makespan at each run's deadline confidence"
+    return f"makespan at {confidence_words(held.pop())}"
 
 
 def note(record: dict[str, Any]) -> str:

@@ -196,6 +196,7 @@ def base_record(scenario: Scenario, bid: str) -> dict[str, Any]:
         "gap": None,
         "servers": None,
         "makespan_hours": None,
+        "deadline_confidences": [],
         "horizon_hours": None,
         "wall_seconds": None,
         "cpu_seconds": None,
@@ -251,7 +252,10 @@ def _solved_fields(result: Result, catalogue: Catalogue) -> dict[str, Any]:
         fields.update(
             currency=plan.currency,
             servers=len(plan.servers),
-            makespan_hours=plan.finish_hours,  # a queue's: its last job's end
+            # the frontier's time axis: each run's hours at its deadline confidence, the figure the
+            # quote holds deadlines to (a queue's: its last job's end)
+            makespan_hours=plan.confident_finish_hours,
+            deadline_confidences=sorted({c for r in plan.runs if (c := r.deadline_confidence) is not None}),
             horizon_hours=plan.horizon_hours,
             plan=plan.model_dump(mode="json", by_alias=True),
         )

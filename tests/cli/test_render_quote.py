@@ -4,8 +4,10 @@ plain tables when the output is not a terminal."""
 
 from __future__ import annotations
 
+import html
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,8 @@ from ftopt.cli.render_quote import RUN_COLUMNS, id_ranges, run_rows, server_grou
 from ftopt.cli.render_table import render_table
 from ftopt.cli.render_xlsx import write_xlsx
 from ftopt.model.plan import Plan, Status
+from ftopt.model.summary import summarize
+from ftopt.model.workload import QuoteDetails
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from tests.cli.plans import sixteen_servers
@@ -134,6 +138,36 @@ def test_alternatives_reach_every_format(first: Plan, tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
         data = json.loads(result.stdout) if fmt == "json" else yaml.safe_load(result.stdout)
         assert [a["plan"]["total_price"] for a in data["alternatives"]] == [alt.plan.total_price]
+
+
+def test_alternatives_are_quoted_at_the_buyers_discount_with_their_hours(tmp_path: Path) -> None:
+    """A buyer reads option 1 at the discounted price in the headline: the other options must be at
+    the same discount (and say how long they take), in every format, as the summary states them."""
+    first = solved(EXAMPLES / "deadline.yaml", alternatives=1)
+    workload = load_workload(EXAMPLES / "deadline.yaml", load_catalogue())
+    discounted = workload.model_copy(update={"quote": QuoteDetails(discount_percent=20)})
+    summary = summarize(first, discounted)
+    (line,) = summary.alternatives
+    (alt,) = first.alternatives
+    assert line.price_to_pay == pytest.approx(alt.plan.total_price * 0.8)
+    assert line.more_to_pay == pytest.approx(line.price_to_pay - summary.price_to_pay)
+    assert line.hours is not None and line.hours_p90 is not None and line.hours_p90 >= line.hours
+    to_pay, undiscounted = f"{line.price_to_pay:,.0f}", f"{alt.plan.total_price:,.0f}"
+    out = io.StringIO()
+    render_table(first, Console(file=out, width=UNBOUNDED_WIDTH, no_color=True), summary=summary)
+    texts = {
+        "table": out.getvalue(),
+        "markdown": render_markdown(first, summary=summary),
+        "html": render_html(first, summary=summary),
+    }
+    for fmt, text in texts.items():
+        options = html.unescape(re.sub(r"<[^>]+>", " ", text[text.lower().index("other options") :]))
+        options = options[: options.lower().find("rules and defaults")]
+        assert to_pay in options and f"{line.hours_p90:,.1f} h at P90" in options, fmt
+        assert undiscounted not in options, fmt
+    write_xlsx(first, tmp_path / "d.xlsx", summary=summary)
+    sheet = load_workbook(tmp_path / "d.xlsx")["Options"]
+    assert [c.value for c in sheet[2]][1:3] == [line.price_to_pay, line.more_to_pay]
 
 
 def _before_appendix(text: str, marker: str) -> str:

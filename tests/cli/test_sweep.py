@@ -19,6 +19,7 @@ from rich.console import Console
 from ftopt.catalogue import load_catalogue
 from ftopt.cli.main import cli
 from ftopt.cli.sweep import SweepProgress
+from ftopt.model.plan import Plan
 from ftopt.sweep.report import breakdown, item_kinds
 from tests.sweep.support import ROOT, SIX, WORKLOAD, lines, write
 
@@ -213,3 +214,25 @@ def test_a_queue_sweep_records_and_reports_the_last_jobs_end_not_the_longest_job
         assert record["horizon_hours"] == record["scenario"]["queue.horizon_hours"] >= max(ends)
     report = CliRunner().invoke(cli, ["sweep-report", str(output), "--format", "markdown"])
     assert report.exit_code == 0 and "last job's end h" in report.stdout and "makespan" not in report.stdout
+
+
+def test_a_sweep_records_the_hours_deadlines_are_held_to_as_the_frontier_does(tmp_path: Path):
+    """The quote and the frontier state hours at the deadline confidence (P90 by default); a sweep
+    recorded the bare hours and called them the makespan, half of what the quote of the same plan says."""
+    bid = ROOT / "examples" / "deadline.yaml"
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("cross:\n  site.inlet_c: [25, 30]\n", encoding="utf-8")
+    output = tmp_path / "deadline.jsonl"
+    result = CliRunner().invoke(
+        cli, ["sweep", str(bid), "--grid", str(grid), "-o", str(output), "--jobs", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    records = lines(output)
+    assert records and all(r["plan"] for r in records)
+    for record in records:
+        plan = Plan.model_validate(record["plan"])
+        assert record["makespan_hours"] == pytest.approx(plan.confident_finish_hours)
+        assert plan.makespan_hours is not None and record["makespan_hours"] > plan.makespan_hours
+        assert record["deadline_confidences"] == [0.9]
+    report = CliRunner().invoke(cli, ["sweep-report", str(output), "--format", "markdown"])
+    assert report.exit_code == 0 and "makespan at P90 h" in report.stdout

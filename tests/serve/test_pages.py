@@ -3,8 +3,14 @@ a solve, its result with downloads, and two versions compared."""
 
 from __future__ import annotations
 
+import html
 import re
 
+from ftopt.catalogue import load_catalogue
+from ftopt.cli.render_quote import alternative_rows
+from ftopt.model.plan import Plan
+from ftopt.model.summary import summarize
+from ftopt.reading.workload_file import load_workload_text
 from ftopt.serve import api, pages
 from ftopt.serve.security import CSRF_COOKIE
 from tests.serve.conftest import FIRST_PROJECT, create, solve
@@ -107,3 +113,22 @@ def test_the_pages_and_the_api_are_routed_and_documented() -> None:
     assert api.router.routes and all(route.summary for route in api.router.routes)  # type: ignore[attr-defined]
     page_paths = {route.path for route in pages.router.routes}  # type: ignore[attr-defined]
     assert {"/", "/bids/{bid_id}", "/jobs/{job_id}", "/bids/{bid_id}/compare"} <= page_paths
+
+
+def test_the_result_page_states_the_summary_as_every_download_does(client):
+    """The page's headline, key figures and other options are the summary's (the buyer's discount
+    included), not figures of its own: the quote a presales engineer reads on screen is the one sent."""
+    discounted = FIRST_PROJECT + "\nquote:\n  customer: ACME\n  discount_percent: 10\n"
+    bid = create(client, discounted)
+    solve(client, bid, version=1, alternatives=1)
+    stored = client.get(f"/api/bids/{bid}/versions/1/quote", params={"format": "json"})
+    plan = Plan.model_validate(stored.json())
+    catalogue = load_catalogue()
+    summary = summarize(plan, load_workload_text(discounted, "bid", catalogue), catalogue)
+    page = html.unescape(client.get(f"/bids/{bid}/versions/1").text)
+    assert summary.discount_percent == 10 and summary.headline in page
+    assert f'data-price="{summary.price_to_pay}"' in page
+    for figure in summary.figures:
+        assert f"{figure.label}: {figure.value}" in page, figure.label
+    (option,) = alternative_rows(summary)
+    assert summary.alternatives and all(cell in page for cell in option)
