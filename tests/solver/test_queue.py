@@ -210,3 +210,15 @@ def test_the_bound_sets_the_gap_and_the_status_it_proves(month: tuple[Workload, 
     open_ = with_bound(plan, 0.9 * price)
     assert open_.status == Status.FEASIBLE and open_.gap == pytest.approx(0.1, abs=1e-6)
     assert with_bound(plan, 2 * price).bound == price  # a bound above the plan is the plan
+
+
+def test_queue_options_are_whole_cards(catalogue: Catalogue) -> None:
+    """The peak bid's data offers sliced (MIG) builds; the queue's interval model holds one job per
+    card, so its options leave them out (a job dealt to slot 2 of a sliced card was decoded onto
+    card 1, and the plan's copies no longer followed its servers)."""
+    workload = workload_from(MONTH)
+    data = build_problem(peak_workload(workload), catalogue)
+    assert any(b.mig is not None for b in data.builds)
+    qp = queue_problem(data, workload)
+    assert all(data.builds[o.build].mig is None for options in qp.options for o in options)
+    assert all(options for options in qp.options)

@@ -103,11 +103,14 @@ def _pareto(options: list[JobOption]) -> list[JobOption]:
 
 
 def queue_problem(data: ProblemData, workload: Workload) -> QueueProblem:
-    """Each run's light options that fit its window, with their reserved minutes."""
+    """Each run's light options on whole cards that fit its window, with their reserved minutes (the
+    peak bid's data offers sliced builds too, `slicing_allowed`, which the queue model cannot hold)."""
     runs = range(len(workload.runs))
     windows = [_window(workload, r) for r in runs]
     found: list[list[JobOption]] = [[] for _ in runs]
     for mode, build in data.pool:
+        if data.builds[build].mig is not None:
+            continue  # whole cards only: the interval model holds one job per card (the peak bid may slice)
         run = data.modes[mode].run
         hours = scheduled_hours(data, mode, build)
         if hours is None:
