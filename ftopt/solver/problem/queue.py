@@ -25,6 +25,9 @@ from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.problem.modes import build_write_gbps, held_hours, placed_speed
 
 MINUTES_PER_HOUR = 60
+#: The plan states P50/P90 hours from its failure overhead rounded to 1e-6 and rounds them to 1e-6 h:
+#: a job reserves this share more, so that its stated hours never run past its reserved minutes.
+STATED_ROUNDING = 2e-6
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,7 @@ def queue_problem(data: ProblemData, workload: Workload) -> QueueProblem:
         hours = scheduled_hours(data, mode, build)
         if hours is None:
             continue
-        minutes = max(1, math.ceil(hours * MINUTES_PER_HOUR))
+        minutes = max(1, math.ceil(hours * (1 + STATED_ROUNDING) * MINUTES_PER_HOUR))
         if minutes <= windows[run][1] - windows[run][0]:
             found[run].append(JobOption(mode, build, data.modes[mode].gpus, minutes))
     complete = not data.heavy_classes and not data.multinode
