@@ -430,17 +430,36 @@ RUN_COLUMNS: tuple[RunColumn, ...] = (
 )
 
 
+def _spares(row: RunRow) -> str:
+    """The row's hot spare servers and its P90 hours without them: `1 per copy (s3); 48.3 h at P90
+    without`."""
+    a = row.first
+    if not a.spares:
+        return NONE
+    ids = ", ".join(s for c in row.copies for s in c.spares)
+    without = a.hours_p90_without_spares
+    return f"{len(a.spares)} per copy ({ids})" + (f"; {without:,.1f} h at P90 without" if without else "")
+
+
+#: The spares column, in plans where some copy has spares.
+SPARES_COLUMN = RunColumn("spares", False, _spares)
+
+
 def run_columns(plan: Plan) -> list[RunColumn]:
-    """`RUN_COLUMNS`, and the energy's cost when the bid minimises TCO (the runs' share of it)."""
+    """`RUN_COLUMNS`, the spares when a copy has any, and the energy's cost when the bid minimises
+    TCO (the runs' share of it)."""
+    columns = list(RUN_COLUMNS)
+    if any(a.spares for a in plan.assignments):
+        columns.insert(columns.index(RUN_COLUMNS[-1]), SPARES_COLUMN)
     tco = plan.tco
     if tco is None or tco.objective != "tco":
-        return list(RUN_COLUMNS)
+        return columns
 
     def cost(row: RunRow) -> str:
         kwh = row.energy_kwh
         return NONE if kwh is None else money(kwh * tco.price_per_kwh, plan.currency)
 
-    return [*RUN_COLUMNS, RunColumn("energy cost", True, cost)]
+    return [*columns, RunColumn("energy cost", True, cost)]
 
 
 def run_table(plan: Plan) -> tuple[list[RunColumn], list[list[str]]]:

@@ -213,6 +213,14 @@ class PricesRuleFigures(Figures):
     items: list[str]
 
 
+class SparesRuleFigures(Figures):
+    """Runs with hot spare servers, those whose copies each fit one server, and the repair a spare saves."""
+
+    runs: list[str]
+    one_server: list[str]
+    repair_hours: float
+
+
 class SkippedFigures(Figures):
     """Something asked for but left out to keep within the time limit."""
 
@@ -258,6 +266,7 @@ RULES_BY_SUBJECT: dict[str, type[Figures]] = {
     "step-time": StepTimeRuleFigures,
     "prices": PricesRuleFigures,
     "skipped": SkippedFigures,
+    "spares": SparesRuleFigures,
 }
 
 

@@ -276,6 +276,18 @@ def _skipped_rule(f: dict[str, Any]) -> str:
     return f"{f['what']} skipped: the time limit of {f['seconds']:g} s was spent {on}"
 
 
+def _spares_rule(f: dict[str, Any]) -> str:
+    """Which runs have hot spares, what one buys, and the runs whose copies needed none."""
+    text = (
+        f"hot spare servers ({', '.join(f['runs'])}) stand beside each copy over several servers: same "
+        "build, RAM, drives and NICs, on its fabric, bought and powered at full draw; a broken server's "
+        f"share restarts on a spare instead of waiting {f['repair_hours']:g} h for its repair"
+    )
+    if f.get("one_server"):
+        text += f"; {', '.join(f['one_server'])} train on one server per copy and take none"
+    return text
+
+
 def _assumed_prices(f: dict[str, Any]) -> str:
     return (
         f"{len(f['items'])} catalogue prices are assumptions without a public source "
@@ -289,6 +301,7 @@ _RULE_WORDING: dict[str, Callable[[dict[str, Any]], str]] = {
     "power": _power_rule,
     "memory": _memory_rule,
     "skipped": _skipped_rule,
+    "spares": _spares_rule,
     "step-time": lambda f: f"step time: lower bound at {f['mfu']:.0%} MFU, transfers overlapped",
 }
 

@@ -209,6 +209,19 @@ class Assignment(BaseModel):
     hours_with_failures: float | None = Field(
         default=None, description="hours × (1 + failure_overhead): checkpoints, lost work, restarts"
     )
+    restart_hours: float | None = Field(
+        default=None,
+        description="expected hours from an interruption to training again: the restart, plus the repair "
+        "of a broken server when no spare takes its place",
+    )
+    spares: list[str] = Field(
+        default_factory=list,
+        description="hot spare servers of this copy (same build, on its fabric): they train nothing until "
+        "one of its nodes breaks",
+    )
+    hours_p90_without_spares: float | None = Field(
+        default=None, description="a copy with spares: its hours at P90 had it none (what the spares buy)"
+    )
     hours_p50: float | None = Field(
         default=None,
         description="hours at P50: hours with failures (on its servers' data drives) × its stack's "

@@ -43,6 +43,9 @@ MAX_JOBS = 100_000
 #: larger micro-batch buys little but memory.
 MICRO_BATCHES = (1, 2, 4, 8)
 MAX_MICRO_BATCH = 4096
+#: Spare servers per multi-node copy: a copy spans at most 64 GPUs (eight 8-GPU servers), and more
+#: spares than servers buy nothing the Poisson tail has not already made negligible.
+MAX_SPARES = 8
 
 
 class Method(StrEnum):
@@ -244,6 +247,15 @@ class Run(BaseModel):
         description="0.5 or 0.9: the deadline holds for the copy's P50 or P90 hours; overrides the "
         "workload's",
     )
+    spares: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_SPARES,
+        strict=True,
+        description="hot spare servers per copy that spans several servers (same build, on its fabric): "
+        "a broken server's share restarts on a spare instead of waiting for its repair; a copy the "
+        f"solver places on one server gets none (0 to {MAX_SPARES}, default 0)",
+    )
     stack: str | None = Field(
         default=None,
         pattern=r"^[a-z0-9][a-z0-9.\-]*$",
@@ -352,6 +364,21 @@ class Run(BaseModel):
         if isinstance(value, int) and value not in GPU_COUNTS + MULTI_NODE_COUNTS:
             raise ValueError(f"expected auto or one of {', '.join(map(str, GPU_COUNTS + MULTI_NODE_COUNTS))}")
         return value
+
+    @model_validator(mode="after")
+    def _spares_need_several_servers(self) -> Run:
+        """Spares stand in for a server of a copy over several servers; a run that can only train on
+        one server (gpus 1-8, or CPU offload, which multi-node copies never use) has nothing to spare."""
+        if not self.spares:
+            return self
+        if isinstance(self.gpus, int) and self.gpus in GPU_COUNTS:
+            raise ValueError(
+                "@spares: applies to copies over several servers (gpus auto, 16, 32 or 64), "
+                f"not gpus {self.gpus}"
+            )
+        if self.offload == Offload.CPU:
+            raise ValueError("@spares: copies with offload cpu train on one server; they take no spares")
+        return self
 
     @model_validator(mode="after")
     def _offload_needs_full(self) -> Run:
@@ -668,6 +695,8 @@ def _queue_job_fields(at: str, run: Run, horizon_hours: float) -> None:
         raise ValueError(
             f"{at}.concurrent: in queue mode give jobs (trained one after another), not concurrent"
         )
+    if run.spares:
+        raise ValueError(f"{at}.spares: queue mode plans copies on one server each; spares do not apply")
     if run.train_tokens is None:
         raise ValueError(f"{at}.train_tokens: queue mode needs each run's train_tokens (a job's length)")
     end = min(run.deadline_hours or math.inf, horizon_hours)

@@ -121,7 +121,9 @@ def check_multinode_strategy(ctx: Context) -> Iterator[Violation]:
 def check_nics(ctx: Context) -> Iterator[Violation]:
     """Servers of multi-node copies carry catalogue NICs, one per GPU or per NIC slot of the chassis,
     of a model whose host link the chassis' NIC slots carry in full."""
-    nodes = {n.server for a in _multinode(ctx) for n in a.nodes}
+    nodes = {n.server for a in _multinode(ctx) for n in a.nodes} | {
+        s for a in _multinode(ctx) for s in a.spares
+    }
     for p in ctx.servers():
         for found, allowed in _nic_faults(p, p.server.id in nodes):
             yield Violation("nic", p.subject, found, allowed)

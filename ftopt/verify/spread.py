@@ -4,7 +4,8 @@ Hours at a confidence), and the deadline rule holds each copy to them.
 - spread: a copy's hours at confidence q are its hours as the speed model re-derives them (the
   deadline rule's), × 1 / goodput (the failures rule's goodput on the plan's own servers' drives:
   checkpoints, lost work, restarts), × its run's stack's factor at q in the catalogue's spread data
-  (the pooled factors for a stack the data do not name). A plan that states hours must state these.
+  (the pooled factors for a stack the data do not name). A plan that states hours must state these;
+  a copy with spares states its P90 hours with the goodput it would have without them, too.
 """
 
 from __future__ import annotations
@@ -31,12 +32,14 @@ def factor(ctx: Context, run: Run, confidence: float | None) -> float:
     return factors.p50 if confidence == 0.5 else factors.p90
 
 
-def confident_hours(ctx: Context, a: Assignment, run: Run, hours: float, confidence: float | None) -> float:
-    """`hours` of the copy at `confidence`: with failures on its servers' drives, × the spread factor
-    (the bare hours without a confidence)."""
+def confident_hours(
+    ctx: Context, a: Assignment, run: Run, hours: float, confidence: float | None, spares: int | None = None
+) -> float:
+    """`hours` of the copy at `confidence`: with failures on its servers' drives (with `spares` hot
+    spares; default those it lists), × the spread factor (the bare hours without a confidence)."""
     if confidence is None:
         return hours
-    return hours / (goodput(ctx, a) or 1.0) * factor(ctx, run, confidence)
+    return hours / (goodput(ctx, a, spares) or 1.0) * factor(ctx, run, confidence)
 
 
 def check_spread(ctx: Context) -> Iterator[Violation]:
@@ -47,8 +50,15 @@ def check_spread(ctx: Context) -> Iterator[Violation]:
         run = ctx.runs.get(a.run)
         if run is None or a.hours is None:
             continue
-        for field, confidence in (("hours_p50", 0.5), ("hours_p90", 0.9)):
-            expected = confident_hours(ctx, a, run, a.hours, confidence)
+        for field, confidence, spares in _stated(a):
+            expected = confident_hours(ctx, a, run, a.hours, confidence, spares)
             stated = getattr(a, field)
             if stated is None or abs(stated - expected) > max(RELATIVE * expected, 2e-6):
                 yield Violation("spread", copy_subject(a), f"{field} {stated}", f"{num(round(expected, 6))}")
+
+
+def _stated(a: Assignment) -> list[tuple[str, float, int | None]]:
+    """(field, confidence, spares) of the hours a copy states: P50 and P90, and a copy with spares
+    its P90 without them (what the spares buy)."""
+    stated: list[tuple[str, float, int | None]] = [("hours_p50", 0.5, None), ("hours_p90", 0.9, None)]
+    return stated + ([("hours_p90_without_spares", 0.9, 0)] if a.spares else [])

@@ -456,3 +456,31 @@ def test_a_cuda_stack_with_only_amd_cards(tmp_path: Path) -> None:
     line = error_line(estimate(str(path)))
     assert "stack 'hf-fsdp' runs on none of the allowed cards" in line
     assert line.endswith("expected one of: primus, rocm-fsdp, torchtune-rocm")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("-1", "greater than or equal to 0"),
+        ("9", "less than or equal to 8"),
+        ("'1'", "integer"),
+        ("true", "integer"),
+    ],
+)
+def test_spares_out_of_range_or_not_a_count(tmp_path: Path, value: str, expected: str) -> None:
+    path = write(tmp_path, GOOD_RUN + f"    gpus: 16\n    spares: {value}\n")
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:6: runs[0].spares: ") and expected in line, line
+
+
+def test_spares_on_a_run_that_fits_one_server(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    gpus: 8\n    spares: 1\n")
+    line = error_line(estimate(str(path)))
+    assert line.startswith(f"ftopt: {path}:6: runs[0].spares: applies to copies over several servers")
+    assert "not gpus 8" in line
+
+
+def test_spares_in_queue_mode(tmp_path: Path) -> None:
+    text = "queue: {horizon_hours: 100}\n" + GOOD_RUN + "    train_tokens: 1000000\n    spares: 1\n"
+    line = error_line(estimate(str(path := write(tmp_path, text))))
+    assert line.startswith(f"ftopt: {path}:7: runs[0].spares: queue mode plans copies on one server")

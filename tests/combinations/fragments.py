@@ -87,6 +87,8 @@ def _multinode(data: dict[str, Any]) -> None:
             "method": "full",
             "gpus": 16,
             "train_tokens": 20_000_000,
+            # a hot spare beside the copy (queue mode places no copy over several servers: none there)
+            **({} if "queue" in data else {"spares": 1}),
         }
     )
     for card in ("h200-sxm", "b200-sxm"):

@@ -33,7 +33,7 @@ from openpyxl import load_workbook
 from ftopt.cli.render_quote import headroom_rows
 from ftopt.cli.solve import QUEUE_ALTERNATIVES, render, write_plan
 from ftopt.model.plan import Plan
-from ftopt.model.summary import PlanSummary
+from ftopt.model.summary import PlanSummary, spares_words
 from tests.combinations.fragments import FEATURES, ROOT, Combination, affine_plane_triples
 from tests.commands import invoke
 
@@ -265,6 +265,13 @@ def test_the_summary_holds_the_plans_own_figures(case: Case, folder: Path):
         assert (line.failures.hours_with_failures if line.failures else None) == max(
             with_failures, default=None
         )
+        assert (line.spares.servers if line.spares else ()) == tuple(s for a in copies for s in a.spares)
+    spare_ids = {s for a in plan.assignments for s in a.spares}  # the spares are the plan's own servers
+    assert summary.spares == len(spare_ids)
+    if case.combination is not None:  # the multinode fragment asks for one spare outside queue mode
+        features = case.combination.features
+        assert summary.spares == ("multinode" in features and "queue" not in features)
+    assert summary.spares_price == pytest.approx(sum(s.price for s in plan.servers if s.id in spare_ids))
 
 
 @by_name(CASES)
@@ -282,6 +289,12 @@ def test_every_quote_format_states_the_summarys_headline(case: Case, folder: Pat
     for line in summary.runs:  # the run table states the summary's P90 and hours with failures
         for value in (line.hours_p90, line.failures.hours_with_failures if line.failures else None):
             assert value is None or f"{value:,.1f}" in text, (fmt, line.name, value)
+        if line.spares:  # and the spares, what they cost and the P90 hours they save
+            assert line.spares.hours_p90_without is not None
+            assert f"{line.spares.hours_p90_without:,.1f} h at P90 without" in text, (fmt, line.name)
+            assert f"{len(line.spares.servers)} per copy ({', '.join(line.spares.servers)})" in text
+    if summary.spares:
+        assert "Spare servers" in text and spares_words(summary) in text, fmt
 
 
 #: The queue bids among the cases: queue combinations and the bundled queue examples.
@@ -367,6 +380,7 @@ def test_the_workbook_lists_every_run_and_server(case: Case, folder: Path):
     assert {r.name for r in plan.runs} <= cells
     assert {s.gpu for s in plan.servers} <= cells
     assert summary.headline in cells or any(summary.headline in c for c in cells)
+    assert not summary.spares or spares_words(summary) in cells  # the spares' key figure
 
 
 @by_name(CASES)

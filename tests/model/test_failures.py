@@ -7,7 +7,14 @@ import math
 import pytest
 
 from ftopt.catalogue import load_catalogue
-from ftopt.model.failures import LEAST_GOODPUT, Reliability, failure_cost, write_hours
+from ftopt.model.failures import (
+    LEAST_GOODPUT,
+    Reliability,
+    failure_cost,
+    repair_wait_share,
+    restart_hours,
+    write_hours,
+)
 
 LLAMA3 = Reliability(interruptions_per_gpu_hour=419 / (54 * 24 * 16384), restart_hours=0.25)
 
@@ -45,3 +52,39 @@ def test_a_run_its_restarts_would_eat_keeps_the_least_goodput() -> None:
 
 def test_write_hours_is_size_over_bandwidth() -> None:
     assert write_hours(3600 * 2.0, 2.0) == pytest.approx(1.0)
+
+
+# Spares: λ 1e-4 per GPU-hour, half of the interruptions hardware, 10 h to repair a server. A copy on
+# 16 GPUs has 0.5 × 1e-4 × 16 × 10 = 0.008 servers in repair on average.
+SITE = Reliability(interruptions_per_gpu_hour=1e-4, restart_hours=0.25, hardware_share=0.5, repair_hours=10.0)
+
+
+def test_without_a_spare_every_hardware_interruption_waits_for_the_repair() -> None:
+    assert repair_wait_share(SITE, 16) == 1.0
+    assert restart_hours(SITE, 16) == pytest.approx(0.25 + 0.5 * 10.0)  # 5.25 h
+
+
+def test_one_spare_waits_only_when_another_server_is_already_in_repair() -> None:
+    waits = 1 - math.exp(-0.008)  # P(Poisson(0.008) ≥ 1) = 0.00797
+    assert repair_wait_share(SITE, 16, 1) == pytest.approx(waits)
+    assert restart_hours(SITE, 16, 1) == pytest.approx(0.25 + 0.5 * waits * 10.0)  # 0.290 h
+    two = 1 - math.exp(-0.008) * (1 + 0.008)  # P(≥ 2) = 3.2e-5
+    assert restart_hours(SITE, 16, 2) == pytest.approx(0.25 + 0.5 * two * 10.0)
+
+
+def test_a_spare_raises_the_goodput_and_keeps_the_interval() -> None:
+    bare, spared = failure_cost(500.0, 16, 1000, 6.8, SITE), failure_cost(500.0, 16, 1000, 6.8, SITE, 1)
+    assert spared.interval_h == bare.interval_h and spared.restart_h < bare.restart_h
+    mtbf = 1 / (1e-4 * 16)
+    assert bare.goodput - spared.goodput == pytest.approx((bare.restart_h - spared.restart_h) / -mtbf)
+    assert spared.overhead < bare.overhead
+
+
+def test_without_hardware_figures_the_restart_is_the_catalogues() -> None:
+    assert restart_hours(LLAMA3, 32) == 0.25 and restart_hours(LLAMA3, 32, 1) == 0.25
+
+
+def test_the_packaged_figures_make_a_spare_save_most_of_the_repair_waits() -> None:
+    packaged = load_catalogue().reliability
+    assert packaged is not None and packaged.hardware_share == 0.78 and packaged.repair_hours
+    assert restart_hours(packaged, 32) > 30 * restart_hours(packaged, 32, 1)

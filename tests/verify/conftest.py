@@ -169,6 +169,23 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, float]]] = {
         },
         {},
     ),
+    # Spares: an 8B full fine-tune over 16 GPUs (two 8-GPU servers) with one hot spare server beside it.
+    "multinode-spare": (
+        {
+            "runs": [
+                {
+                    "name": "wide-full",
+                    "model": "llama-3.1-8b",
+                    "method": "full",
+                    "gpus": 16,
+                    "train_tokens": 20_000_000,
+                    "spares": 1,
+                }
+            ],
+            "site": FEED_32A,
+        },
+        {},
+    ),
     # ZeRO-Offload: three single-card 8B full fine-tunes keep their optimiser states in host RAM.
     "offload": (
         {

@@ -122,4 +122,4 @@ def test_a_null_stack_in_a_current_plan_is_a_violation(solved) -> None:
 
 def test_every_kind_of_finding_has_a_figures_type() -> None:
     assert set(BY_KIND) | {"rule"} == {k.value for k in FindingKind}
-    assert set(RULES_BY_SUBJECT) == {"host", "power", "memory", "step-time", "prices", "skipped"}
+    assert set(RULES_BY_SUBJECT) == {"host", "power", "memory", "step-time", "prices", "skipped", "spares"}

@@ -42,7 +42,7 @@ def price_expression(data: ProblemData, v: Variables) -> cp_model.LinearExpr:
 def _multinode_terms(data: ProblemData, v: Variables) -> list[cp_model.LinearExprT]:
     """Cents of every multi-node option's servers, by copies (the fabric is `v.fabric_cents`)."""
     return [
-        (cents(o.price) + o.nodes * cents(o.build.energy_cost)) * v.multinode_copies[o.mode]
+        (cents(o.price) + o.servers * cents(o.build.energy_cost)) * v.multinode_copies[o.mode]
         for o in data.multinode
     ]
 

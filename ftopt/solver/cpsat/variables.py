@@ -88,7 +88,7 @@ def add_hint(model: cp_model.CpModel, data: ProblemData, v: Variables, hint: Hin
     for variables, values in pairs:
         for key, var in variables.items():
             model.add_hint(var, values.get(key, 0))
-    nodes = {o.mode: o.nodes for o in data.multinode}
+    nodes = {o.mode: o.servers for o in data.multinode}
     for m, var in v.multinode_servers.items():
         model.add_hint(var, nodes[m] * hint.multinode.get(m, 0))
 
@@ -111,11 +111,11 @@ def make_variables(model: cp_model.CpModel, data: ProblemData) -> Variables:
 
 
 def add_multinode_variables(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
-    """Copies per multi-node option, and the servers they take (k per copy)."""
+    """Copies per multi-node option, and the servers they take (k nodes and the spares per copy)."""
     for i, option in enumerate(data.multinode):
         run = data.modes[option.mode].run
         copies = model.new_int_var(0, data.copies[run], f"multinode[{i}]")
-        servers = model.new_int_var(0, data.copies[run] * option.nodes, f"multinode_servers[{i}]")
-        model.add(servers == option.nodes * copies)
+        servers = model.new_int_var(0, data.copies[run] * option.servers, f"multinode_servers[{i}]")
+        model.add(servers == option.servers * copies)
         v.multinode_copies[option.mode] = copies
         v.multinode_servers[option.mode] = servers

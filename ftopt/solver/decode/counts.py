@@ -13,7 +13,7 @@ from ortools.sat.python import cp_model
 
 from ftopt.solver.cpsat.formulation import Formulation
 from ftopt.solver.cpsat.variables import Variables
-from ftopt.solver.decode.layout import HeavyServer, ServerLayout, lay_out_build, right_size
+from ftopt.solver.decode.layout import HeavyServer, ServerLayout, lay_out_build, right_size, spanning_copy
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.problem.modes import Mode
 
@@ -71,16 +71,13 @@ def _light_copies(data: ProblemData, v: Variables, solver: cp_model.CpSolver) ->
 
 
 def _multinode_servers(data: ProblemData, v: Variables, solver: cp_model.CpSolver) -> list[ServerLayout]:
-    """k servers per multi-node copy, each holding all its GPUs; a copy's servers share a group id."""
+    """k servers per multi-node copy, each holding all its GPUs, and its spares; a copy's servers
+    share a group id."""
     servers = []
     groups = itertools.count()
     for option in data.multinode:
         mode = data.modes[option.mode]
         for _ in range(solver.value(v.multinode_copies[option.mode])):
-            group = next(groups)
-            gpus = list(range(option.build.gpu_count))
-            servers += [
-                ServerLayout(option.build, option.ram, option.disk, [(mode, gpus)], group=group)
-                for _ in range(option.nodes)
-            ]
+            o = option
+            servers += spanning_copy(o.build, o.ram, o.disk, mode, next(groups), o.nodes, o.spares)
     return servers

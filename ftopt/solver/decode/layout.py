@@ -27,7 +27,14 @@ class ServerLayout:
     ram: RamTier
     disk: DiskTier
     copies: list[tuple[Mode, list[int]]] = field(default_factory=list)
-    group: int | None = None  # the multi-node copy this server is one node of (solver/problem/multinode.py)
+    # The multi-node copy this server is one node of (solver/problem/multinode.py); a server of a
+    # group that holds no copy is a hot spare of that copy.
+    group: int | None = None
+
+    @property
+    def spare(self) -> bool:
+        """A hot spare of its group's copy: bought and on the fabric, training nothing until a node breaks."""
+        return self.group is not None and not self.copies
 
     def order(self) -> tuple[str, int, float, list[tuple[int, int, list[int]]]]:
         """The key `build_plan` numbers servers by (s1, s2, …); queue mode sorts its jobs' servers by
@@ -108,6 +115,16 @@ def _deal_first_fit(blocks: list[_Block], copies: list[Mode]) -> None:
         block = blocks[cursor]
         _take(block.server, mode, block.start + block.used)
         block.used += size
+
+
+def spanning_copy(
+    build: Build, ram: RamTier, disk: DiskTier, mode: Mode, group: int, nodes: int, spares: int
+) -> list[ServerLayout]:
+    """One copy over `nodes` whole servers of `build` (each holding all its GPUs for the copy) and its
+    `spares` hot spare servers of the same build, RAM and disk, all of one group."""
+    gpus = list(range(build.gpu_count))
+    copy = [ServerLayout(build, ram, disk, [(mode, gpus)], group=group) for _ in range(nodes)]
+    return copy + [ServerLayout(build, ram, disk, [], group=group) for _ in range(spares)]
 
 
 def right_size(server: ServerLayout, reserve_gb: float) -> ServerLayout | None:

@@ -37,12 +37,12 @@ from ftopt.model.plan import (
 from ftopt.model.power import load_w, supplies_words, wall_w
 from ftopt.model.rent import rent_for
 from ftopt.model.speed import Speed, energy_kwh, hours_to_train
-from ftopt.model.spread import hours_at_confidence
+from ftopt.model.spread import SpreadFactors, hours_at_confidence
 from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE
 from ftopt.model.timing import server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
-from ftopt.model.workload import Algorithm, Workload
+from ftopt.model.workload import Algorithm, Run, Workload
 from ftopt.solver.decode.bills import bill_of_materials, build_fabric
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.racks import place_in_racks, rack_uses, racked
@@ -235,9 +235,10 @@ class _Assignments:
         speed = speed_on_servers(data.profiles[mode.run], mode.sizing, build, net, data.catalogue)
         return _timing(data, mode, build, speed)
 
-    def place_nodes(self, mode: Mode, nodes: list[Node]) -> Assignment:
-        """The next copy of a multi-node mode, on whole servers: its step time is the sizing's own,
-        over the network (ftopt.model.fabric), and `server`, `gpus` are the first node's."""
+    def place_nodes(self, mode: Mode, nodes: list[Node], spares: list[str]) -> Assignment:
+        """The next copy of a multi-node mode, on whole servers with its hot `spares`: its step time is
+        the sizing's own, over the network (ftopt.model.fabric), and `server`, `gpus` are the first
+        node's."""
         s = mode.sizing
         template = _assignment(self._data, mode, s.link, None, self._multinode_timing(mode))
         self._copies[mode.run] += 1
@@ -247,6 +248,7 @@ class _Assignments:
                 "server": nodes[0].server,
                 "gpus": list(nodes[0].gpus),
                 "nodes": nodes,
+                "spares": spares,
                 "roles": placed_roles(mode, template, list(nodes[0].gpus)),
                 "step_seconds": round(max(s.compute_seconds, s.transfer_seconds), 4),
             }
@@ -387,27 +389,46 @@ def _with_failures(data: ProblemData, servers: list[Server], a: Assignment) -> A
     method = data.catalogue.methods.method(run.run.method)
     checkpoint = checkpoint_bytes(run.counts, method, a.optimizer, run.run.lora_rank) / GB
     gpus = sum(len(n.gpus) for n in nodes)
-    cost = failure_cost(a.hours, gpus, checkpoint, write_gbps, reliability)
+    cost = failure_cost(a.hours, gpus, checkpoint, write_gbps, reliability, len(a.spares))
+    bare = failure_cost(a.hours, gpus, checkpoint, write_gbps, reliability)
     return a.model_copy(
         update={
             "checkpoint_write_s": round(cost.write_h * 3600, 3),
             "checkpoint_interval_h": round(cost.interval_h, 3),
             "expected_interruptions": round(cost.interruptions, 3),
+            "restart_hours": round(cost.restart_h, 6),
             "failure_overhead": round(cost.overhead, 6),
             "hours_with_failures": round(a.hours * (1 + cost.overhead), 6),
+            "hours_p90_without_spares": _p90_without_spares(data, a, a.hours, bare.overhead),
         }
     )
+
+
+def _p90_without_spares(data: ProblemData, a: Assignment, hours: float, bare_overhead: float) -> float | None:
+    """A copy with spares: its hours at P90 with the failure overhead it would have without them
+    (what the spares buy, as the quote states it); None for a copy without spares or spread data."""
+    factors = _spread_factors(data, a)
+    if not a.spares or factors is None:
+        return None
+    return round(hours_at_confidence(hours, bare_overhead, factors, 0.9), 6)
+
+
+def _spread_factors(data: ProblemData, a: Assignment) -> SpreadFactors | None:
+    """The spread factors of the copy's stack (None without spread data)."""
+    spread = data.catalogue.spread
+    if spread is None:
+        return None
+    run = next(p for p in data.profiles if p.run.name == a.run)
+    return spread.of(run.stack.id if run.stack else None)
 
 
 def _with_spread(data: ProblemData, a: Assignment) -> Assignment:
     """The copy with its hours at P50 and P90 (ftopt.model.spread): its hours with failures (its
     servers' chosen drives: at most what the deadline check bounded them by) × its stack's spread
     factors."""
-    spread = data.catalogue.spread
-    if a.hours is None or spread is None:
+    factors = _spread_factors(data, a)
+    if a.hours is None or factors is None:
         return a
-    run = next(p for p in data.profiles if p.run.name == a.run)
-    factors = spread.of(run.stack.id if run.stack else None)
     return a.model_copy(
         update={
             "hours_p50": round(hours_at_confidence(a.hours, a.failure_overhead, factors, 0.5), 6),
@@ -451,7 +472,7 @@ def build_plan(
         runs=_runs(data),
         servers=servers,
         assignments=assignments,
-        notes=_notes(data),
+        notes=_notes(data) + _spares_note(data, assignments),
         fabric=fabric,
         racks=racks,
     )
@@ -465,16 +486,37 @@ def _servers_and_copies(
     servers, assignments = [], []
     placed = _Assignments(data)
     groups: dict[int, tuple[Mode, list[Node]]] = {}
+    spares: dict[int, list[str]] = {}
     for number, layout in enumerate(layouts, start=1):
         server_id = f"s{number}"
         servers.append(_server(data, layout, server_id))
-        if layout.group is not None:  # one node of a multi-node copy: placed once all are numbered
+        if layout.group is not None:  # one node or spare of a multi-node copy: placed once all are numbered
+            spares.setdefault(layout.group, []).extend([server_id] if layout.spare else [])
             for mode, gpus in layout.copies:
                 groups.setdefault(layout.group, (mode, []))[1].append(Node(server=server_id, gpus=gpus))
             continue
         assignments += [placed.place(mode, gpus, layout, server_id) for mode, gpus in layout.copies]
-    assignments += [placed.place_nodes(mode, nodes) for mode, nodes in groups.values()]
+    assignments += [placed.place_nodes(mode, nodes, spares[g]) for g, (mode, nodes) in groups.items()]
     return servers, [_with_spread(data, _with_failures(data, servers, a)) for a in assignments]
+
+
+def _spares_note(data: ProblemData, assignments: list[Assignment]) -> list[Finding]:
+    """A note naming the runs with spares and those whose copies each fit one server (no spare)."""
+    spared = [p.run for p in data.profiles if p.run.spares]
+    if not spared:
+        return []
+    spanning = {a.run for a in assignments if a.multinode}
+    reliability = data.catalogue.reliability
+    repair = (reliability.repair_hours if reliability else None) or 0.0
+    return [finding(FindingKind.RULE, "spares", **_spared_runs(spared, spanning), repair_hours=repair)]
+
+
+def _spared_runs(spared: list[Run], spanning: set[str]) -> dict[str, list[str]]:
+    """The runs with spares, and those of them whose copies each fit one server."""
+    return {
+        "runs": [f"{r.name}: {r.spares} per copy" for r in spared],
+        "one_server": [r.name for r in spared if r.name not in spanning],
+    }
 
 
 def _in_racks(

@@ -1,8 +1,9 @@
 """Multi-node copies in the count model: their modes, their options, their counts and the fabric.
 
-A multi-node copy (16, 32 or 64 GPUs, `ftopt.model.fabric`) takes k whole servers of one build and
-nothing else goes on them, so it needs no buddy blocks: per (mode, build) the model counts copies,
-each worth k servers at a fixed price. Those servers carry the fabric NICs (a *networked* build:
+A multi-node copy (16, 32 or 64 GPUs, `ftopt.model.fabric`) takes k whole servers of one build, plus
+its run's `spares` hot spare servers of the same build on the same fabric, and nothing else goes on
+them, so it needs no buddy blocks: per (mode, build) the model counts copies, each worth k + spares
+servers at a fixed price. Those servers carry the fabric NICs (a *networked* build:
 the build with its NICs in its price and power), with the cheapest RAM and disk tiers holding each
 server's share of the copy's host RAM and checkpoints.
 
@@ -81,6 +82,12 @@ class MultiNodeOption:
     nodes: int
     ram: RamTier
     disk: DiskTier
+    spares: int = 0  # hot spare servers of the same build, RAM and disk, on the copy's fabric
+
+    @property
+    def servers(self) -> int:
+        """Servers one copy brings: its k nodes and its spares (each bought, racked, powered, cabled)."""
+        return self.nodes + self.spares
 
     @property
     def server_price(self) -> float:
@@ -89,14 +96,14 @@ class MultiNodeOption:
 
     @property
     def price(self) -> float:
-        """All k servers of one copy (the fabric is priced apart)."""
-        return self.nodes * self.server_price
+        """All servers of one copy, spares included (the fabric is priced apart)."""
+        return self.servers * self.server_price
 
     @property
     def ports(self) -> int:
-        """NIC ports one copy brings to the fabric."""
+        """NIC ports one copy brings to the fabric, its spares' included (a spare takes a node's place)."""
         nic = self.build.nic
-        return self.nodes * self.build.nic_count * (nic.ports if nic else 0)
+        return self.servers * self.build.nic_count * (nic.ports if nic else 0)
 
 
 def networked_build(catalogue: Catalogue, build: Build, nic: Nic) -> Build | None:
@@ -193,14 +200,16 @@ def _candidates(
     reserve = catalogue.rules.host_ram_reserve_gb
     rank = network_rank(profile, networked, net, catalogue)
     found: list[tuple[MultiNodeMode, MultiNodeOption]] = []
-    limit = bid.workload.site.max_servers
+    spares, limit = profile.run.spares, bid.workload.site.max_servers
     for nodes, sizing in spanning_sizings(profile, build, net, bid.workload.sizing, limit, rank):
         ram = cheapest_tier(build.ram_upgrades, sizing.host_ram_gb / nodes + reserve)
         disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / nodes)
         if ram is None or disk is None or late(profile, sizing, networked, net, catalogue, disk):
             continue
+        if limit is not None and nodes + spares > limit:
+            continue
         mode = MultiNodeMode(run=run, sizing=sizing, domain=0, node_gpus=build.gpu_count, build=f)
-        found.append((mode, MultiNodeOption(-1, networked, nodes, ram, disk)))
+        found.append((mode, MultiNodeOption(-1, networked, nodes, ram, disk, spares)))
     return found
 
 
@@ -273,7 +282,8 @@ def late(
 ) -> bool:
     """Whether a multi-node copy so sized would miss its run's deadline (never without one) at the
     run's deadline confidence: its hours with failures (its checkpoint written to `disk` on every one
-    of its servers; none counted without `disk` or reliability data) × its stack's spread factor."""
+    of its servers, its run's spares at hand; none counted without `disk` or reliability data) × its
+    stack's spread factor."""
     run = profile.run
     if run.deadline_hours is None:
         return False
@@ -310,7 +320,8 @@ def _failure_overhead(
     hours: float,
 ) -> float | None:
     """Hours added per training hour by checkpoints, lost work and restarts (ftopt.model.failures)
-    for a copy over sizing.gpus // build.gpu_count servers, each writing to `disk`."""
+    for a copy over sizing.gpus // build.gpu_count servers, each writing to `disk`, with its run's
+    spares standing in for broken servers."""
     reliability = catalogue.reliability
     if disk is None or reliability is None or not disk.count:
         return None
@@ -318,7 +329,7 @@ def _failure_overhead(
     write_gbps = disk.drive.write_gbps * disk.count * nodes
     run = profile.run
     checkpoint = checkpoint_bytes(profile.counts, profile.method, sizing.optimizer, run.lora_rank) / GB
-    return failure_cost(hours, sizing.gpus, checkpoint, write_gbps, reliability).overhead
+    return failure_cost(hours, sizing.gpus, checkpoint, write_gbps, reliability, run.spares).overhead
 
 
 def multinode_options(

@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ftopt.solver.decode.layout import ServerLayout, right_size
+from ftopt.solver.decode.layout import ServerLayout, right_size, spanning_copy
 from ftopt.solver.problem.builds import Build, DiskTier, RamTier
 from ftopt.solver.problem.configs import tier_finder
 from ftopt.solver.problem.data import ProblemData
@@ -117,15 +117,10 @@ def _multinode_copies(data: ProblemData, run: int, groups: Iterator[int]) -> lis
     options = [o for o in data.multinode if data.modes[o.mode].run == run]
     if not options:
         return None
-    option = min(options, key=lambda o: (o.price + o.nodes * o.build.energy_cost, o.mode))
-    mode, gpus = data.modes[option.mode], list(range(option.build.gpu_count))
-    servers = []
+    o = min(options, key=lambda o: (o.price + o.servers * o.build.energy_cost, o.mode))
+    mode, servers = data.modes[o.mode], []
     for _ in range(data.copies[run]):
-        group = next(groups)
-        servers += [
-            ServerLayout(option.build, option.ram, option.disk, [(mode, gpus)], group=group)
-            for _ in range(option.nodes)
-        ]
+        servers += spanning_copy(o.build, o.ram, o.disk, mode, next(groups), o.nodes, o.spares)
     return servers
 
 

@@ -75,7 +75,9 @@ def _light_stand_in(data: ProblemData, ix: _Index, m: int, f: int) -> int:
 
 
 def _multinode(ix: _Index, server: ServerLayout, out: Hint, counted: set[int]) -> None:
-    """One node of a multi-node copy: the copy counts once, by its group."""
+    """One node of a multi-node copy: the copy counts once, by its group (its spares with it)."""
+    if server.spare:
+        return
     index = ix.modes.get(id(server.copies[0][0])) if server.copies else None
     if index is None or index not in ix.spanning:
         out.complete = False

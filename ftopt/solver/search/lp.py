@@ -125,7 +125,7 @@ def _heavy_and_multinode_columns(data: ProblemData, rows: _Rows) -> list[_Column
     for option in data.multinode:
         run = data.modes[option.mode].run
         entries = [(rows.run[run], 1.0)] + (
-            [(rows.limit, float(option.nodes))] if rows.limit is not None else []
+            [(rows.limit, float(option.servers))] if rows.limit is not None else []
         )
         columns.append(_Column(cents(option.price), data.copies[run], entries))
     return columns
