@@ -46,7 +46,8 @@ def test_a_deadline_met_only_uncapped_confines_the_mode_to_uncapped_builds(catal
     assert lowest_caps(open_data.builds) == {"rtx-pro-6000-se": 450}
     assert {b.power_cap_w for b in open_data.builds} == {450, 600}
     assert all(m.min_power_w == 0 for m in open_data.modes)
-    tight = build_problem(workload_from(POWER_RUN % (236 * 1.83)), catalogue)  # 236 bare hours at P90
+    # 236 bare hours at P90, with the single server's failures (+0.2 %)
+    tight = build_problem(workload_from(POWER_RUN % (236 * 1.83 * 1.002)), catalogue)
     confined = [m for m in tight.modes if m.gpus == 2 and m.min_power_w == 600]
     assert confined, [(m.gpus, m.min_power_w, m.sizing.strategy) for m in tight.modes]
     for mode in confined:

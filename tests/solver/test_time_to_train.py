@@ -82,10 +82,11 @@ def test_an_impossible_deadline_names_the_run_and_the_fastest_mode() -> None:
         "none",
     )
     # the 16 A feed caps a four-card H200 NVL server at 450 W: 75.05 h at micro-batch 1, not the
-    # 56.21 h of 600 W cards; the micro-batch ftopt chooses makes it 70.86 h, 129.7 h at P90 (× 1.83)
-    assert figures["fastest_hours"] == pytest.approx(70.86 * 1.83, abs=0.02)
+    # 56.21 h of 600 W cards; the micro-batch ftopt chooses makes it 70.86 h, 130.1 h at P90 (× 1.83,
+    # and × 1.0031 for the single server's failures: checkpoints, lost work, restarts with repairs)
+    assert figures["fastest_hours"] == pytest.approx(70.86 * 1.83 * 1.0031, abs=0.02)
     assert figures["confidence"] == 0.9
-    assert "the fastest ftopt can reach is 129.7 h at P90 on 4 × h200-nvl" in late[0].text
+    assert "the fastest ftopt can reach is 130.1 h at P90 on 4 × h200-nvl" in late[0].text
 
 
 def test_tco_objective_counts_energy_and_never_beats_price_on_price() -> None:
