@@ -29,7 +29,7 @@ from ftopt.model.memory import GB
 from ftopt.model.parallelism import config_record
 from ftopt.model.plan import Assignment, LineItem, MemoryPerGpu, Plan, RoleOnGpus, Server, Status
 from ftopt.model.power import Parts as PowerParts
-from ftopt.model.power import load_w, wall_w
+from ftopt.model.power import load_w, planned_load_w, vendor_load_w, wall_w
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
 from ftopt.model.workload import Workload
@@ -219,6 +219,8 @@ def to_server(server_id: str, s: OpenServer, workload: Workload, catalogue: Cata
             s.disk.count,
         )
     )
+    planned = planned_load_w(chassis, layout.power_cap_w, layout.gpu_count, load)
+    vendor = vendor_load_w(chassis, layout.power_cap_w, layout.gpu_count)
     return Server(
         id=server_id,
         chassis=chassis.id,
@@ -238,14 +240,18 @@ def to_server(server_id: str, s: OpenServer, workload: Workload, catalogue: Cata
         bridge=layout.bridge.id if layout.bridge else None,
         bridge_count=bridges,
         nvlink_domains=[list(d) for d in topology_domains(layout.topology)],
+        link_name=layout.gpu.nvlink.name if layout.gpu.nvlink else None,
         gpu_power_cap_w=layout.power_cap_w,
-        power_w=wall_w(chassis, load),
+        power_w=wall_w(chassis, planned),
+        parts_power_w=wall_w(chassis, load),
+        vendor_max_w=None if vendor is None else wall_w(chassis, vendor),
+        power_basis="vendor maximum" if planned > load else "parts",
         feed=feed.id,
         feed_usable_w=feed.usable_w,
         max_inlet_c=chassis.inlet_limit_c(layout.gpu),
         price=round(sum(line.price for line in lines), 2),
         bill_of_materials=lines,
-        psu_load_w=math.ceil(round(load, 6)),
+        psu_load_w=math.ceil(round(planned, 6)),
         psu_watts=chassis.psu_watts,
         psu_count=chassis.psu_count,
         psu_redundancy=chassis.psu_redundancy,

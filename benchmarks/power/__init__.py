@@ -32,6 +32,12 @@ def systems() -> list[dict[str, Any]]:
     return loaded
 
 
+def extra_w(system: dict[str, Any]) -> float:
+    """The system's own parts the catalogue has no entry for (a DGX's BlueField-3 DPUs), each with
+    its published watts: what the supplies deliver on top of `load_w`."""
+    return float(sum(p["count"] * p["watts"] for p in system.get("extra_parts", [])))
+
+
 def parts(system: dict[str, Any], catalogue: Catalogue) -> Parts:
     """The system's parts on its catalogue chassis class."""
     data = system.get("data_drive")
@@ -81,7 +87,7 @@ def rows(catalogue: Catalogue | None = None) -> list[Row]:
     out = []
     for s in systems():
         p = parts(s, c)
-        load = load_w(p)
+        load = load_w(p) + extra_w(s)
         out.append(
             Row(
                 name=s["name"],
@@ -129,10 +135,14 @@ def render(found: list[Row]) -> str:
             "",
             "Written by `python -m benchmarks.power` from `systems.yaml`; do not edit by hand. ftopt",
             "counts a server's draw from its parts (`ftopt/model/power.py`): cards at their setting, CPU",
-            "TDP, DIMMs, drives, NICs and the chassis' `base_watts` (fans, switches, retimers, BMC, part by",
-            "part in `ftopt/catalogue/data/chassis.yaml`), over the supplies' efficiency. No figure here",
-            "chose a catalogue figure: the chassis' base parts are published part figures, stand-ins and a",
-            "published cooling share, fixed before the comparison (chassis.yaml header).",
+            "TDP, DIMMs, drives, NICs, the system's own parts the catalogue has no entry for",
+            "(`extra_parts`: a DGX B200's BlueField-3 DPUs) and the chassis' `base_watts` (fans, switches,",
+            "retimers, BMC, part by part in `ftopt/catalogue/data/chassis.yaml`), over the supplies'",
+            "efficiency. No figure here chose a catalogue figure: the chassis' base parts are published part",
+            "figures, stand-ins and a published cooling share, fixed before the comparison (chassis.yaml",
+            "header). This table checks the parts' estimate alone; where a chassis class carries the",
+            "vendor's published maximum (`published_max`: DGX H200, DGX B200), plans size feeds, circuits",
+            'and supplies by the larger of the two (the vendor floor, README "Power at the wall").',
             "",
             table(found),
             "",

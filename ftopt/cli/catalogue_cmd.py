@@ -38,12 +38,17 @@ def _num(value: float) -> str:
 
 
 def _nvlink(gpu: Gpu) -> str:
-    if gpu.nvlink is None:
+    """The card's GPU-to-GPU link under its own name: NVLink bridges, an NVSwitch baseboard, or AMD's
+    Infinity Fabric linking every module of its board to every other."""
+    link = gpu.nvlink
+    if link is None:
         return "no"
-    if not gpu.nvlink.bridge_sizes:
-        return f"{_num(gpu.nvlink.bandwidth_gbps)} GB/s, NVSwitch baseboard"
-    sizes = ", ".join(map(str, gpu.nvlink.bridge_sizes))
-    return f"{_num(gpu.nvlink.bandwidth_gbps)} GB/s, bridges of {sizes}"
+    named = "" if link.name == "NVLink" else f"{link.name}, "
+    if not link.bridge_sizes:
+        board = "NVSwitch baseboard" if link.name == "NVLink" else "all-to-all baseboard"
+        return f"{named}{_num(link.bandwidth_gbps)} GB/s, {board}"
+    sizes = ", ".join(map(str, link.bridge_sizes))
+    return f"{named}{_num(link.bandwidth_gbps)} GB/s, bridges of {sizes}"
 
 
 def _ports(item: Any) -> str:

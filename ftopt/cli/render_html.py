@@ -50,7 +50,7 @@ from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
 from ftopt.model.findings import Finding, money
 from ftopt.model.plan import LineItem, Plan, Server
-from ftopt.model.summary import PlanSummary, method_words
+from ftopt.model.summary import PlanSummary, link_words, method_words, power_basis_words, server_link_words
 
 if TYPE_CHECKING:
     from ftopt.solver.frontier import Frontier
@@ -128,14 +128,16 @@ def _bill(lines: list[LineItem], total_label: str, total: float, currency: str) 
 
 
 def _nvlink(server: Server, names: dict[str, str]) -> str:
-    """How the server's GPUs are joined: bridges, an NVSwitch board, or PCIe only."""
+    """How the server's GPUs are joined, in the card maker's words: bridges, an NVSwitch board, an
+    all-to-all board (AMD Infinity Fabric), or PCIe only."""
     domains = escape("; ".join(", ".join(map(str, d)) for d in server.nvlink_domains))
+    link = escape(server_link_words(server))
     if server.bridge:
         bridge = escape(names.get(server.bridge, server.bridge))
-        return f", {server.bridge_count} × {bridge} (NVLink domains: {domains})"
+        return f", {server.bridge_count} × {bridge} ({link} domains: {domains})"
     if server.nvlink_domains:
-        return f", one NVLink domain over NVSwitch ({domains})"
-    return ", no NVLink bridges (GPUs talk over PCIe)"
+        return f", one {link} domain{' over NVSwitch' if link == 'NVLink' else ''} ({domains})"
+    return ", no GPU-to-GPU bridges (GPUs talk over PCIe)"
 
 
 def _group(plan: Plan, group: ServerGroup) -> str:
@@ -180,6 +182,7 @@ def _power_block(plan: Plan, server: Server) -> str:
         f'<div class="power"><span><strong>Power</strong> {server.power_w:,} W at the wall of '
         f"{server.feed_usable_w:,} W usable on the {escape(server.feed)} feed ({share:.0%}) per server; "
         f"{escape(power_words(plan, server))}"
+        + (f"; {escape(power_basis_words(server))}" if power_basis_words(server) else "")
         + (f"; supplies {escape(supplies_words(server))}" if server.psu_count else "")
         + "</span>"
         f'<span class="bar{over}" role="img" aria-label="{share:.0%} of the feed">'
@@ -270,9 +273,7 @@ def _placement(plan: Plan) -> str:
     rows = []
     for a in plan.assignments:
         m = a.memory_per_gpu_gb
-        link = {"nvlink": "NVLink", "pcie": "PCIe"}.get(
-            a.link or "", "—" if a.link is None else escape(a.link)
-        )
+        link = escape(link_words(plan, a) or "—")
         rows.append([
             _swatch(plan, a.run) + escape(a.run), str(a.copy_), escape(a.server),
             escape(a.gpus_text), escape(a.strategy.value), escape(a.optimizer.value),
@@ -289,7 +290,8 @@ def _placement(plan: Plan) -> str:
         "the memory is raised by the planning margin ftopt sizes with (in brackets). Bound s is a lower "
         "bound on a step at the workload's sizing MFU (compute and transfer overlapped), not the speed "
         "model's step time behind tokens/s; traffic is what each step moves between the copy's GPUs, over "
-        f"NVLink when they share a bridge and PCIe otherwise.</p>{body}</section>"
+        "the cards' own link (the link column: NVLink, AMD Infinity Fabric) when they share one and PCIe "
+        f"otherwise.</p>{body}</section>"
     )
 
 
@@ -420,7 +422,8 @@ def render_html(
         three_bids_html(bids) if bids is not None else "",
         '<section id="placement" class="diagram"><h2>Placement</h2>'
         "<p>Each server with its two CPU sockets and its GPUs; a GPU's colour and letter name the run "
-        "it trains, its bar shows memory used against free, and dashed outlines are NVLink domains. "
+        "it trains, its bar shows memory used against free, and dashed outlines are the GPUs each "
+        "scale-up link joins (NVLink, AMD Infinity Fabric). "
         "Hover for details.</p>",
         placement_svg(plan),
         "</section>",

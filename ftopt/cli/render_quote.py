@@ -25,7 +25,9 @@ from ftopt.model.summary import (
     CopyHeadroom,
     PlanSummary,
     deadline_met,
+    link_words,
     method_words,
+    power_basis_words,
     summarize,
 )
 
@@ -166,6 +168,7 @@ def group_heading(plan: Plan, group: ServerGroup) -> str:
         f"{s.cpu_count} × {s.cpu} ({s.cores} cores); {s.ram_gb:,} GB RAM ({s.dimm_count} × {s.dimm_gb} GB); "
         f"{s.nvme_tb:g} TB NVMe; {s.power_w:,} W at the wall of {s.feed_usable_w:,} W "
         f"({circuit_share(s):.0%} of the {s.feed} circuit, {power_words(plan, s)})"
+        + (f", {power_basis_words(s)}" if power_basis_words(s) else "")
         + (f"; supplies {supplies_words(s)}" if s.psu_count else "")
         + f"; inlet ≤ {s.max_inlet_c:g} °C; {each}"
     )
@@ -282,6 +285,7 @@ class RunRow:
     name: str
     copies: tuple[Assignment, ...]
     card: str
+    link: str | None = None  # what joins a copy's GPUs, in the card maker's words (summary.link_words)
 
     @property
     def first(self) -> Assignment:
@@ -320,7 +324,13 @@ def run_rows(plan: Plan) -> list[RunRow]:
         groups.setdefault(_training_key(a, cards.get(a.server, "")), []).append(a)
     order = {name: i for i, name in enumerate(summaries)}
     rows = [
-        RunRow(summaries.get(copies[0].run), copies[0].run, tuple(copies), cards.get(copies[0].server, ""))
+        RunRow(
+            summaries.get(copies[0].run),
+            copies[0].run,
+            tuple(copies),
+            cards.get(copies[0].server, ""),
+            link_words(plan, copies[0]),
+        )
         for copies in groups.values()
     ]
     return sorted(rows, key=lambda r: order.get(r.name, len(order)))
@@ -358,8 +368,8 @@ def _training(row: RunRow) -> str:
     parts = [a.strategy.value, a.optimizer.value]
     if a.offload.value != "none":
         parts.append(f"offload {a.offload.value}")
-    if a.link:
-        parts.append(f"over {a.link}")
+    if row.link:
+        parts.append(f"over {row.link}")
     configuration = configuration_text(a)
     if configuration:
         parts.append(configuration)
@@ -629,12 +639,13 @@ def timing_cells(a: Assignment) -> list[str]:
     ]
 
 
-def placement_cells(a: Assignment) -> list[str]:
+def placement_cells(a: Assignment, link: str | None) -> list[str]:
     """One copy's row of the per-copy placement (technical appendix), shared by the terminal and
-    Markdown views; a multi-node copy names all its servers and the GPUs it takes on each."""
+    Markdown views; a multi-node copy names all its servers and the GPUs it takes on each. `link`:
+    what joins its GPUs in the card maker's words (summary.link_words)."""
     m = a.memory_per_gpu_gb
     servers = "+".join(n.server for n in a.nodes) if a.multinode else a.server
-    return [a.run, str(a.copy_), servers, a.gpus_text, a.strategy.value, a.link or "—", a.optimizer.value,
+    return [a.run, str(a.copy_), servers, a.gpus_text, a.strategy.value, link or "—", a.optimizer.value,
             a.offload.value, f"{m.states:.1f}", f"{m.activations:.1f}", f"{m.overhead:.1f}",
             f"{a.free_gb:.1f}", headroom_cell(a), f"{a.host_ram_gb:.0f}",
             f"{a.step_seconds:.2f}"]  # fmt: skip
@@ -649,4 +660,6 @@ def placement_headers(plan: Plan) -> list[tuple[str, bool]]:
 def placement_rows(plan: Plan) -> list[list[str]]:
     """The per-copy placement's rows, in the columns of `placement_headers`."""
     timed = has_hours(plan)
-    return [placement_cells(a) + (timing_cells(a) if timed else []) for a in plan.assignments]
+    return [
+        placement_cells(a, link_words(plan, a)) + (timing_cells(a) if timed else []) for a in plan.assignments
+    ]

@@ -19,6 +19,7 @@ from ftopt.cli.render_page import FONT
 from ftopt.cli.render_roles import gpu_roles
 from ftopt.model.findings import money
 from ftopt.model.plan import Assignment, Plan, Server
+from ftopt.model.summary import copy_link_words, server_link_words
 from ftopt.model.topology import socket_of
 
 #: Okabe & Ito's colour-blind-safe palette (less black), then Paul Tol's "muted" colours that are
@@ -28,7 +29,6 @@ PALETTE = (
     "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
     "#882255", "#44AA99", "#999933", "#332288",
 )  # fmt: skip
-LINKS = {"nvlink": "NVLink", "pcie": "PCIe"}
 IDLE_FILL = "#F2F2F2"
 USED_FILL = "#3B3B3B"
 FREE_FILL = "#D9D9D9"
@@ -168,7 +168,8 @@ def _gpu_tip(server: Server, index: int, holder: Assignment | None) -> str:
         return f"{server.id} GPU {index} ({server.gpu}): idle"
     m = holder.memory_per_gpu_gb
     where = f"{len(holder.gpus)} GPU" + ("s" if len(holder.gpus) != 1 else "")
-    link = f" over {LINKS.get(holder.link, holder.link)}" if holder.link else ""
+    words = copy_link_words(holder, server)
+    link = f" over {words}" if words else ""
     tip = (
         f"{server.id} GPU {index} ({server.gpu}): {holder.run} copy {holder.copy_}, "
         f"{holder.strategy.value} on {where}{link}; {m.total:.1f} GB used "
@@ -374,8 +375,11 @@ def _sockets(
 
 
 def _nvlink_outlines(server: Server, positions: dict[int, tuple[float, float]]) -> list[str]:
-    """A dashed outline around each NVLink domain's GPUs (a baseboard's one domain says NVSwitch)."""
+    """A dashed outline around each scale-up domain's GPUs, labelled with the link's own name (an
+    NVIDIA baseboard's one domain says NVSwitch; an AMD board's says Infinity Fabric)."""
     sid = escape(server.id)
+    name = server_link_words(server)
+    label = f"{name} · NVSwitch" if name == "NVLink" and not server.bridge else name
     out: list[str] = []
     for domain in server.nvlink_domains:
         points = [positions[i] for i in domain if i in positions]
@@ -388,11 +392,10 @@ def _nvlink_outlines(server: Server, positions: dict[int, tuple[float, float]]) 
         members_text = ", ".join(map(str, domain))
         out += [
             f'<g class="nvlink" data-server="{sid}" data-gpus="{escape(members_text)}">',
-            f"<title>{escape(f'{server.id} NVLink domain: GPUs {members_text}')}</title>",
+            f"<title>{escape(f'{server.id} {name} domain: GPUs {members_text}')}</title>",
             f'<rect x="{left:g}" y="{top:g}" width="{width:g}" height="{bottom - top:g}" rx="4" '
             'fill="none" stroke="#0F4C81" stroke-width="1.5" stroke-dasharray="4 2"/>',
-            f'<text x="{left + 2:g}" y="{top - 2:g}" font-size="9" fill="#0F4C81">'
-            f"{'NVLink' if server.bridge else 'NVLink · NVSwitch'}</text>",
+            f'<text x="{left + 2:g}" y="{top - 2:g}" font-size="9" fill="#0F4C81">{escape(label)}</text>',
             "</g>",
         ]
     return out
@@ -446,6 +449,12 @@ def legend_label(plan: Plan, run: str) -> str:
     return label + ")"
 
 
+def _domain_words(plan: Plan) -> str:
+    """The legend's name for a dashed outline: the plan's scale-up links by their own names."""
+    names = sorted({server_link_words(s) for s in plan.servers if s.nvlink_domains}) or ["NVLink"]
+    return f"{' / '.join(names)} domain"
+
+
 def _legend(plan: Plan, styles: dict[str, RunStyle], y: float, width: float) -> tuple[list[str], float]:
     """The run colours and what the marks mean, wrapped to `width`; returns the height used."""
     entries: list[tuple[str, str, str, bool, str]] = [
@@ -484,7 +493,7 @@ def _legend(plan: Plan, styles: dict[str, RunStyle], y: float, width: float) -> 
         f'<text x="{x + 146:g}" y="{row_y + 11:g}" font-size="11">GPU memory: used | free</text>',
         f'<rect x="{x + 310:g}" y="{row_y:g}" width="40" height="14" rx="3" fill="none" '
         'stroke="#0F4C81" stroke-width="1.5" stroke-dasharray="4 2"/>',
-        f'<text x="{x + 356:g}" y="{row_y + 11:g}" font-size="11">NVLink domain</text>',
+        f'<text x="{x + 356:g}" y="{row_y + 11:g}" font-size="11">{escape(_domain_words(plan))}</text>',
         "</g>",
     ]
     return out, row_y + LEGEND_ROW_H - y

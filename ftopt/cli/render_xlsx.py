@@ -43,12 +43,12 @@ from ftopt.cli.render_quote import (
 from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.model.findings import FindingKind
 from ftopt.model.plan import Assignment, LineItem, Plan, RunSummary
-from ftopt.model.summary import PlanSummary, method_words
+from ftopt.model.summary import PlanSummary, link_words, method_words
 from ftopt.model.timing import HOURS_PER_YEAR
 
 MONEY = "#,##0.00"
 BOM_HEADERS = ("Item", "Name", "Quantity", "Unit price", "Price")
-PLACEMENT_HEADERS = ("Run", "Copy", "Server", "GPUs", "Strategy", "Memory per GPU (GB)")
+PLACEMENT_HEADERS = ("Run", "Copy", "Server", "GPUs", "Strategy", "Memory per GPU (GB)", "Link")
 SUMMARY_HEADERS = ("Sheet", "Servers", "Chassis", "GPUs per server", "CPUs per server", "RAM (GB)",
                    "Quantity", "Price per server", "Price")  # fmt: skip
 RUNS_HEADERS = ("Run", "Model", "Method", "Copies", "GPUs per copy", "Training tokens per copy",
@@ -58,7 +58,8 @@ RUNS_HEADERS = ("Run", "Model", "Method", "Copies", "GPUs per copy", "Training t
                 "P90 hours", "Checkpoint interval (h)", "Expected interruptions")  # fmt: skip
 POWER_HEADERS = ("Sheet", "Quantity", "Power per server (W)", "Feed", "Usable per feed (W)", "Share of feed",
                  "Headroom (W)", "Within the feed", "Power (W)", "Supplies", "Supplies' load (W)",
-                 "Supplies carry, redundant ones failed (W)")  # fmt: skip
+                 "Supplies carry, redundant ones failed (W)", "Parts' estimate (W)",
+                 "Vendor's published maximum (W)", "Planned with")  # fmt: skip
 SHEET_NAME_MAX = 31
 HEADROOM_HEADERS = ("Run", "Copies", "Card", "GPUs per copy", "Memory per GPU (GB)", "Free per GPU (GB)",
                     "Free (% of memory)", "Margin (%)", "Measured error (%)", "Margin's basis",
@@ -306,13 +307,14 @@ def _power(book: Any, formats: dict[str, Any], plan: Plan, names: list[str]) -> 
         within = Formula(f"=C{row}<=E{row}", s.power_w <= s.feed_usable_w)
         power = Formula(f"=B{row}*C{row}", group.quantity * s.power_w)
         supplies = [supplies_fitted(s), s.psu_load_w, s.psu_capacity_w] if s.psu_count else ["", "", ""]
+        basis = [s.parts_power_w or "", s.vendor_max_w or "", s.power_basis if s.parts_power_w else ""]
         sheet.put([name, group.quantity, s.power_w, s.feed, s.feed_usable_w, share, headroom, within, power,
-                   *supplies], {6: "percent"})  # fmt: skip
+                   *supplies, *basis], {6: "percent"})  # fmt: skip
         total += group.quantity * s.power_w
     last = sheet.row
     cell = Formula(f"=SUM(I2:I{last})" if last >= 2 else "=0", total)
     row = sheet.put(["Total", "", "", "", "", "", "", "", cell], bold=True)
-    sheet.widths((14, 10, 20, 14, 20, 14, 14, 16, 14, 20, 18, 22))
+    sheet.widths((14, 10, 20, 14, 20, 14, 14, 16, 14, 20, 18, 22, 16, 18, 16))
     return f"I{row}"
 
 
@@ -357,8 +359,9 @@ def _placement(book: Any, formats: dict[str, Any], plan: Plan) -> None:
     sheet = Sheet(book, "Placement", formats)
     sheet.put(list(PLACEMENT_HEADERS), bold=True)
     for a in plan.assignments:
-        sheet.put([a.run, a.copy_, a.server, a.gpus_text, str(a.strategy), a.memory_per_gpu_gb.total])
-    sheet.widths((24, 8, 10, 18, 10, 20))
+        link = link_words(plan, a) or "—"
+        sheet.put([a.run, a.copy_, a.server, a.gpus_text, str(a.strategy), a.memory_per_gpu_gb.total, link])
+    sheet.widths((24, 8, 10, 18, 10, 20, 16))
 
 
 def _headroom(book: Any, formats: dict[str, Any], plan: Plan, summary: PlanSummary) -> None:

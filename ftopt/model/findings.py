@@ -250,7 +250,7 @@ def _power_rule(f: dict[str, Any]) -> str:
         "chassis' fans and baseboard) / the supplies' efficiency, at most the feed's usable watts; "
         "the supplies left when the redundant ones fail carry the parts"
         + (f" ({supplies})" if supplies else "")
-        + "; sharded runs stay inside one NVLink domain when one holds them"
+        + "; sharded runs stay inside one scale-up domain (NVLink, Infinity Fabric) when one holds them"
     )
 
 

@@ -39,9 +39,14 @@ class NvLink(BaseModel):
     """A card's GPU-to-GPU link: its bandwidth, and the bridges it accepts (none for a baseboard
     module, whose links run to the NVSwitch chips of an HGX board, or straight to every other module
     on an AMD Instinct board's Infinity Fabric). The name is NVIDIA's; an OAM module's Infinity Fabric
-    is described by the same two figures."""
+    is described by the same two figures, and carries its own `name`, which every format prints."""
 
     model_config = _FROZEN
+    name: str = Field(
+        default="NVLink",
+        min_length=1,
+        description="the link's own name, as its maker calls it (NVLink, Infinity Fabric): what plans print",
+    )
     bandwidth_gbps: float = Field(gt=0, description="GB/s per GPU, both directions summed")
     bridge_sizes: tuple[int, ...] = Field(default=(), description="cards one bridge joins")
 
@@ -154,6 +159,21 @@ class BasePart(BaseModel):
     )
 
 
+class PublishedMax(BaseModel):
+    """A vendor's published maximum input power for its own system of this chassis class, and the
+    cards it was published for. Why it is kept beside the parts: where the parts explain less than
+    the vendor's figure (a DGX H200 at 0.91, a DGX B200 at 0.86), a circuit sized to the parts could
+    be overloaded by the real server; the power rules plan with the larger of the two
+    (ftopt.model.power.vendor_load_w says how it is scaled to a build's cards)."""
+
+    model_config = _FROZEN
+    system: str = Field(min_length=1, description="the vendor's system the figure is for: 'NVIDIA DGX H200'")
+    watts: int = Field(gt=0, description="its published maximum input power at the wall, W")
+    gpu_w: int = Field(gt=0, description="the power of each of its cards the figure was published at, W")
+    gpu_count: int = Field(gt=0, description="its cards")
+    source: str = Field(min_length=1, description="where it is published, with the date it was read")
+
+
 #: How a chassis' supplies back each other up: the supplies that must carry the whole draw are all of
 #: them (none), all but one (N+1) or half (N+N: one of two feeds may fail).
 PsuRedundancy = Literal["none", "N+1", "N+N"]
@@ -221,6 +241,11 @@ class Chassis(_Item):
     )
     base_parts: tuple[BasePart, ...] = Field(
         default=(), description="what base_watts is made of; when given, it sums to base_watts"
+    )
+    published_max: PublishedMax | None = Field(
+        default=None,
+        description="the vendor's published maximum input power for its own system of this class: "
+        "a floor under the parts' estimate in every power rule",
     )
 
     @model_validator(mode="after")

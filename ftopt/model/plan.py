@@ -87,9 +87,28 @@ class Server(BaseModel):
     bridge: str | None = Field(default=None, description="NVLink bridge id, if bridged")
     bridge_count: int = Field(default=0, ge=0)
     nvlink_domains: list[list[int]] = Field(default_factory=list, description="GPU indices per domain")
+    link_name: str | None = Field(
+        default=None,
+        description="its cards' GPU-to-GPU link as their maker names it (NVLink, Infinity Fabric); "
+        "None: no such link, or a plan written before the name was kept (read as NVLink)",
+    )
     gpu_power_cap_w: int = Field(gt=0)
     power_w: int = Field(
-        gt=0, description="full-load draw at the wall: the parts over the supplies' efficiency"
+        gt=0,
+        description="full-load draw at the wall the power rules plan with: the parts over the supplies' "
+        "efficiency, or the vendor's published maximum scaled to its cards where larger (power_basis)",
+    )
+    parts_power_w: int | None = Field(
+        default=None, ge=0, description="the parts' estimate at the wall; None in plans written before it"
+    )
+    vendor_max_w: int | None = Field(
+        default=None,
+        ge=0,
+        description="the vendor's published system maximum scaled to its cards, at the wall (chassis "
+        "published_max); None where none is published",
+    )
+    power_basis: Literal["parts", "vendor maximum"] = Field(
+        default="parts", description="which of parts_power_w and vendor_max_w power_w is: the larger"
     )
     feed: str
     feed_usable_w: int = Field(gt=0)
@@ -104,7 +123,10 @@ class Server(BaseModel):
         default=None, ge=0, description="index into its rack's feeds: the circuit the server draws from"
     )
     psu_load_w: int = Field(
-        default=0, ge=0, description="what its supplies deliver at full load (the parts' sum), rounded up"
+        default=0,
+        ge=0,
+        description="what its supplies deliver at full load (the parts' sum, or the vendor's maximum at "
+        "the supplies where larger), rounded up",
     )
     psu_watts: int = Field(default=0, ge=0, description="one supply's rating")
     psu_count: int = Field(default=0, ge=0, description="supplies fitted")

@@ -8,6 +8,11 @@ the chassis' fans, baseboard and BMC in `base_watts`), and the wall sees that su
 efficiency. The supplies that must carry the server when the redundant ones fail (all, all but one,
 or half, `Chassis.psu_carrying`) must deliver that sum: a server they cannot carry is not a plan.
 Checked against NVIDIA's DGX A100, H100 and B200 maxima in tests/model/test_power.py.
+
+Where a chassis class carries a vendor's published system maximum (`Chassis.published_max`), that
+figure, scaled to the build's cards (`vendor_load_w`), is a floor under the parts' sum: the parts
+explain a DGX H200 at 0.91 and a DGX B200 at 0.86 of NVIDIA's figures, and a circuit sized to them
+could be overloaded by the real server. Feed, rack circuits and supplies use `planned_load_w`.
 """
 
 from __future__ import annotations
@@ -47,6 +52,29 @@ def load_w(p: Parts) -> float:
         + nics
         + p.chassis.base_watts
     )
+
+
+def vendor_load_w(chassis: Chassis, gpu_w: int, gpu_count: int) -> float | None:
+    """The vendor's published system maximum as a load on the supplies, scaled to a build's cards;
+    None where the chassis class has none.
+
+    The scaling: the figure holds for the vendor's own system at full card power. Its cards' share
+    (gpu_w × gpu_count of `published_max`) is the only part whose change ftopt knows, so a build whose
+    cards draw less (a power cap) takes the difference off; the rest of the figure (host, fans, NICs
+    and whatever headroom the vendor keeps) stays whole, even for a smaller host: the safe side. At the
+    wall it is the published figure less the cards' difference over the supplies' efficiency."""
+    top = chassis.published_max
+    if top is None:
+        return None
+    cards = top.gpu_w * top.gpu_count - gpu_w * gpu_count
+    return top.watts * chassis.psu_efficiency - cards
+
+
+def planned_load_w(chassis: Chassis, gpu_w: int, gpu_count: int, load: float) -> float:
+    """What the power rules plan the supplies to deliver: the parts' `load`, or the vendor's scaled
+    maximum where it is larger (`vendor_load_w`)."""
+    vendor = vendor_load_w(chassis, gpu_w, gpu_count)
+    return load if vendor is None else max(load, vendor)
 
 
 def wall_w(chassis: Chassis, load: float) -> int:

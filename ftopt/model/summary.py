@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ftopt.model.findings import money
 from ftopt.model.hardware import Catalogue, CatalogueOrigin
-from ftopt.model.plan import Assignment, Node, Plan, RunSummary, ScheduledJob, Status
+from ftopt.model.plan import Assignment, Node, Plan, RunSummary, ScheduledJob, Server, Status
 from ftopt.model.result import Result
 from ftopt.model.workload import QuoteDetails, Workload
 
@@ -191,6 +191,9 @@ class PlanSummary(BaseModel):
     schedule: tuple[ScheduleLine, ...]
     headroom: tuple[CopyHeadroom, ...] = Field(
         description="each copy's free memory per GPU against its planning margin, identical copies once"
+    )
+    links: tuple[CopyLink, ...] = Field(
+        default=(), description="what joins each copy's GPUs, in the card maker's words (link_words)"
     )
     standing: Literal["proven", "within gap", "unproven", "none"]
     gap: float | None
@@ -413,6 +416,72 @@ def headroom_lines(plan: Plan) -> tuple[CopyHeadroom, ...]:
         )
         lines.append(draft.model_copy(update={"words": headroom_words(draft)}))
     return tuple(lines)
+
+
+# --- a server's draw: the parts or the vendor's maximum ----------------------------------------------
+
+
+def power_basis_words(server: Server) -> str:
+    """Which figure the server's draw was planned with, and the other: the parts' estimate or the
+    vendor's published system maximum (scaled to its cards); empty where no vendor figure is
+    published or the plan predates the two figures. Every format prints it beside the draw."""
+    parts, vendor = server.parts_power_w, server.vendor_max_w
+    if parts is None or vendor is None:
+        return ""
+    if server.power_basis == "vendor maximum":
+        return f"planned at the vendor's published maximum, {vendor:,} W (the parts come to {parts:,} W)"
+    return f"planned at the parts' {parts:,} W (the vendor's published maximum is {vendor:,} W)"
+
+
+# --- the links between a copy's GPUs ---------------------------------------------------------------
+
+#: A link kind's words where the server names no link of its own (PCIe; a plan written before
+#: `Server.link_name` was kept reads as NVLink, the only such link then).
+_LINK_WORDS = {"nvlink": "NVLink", "pcie": "PCIe"}
+
+
+class CopyLink(BaseModel):
+    """What joins one copy's GPUs, in the words of the card's maker: the line every format prints."""
+
+    model_config = _SUMMARY
+    run: str
+    copy_number: int = Field(ge=1, description="the copy (or job) number, Assignment.copy")
+    kind: str = Field(description="nvlink or pcie, as the plan stores it (Assignment.link)")
+    words: str = Field(description="NVLink, Infinity Fabric or PCIe: the server's own link name")
+
+
+def server_link_words(server: Server) -> str:
+    """The server's scale-up link as its cards' maker names it; NVLink for a plan written before
+    the name was kept."""
+    return server.link_name or _LINK_WORDS["nvlink"]
+
+
+def link_words(plan: Plan, a: Assignment) -> str | None:
+    """What joins a copy's GPUs as the card's maker names it: its server's scale-up link (NVLink, AMD
+    Infinity Fabric) when they share one, PCIe when they do not; None for a copy on one GPU. Why
+    from the server: the plan's link kind says only whether the GPUs share a scale-up domain, and an
+    AMD board printed "over nvlink"."""
+    return copy_link_words(a, next((s for s in plan.servers if s.id == a.server), None))
+
+
+def copy_link_words(a: Assignment, server: Server | None) -> str | None:
+    """`link_words` of a copy drawn on `server` (its first, for a copy over several)."""
+    if a.link is None:
+        return None
+    if a.link == "nvlink" and server is not None:
+        return server_link_words(server)
+    return _LINK_WORDS.get(a.link, a.link)
+
+
+def link_lines(plan: Plan) -> tuple[CopyLink, ...]:
+    """Each copy's link words, in plan order; copies on one GPU have none."""
+    servers = {s.id: s for s in plan.servers}
+    out = []
+    for a in plan.assignments:
+        words = copy_link_words(a, servers.get(a.server))
+        if a.link is not None and words is not None:
+            out.append(CopyLink(run=a.run, copy_number=a.copy_, kind=a.link, words=words))
+    return tuple(out)
 
 
 # --- what is trained at once, and when it ends -----------------------------------------------------
@@ -718,6 +787,7 @@ def summarize(
         **_spare_totals(runs),
         "schedule": schedule_lines(plan),
         "headroom": headroom_lines(plan),
+        "links": link_lines(plan),
         "standing": _standing(plan),
         "gap": plan.gap,
         "bound": plan.bound,

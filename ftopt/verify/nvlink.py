@@ -160,3 +160,15 @@ def check_link_report(ctx: Context) -> Iterator[Violation]:
         expected = interconnect(*placed)
         if a.link != expected:
             yield Violation("link-report", copy_subject(a), f"link {a.link}", f"its GPUs share {expected}")
+    yield from _link_names(ctx)
+
+
+def _link_names(ctx: Context) -> Iterator[Violation]:
+    """The link name a server states (what every format prints for its copies) is its card's own."""
+    for p in ctx.servers():
+        stated = p.server.link_name
+        if stated is None or p.gpu is None:
+            continue
+        own = p.gpu.nvlink.name if p.gpu.nvlink else None
+        if stated != own:
+            yield Violation("link-report", p.subject, f"link name {stated}", f"{p.gpu.id} links over {own}")

@@ -4,9 +4,11 @@ Racks and their circuits have rules of their own (racks.py).
 
 Power is the draw at the wall of docs/design.md: the parts (cards at their cap, CPU TDP, DIMMs,
 drives, fabric NICs, the chassis' fans and baseboard) over the supplies' efficiency, rounded up to the
-watt. Both the stated and the re-computed draw must stay within the feed's usable watts, the supplies
-left when the redundant ones fail must carry the parts, and the feed must be the one the site has at
-every position. Re-computed here, never taken from the model's power module.
+watt; where the chassis carries a vendor's published system maximum, that figure (scaled to the
+server's cards: less the cards' difference from the vendor's) is a floor under the parts. Both the
+stated and the re-computed draw must stay within the feed's usable watts, the supplies left when the
+redundant ones fail must carry the load, and the feed must be the one the site has at every position.
+Re-computed here, never taken from the model's power module.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from ftopt.verify.context import Context, Parts
 from ftopt.verify.violation import EPS, Violation, close, num
 
 
-def supplies_load_w(p: Parts) -> float | None:
-    """What the supplies deliver at full load: cards at their setting, CPU TDP, DIMMs, drives,
-    fabric NICs and the chassis' own fans and baseboard; None if a part does not resolve."""
+def parts_load_w(p: Parts) -> float | None:
+    """What the parts draw from the supplies at full load: cards at their setting, CPU TDP, DIMMs,
+    drives, fabric NICs and the chassis' own fans and baseboard; None if a part does not resolve."""
     s, cpu, chassis, dimm, boot = p.server, p.cpu, p.chassis, p.dimm, p.boot_drive
     if p.gpu is None or cpu is None or chassis is None or dimm is None or boot is None:
         return None
@@ -38,12 +40,37 @@ def supplies_load_w(p: Parts) -> float | None:
     return sum(watts)
 
 
-def server_power_w(p: Parts) -> int | None:
-    """Full-load draw at the wall: the supplies' load over their efficiency, rounded up."""
-    load = supplies_load_w(p)
+def vendor_floor_w(p: Parts) -> float | None:
+    """The vendor's published system maximum (the chassis' published_max) as a load on the supplies,
+    for this server's cards: the figure at the wall times the supplies' efficiency, less what the
+    vendor's cards draw beyond these (a power cap); None where none is published."""
+    c = p.chassis
+    top = c.published_max if c is not None else None
+    if c is None or top is None:
+        return None
+    s = p.server
+    return top.watts * c.psu_efficiency - (top.gpu_w * top.gpu_count - s.gpu_power_cap_w * s.gpu_count)
+
+
+def supplies_load_w(p: Parts) -> float | None:
+    """What the power rules hold the supplies to: the parts' draw, or the vendor's scaled maximum
+    where it is larger (docs/design.md, "vendor floor"); None if a part does not resolve."""
+    parts = parts_load_w(p)
+    if parts is None:
+        return None
+    floor = vendor_floor_w(p)
+    return parts if floor is None else max(parts, floor)
+
+
+def _at_wall(p: Parts, load: float | None) -> int | None:
     if load is None or p.chassis is None:
         return None
     return math.ceil(round(load / p.chassis.psu_efficiency, 6))
+
+
+def server_power_w(p: Parts) -> int | None:
+    """Full-load draw at the wall: the supplies' load over their efficiency, rounded up."""
+    return _at_wall(p, supplies_load_w(p))
 
 
 def carrying_w(p: Parts) -> int | None:
@@ -69,8 +96,13 @@ def check_power_cap(ctx: Context) -> Iterator[Violation]:
             )
 
 
+#: The parts' estimate and the vendor's scaled maximum at the wall, and which one the draw is.
+_Figures = tuple[int | None, int | None, str]
+
+
 def check_power_estimate(ctx: Context) -> Iterator[Violation]:
-    """The stated draw and supplies' load are the re-computed ones."""
+    """The stated draw and supplies' load are the re-computed ones, and so are the two figures the
+    draw is the larger of (the parts' estimate and the vendor's scaled maximum) and which one it is."""
     for p in ctx.servers():
         s, power, load = p.server, server_power_w(p), supplies_load_w(p)
         if power is None or load is None or p.chassis is None:
@@ -80,8 +112,24 @@ def check_power_estimate(ctx: Context) -> Iterator[Violation]:
                 "power-estimate",
                 p.subject,
                 f"{s.power_w} W at the wall, supplies {s.psu_load_w} W",
-                f"the parts draw {num(load)} W / efficiency {num(p.chassis.psu_efficiency)} = {power} W",
+                f"supplies {num(load)} W / efficiency {num(p.chassis.psu_efficiency)} = {power} W",
             )
+        stated: _Figures = (s.parts_power_w, s.vendor_max_w, s.power_basis)
+        derived = _derived_figures(p)
+        if s.parts_power_w is not None and stated != derived:
+            yield Violation("power-estimate", p.subject, _figures_words(stated), _figures_words(derived))
+
+
+def _derived_figures(p: Parts) -> _Figures:
+    """The parts' estimate and the vendor's scaled maximum at the wall, and which one is planned."""
+    parts, floor = parts_load_w(p), vendor_floor_w(p)
+    basis = "vendor maximum" if floor is not None and parts is not None and floor > parts else "parts"
+    return (_at_wall(p, parts), _at_wall(p, floor), basis)
+
+
+def _figures_words(f: _Figures) -> str:
+    vendor = "no vendor maximum" if f[1] is None else f"vendor maximum {f[1]} W"
+    return f"parts {f[0]} W, {vendor}, planned with the {f[2]}"
 
 
 def check_power_feed(ctx: Context) -> Iterator[Violation]:
@@ -95,7 +143,7 @@ def check_power_feed(ctx: Context) -> Iterator[Violation]:
 
 
 def check_power_supplies(ctx: Context) -> Iterator[Violation]:
-    """The supplies left when the redundant ones fail carry the parts; the plan states the chassis'
+    """The supplies left when the redundant ones fail carry the load; the plan states the chassis'
     supplies as the catalogue has them."""
     for p in ctx.servers():
         s, c, capacity = p.server, p.chassis, carrying_w(p)

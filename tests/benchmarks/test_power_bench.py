@@ -19,3 +19,13 @@ def test_at_least_three_systems_are_within_ten_percent_and_every_miss_says_why()
 def test_a_row_is_ftopts_wall_draw_over_the_published_figure() -> None:
     dgx_h100 = next(r for r in power_bench.rows() if "H100" in r.name and r.chassis.startswith("hgx"))
     assert dgx_h100.ratio == dgx_h100.ftopt_w / 10200 and dgx_h100.within
+
+
+def test_the_dgx_b200_row_counts_its_bluefield_dpus_at_their_published_watts() -> None:
+    """By hand: 8 × 1,000 (cards) + 2 × 350 (Xeon 8570) + 32 × 8 (DIMMs) + 8 × 20 + 8 (drives)
+    + 8 × 25 (ConnectX-7) + 2 × 150 (BlueField-3, extra_parts) + 2,236 (base) = 11,860 W from the
+    supplies, 12,355 W at the wall (/ 0.96, rounded up): 0.86 of NVIDIA's 14,300 W, a named miss."""
+    b200 = next(s for s in power_bench.systems() if s["name"] == "NVIDIA DGX B200")
+    assert power_bench.extra_w(b200) == 300
+    row = next(r for r in power_bench.rows() if r.name == "NVIDIA DGX B200")
+    assert row.ftopt_w == 12355 and f"{row.ratio:.2f}" == "0.86" and not row.within and row.miss

@@ -74,6 +74,17 @@ def test_list_gpus_shows_prices() -> None:
     assert money(price.amount, price.currency) in out  # the one price format
 
 
+def test_list_gpus_names_each_cards_own_link() -> None:
+    """An AMD module's link is its maker's Infinity Fabric, not an "NVSwitch baseboard"."""
+    out = ok(invoke("list", "gpus"))
+    boards = [g for g in load_catalogue().gpus if g.nvlink and not g.nvlink.bridge_sizes]
+    nvswitch = [g for g in boards if g.nvlink and g.nvlink.name == "NVLink"]
+    assert len(nvswitch) < len(boards) and out.count("NVSwitch") == len(nvswitch)
+    assert out.count("Infinity Fabric") == len(boards) - len(nvswitch)
+    cards = json.loads(ok(invoke("list", "gpus", "--format", "json")))["gpus"]
+    assert {g["id"]: g["nvlink"]["name"] for g in cards if g["nvlink"]}["mi300x"] == "Infinity Fabric"
+
+
 def test_list_json() -> None:
     data = json.loads(ok(invoke("list", "feeds", "--format", "json")))
     assert [f["id"] for f in data["feeds"]] == list(load_catalogue().ids("feeds"))

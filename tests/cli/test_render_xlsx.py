@@ -16,7 +16,7 @@ from ftopt.cli.main import cli
 from ftopt.cli.render_quote import run_rows, server_groups
 from ftopt.cli.render_xlsx import group_sheet_names, write_xlsx
 from ftopt.model.plan import Plan
-from ftopt.model.summary import method_words
+from ftopt.model.summary import link_words, method_words
 
 REF = re.compile(r"(?:'((?:[^']|'')+)'|([A-Za-z_][A-Za-z0-9_]*))!([A-Z]+\d+)|\b([A-Z]+\d+)\b")
 SUM = re.compile(r"SUM\(([A-Z]+)(\d+):([A-Z]+)(\d+)\)")
@@ -193,12 +193,14 @@ def test_the_placement_sheet_lists_every_copy(quote):
     plan, path = quote
     sheet = load_workbook(path)["Placement"]
     rows = list(sheet.iter_rows(min_row=2, values_only=True))
-    assert [c.value for c in sheet[1]] == ["Run", "Copy", "Server", "GPUs", "Strategy", "Memory per GPU (GB)"]
+    assert [c.value for c in sheet[1]] == [
+        "Run", "Copy", "Server", "GPUs", "Strategy", "Memory per GPU (GB)", "Link"
+    ]  # fmt: skip
     assert len(rows) == len(plan.assignments)
     first = plan.assignments[0]
     assert rows[0] == (
         first.run, first.copy_, first.server, first.gpus_text, str(first.strategy),
-        first.memory_per_gpu_gb.total,
+        first.memory_per_gpu_gb.total, link_words(plan, first) or "—",
     )  # fmt: skip
 
 

@@ -33,7 +33,7 @@ from openpyxl import load_workbook
 from ftopt.cli.render_quote import headroom_rows
 from ftopt.cli.solve import QUEUE_ALTERNATIVES, render, write_plan
 from ftopt.model.plan import Plan
-from ftopt.model.summary import PlanSummary, spares_words
+from ftopt.model.summary import PlanSummary, power_basis_words, spares_words
 from tests.combinations.fragments import FEATURES, ROOT, Combination, affine_plane_triples
 from tests.commands import invoke
 
@@ -324,6 +324,71 @@ def test_a_queue_schedules_each_job_on_its_hours_at_its_runs_confidence(case: Ca
         assert summary.queue_finish_p50 == pytest.approx(summary.last_job_end_hours, abs=1e-5)
     assert summary.queue_finish_p50 is not None and summary.queue_finish_p90 is not None
     assert summary.queue_finish_p50 < summary.queue_finish_p90
+
+
+@by_name(CASES)
+@pytest.mark.parametrize("fmt", ["table", "markdown", "html", "xlsx"])
+def test_every_format_names_each_copys_link_as_the_summary_does(case: Case, folder: Path, fmt: str):
+    """The summary names every multi-GPU copy's link in its card maker's words (an AMD board's
+    Infinity Fabric is not "nvlink"), and each format prints those words, never the plan's bare kind."""
+    if case.unsupported:
+        pytest.skip("refused: see test_solve_gives_a_verified_plan_in_json_and_yaml")
+    _, _, plan, summary = solved(case, folder)
+    assert [(k.run, k.copy_number) for k in summary.links] == [
+        (a.run, a.copy_) for a in plan.assignments if a.link
+    ]
+    words = {k.words for k in summary.links}
+    if fmt == "xlsx":
+        path = folder / f"{case.name.replace(':', '-')}.links.xlsx"
+        write_plan(plan, "xlsx", path, summary=summary)
+        assert words <= _cells(path)
+        return
+    text = html.unescape(_text_in(fmt, plan, summary, folder))
+    for said in words:  # the run table's training cell: "fsdp, adamw-32bit, over Infinity Fabric"
+        assert f"over {said}" in text, (fmt, said)
+    assert "over nvlink" not in text and "over pcie" not in text
+
+
+@by_name(CASES)
+@pytest.mark.parametrize("fmt", ["table", "markdown", "html", "xlsx"])
+def test_every_format_states_both_power_figures_where_a_vendor_maximum_is_published(
+    case: Case, folder: Path, fmt: str
+):
+    """Each server's draw is the larger of its parts' estimate and the vendor's published maximum
+    (scaled to its cards); where both exist, every format states both and which one was planned."""
+    if case.unsupported:
+        pytest.skip("refused: see test_solve_gives_a_verified_plan_in_json_and_yaml")
+    _, _, plan, summary = solved(case, folder)
+    for s in plan.servers:
+        assert s.parts_power_w is not None
+        assert s.power_w == max(s.parts_power_w, s.vendor_max_w or 0)
+        assert s.power_basis == ("vendor maximum" if s.power_w > s.parts_power_w else "parts")
+    servers = [s for s in plan.servers if s.vendor_max_w is not None]
+    if fmt == "xlsx":
+        path = folder / f"{case.name.replace(':', '-')}.power.xlsx"
+        write_plan(plan, "xlsx", path, summary=summary)
+        cells = _cells(path)
+        for s in servers:
+            assert {str(s.parts_power_w), str(s.vendor_max_w), s.power_basis} <= cells
+        return
+    text = html.unescape(_text_in(fmt, plan, summary, folder))
+    for s in servers:
+        assert power_basis_words(s) in text, (fmt, s.id)
+
+
+@pytest.mark.parametrize(
+    ("example", "said"),
+    [
+        ("amd-70b-full", "Infinity Fabric"),
+        ("amd-mi355x-70b-full", "Infinity Fabric"),
+        ("hgx-full-70b", "NVLink"),
+    ],
+)
+def test_an_eight_gpu_boards_link_is_named_by_the_cards_maker(example: str, said: str, folder: Path):
+    case = next(c for c in CASES if c.name == f"example:{example}")
+    _, _, _, summary = solved(case, folder)
+    assert {k.words for k in summary.links} == {said}
+    assert {k.kind for k in summary.links} == {"nvlink"}  # the same kind: one scale-up domain
 
 
 def _cells(path: Path) -> set[str]:

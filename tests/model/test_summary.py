@@ -16,7 +16,7 @@ import yaml
 from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
-from ftopt.model.summary import PlanSummary, method_words, summarize
+from ftopt.model.summary import PlanSummary, link_words, method_words, summarize
 from ftopt.model.workload import Workload
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
@@ -207,3 +207,15 @@ def test_the_queue_finish_at_p50_and_p90_by_hand() -> None:
     assert s.queue_finish_p90 == pytest.approx(s.last_job_end_hours)  # scheduled at P90: its own end
     assert s.queue_finish_p50 is not None and s.queue_finish_p50 < s.queue_finish_p90
     assert f"{s.queue_finish_p50:,.1f} h / {s.queue_finish_p90:,.1f} h" in {f.value for f in s.figures}
+
+
+def test_an_amd_boards_link_is_named_infinity_fabric_and_an_old_plan_reads_as_nvlink() -> None:
+    """Defect: the plan kept only the link kind, so an AMD Instinct board printed "over nvlink"."""
+    plan, summary = summary_of(EXAMPLES / "amd-70b-full.yaml")
+    assert {s.link_name for s in plan.servers} == {"Infinity Fabric"}
+    assert [(k.kind, k.words) for k in summary.links] == [("nvlink", "Infinity Fabric")] * len(summary.links)
+    assert summary.links, "the 70B full fine-tune spans the board's eight GPUs"
+    older = plan.model_copy(
+        update={"servers": [s.model_copy(update={"link_name": None}) for s in plan.servers]}
+    )
+    assert {link_words(older, a) for a in older.assignments} == {"NVLink"}

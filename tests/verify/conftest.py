@@ -425,6 +425,13 @@ def rebuilt(old: Server, catalogue: Catalogue, **update: Any) -> Server:
         + (nic.power_w * s.nic_count if nic else 0.0)
         + chassis.base_watts
     )
+    top, eff = chassis.published_max, chassis.psu_efficiency
+    vendor = (
+        None
+        if top is None
+        else top.watts * eff - (top.gpu_w * top.gpu_count - s.gpu_power_cap_w * s.gpu_count)
+    )
+    planned = load if vendor is None else max(load, vendor)
     return s.model_copy(
         update={
             "cores": cpu.cores * s.cpu_count,
@@ -433,8 +440,11 @@ def rebuilt(old: Server, catalogue: Catalogue, **update: Any) -> Server:
             "nvme_tb": round(drive.tb * s.data_drive_count, 2),
             "bridge_count": s.gpu_count // bridge.size if bridge else 0,
             "nvlink_domains": nvlink_domains(graph),
-            "power_w": math.ceil(round(load / chassis.psu_efficiency, 6)),
-            "psu_load_w": math.ceil(round(load, 6)),
+            "power_w": math.ceil(round(planned / eff, 6)),
+            "parts_power_w": math.ceil(round(load / eff, 6)),
+            "vendor_max_w": None if vendor is None else math.ceil(round(vendor / eff, 6)),
+            "power_basis": "vendor maximum" if planned > load else "parts",
+            "psu_load_w": math.ceil(round(planned, 6)),
             "psu_watts": chassis.psu_watts,
             "psu_count": chassis.psu_count,
             "psu_redundancy": chassis.psu_redundancy,

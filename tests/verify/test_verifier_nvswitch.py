@@ -62,5 +62,34 @@ def test_a_misstated_hgx_power_draw(solved) -> None:
     c = solved("hgx-llama70-lora")
     server = c.server()
     # (8 × 700 W + 2 × 280 W + 24 × 10 W DIMMs + 2 × 20 W drives + 8 W boot + 1,906 W) / 0.96
-    assert server.power_w == 8703
+    assert server.parts_power_w == 8703
     assert "power-estimate" in c.rules(c.with_server(power_w=7084))  # the old (cards + CPUs) × 1.15
+
+
+def test_the_dgx_h200_maximum_is_the_floor_the_verifier_re_derives(solved) -> None:
+    """The parts explain 8,703 W; NVIDIA's DGX H200 figure (10,200 W at full card power) is larger,
+    so the plan sizes the feed by it and says so. A plan that states the parts' figure as its draw,
+    or that puts the server on a feed between the two, is refused."""
+    c = solved("hgx-llama70-lora")
+    server = c.server()
+    assert (server.power_w, server.vendor_max_w, server.power_basis) == (10200, 10200, "vendor maximum")
+    assert server.psu_load_w == 9792  # 10,200 W × 0.96 from the supplies
+    as_parts = c.with_server(power_w=8703, psu_load_w=8355, vendor_max_w=None, power_basis="parts")
+    found = [str(v) for v in c.verify(as_parts)]
+    assert [line for line in found if line.startswith("power-")] == [
+        "power-estimate: server s1: 8703 W at the wall, supplies 8355 W, "
+        "supplies 9792 W / efficiency 0.96 = 10200 W",
+        "power-estimate: server s1: parts 8703 W, no vendor maximum, planned with the parts, "
+        "parts 8703 W, vendor maximum 10200 W, planned with the vendor maximum",
+    ]
+    assert "power-feed" in c.rules(c.with_server(feed_usable_w=9000))
+
+
+def test_a_server_states_its_cards_own_link_name(solved) -> None:
+    """Every format prints the server's link name for its copies: an HGX H200 that claims AMD's
+    Infinity Fabric is refused; the solved plan names NVLink."""
+    c = solved("hgx-llama70-lora")
+    assert c.server().link_name == "NVLink"
+    assert [str(v) for v in c.verify(c.with_server(link_name="Infinity Fabric"))] == [
+        "link-report: server s1: link name Infinity Fabric, h200-sxm links over NVLink"
+    ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Any
 
 from ftopt.errors import UnverifiedPlanError
 from ftopt.model.fabric import node_network
@@ -34,7 +35,7 @@ from ftopt.model.plan import (
     Status,
     Tco,
 )
-from ftopt.model.power import load_w, supplies_words, wall_w
+from ftopt.model.power import load_w, planned_load_w, supplies_words, vendor_load_w, wall_w
 from ftopt.model.rent import rent_for
 from ftopt.model.speed import Speed, energy_kwh, hours_to_train
 from ftopt.model.spread import SpreadFactors, hours_at_confidence
@@ -57,12 +58,27 @@ def build_link(build: Build, gpus: list[int]) -> tuple[str | None, float | None]
     return topology_profile(build.topology, tuple(gpus))
 
 
+def _power_fields(f: Build, load: float) -> dict[str, Any]:
+    """The server's draw as the plan states it: the parts' estimate, the vendor's scaled maximum, the
+    larger of the two (what every power rule planned with) and which one that is."""
+    planned = planned_load_w(f.chassis, f.power_cap_w, f.gpu_count, load)
+    vendor = vendor_load_w(f.chassis, f.power_cap_w, f.gpu_count)
+    return {
+        "power_w": wall_w(f.chassis, planned),
+        "parts_power_w": wall_w(f.chassis, load),
+        "vendor_max_w": None if vendor is None else wall_w(f.chassis, vendor),
+        "power_basis": "vendor maximum" if planned > load else "parts",
+        "psu_load_w": math.ceil(round(planned, 6)),
+    }
+
+
 def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
     f = layout.build
     lines = bill_of_materials(data.catalogue, layout)
     parts = build_parts(f.chassis, f.power_cap_w, f.gpu_count, f.cpu, f.boot, layout.ram, layout.disk)
     load = load_w(replace(parts, nic=f.nic, nic_count=f.nic_count))
     return Server(
+        **_power_fields(f, load),
         id=server_id,
         chassis=f.chassis.id,
         gpu=f.gpu.id,
@@ -81,8 +97,8 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         bridge=f.bridge.id if f.bridge else None,
         bridge_count=f.bridge_count,
         nvlink_domains=[list(d) for d in topology_domains(f.topology)],
+        link_name=f.gpu.nvlink.name if f.gpu.nvlink else None,
         gpu_power_cap_w=f.power_cap_w,
-        power_w=wall_w(f.chassis, load),
         feed=f.feed.id,
         feed_usable_w=f.feed.usable_w,
         max_inlet_c=f.max_inlet_c,
@@ -91,7 +107,6 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
         nic=f.nic.id if f.nic else None,
         nic_count=f.nic_count,
         owned=f.owned is not None,
-        psu_load_w=math.ceil(round(load, 6)),
         psu_watts=f.chassis.psu_watts,
         psu_count=f.chassis.psu_count,
         psu_redundancy=f.chassis.psu_redundancy,

@@ -22,7 +22,7 @@ from typing import TypeVar
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Bridge, Catalogue, Chassis, Cpu, Dimm, Drive, Feed, Gpu, Nic
 from ftopt.model.mig import MigProfile
-from ftopt.model.power import Parts, load_w, supplies_carry, supplies_words, wall_w
+from ftopt.model.power import Parts, load_w, planned_load_w, supplies_carry, supplies_words, wall_w
 from ftopt.model.timing import server_energy_cost
 from ftopt.model.topology import Topology, largest_domain, topology_of
 from ftopt.model.workload import Workload
@@ -79,7 +79,8 @@ class Build:
     nic: Nic | None = None
     nic_count: int = 0
     owned: int | None = None  # index of the workload's inventory entry: a server the customer owns
-    # What the supplies deliver with the hungriest RAM and disk tiers (power_w is it at the wall).
+    # What the parts draw from the supplies with the hungriest RAM and disk tiers; power_w is the draw
+    # at the wall the power rules plan with: the parts, or the vendor's published maximum where larger.
     load_w: float = 0.0
     # GPU slices (MIG): every card of the server split into `mig_count` instances of `mig`; each
     # instance is one slot a single-GPU copy of a slice mode takes (ftopt/model/mig.py).
@@ -238,8 +239,9 @@ def _cheapest_host(
     for cpu in cpus:
         for cap in gpu.power_settings_w:
             load = load_w(build_parts(chassis, cap, count, cpu, *fill))
-            power = wall_w(chassis, load)
-            if power <= feed.usable_w and supplies_carry(chassis, load):
+            planned = planned_load_w(chassis, cap, count, load)
+            power = wall_w(chassis, planned)
+            if power <= feed.usable_w and supplies_carry(chassis, planned):
                 return _Host(cpu, cap, load, power)
     return None
 
@@ -429,14 +431,16 @@ def _powered_tiers(
         return load_w(build_parts(chassis, host.cap, count, host.cpu, boot, ram, disk))
 
     def fits(watts: float) -> bool:
-        return wall_w(chassis, watts) <= feed.usable_w and supplies_carry(chassis, watts)
+        planned = planned_load_w(chassis, host.cap, count, watts)
+        return wall_w(chassis, planned) <= feed.usable_w and supplies_carry(chassis, planned)
 
     rams, disks = tiers
     rams = [r for r in rams if fits(load(r, disks[0]))]
     top_ram = hungriest(rams, disks)[0]
     disks = [d for d in disks if fits(load(top_ram, d))]
     most = load(*hungriest(rams, disks))
-    return rams, disks, replace(host, load_w=most, power_w=wall_w(chassis, most))
+    power = wall_w(chassis, planned_load_w(chassis, host.cap, count, most))
+    return rams, disks, replace(host, load_w=most, power_w=power)
 
 
 def _unpowered(
@@ -447,7 +451,8 @@ def _unpowered(
     cap = min(gpu.power_settings_w)
     fitting = [c for c in catalogue.cpus if chassis.fits(c)] or list(catalogue.cpus)
     cpu = min(fitting, key=lambda c: c.tdp_w)
-    load = load_w(build_parts(chassis, cap, chassis.gpu_slots, cpu, *fill))
+    parts = load_w(build_parts(chassis, cap, chassis.gpu_slots, cpu, *fill))
+    load = planned_load_w(chassis, cap, chassis.gpu_slots, parts)
     if not supplies_carry(chassis, load):
         return finding(
             FindingKind.SUPPLIES,

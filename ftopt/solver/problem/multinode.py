@@ -33,7 +33,7 @@ from ftopt.model.fabric import (
 from ftopt.model.failures import failure_cost
 from ftopt.model.hardware import Catalogue, Nic
 from ftopt.model.memory import GB, checkpoint_bytes
-from ftopt.model.power import supplies_carry, wall_w
+from ftopt.model.power import planned_load_w, supplies_carry, wall_w
 from ftopt.model.rl import multinode_any_sizings, multinode_any_speed
 from ftopt.model.sizing import (
     CopySetup,
@@ -113,8 +113,9 @@ def networked_build(catalogue: Catalogue, build: Build, nic: Nic) -> Build | Non
     if nics == 0:
         return None
     load = build.load_w + nics * nic.power_w
-    power = wall_w(build.chassis, load)
-    if power > build.feed.usable_w or not supplies_carry(build.chassis, load):
+    planned = planned_load_w(build.chassis, build.power_cap_w, build.gpu_count, load)
+    power = wall_w(build.chassis, planned)
+    if power > build.feed.usable_w or not supplies_carry(build.chassis, planned):
         return None
     price = build.fixed_price + catalogue.price(nic.id).amount * nics
     energy = build.energy_cost * power / build.power_w if build.power_w else 0.0  # linear in the draw

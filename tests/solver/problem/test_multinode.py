@@ -32,7 +32,11 @@ def test_a_networked_build_carries_its_nics_in_price_and_power() -> None:
     )
     networked = networked_build(catalogue(), plain, nic)
     assert networked is not None
-    assert networked.fixed_price > plain.fixed_price and networked.power_w > plain.power_w
+    assert networked.fixed_price > plain.fixed_price
+    assert networked.load_w == plain.load_w + networked.nic_count * nic.power_w
+    # The NICs add to the parts; the draw planned is the larger of the parts and NVIDIA's DGX maximum,
+    # which counts the DGX's own ten NICs already: never less than without them.
+    assert networked.power_w >= plain.power_w
 
 
 def test_a_bid_that_fits_one_server_gets_no_multinode_options() -> None:
