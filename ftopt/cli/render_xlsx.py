@@ -241,12 +241,12 @@ def _runs(book: Any, formats: dict[str, Any], plan: Plan) -> None:
 
 
 def _overhead_and_factor(a: Assignment, run: RunSummary | None) -> tuple[float, float] | None:
-    """The failure overhead the deadline counts (a copy over several servers only) and the spread
+    """The failure overhead the deadline counts (every copy's, on its servers' drives) and the spread
     factor at the run's deadline confidence, read back from the copy's stated hours; None without."""
     at = a.hours_at(run.deadline_confidence if run else None)
     if a.hours is None or not a.hours or at is None or a.hours_p90 is None:
         return None
-    overhead = (a.failure_overhead or 0.0) if a.multinode else 0.0
+    overhead = a.failure_overhead or 0.0
     return overhead, at / (a.hours * (1 + overhead))
 
 

@@ -246,7 +246,7 @@ class Assignment(BaseModel):
     )
     hours_p50: float | None = Field(
         default=None,
-        description="hours at P50: hours (with failures for a copy over several servers) × its stack's "
+        description="hours at P50: hours with failures (on its servers' data drives) × its stack's "
         "P50 spread factor (spread.yaml)",
     )
     hours_p90: float | None = Field(
@@ -290,8 +290,8 @@ class Assignment(BaseModel):
         return data
 
     def hours_at(self, confidence: float | None) -> float | None:
-        """Its hours at `confidence` (0.5: P50, 0.9: P90); its plain hours without a confidence (a
-        queue's runs) or in plans without spread."""
+        """Its hours at `confidence` (0.5: P50, 0.9: P90); its plain hours without a confidence or in
+        plans without spread."""
         at = {0.5: self.hours_p50, 0.9: self.hours_p90}.get(confidence) if confidence is not None else None
         return at if at is not None else self.hours
 

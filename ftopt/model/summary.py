@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ftopt.model.findings import money
 from ftopt.model.hardware import Catalogue, CatalogueOrigin
-from ftopt.model.plan import Assignment, Plan, RunSummary, Server, Status
+from ftopt.model.plan import Assignment, Node, Plan, RunSummary, ScheduledJob, Server, Status
 from ftopt.model.result import Result
 from ftopt.model.workload import QuoteDetails, Workload
 
@@ -46,7 +46,7 @@ class CopyFailures(BaseModel):
     checkpoint_interval_h: float
     expected_interruptions: float
     failure_overhead: float
-    servers: int = Field(description="servers the copy spans: only over several do failures enter P50/P90")
+    servers: int = Field(description="servers the copy spans (its checkpoints land on all their drives)")
 
 
 class SpareLine(BaseModel):
@@ -176,6 +176,14 @@ class PlanSummary(BaseModel):
     hours: float | None = Field(description="peak: the longest copy's hours; queue: the last job's end")
     horizon_hours: float | None
     last_job_end_hours: float | None
+    queue_finish_p50: float | None = Field(
+        default=None,
+        description="queue: the last job's end with every job at its P50 hours, in the schedule's order",
+    )
+    queue_finish_p90: float | None = Field(
+        default=None,
+        description="queue: the last job's end with every job at its P90 hours, in the schedule's order",
+    )
     runs_without_hours: tuple[str, ...] = Field(description="runs without train_tokens: no hours")
     runs: tuple[RunLine, ...]
     spares: int = Field(default=0, description="hot spare servers in the plan (in `servers` too)")
@@ -202,13 +210,14 @@ class PlanSummary(BaseModel):
 
     @property
     def hours_p50_p90(self) -> tuple[float, float] | None:
-        """A peak plan's slowest run at P50 and P90 (the speed model's spread, with failures where
-        counted); None in a queue or without spread figures."""
-        p50 = max((r.hours_p50 for r in self.runs if r.hours_p50 is not None), default=None)
-        p90 = max((r.hours_p90 for r in self.runs if r.hours_p90 is not None), default=None)
-        if self.mode == "queue" or p50 is None or p90 is None:
-            return None
-        return p50, p90
+        """A peak plan's slowest run at P50 and P90 (the speed model's spread, with failures); a queue
+        plan's last job's end at P50 and P90 (`queue_finish`); None without spread figures."""
+        if self.mode == "queue":
+            p50, p90 = self.queue_finish_p50, self.queue_finish_p90
+        else:
+            p50 = max((r.hours_p50 for r in self.runs if r.hours_p50 is not None), default=None)
+            p90 = max((r.hours_p90 for r in self.runs if r.hours_p90 is not None), default=None)
+        return None if p50 is None or p90 is None else (p50, p90)
 
 
 # --- runs -----------------------------------------------------------------------------------------
@@ -491,6 +500,34 @@ def together_words(plan: Plan, runs: tuple[RunLine, ...]) -> str:
     )
 
 
+def queue_finish(plan: Plan, confidence: float) -> float | None:
+    """A queue plan's last job's end if every job took its hours at `confidence` (0.5: P50, 0.9: P90,
+    failures included), in the schedule's order: a job starts at its scheduled start or, when a job
+    before it on one of its GPUs (or GPU slices) is still training, as that one ends. At the
+    confidence the schedule was made at this is its last end; at the other it says how far the
+    finish moves. None without a schedule or without every job's P50/P90 hours."""
+    copies = {(a.run, a.copy_): a for a in plan.assignments}
+    free: dict[tuple[str, int, str], float] = {}
+    end: float | None = None
+    for job in sorted(plan.schedule, key=lambda j: (j.start_hours, j.run, j.job)):
+        a = copies.get((job.run, job.job))
+        hours = a.hours_at(confidence) if a is not None and a.hours_p50 is not None else None
+        if a is None or hours is None:
+            return None
+        cards = _job_cards(job, a)
+        finish = max([job.start_hours, *(free.get(c, 0.0) for c in cards)]) + hours
+        free.update(dict.fromkeys(cards, finish))
+        end = max(end or 0.0, finish)
+    return round(end, 6) if end is not None else None
+
+
+def _job_cards(job: ScheduledJob, a: Assignment) -> list[tuple[str, int, str]]:
+    """Each GPU (server, index, slice instance) the job trains on: every node's for a multi-node job."""
+    part = f"{a.mig.profile}#{a.mig.index}" if a.mig is not None else ""
+    nodes = job.nodes or [Node(server=job.server, gpus=job.gpus)]
+    return [(n.server, g, part) for n in nodes for g in n.gpus]
+
+
 def _hours_words(hours: float | None, without: tuple[str, ...], runs: int) -> str:
     """The hours clause of a peak headline: only for runs that have hours, naming those without."""
     if hours is None:
@@ -655,12 +692,13 @@ def spares_words(s: PlanSummary) -> str:
 
 
 def _spread_figure(s: PlanSummary) -> Figure | None:
-    """A peak plan's slowest run at P50 and P90: the speed model's spread (with failures over several
-    servers) on the hours above; None without spread figures."""
+    """A peak plan's slowest run at P50 and P90, a queue plan's last job's end at P50 and P90
+    (`hours_p50_p90`): the speed model's spread with failures; None without spread figures."""
     if s.hours_p50_p90 is None:
         return None
     p50, p90 = s.hours_p50_p90
-    return Figure(label="Hours at P50 / P90", value=f"{p50:,.1f} h / {p90:,.1f} h")
+    label = "Last job ends at P50 / P90" if s.mode == "queue" else "Hours at P50 / P90"
+    return Figure(label=label, value=f"{p50:,.1f} h / {p90:,.1f} h")
 
 
 def _to_pay(price: float, discount: float) -> float:
@@ -742,6 +780,8 @@ def summarize(
         "hours": _longest(mode, runs, last),
         "horizon_hours": plan.horizon_hours,
         "last_job_end_hours": last,
+        "queue_finish_p50": queue_finish(plan, 0.5),
+        "queue_finish_p90": queue_finish(plan, 0.9),
         "runs_without_hours": without,
         "runs": runs,
         **_spare_totals(runs),

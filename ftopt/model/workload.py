@@ -761,7 +761,7 @@ class Workload(BaseModel):
     deadline_confidence: Confidence = Field(
         default=DEFAULT_CONFIDENCE,
         description="0.5 or 0.9: deadlines hold for each copy's P50 or P90 hours (the speed model's "
-        "held-out spread, with failures for copies over several servers); default 0.9",
+        "held-out spread, with failures), and a queue schedules its jobs on them; default 0.9",
     )
 
     @model_validator(mode="before")

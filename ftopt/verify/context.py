@@ -212,8 +212,8 @@ class Context:
         yield from self.parts.values()
 
     def confidence(self, run: Run) -> float | None:
-        """The confidence the run's deadline holds at (a loaded workload gives every run one); None:
-        its bare hours (a queue's jobs as one peak bid, `ftopt.solver.problem.queue.peak_workload`)."""
+        """The confidence the run's deadline holds at, and a queue's jobs are scheduled at (a loaded
+        workload gives every run one); None: its bare hours."""
         return run.deadline_confidence
 
     def profile(self, run: Run) -> RunProfile | None:

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 from ftopt.model.failures import Reliability
 from ftopt.model.memory import checkpoint_bytes
-from ftopt.model.plan import Assignment
+from ftopt.model.plan import Assignment, Node
 from ftopt.verify.context import Context, copy_subject
 from ftopt.verify.violation import Violation, num
 
@@ -89,10 +89,11 @@ def _expected(ctx: Context, a: Assignment) -> dict[str, float] | None:
 
 
 def _write_and_gpus(ctx: Context, a: Assignment) -> tuple[float, int] | None:
-    """The copy's servers' data-drive write bandwidth (GB/s, all written at once) and its GPUs;
-    None when a server or drive is unknown or either comes to nothing (other rules report those)."""
+    """The copy's servers' data-drive write bandwidth (GB/s, all written at once) and its GPUs (a
+    single-server copy: its one server's drives); None when a server or drive is unknown or either
+    comes to nothing (other rules report those)."""
     write_gbps, gpus = 0.0, 0
-    for node in a.nodes or []:
+    for node in a.nodes or [Node(server=a.server, gpus=a.gpus)]:
         parts = ctx.parts.get(node.server)
         if parts is None or parts.data_drive is None:
             return None

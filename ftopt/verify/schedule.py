@@ -4,8 +4,11 @@ long as the speed model says.
 In queue mode (`queue: {horizon_hours}` in the workload) each assignment is one job, numbered per run
 from 1 as its `copy`, and `schedule` says when it trains. The entry must name the same server and
 GPUs as its assignment; it starts no earlier than the run's `release_hours`, ends by its
-`deadline_hours` (counted from the start of the horizon) and by the horizon, and lasts what the
-speed model gives for the placement (`timing.assignment_speed`, the verifier's own arithmetic). That no
+`deadline_hours` (counted from the start of the horizon) and by the horizon, and lasts its hours at
+its run's deadline confidence: what the speed model gives for the placement
+(`timing.assignment_speed`, the verifier's own arithmetic) with failures on its servers' drives, ×
+its stack's spread factor (`spread.confident_hours`; the bare hours in plans without spread figures),
+so that a schedule on bare hours, which a P90 deadline does not hold, is caught. That no
 GPU holds two jobs at once is the gpu-shared rule (placement.py), which compares these hours.
 """
 
@@ -16,7 +19,9 @@ from collections.abc import Iterator
 
 from ftopt.model.plan import Assignment, Plan, ScheduledJob
 from ftopt.model.speed import hours_to_train
+from ftopt.model.workload import Run
 from ftopt.verify.context import Context, copy_subject
+from ftopt.verify.spread import confident_hours
 from ftopt.verify.timing import RELATIVE, assignment_speed
 from ftopt.verify.violation import Violation, close, num
 
@@ -111,7 +116,8 @@ def check_windows(ctx: Context) -> Iterator[Violation]:
 
 
 def check_durations(ctx: Context) -> Iterator[Violation]:
-    """Each job lasts the hours the speed model gives its run's train_tokens on its placement."""
+    """Each job lasts the hours the speed model gives its run's train_tokens on its placement, with
+    failures, at its run's deadline confidence."""
     if ctx.workload.queue is None:
         return
     assignments = {(a.run, a.copy_): a for a in ctx.plan.assignments}
@@ -122,9 +128,25 @@ def check_durations(ctx: Context) -> Iterator[Violation]:
         speed = assignment_speed(ctx, a)
         if speed is None:
             continue
-        hours = hours_to_train(run.train_tokens, speed)
+        hours = _held(ctx, a, run, hours_to_train(run.train_tokens, speed))
         took = job.end_hours - job.start_hours
         if not close(took, hours, max(RELATIVE * hours, HOURS_EPS)):
             yield Violation(
-                "duration", _subject(job), f"{num(took)} h scheduled", f"the speed model gives {num(hours)} h"
+                "duration", _subject(job), f"{num(took)} h scheduled", f"{num(hours)} h{_at(ctx, run)}"
             )
+
+
+def _held(ctx: Context, a: Assignment, run: Run, hours: float) -> float:
+    """The job's hours as its schedule holds them: at its run's deadline confidence with failures
+    (its bare hours in plans without spread figures, whose jobs are scheduled on those)."""
+    if ctx.catalogue.spread is None:
+        return hours
+    return confident_hours(ctx, a, run, hours, ctx.confidence(run))
+
+
+def _at(ctx: Context, run: Run) -> str:
+    """What the expected duration is: 'at P90 with failures', or the speed model's bare hours."""
+    confidence = ctx.confidence(run)
+    if ctx.catalogue.spread is None or confidence is None:
+        return " (the speed model's)"
+    return f" at P{round(confidence * 100)} with failures"

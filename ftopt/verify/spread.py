@@ -2,7 +2,7 @@
 Hours at a confidence), and the deadline rule holds each copy to them.
 
 - spread: a copy's hours at confidence q are its hours as the speed model re-derives them (the
-  deadline rule's), × 1 / goodput for a copy over several servers (the failures rule's goodput:
+  deadline rule's), × 1 / goodput (the failures rule's goodput on the plan's own servers' drives:
   checkpoints, lost work, restarts), × its run's stack's factor at q in the catalogue's spread data
   (the pooled factors for a stack the data do not name). A plan that states hours must state these;
   a copy with spares states its P90 hours with the goodput it would have without them, too.
@@ -35,12 +35,11 @@ def factor(ctx: Context, run: Run, confidence: float | None) -> float:
 def confident_hours(
     ctx: Context, a: Assignment, run: Run, hours: float, confidence: float | None, spares: int | None = None
 ) -> float:
-    """`hours` of the copy at `confidence`: with failures over several servers (with `spares` hot
+    """`hours` of the copy at `confidence`: with failures on its servers' drives (with `spares` hot
     spares; default those it lists), × the spread factor (the bare hours without a confidence)."""
     if confidence is None:
         return hours
-    share = goodput(ctx, a, spares) if a.multinode else None
-    return hours / (share or 1.0) * factor(ctx, run, confidence)
+    return hours / (goodput(ctx, a, spares) or 1.0) * factor(ctx, run, confidence)
 
 
 def check_spread(ctx: Context) -> Iterator[Violation]:

@@ -99,6 +99,11 @@ class Case:
         ]
 
 
+def _is_queue(path: Path | None) -> bool:
+    """Whether a bundled example is a queue bid."""
+    return path is not None and "queue" in (yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+
+
 CASES = [Case(c.name, None, c, c.catalogue_args) for c in COMBINATIONS] + [
     Case(f"example:{p.stem}", p, None, VENDOR_ARGS if p.parent.name == "vendor" else []) for p in EXAMPLES
 ]
@@ -290,6 +295,35 @@ def test_every_quote_format_states_the_summarys_headline(case: Case, folder: Pat
             assert f"{len(line.spares.servers)} per copy ({', '.join(line.spares.servers)})" in text
     if summary.spares:
         assert "Spare servers" in text and spares_words(summary) in text, fmt
+
+
+#: The queue bids among the cases: queue combinations and the bundled queue examples.
+QUEUES = [c for c in CASES if ("queue" in c.combination.features if c.combination else _is_queue(c.path))]
+
+
+@by_name(QUEUES)
+def test_a_queue_schedules_each_job_on_its_hours_at_its_runs_confidence(case: Case, folder: Path):
+    """Queue × confidence: each job lasts its copy's hours at its run's deadline confidence (P90 by
+    default, failures included), never its bare hours; the summary's P90 (or P50) finish is the
+    schedule's last end when every run is held at it."""
+    if case.unsupported:
+        pytest.skip("refused: see test_solve_gives_a_verified_plan_in_json_and_yaml")
+    _, _, plan, summary = solved(case, folder)
+    confidence = {r.name: r.deadline_confidence for r in plan.runs}
+    copies = {(a.run, a.copy_): a for a in plan.assignments}
+    assert plan.schedule and set(confidence.values()) <= {0.5, 0.9}
+    for job in plan.schedule:
+        a = copies[job.run, job.job]
+        held = a.hours_p50 if confidence[job.run] == 0.5 else a.hours_p90
+        assert held is not None and a.hours is not None and held != pytest.approx(a.hours, rel=1e-3)
+        assert job.end_hours - job.start_hours == pytest.approx(held, abs=2e-6), (job.run, job.job)
+    held_at = set(confidence.values())
+    if held_at == {0.9}:
+        assert summary.queue_finish_p90 == pytest.approx(summary.last_job_end_hours, abs=1e-5)
+    if held_at == {0.5}:
+        assert summary.queue_finish_p50 == pytest.approx(summary.last_job_end_hours, abs=1e-5)
+    assert summary.queue_finish_p50 is not None and summary.queue_finish_p90 is not None
+    assert summary.queue_finish_p50 < summary.queue_finish_p90
 
 
 @by_name(CASES)

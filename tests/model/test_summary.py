@@ -176,6 +176,39 @@ def test_identical_copies_share_one_headroom_line_that_states_free_memory_agains
         assert f"against a {h.margin_percent:.0f} % margin ({h.basis})" in h.words
 
 
+def test_the_queue_finish_at_p50_and_p90_by_hand() -> None:
+    """Two jobs on one GPU scheduled back to back on P50 hours of 6 h (P90: 10 h): at P50 the last
+    ends at 12 h; at P90 the first ends at 10 h and pushes the second to 10 + 10 = 20 h."""
+    from ftopt.model.summary import queue_finish
+
+    plan, _ = summary_of(EXAMPLES / "monthly-queue.yaml")
+    first, second = [a for a in plan.assignments if a.run == plan.assignments[0].run][:2]
+    same = {
+        "server": first.server,
+        "gpus": first.gpus,
+        "nodes": first.nodes,
+        "hours_p50": 6.0,
+        "hours_p90": 10.0,
+    }
+    copies = [first.model_copy(update=same), second.model_copy(update=same)]
+    job = next(j for j in plan.schedule if (j.run, j.job) == (first.run, first.copy_))
+    schedule = [
+        job.model_copy(update={"start_hours": 0.0, "end_hours": 6.0}),
+        job.model_copy(update={"job": second.copy_, "start_hours": 6.0, "end_hours": 12.0}),
+    ]
+    two = plan.model_copy(update={"assignments": copies, "schedule": schedule})
+    assert queue_finish(two, 0.5) == 12.0
+    assert queue_finish(two, 0.9) == 20.0
+    apart = [schedule[0], schedule[1].model_copy(update={"server": "elsewhere", "nodes": []})]
+    elsewhere = plan.model_copy(update={"assignments": copies, "schedule": apart})
+    assert queue_finish(elsewhere, 0.9) == 16.0  # on another server nothing pushes the second job
+    assert queue_finish(plan.model_copy(update={"schedule": []}), 0.9) is None
+    s = summarize(plan)
+    assert s.queue_finish_p90 == pytest.approx(s.last_job_end_hours)  # scheduled at P90: its own end
+    assert s.queue_finish_p50 is not None and s.queue_finish_p50 < s.queue_finish_p90
+    assert f"{s.queue_finish_p50:,.1f} h / {s.queue_finish_p90:,.1f} h" in {f.value for f in s.figures}
+
+
 def test_an_amd_boards_link_is_named_infinity_fabric_and_an_old_plan_reads_as_nvlink() -> None:
     """Defect: the plan kept only the link kind, so an AMD Instinct board printed "over nvlink"."""
     plan, summary = summary_of(EXAMPLES / "amd-70b-full.yaml")

@@ -42,3 +42,22 @@ def test_no_solve_starts_with_less_of_the_budget_left_than_its_minimum() -> None
     workload = load_workload(Path("examples/deadline.yaml"), catalogue)
     found = frontier(workload, catalogue, SolveSettings(time_limit=20, workers=1), budget_s=MIN_SOLVE_S / 2)
     assert (found.stopped, found.solves, found.points) == ("budget", 0, [])
+
+
+def test_the_refusal_names_the_hours_the_fastest_point_is_drawn_at() -> None:
+    """examples/full-70b-offload.yaml: the frontier's fastest point is 8 × H200 NVL at 19.39 h at P90
+    (bridged cards); the refusal below it named 20.75 h, the mode's slowest placement in any layout.
+    It now names the figure a plan of the fastest mode states, the one the frontier draws."""
+    from pathlib import Path
+
+    from ftopt.catalogue import load_catalogue
+    from ftopt.reading.workload_file import load_workload
+    from ftopt.solver.frontier import frontier
+    from ftopt.solver.solve import SolveSettings
+
+    catalogue = load_catalogue()
+    path = Path(__file__).resolve().parents[2] / "examples" / "full-70b-offload.yaml"
+    out = frontier(load_workload(path, catalogue), catalogue, SolveSettings(time_limit=10, workers=2))
+    assert out.stopped == "infeasible" and out.points
+    fastest = out.points[0].makespan_hours
+    assert f"the fastest ftopt can reach is {fastest:,.4g} h at P90" in out.reason

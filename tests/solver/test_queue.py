@@ -133,8 +133,9 @@ def test_queue_fields_are_checked(change: dict[str, object], message: str) -> No
 
 
 def test_queue_mode_keeps_the_racks_and_uses_the_owned_server(catalogue: Catalogue) -> None:
-    """All 28 jobs at once need more than the two racks' 8 U; over the month two servers do, one of
-    them the owned one, each on a circuit of a rack (the same racks and stock families as the peak)."""
+    """All 28 jobs at once need more than the two racks' 8 U; over the month, each job scheduled on
+    its P90 hours with failures (about 1.8 × its bare hours), three servers do, one of them the owned
+    one, each on a circuit of a rack (the same racks and stock families as the peak)."""
     path = Path(__file__).resolve().parents[2] / "examples" / "queue-racks-owned.yaml"
     workload = Workload.model_validate(yaml.safe_load(path.read_text()))
     quick = SolveSettings(time_limit=20, workers=2, what_if=False)
@@ -145,21 +146,59 @@ def test_queue_mode_keeps_the_racks_and_uses_the_owned_server(catalogue: Catalog
     assert peak.status == Status.INFEASIBLE and "rack units" in peak.reasons[0].text
     plan = solve(workload, catalogue, quick).plan_or_raise()
     assert plan.status == Status.OPTIMAL and verify_plan(plan, workload, catalogue) == []
-    assert sorted(s.owned for s in plan.servers) == [False, True]
+    assert sorted(s.owned for s in plan.servers) == [False, False, True]
     assert all(s.rack in {"a", "b"} for s in plan.servers)
     assert [s.price for s in plan.servers if s.owned] == [0.0]
 
 
-def test_the_schedule_is_each_copy_from_its_start_for_its_hours(month: tuple[Workload, Plan]) -> None:
+def test_the_schedule_is_each_copy_from_its_start_for_its_hours(
+    month: tuple[Workload, Plan], catalogue: Catalogue
+) -> None:
     workload, plan = month
     starts = {(j.run, j.job): j.start_hours for j in plan.schedule}
     bare = plan.model_copy(update={"schedule": [], "horizon_hours": None})
     again = attach_schedule(bare, workload, starts)
     assert again.schedule == plan.schedule and again.horizon_hours == workload.queue.horizon_hours  # type: ignore[union-attr]
-    hours = {(a.run, a.copy_): a.hours for a in plan.assignments}
-    assert all(
-        j.end_hours == pytest.approx(j.start_hours + (hours[j.run, j.job] or 0)) for j in again.schedule
+    # Each job lasts its P90 hours with failures (the workload's default deadline confidence).
+    copies = {(a.run, a.copy_): a for a in plan.assignments}
+    spread = catalogue.spread.pooled if catalogue.spread else None
+    assert spread is not None
+    for j in again.schedule:
+        a = copies[j.run, j.job]
+        assert a.hours is not None and a.hours_with_failures is not None and a.hours_p90 is not None
+        assert a.hours < a.hours_with_failures
+        assert a.hours_p90 == pytest.approx(a.hours_with_failures * spread.p90, rel=1e-5)
+        assert j.end_hours == pytest.approx(j.start_hours + a.hours_p90, abs=2e-6)
+
+
+def test_a_schedule_on_bare_hours_is_caught(month: tuple[Workload, Plan], catalogue: Catalogue) -> None:
+    """The verifier holds each job to its P90 hours: the same schedule on the speed model's bare
+    hours (what a queue planned before deadline confidence reached it) breaks the duration rule."""
+    workload, plan = month
+    copies = {(a.run, a.copy_): a for a in plan.assignments}
+    bare = [
+        j.model_copy(update={"end_hours": round(j.start_hours + (copies[j.run, j.job].hours or 0.0), 6)})
+        for j in plan.schedule
+    ]
+    faults = verify_plan(plan.model_copy(update={"schedule": bare}), workload, catalogue)
+    durations = [v for v in faults if v.rule == "duration"]
+    assert len(durations) == len(bare) and all("at P90 with failures" in v.allowed for v in durations)
+
+
+def test_a_queue_at_p50_schedules_shorter_jobs(month: tuple[Workload, Plan], catalogue: Catalogue) -> None:
+    """`deadline_confidence: 0.5` schedules each job on its P50 hours, verified, and its last job ends
+    no later than at P90."""
+    workload, plan = month
+    at_p50 = workload.model_copy(
+        update={"runs": tuple(r.model_copy(update={"deadline_confidence": 0.5}) for r in workload.runs)}
     )
+    p50 = solve(at_p50, catalogue, SolveSettings(time_limit=30, workers=2)).plan_or_raise()
+    assert verify_plan(p50, at_p50, catalogue) == []
+    copies = {(a.run, a.copy_): a for a in p50.assignments}
+    for j in p50.schedule:
+        assert j.end_hours - j.start_hours == pytest.approx(copies[j.run, j.job].hours_p50 or 0.0, abs=2e-6)
+    assert p50.total_price <= plan.total_price
+    assert verify_plan(plan, at_p50, catalogue) != []  # a P90 schedule is not a P50 one
 
 
 def test_the_bound_sets_the_gap_and_the_status_it_proves(month: tuple[Workload, Plan]) -> None:
@@ -171,3 +210,15 @@ def test_the_bound_sets_the_gap_and_the_status_it_proves(month: tuple[Workload, 
     open_ = with_bound(plan, 0.9 * price)
     assert open_.status == Status.FEASIBLE and open_.gap == pytest.approx(0.1, abs=1e-6)
     assert with_bound(plan, 2 * price).bound == price  # a bound above the plan is the plan
+
+
+def test_queue_options_are_whole_cards(catalogue: Catalogue) -> None:
+    """The peak bid's data offers sliced (MIG) builds; the queue's interval model holds one job per
+    card, so its options leave them out (a job dealt to slot 2 of a sliced card was decoded onto
+    card 1, and the plan's copies no longer followed its servers)."""
+    workload = workload_from(MONTH)
+    data = build_problem(peak_workload(workload), catalogue)
+    assert any(b.mig is not None for b in data.builds)
+    qp = queue_problem(data, workload)
+    assert all(data.builds[o.build].mig is None for options in qp.options for o in options)
+    assert all(options for options in qp.options)

@@ -82,10 +82,11 @@ def test_an_impossible_deadline_names_the_run_and_the_fastest_mode() -> None:
         "none",
     )
     # the 16 A feed caps a four-card H200 NVL server at 450 W; at the micro-batch ftopt chooses that is
-    # 62.39 h, 81.73 h at P90 (× 1.31, spread.yaml's pooled P90)
-    assert figures["fastest_hours"] == pytest.approx(62.39 * 1.31, abs=0.02)
+    # 62.39 h, 81.98 h at P90 (× 1.31, spread.yaml's pooled P90, and × 1.0031 for the single server's
+    # failures: checkpoints, lost work, restarts with repairs)
+    assert figures["fastest_hours"] == pytest.approx(62.39 * 1.31 * 1.0031, abs=0.02)
     assert figures["confidence"] == 0.9
-    assert "the fastest ftopt can reach is 81.73 h at P90 on 4 × h200-nvl" in late[0].text
+    assert "the fastest ftopt can reach is 81.98 h at P90 on 4 × h200-nvl" in late[0].text
 
 
 def test_tco_objective_counts_energy_and_never_beats_price_on_price() -> None:

@@ -1,5 +1,5 @@
 """Rule spread and the deadline at a confidence: each copy's P50/P90 hours are re-derived (with
-failures for a copy over several servers), and a deadline holds for the hours at the workload's
+failures on its servers' drives, one server or several), and a deadline holds for the hours at the workload's
 deadline confidence, not the speed model's bare figure."""
 
 from __future__ import annotations
@@ -9,15 +9,17 @@ import pytest
 from ftopt.model.workload import Workload
 
 
-def test_p50_and_p90_are_the_hours_times_the_stacks_factors(solved) -> None:
+def test_p50_and_p90_are_the_hours_with_failures_times_the_stacks_factors(solved) -> None:
+    """A single-server copy's failures count too: its P50/P90 carry its checkpoints and lost work."""
     c = solved("deadline")
     spread = c.catalogue.spread
     assert spread is not None
     for a in c.plan.assignments:
         factors = spread.of("hf-fsdp")
         assert a.hours is not None and not a.multinode
-        assert a.hours_p50 == pytest.approx(a.hours * factors.p50, rel=1e-6)
-        assert a.hours_p90 == pytest.approx(a.hours * factors.p90, rel=1e-6)
+        assert a.hours_with_failures is not None and a.hours_with_failures > a.hours
+        assert a.hours_p50 == pytest.approx(a.hours_with_failures * factors.p50, rel=1e-6)
+        assert a.hours_p90 == pytest.approx(a.hours_with_failures * factors.p90, rel=1e-6)
         assert a.spread_basis == factors.basis
     assert "spread" not in c.rules() and "deadline" not in c.rules()
 
@@ -36,7 +38,13 @@ def test_a_copy_over_several_servers_counts_its_failures_in_p50_and_p90(solved) 
 def test_misstated_or_missing_p90_hours(solved) -> None:
     c = solved("deadline")
     a = c.plan.assignments[0]
+    assert a.hours is not None and a.hours_p90 is not None
     assert "spread" in c.rules(c.with_assignment(a.run, a.copy_, hours_p90=a.hours))
+    spread = c.catalogue.spread.of("hf-fsdp") if c.catalogue.spread else None
+    assert spread is not None  # P90 without the single server's failures is caught
+    bare = round(a.hours * spread.p90, 6)
+    assert bare < a.hours_p90 - 1e-4
+    assert "spread" in c.rules(c.with_assignment(a.run, a.copy_, hours_p90=bare))
     assert "spread" in c.rules(c.with_assignment(a.run, a.copy_, hours_p50=None))
 
 

@@ -438,16 +438,16 @@ def _spread_factors(data: ProblemData, a: Assignment) -> SpreadFactors | None:
 
 
 def _with_spread(data: ProblemData, a: Assignment) -> Assignment:
-    """The copy with its hours at P50 and P90 (ftopt.model.spread): its hours, with failures when it
-    spans several servers, × its stack's spread factors."""
+    """The copy with its hours at P50 and P90 (ftopt.model.spread): its hours with failures (its
+    servers' chosen drives: at most what the deadline check bounded them by) × its stack's spread
+    factors."""
     factors = _spread_factors(data, a)
     if a.hours is None or factors is None:
         return a
-    overhead = a.failure_overhead if a.multinode else None
     return a.model_copy(
         update={
-            "hours_p50": round(hours_at_confidence(a.hours, overhead, factors, 0.5), 6),
-            "hours_p90": round(hours_at_confidence(a.hours, overhead, factors, 0.9), 6),
+            "hours_p50": round(hours_at_confidence(a.hours, a.failure_overhead, factors, 0.5), 6),
+            "hours_p90": round(hours_at_confidence(a.hours, a.failure_overhead, factors, 0.9), 6),
             "spread_basis": factors.basis,
         }
     )

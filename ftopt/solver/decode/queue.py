@@ -6,9 +6,9 @@ whole larger blocks stay free for wider jobs; when no aligned block is free (the
 cannot see fragmentation over time) it opens one more server of the build, and the plan's price
 then exceeds the model's bound by that server.
 
-`attach_schedule` adds each job's hours to a plan built from these servers (or from the peak plan's:
-every job at its release on its own GPUs, the greedy schedule), numbering jobs as the plan numbers
-its copies.
+`attach_schedule` adds each job's hours (at its run's deadline confidence) to a plan built from
+these servers (or from the peak plan's: every job at its release on its own GPUs, the greedy
+schedule), numbering jobs as the plan numbers its copies.
 """
 
 from __future__ import annotations
@@ -133,14 +133,15 @@ def starts_by_copy(
 
 
 def attach_schedule(plan: Plan, workload: Workload, starts: dict[tuple[str, int], float]) -> Plan:
-    """The plan with a schedule (each job from its start for the hours its placement takes), the
-    horizon, and run summaries in queue terms."""
+    """The plan with a schedule (each job from its start for its hours at its run's deadline
+    confidence: with failures, P90 by default), the horizon, and run summaries in queue terms."""
     queue = workload.queue
     assert queue is not None
+    confidence = {r.name: r.deadline_confidence for r in workload.runs}
     schedule = []
     for a in plan.assignments:
         start = starts[a.run, a.copy_]
-        hours = a.hours or 0.0
+        hours = a.hours_at(confidence[a.run]) or 0.0
         schedule.append(
             ScheduledJob(
                 run=a.run,

@@ -29,7 +29,7 @@ from ftopt.model.sizing import (
     optimizer_choices,
     size_run,
 )
-from ftopt.model.speed import speed_ranker
+from ftopt.model.speed import hours_to_train, speed_ranker
 from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
 from ftopt.solver.problem.builds import Build, enumerate_builds
 from ftopt.solver.problem.configs import cheapest_tier
@@ -37,11 +37,13 @@ from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.problem.modes import (
     Mode,
     compatible,
-    confident_hours,
     fitting_modes,
+    held_hours,
     mode_hours,
     mode_speeds,
     nvlink_domain,
+    placed_speed,
+    slowest_writes,
 )
 from ftopt.solver.problem.multinode import network_rank, networked_build, spanning_hours, spanning_sizings
 
@@ -110,20 +112,63 @@ def _no_fit_reason(data: ProblemData, run_index: int, gpus: list[Gpu]) -> Findin
 def _reachable(
     data: ProblemData, builds: list[Build], profile: RunProfile, mode: Mode, gpu: Gpu
 ) -> tuple[float, str | None] | None:
-    """The hours at the run's deadline confidence the deadline filter credits the mode with on the
-    site's builds (as placed, or
-    confined to an NVLink domain; its cards at the highest power setting a build holding it gives),
-    and the slowest link it assumed; None if no build holds it."""
+    """The hours at the run's deadline confidence (failures included) the mode can reach on the site's
+    builds, and the link it assumed; None if no build holds it.
+
+    The figure a plan of the mode would state on its fastest build and block (`_placed`: what the
+    frontier draws for its fastest point); when that meets the deadline, the deadline filter refused
+    the mode on its slowest placement, so that figure is named instead (`_slowest`)."""
+    placed = _placed(data, builds, profile, mode, gpu)
+    deadline = profile.run.deadline_hours
+    if placed is not None and (deadline is None or placed[0] > deadline):
+        return placed
+    return _slowest(data, builds, profile, mode, gpu)
+
+
+def _variants(data: ProblemData, builds: list[Build], mode: Mode, gpu: Gpu) -> list[tuple[Mode, list[Build]]]:
+    """The mode as placed, or confined to an NVLink domain, each with the site's builds that hold it."""
     found = []
     for domain in sorted({mode.domain, nvlink_domain(gpu, data.catalogue, mode.gpus)}):
         variant = replace(mode, domain=max(domain, mode.domain))
-        caps = [f.power_cap_w for f in builds if compatible(variant, f)]
-        if not caps:
-            continue
-        speeds = mode_speeds(profile, variant, gpu, data.catalogue, variant.domain, max(caps))
-        hours = mode_hours(profile, variant, gpu, data.catalogue, variant.domain, max(caps))
+        holding = [f for f in builds if compatible(variant, f)]
+        if holding:
+            found.append((variant, holding))
+    return found
+
+
+def _placed(
+    data: ProblemData, builds: list[Build], profile: RunProfile, mode: Mode, gpu: Gpu
+) -> tuple[float, str | None] | None:
+    """The least hours at the run's deadline confidence a plan of the mode would state: on each build
+    that holds it, each aligned block of its GPUs, with failures on the build's base data drives."""
+    tokens, catalogue = profile.run.train_tokens, data.catalogue
+    found = []
+    for variant, holding in _variants(data, builds, mode, gpu):
+        for build in holding:
+            write_gbps = build.disk.drive.write_gbps * build.disk.count
+            for start in range(0, build.gpu_count - variant.gpus + 1, variant.gpus):
+                speed = placed_speed(profile, catalogue, variant, build, start)
+                if tokens is None or speed is None:
+                    continue
+                held = held_hours(profile, mode.sizing, catalogue, hours_to_train(tokens, speed), write_gbps)
+                found.append((held, speed.link))
+    return min(found, key=lambda h: h[0]) if found else None
+
+
+def _slowest(
+    data: ProblemData, builds: list[Build], profile: RunProfile, mode: Mode, gpu: Gpu
+) -> tuple[float, str | None] | None:
+    """The hours the deadline filter credits the mode with: on its slowest placement (as placed, or
+    confined to an NVLink domain; its cards at the highest power setting a build holding it gives),
+    with failures at the slowest data drives its card's builds carry, and the slowest link."""
+    found = []
+    write_gbps = slowest_writes(builds).get(gpu.id)
+    for variant, holding in _variants(data, builds, mode, gpu):
+        cap = max(f.power_cap_w for f in holding)
+        speeds = mode_speeds(profile, variant, gpu, data.catalogue, variant.domain, cap)
+        hours = mode_hours(profile, variant, gpu, data.catalogue, variant.domain, cap)
         if hours is not None and speeds:
-            held = confident_hours(profile, data.catalogue, hours)
+            held = held_hours(profile, mode.sizing, data.catalogue, hours, write_gbps)
             found.append((held, min(speeds, key=lambda s: s.tokens_per_s).link))
     return min(found, key=lambda h: h[0]) if found else None
 

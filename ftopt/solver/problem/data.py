@@ -18,10 +18,17 @@ from ftopt.model.findings import Finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.references import allowed_gpus
 from ftopt.model.sizing import RunProfile, profile_run
-from ftopt.model.workload import Run, Workload
+from ftopt.model.workload import Workload
 from ftopt.solver.problem.builds import Build, enumerate_builds
 from ftopt.solver.problem.configs import HeavyClass, HeavyConfig, HeavyShape, LightBudget, enumerate_configs
-from ftopt.solver.problem.modes import Mode, compatible, largest_domains, lowest_caps, run_modes
+from ftopt.solver.problem.modes import (
+    Mode,
+    compatible,
+    largest_domains,
+    lowest_caps,
+    run_modes,
+    slowest_writes,
+)
 from ftopt.solver.problem.multinode import MultiNodeOption, multinode_options
 from ftopt.solver.problem.owned import owned_builds
 from ftopt.solver.problem.slices import offered_slices, slice_modes
@@ -235,29 +242,21 @@ def _add_multinode(data: ProblemData) -> None:
         data.multinode.append(replace(option, mode=len(data.modes) - 1))
 
 
-def _deadline_runs(workload: Workload) -> list[Run]:
-    """The runs as their deadlines are held: at their confidence at once; a queue schedules its jobs
-    on their bare hours, so its runs' deadlines carry no confidence (docs/design.md, Hours at a
-    confidence)."""
-    if workload.queue is None:
-        return list(workload.runs)
-    return [run.model_copy(update={"deadline_confidence": None}) for run in workload.runs]
-
-
 def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
     """Builds, modes, the light pool and the heavy configurations for a workload."""
     build_set = enumerate_builds(catalogue, workload)
     gpus = [g for g in allowed_gpus(catalogue, workload) if any(f.gpu.id == g.id for f in build_set.builds)]
-    profiles = [profile_run(run, catalogue) for run in _deadline_runs(workload)]
+    profiles = [profile_run(run, catalogue) for run in workload.runs]
     domains, caps = largest_domains(build_set.builds), lowest_caps(build_set.builds)
+    owned, unusable = owned_builds(workload, build_set.builds)
+    writes = slowest_writes([*build_set.builds, *owned])
     slices = offered_slices(build_set.builds)
     modes = [
         m
         for i, p in enumerate(profiles)
-        for m in run_modes(i, p, gpus, workload.sizing, domains, catalogue, caps)
-        + slice_modes(i, p, slices, workload.sizing, catalogue, caps)
+        for m in run_modes(i, p, gpus, workload.sizing, domains, catalogue, caps, writes)
+        + slice_modes(i, p, slices, workload.sizing, catalogue, caps, writes)
     ]
-    owned, unusable = owned_builds(workload, build_set.builds)
     builds = undominated_builds(build_set.builds, modes) + owned
     data = ProblemData(workload, catalogue, profiles, builds, modes, [*build_set.excluded, *unusable])
     _classify(data)

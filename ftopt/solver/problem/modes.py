@@ -6,9 +6,8 @@ offloads to and the NVMe its checkpoints take. Modes that need no more of any re
 mode, and are no less preferred, are dropped before the model sees them.
 
 A run with `train_tokens` and `deadline_hours` keeps only the modes that finish in time wherever the
-model may place them, at the run's deadline confidence (its hours × its stack's P50 or P90 spread
-factor, `confident_hours`; a copy over several servers adds its failure overhead in
-`ftopt.solver.problem.multinode.late`): each mode's speed is the speed model's estimate
+model may place them, at the run's deadline confidence (its hours with failures × its stack's P50 or
+P90 spread factor, `confident_hours`): each mode's speed is the speed model's estimate
 (`ftopt.model.speed`) on the slowest placement its builds allow — the link kind its aligned GPU
 block gets in every chassis and bridge layout of the catalogue that can hold it (NVLink inside a
 domain, PCIe within or across the sockets otherwise, none for one GPU), and, for offload, the least
@@ -17,6 +16,12 @@ lowest power setting any of the card's builds gives its cards (a cap slows compu
 `ftopt.model.speed.at_power`). A mode that misses its deadline on PCIe but meets it inside an NVLink
 domain is kept with that domain required, so a deadline can move a run to more GPUs, onto NVLink or
 off offload. Without deadlines nothing here changes the modes.
+
+Failures (`ftopt.model.failures`) count for every copy. A copy's checkpoint lands on its servers'
+data drives, which are chosen after the modes, so a single-server mode is held to its deadline with
+the slowest data drives any build of its card may carry (`slowest_writes`): the check is
+conservative, and the plan states the overhead with the drives it chose, never more than that bound.
+A copy over several servers counts its build's own drives (`ftopt.solver.problem.multinode.late`).
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from ftopt.model.failures import failure_cost
 from ftopt.model.hardware import Catalogue, Chassis, Gpu
+from ftopt.model.memory import GB, checkpoint_bytes
 from ftopt.model.mig import slice_card
 from ftopt.model.rl import copy_sizings, copy_speed
 from ftopt.model.sizing import Ranker, RunProfile, Sizing
@@ -268,12 +275,19 @@ def _board_holds(chassis: Chassis, gpu: Gpu, gpus: int) -> bool:
 
 
 def meets_deadline(
-    profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue, power_w: float | None = None
+    profile: RunProfile,
+    mode: Mode,
+    gpu: Gpu,
+    catalogue: Catalogue,
+    power_w: float | None = None,
+    write_gbps: float | None = None,
 ) -> list[Mode]:
     """The ways the mode finishes by the run's deadline on every placement it may get: as it is, its
     cards at `power_w` (the lowest setting the card's builds give; full power when None); else
     confined to an NVLink domain, to builds whose cards run at a higher power setting, or both. Only
-    the least demanding variants that meet it are kept (none when no variant does)."""
+    the least demanding variants that meet it are kept (none when no variant does). Its hours count
+    failures with checkpoints written at `write_gbps` (the slowest drives its card's builds carry;
+    none counted when None)."""
     deadline = profile.run.deadline_hours
     if deadline is None:
         return [mode]
@@ -286,7 +300,7 @@ def meets_deadline(
             if _covered(met, domain, _floor(watts, lowest)):
                 continue
             hours = mode_hours(profile, replace(mode, domain=domain), gpu, catalogue, domain, watts)
-            if hours is None or confident_hours(profile, catalogue, hours) <= deadline:
+            if hours is None or held_hours(profile, mode.sizing, catalogue, hours, write_gbps) <= deadline:
                 met.append(replace(mode, domain=domain, min_power_w=_floor(watts, lowest)))
     return met
 
@@ -299,13 +313,36 @@ def _covered(met: list[Mode], domain: int, floor: int) -> bool:
 def confident_hours(
     profile: RunProfile, catalogue: Catalogue, hours: float, failure_overhead: float | None = None
 ) -> float:
-    """The hours a deadline is held to: `hours` (× 1 + `failure_overhead` for a copy over several
-    servers) × the run's stack's spread factor at its deadline confidence (ftopt.model.spread)."""
+    """The hours a deadline is held to: `hours` × (1 + `failure_overhead`) × the run's stack's spread
+    factor at its deadline confidence (ftopt.model.spread); with failures only without spread data."""
     spread, confidence = catalogue.spread, profile.run.deadline_confidence
-    if spread is None or confidence is None:  # a queue's runs: bare hours (`build_problem`)
-        return hours
+    if spread is None or confidence is None:
+        return hours * (1 + (failure_overhead or 0.0))
     factors = spread.of(profile.stack.id if profile.stack else None)
     return hours_at_confidence(hours, failure_overhead, factors, confidence)
+
+
+def failure_overhead(
+    profile: RunProfile, sizing: Sizing, catalogue: Catalogue, hours: float, write_gbps: float | None
+) -> float | None:
+    """Hours added per training hour by checkpoints, lost work and restarts (ftopt.model.failures) for
+    a copy so sized writing its checkpoint at `write_gbps` (all its servers' data drives at once);
+    None without reliability data or drives."""
+    reliability = catalogue.reliability
+    if reliability is None or not write_gbps:
+        return None
+    run = profile.run
+    checkpoint = checkpoint_bytes(profile.counts, profile.method, sizing.optimizer, run.lora_rank) / GB
+    return failure_cost(hours, sizing.gpus, checkpoint, write_gbps, reliability).overhead
+
+
+def held_hours(
+    profile: RunProfile, sizing: Sizing, catalogue: Catalogue, hours: float, write_gbps: float | None
+) -> float:
+    """A copy's `hours` as its deadline holds them: with failures at `write_gbps`, at its run's
+    deadline confidence."""
+    overhead = failure_overhead(profile, sizing, catalogue, hours, write_gbps)
+    return confident_hours(profile, catalogue, hours, overhead)
 
 
 def _floor(watts: int, lowest: float) -> int:
@@ -319,17 +356,21 @@ def deadline_modes(
     gpus: list[Gpu],
     catalogue: Catalogue,
     caps: Mapping[str, int] | None = None,
+    writes: Mapping[str, float] | None = None,
 ) -> list[Mode]:
     """The modes that meet the run's deadline, some confined to NVLink or to uncapped cards (all of
     them without a deadline); `caps` gives each card's lowest power setting over its builds (see
-    `lowest_caps`)."""
+    `lowest_caps`), `writes` its slowest data-drive write bandwidth (see `slowest_writes`)."""
     if profile.run.deadline_hours is None or profile.run.train_tokens is None:
         return modes
     by_id = {gpu.id: gpu for gpu in gpus}
+    caps, writes = caps or {}, writes or {}
     return [
         kept
         for mode in modes
-        for kept in meets_deadline(profile, mode, by_id[mode.gpu], catalogue, (caps or {}).get(mode.gpu))
+        for kept in meets_deadline(
+            profile, mode, by_id[mode.gpu], catalogue, caps.get(mode.gpu), writes.get(mode.gpu)
+        )
     ]
 
 
@@ -341,11 +382,12 @@ def run_modes(
     domains: Mapping[str, int] | None = None,
     catalogue: Catalogue | None = None,
     caps: Mapping[str, int] | None = None,
+    writes: Mapping[str, float] | None = None,
 ) -> list[Mode]:
     """All undominated, fitting modes of one run over the allowed cards; `domains` gives each
     card's largest NVLink domain over its builds (see `largest_domains`); with the catalogue, only
     the modes that meet the run's deadline with the cards at their lowest power setting (`caps`,
-    see `lowest_caps`)."""
+    see `lowest_caps`) and failures at their slowest drives (`writes`, see `slowest_writes`)."""
     found = [
         m
         for gpu in gpus
@@ -359,7 +401,7 @@ def run_modes(
         )
     ]
     if catalogue is not None:
-        found = mark_slower(deadline_modes(profile, found, gpus, catalogue, caps), profile, catalogue)
+        found = mark_slower(deadline_modes(profile, found, gpus, catalogue, caps, writes), profile, catalogue)
     return prune_dominated(found)
 
 
@@ -411,3 +453,21 @@ def lowest_caps(builds: Iterable[Build]) -> dict[str, int]:
     for build in builds:
         lowest[build.gpu.id] = min(lowest.get(build.gpu.id, build.power_cap_w), build.power_cap_w)
     return lowest
+
+
+def build_write_gbps(build: Build) -> float:
+    """The slowest data-drive write bandwidth the build may carry (GB/s, all its drives at once): of
+    its base tier and its upgrades, whichever a plan may give it."""
+    return min(t.drive.write_gbps * t.count for t in (build.disk, *build.disk_upgrades))
+
+
+def slowest_writes(builds: Iterable[Build]) -> dict[str, float]:
+    """Per card id, the slowest data-drive write bandwidth any of its builds may carry (GB/s): what a
+    single-server mode's checkpoints are timed at before its server's drives are chosen."""
+    slowest: dict[str, float] = {}
+    for build in builds:
+        write = build_write_gbps(build)
+        if not write:  # a build without data drives states no failures (the plan cannot time them)
+            continue
+        slowest[build.gpu.id] = min(slowest.get(build.gpu.id, write), write)
+    return slowest

@@ -2,13 +2,16 @@
 
 An option is a light (mode, build) pair of the peak bid's `ProblemData` (copies whose host RAM and
 NVMe fit their GPUs' share of the build's base RAM and disk, so that any set of them running
-together fits the server), with the minutes a job reserves: its slowest aligned block on that
-build, rounded up, so that the hours the plan reports for its actual GPUs never exceed it. Of a
+together fits the server), with the minutes a job reserves: its hours at its run's deadline
+confidence (P90 by default: the speed model's hours on its slowest aligned block of that build, with
+failures at the slowest data drives the build may carry, × its stack's spread factor), rounded up,
+so that the hours the plan states for its actual GPUs and drives never exceed it. Of a
 run's options on one build, one needing no fewer GPUs and no fewer minutes than another is dropped.
 Runs with heavy or multi-node options keep only their light ones here, and the model's bound is then
 no proof (`QueueProblem.complete`).
 
-`peak_workload` is the same bid with every job running at once, each within its window's length.
+`peak_workload` is the same bid with every job running at once, each within its window's length at
+its deadline confidence (the hours the queue schedules it on).
 """
 
 from __future__ import annotations
@@ -19,9 +22,12 @@ from dataclasses import dataclass
 from ftopt.model.speed import hours_to_train
 from ftopt.model.workload import Run, Workload
 from ftopt.solver.problem.data import ProblemData
-from ftopt.solver.problem.modes import placed_speed
+from ftopt.solver.problem.modes import build_write_gbps, held_hours, placed_speed
 
 MINUTES_PER_HOUR = 60
+#: The plan states P50/P90 hours from its failure overhead rounded to 1e-6 and rounds them to 1e-6 h:
+#: a job reserves this share more, so that its stated hours never run past its reserved minutes.
+STATED_ROUNDING = 2e-6
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,19 @@ def slowest_hours(data: ProblemData, mode: int, build: int) -> float | None:
     return max(hours) if hours else None
 
 
+def scheduled_hours(data: ProblemData, mode: int, build: int) -> float | None:
+    """Hours a job of the mode is scheduled for on the build: its slowest block's hours with failures
+    (checkpoints at the build's slowest data drives) at its run's deadline confidence; None without
+    speed data."""
+    hours = slowest_hours(data, mode, build)
+    if hours is None:
+        return None
+    m = data.modes[mode]
+    return held_hours(
+        data.profiles[m.run], m.sizing, data.catalogue, hours, build_write_gbps(data.builds[build])
+    )
+
+
 def window_hours(workload: Workload, run: Run) -> tuple[float, float]:
     """The hours a queue bid's run may train in: from its release to its deadline or the horizon."""
     queue = workload.queue
@@ -87,16 +106,19 @@ def _pareto(options: list[JobOption]) -> list[JobOption]:
 
 
 def queue_problem(data: ProblemData, workload: Workload) -> QueueProblem:
-    """Each run's light options that fit its window, with their reserved minutes."""
+    """Each run's light options on whole cards that fit its window, with their reserved minutes (the
+    peak bid's data offers sliced builds too, `slicing_allowed`, which the queue model cannot hold)."""
     runs = range(len(workload.runs))
     windows = [_window(workload, r) for r in runs]
     found: list[list[JobOption]] = [[] for _ in runs]
     for mode, build in data.pool:
+        if data.builds[build].mig is not None:
+            continue  # whole cards only: the interval model holds one job per card (the peak bid may slice)
         run = data.modes[mode].run
-        hours = slowest_hours(data, mode, build)
+        hours = scheduled_hours(data, mode, build)
         if hours is None:
             continue
-        minutes = max(1, math.ceil(hours * MINUTES_PER_HOUR))
+        minutes = max(1, math.ceil(hours * (1 + STATED_ROUNDING) * MINUTES_PER_HOUR))
         if minutes <= windows[run][1] - windows[run][0]:
             found[run].append(JobOption(mode, build, data.modes[mode].gpus, minutes))
     complete = not data.heavy_classes and not data.multinode
@@ -122,8 +144,8 @@ class ScheduledOption:
 
 
 def peak_workload(workload: Workload) -> Workload:
-    """Every job of every run as a concurrent copy that must finish within its window's length (on
-    its bare hours, as the queue schedules it: no deadline confidence)."""
+    """Every job of every run as a concurrent copy that must finish within its window's length at its
+    deadline confidence, as the queue schedules it."""
     runs = []
     for run in workload.runs:
         release, end = window_hours(workload, run)
@@ -133,7 +155,6 @@ def peak_workload(workload: Workload) -> Workload:
                     **run.model_dump(exclude={"jobs", "release_hours", "deadline_hours", "concurrent"}),
                     "concurrent": run.job_count,
                     "deadline_hours": end - release,
-                    "deadline_confidence": None,  # a queue's jobs are scheduled on their bare hours
                 }
             )
         )

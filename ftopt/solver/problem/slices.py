@@ -35,9 +35,11 @@ def slice_modes(
     sizing_options: SizingOptions,
     catalogue: Catalogue,
     caps: Mapping[str, int] | None = None,
+    writes: Mapping[str, float] | None = None,
 ) -> list[Mode]:
     """The undominated single-GPU modes of one run on each offered slice that holds a copy and meets
-    the run's deadline (its cards at the lowest power setting their builds give, `caps`)."""
+    the run's deadline (its cards at the lowest power setting their builds give, `caps`, its
+    checkpoints at the slowest drives they carry, `writes`)."""
     found: list[Mode] = []
     for gpu, mig in slices:
         card = slice_card(gpu, mig)
@@ -51,7 +53,9 @@ def slice_modes(
         timely = [
             kept
             for m in fitting
-            for kept in meets_deadline(profile, m, card, catalogue, (caps or {}).get(gpu.id))
+            for kept in meets_deadline(
+                profile, m, card, catalogue, (caps or {}).get(gpu.id), (writes or {}).get(gpu.id)
+            )
         ]
         found += mark_slower(timely, profile, catalogue, card)
     return prune_dominated(found)
