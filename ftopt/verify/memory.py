@@ -92,12 +92,18 @@ def _how(a: Assignment, card: str) -> str:
     return f"{len(a.gpus)} × {card} ({a.strategy}, {a.optimizer}, offload {a.offload})"
 
 
-def check_gpu_memory(ctx: Context) -> Iterator[Violation]:
-    """States, activations and overhead per GPU, re-sized and raised by the planning margin, fit the card."""
+def _sized_copies(ctx: Context) -> Iterator[tuple[Assignment, Sizing, Run]]:
+    """Each copy the verifier could re-size, with its sizing and run: the memory rules' common walk
+    (a copy it cannot re-size is another rule's finding)."""
     for a in ctx.plan.assignments:
         sizing, run = ctx.sizing(a), ctx.runs.get(a.run)
-        if sizing is None or run is None:
-            continue
+        if sizing is not None and run is not None:
+            yield a, sizing, run
+
+
+def check_gpu_memory(ctx: Context) -> Iterator[Violation]:
+    """States, activations and overhead per GPU, re-sized and raised by the planning margin, fit the card."""
+    for a, sizing, run in _sized_copies(ctx):
         margin = margin_of(ctx, run)
         need = planned_gb(sizing.total_gb, margin)
         if not at_most(need, sizing.card_gb):
@@ -115,10 +121,7 @@ def check_measured_headroom(ctx: Context) -> Iterator[Violation]:
     stack and method free: its memory raised by the re-derived error fits the card."""
     if ctx.workload.sizing.memory_margin is not None:
         return  # forced: check_gpu_memory holds it to the workload's, check_tight_margin_note says so
-    for a in ctx.plan.assignments:
-        sizing, run = ctx.sizing(a), ctx.runs.get(a.run)
-        if sizing is None or run is None:
-            continue
+    for a, sizing, run in _sized_copies(ctx):
         measured, basis = measured_margin_of(ctx, run)
         need = planned_gb(sizing.total_gb, measured)
         if not at_most(need, sizing.card_gb):
@@ -135,10 +138,7 @@ def check_measured_headroom(ctx: Context) -> Iterator[Violation]:
 def check_margin_report(ctx: Context) -> Iterator[Violation]:
     """The margin and headroom a plan states for a copy are the run's margin and the card's memory
     left after it (plans written before margins state neither and are not held to them)."""
-    for a in ctx.plan.assignments:
-        sizing, run = ctx.sizing(a), ctx.runs.get(a.run)
-        if sizing is None or run is None:
-            continue
+    for a, sizing, run in _sized_copies(ctx):
         margin = margin_of(ctx, run)
         if a.memory_margin is not None and not close(a.memory_margin, margin, MARGIN_TOLERANCE):
             yield Violation(
