@@ -15,7 +15,7 @@ from typing import NoReturn, ParamSpec, TypeVar
 
 import click
 
-from ftopt.errors import FtoptError
+from ftopt.errors import FtoptError, InputErrors
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -33,8 +33,11 @@ def one_line(message: str) -> str:
 
 
 def fail(err: FtoptError) -> NoReturn:
-    """Print `ftopt: <message>` on stderr and exit with the error's code."""
-    click.echo(f"ftopt: {one_line(str(err))}", err=True)
+    """Print `ftopt: <message>` on stderr and exit with the error's code; several problems of one
+    file (`InputErrors`) one per line, each with its file, line and field."""
+    lines = err.lines() if isinstance(err, InputErrors) else [str(err)]
+    for line in lines:
+        click.echo(f"ftopt: {one_line(line)}", err=True)
     sys.exit(err.exit_code)
 
 

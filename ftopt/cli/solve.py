@@ -61,7 +61,7 @@ def render(
 ) -> str | None:
     """The plan as text in `fmt`, or None for the table (printed straight to a console); the quote
     formats carry the technical appendix only with `internals`; JSON and YAML carry the plan with
-    its summary under `summary` (which `ftopt verify` ignores: it re-derives every figure)."""
+    its summary under `summary` (which `ftopt verify` re-derives from the plan and compares)."""
     summary = summary if summary is not None else summarize(plan)
     if fmt == "json":
         return json.dumps(plan_record(plan, summary), indent=2, ensure_ascii=False) + "\n"
