@@ -62,9 +62,17 @@ def shape_faults(
         faults += _summary_faults(summary, plan, workload, catalogue)
     out = []
     for loc, expected in faults:
-        path, line = locate(node, loc, False)
-        out.append(InputError(file, path, expected, line))
+        _, line = locate(node, loc, False)
+        out.append(InputError(file, _path(loc), expected, line))
     return out
+
+
+def _path(loc: tuple[str | int, ...]) -> str:
+    """`summary.runs[0].hours` from its location parts."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text
 
 
 Fault = tuple[tuple[str | int, ...], str]
