@@ -745,7 +745,8 @@ class Workload(BaseModel):
     stack: str = Field(
         default=DEFAULT_STACK,
         pattern=r"^[a-z0-9][a-z0-9.\-]*$",
-        description="training stack id for runs that name none (default hf-fsdp)",
+        description="training stack id for runs that name none (default hf-fsdp; rocm-fsdp when every "
+        "allowed card is AMD's, chosen when the file is read against the catalogue)",
     )
     objective: Literal["price", "tco"] = Field(
         default="price", description="price: cheapest hardware; tco: hardware plus energy over the years"

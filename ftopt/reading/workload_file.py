@@ -12,8 +12,8 @@ import yaml
 
 from ftopt.errors import InputError, did_you_mean, quoted, raise_all
 from ftopt.model.hardware import Catalogue
-from ftopt.model.references import OFF_PLATFORM, UnknownReference, unknown_references
-from ftopt.model.stack import Stack
+from ftopt.model.references import OFF_PLATFORM, UnknownReference, allowed_gpus, unknown_references
+from ftopt.model.stack import Stack, default_stack
 from ftopt.model.workload import Run, Workload
 from ftopt.reading.safe_yaml import locate, parse_yaml_text, read_yaml, require_mapping, validate
 
@@ -93,5 +93,18 @@ def load_workload_text(text: str, name: str, catalogue: Catalogue) -> Workload:
 def _checked(data: object, node: yaml.Node | None, name: str, catalogue: Catalogue) -> Workload:
     require_mapping(data, name, "runs and site")
     workload = validate(Workload, data, node, name)
+    workload = with_default_stack(workload, data, catalogue)
     check_workload_references(workload, catalogue, node, name)
     return workload
+
+
+def with_default_stack(workload: Workload, data: object, catalogue: Catalogue) -> Workload:
+    """The workload with the default stack of its allowed cards' platform where the file names no
+    workload `stack:` (AMD-only hardware trains with rocm-fsdp, not NVIDIA's hf-fsdp); runs that
+    name their own keep it. Validated again, so the runs inherit it as they inherit a written one."""
+    if not isinstance(data, dict) or "stack" in data:
+        return workload
+    stack = default_stack({g.platform for g in allowed_gpus(catalogue, workload)})
+    if stack == workload.stack or not catalogue.has("stacks", stack):
+        return workload
+    return Workload.model_validate({**data, "stack": stack})
