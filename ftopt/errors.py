@@ -80,6 +80,37 @@ class InputError(FtoptError):
         super().__init__(f"{location}{expected}")
 
 
+#: Most problems one file reports at once: a file broken everywhere (a list indented wrongly) must
+#: not print thousands of lines; the first fifty show the pattern.
+MAX_REPORTED = 50
+
+
+class InputErrors(InputError):
+    """Several problems of one file, reported together so that one edit fixes them all: each an
+    InputError with its own field and line. Its message is one line per problem (at most
+    MAX_REPORTED, then how many more)."""
+
+    def __init__(self, errors: list[InputError]) -> None:
+        first = errors[0]
+        self.errors = errors[:MAX_REPORTED]
+        self.more = len(errors) - len(self.errors)
+        super().__init__(first.file, first.field, first.expected, first.line)
+        tail = [f"{first.file}: and {self.more} more problems"] if self.more else []
+        self.args = ("\n".join([*(str(e) for e in self.errors), *tail]),)
+
+    def lines(self) -> list[str]:
+        """One line per problem, the bound's remainder counted in a last line."""
+        return str(self).split("\n")
+
+
+def raise_all(errors: list[InputError]) -> None:
+    """Raise the one error, or all of them together; nothing when the list is empty."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise InputErrors(errors)
+
+
 class InfeasibleError(FtoptError):
     """No plan can exist; the reasons say which run and which rule rule it out."""
 

@@ -15,7 +15,7 @@ from typing import NoReturn, ParamSpec, TypeVar
 
 import click
 
-from ftopt.errors import FtoptError, one_line
+from ftopt.errors import FtoptError, InputErrors, one_line
 
 __all__ = ["CommandInputError", "fail", "handle_errors", "one_line", "run_command"]
 
@@ -30,8 +30,11 @@ class CommandInputError(FtoptError):
 
 
 def fail(err: FtoptError) -> NoReturn:
-    """Print `ftopt: <message>` on stderr and exit with the error's code."""
-    click.echo(f"ftopt: {one_line(str(err))}", err=True)
+    """Print `ftopt: <message>` on stderr and exit with the error's code; several problems of one
+    file (`InputErrors`) one per line, each with its file, line and field."""
+    lines = err.lines() if isinstance(err, InputErrors) else [str(err)]
+    for line in lines:
+        click.echo(f"ftopt: {one_line(line)}", err=True)
     sys.exit(err.exit_code)
 
 

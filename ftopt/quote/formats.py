@@ -119,7 +119,7 @@ def render(
     summary: PlanSummary | None = None,
 ) -> str:
     """The quote of `plan` in a text format `fmt` as text; the quote formats carry the technical
-    appendix only with `internals`; JSON and YAML carry the plan with its summary under `summary`."""
+    appendix only with `internals`; JSON and YAML carry the plan with its summary under `summary` (which `ftopt verify` re-derives from the plan and compares)."""
     if FORMATS[fmt].binary:
         raise ValueError(f"{fmt} is not a text format; use render_bytes")
     return render_bytes(plan, fmt, summary, QuoteOptions(bids, internals)).decode("utf-8")
