@@ -52,7 +52,7 @@ class Format:
 
 def plan_record(plan: Plan, summary: PlanSummary) -> dict[str, Any]:
     """The plan's JSON fields and, last, the summary every quote format renders (which `ftopt verify`
-    ignores: it re-derives every figure)."""
+    re-derives from the plan and compares)."""
     return {**plan.model_dump(mode="json", by_alias=True), "summary": summary.model_dump(mode="json")}
 
 
@@ -119,7 +119,7 @@ def render(
     summary: PlanSummary | None = None,
 ) -> str:
     """The quote of `plan` in a text format `fmt` as text; the quote formats carry the technical
-    appendix only with `internals`; JSON and YAML carry the plan with its summary under `summary` (which `ftopt verify` re-derives from the plan and compares)."""
+    appendix only with `internals`; JSON and YAML carry the plan with its summary under `summary`."""
     if FORMATS[fmt].binary:
         raise ValueError(f"{fmt} is not a text format; use render_bytes")
     return render_bytes(plan, fmt, summary, QuoteOptions(bids, internals)).decode("utf-8")
