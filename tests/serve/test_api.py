@@ -30,8 +30,13 @@ def test_a_bad_workload_is_refused_with_the_clis_line_and_nothing_is_stored(clie
     reply = client.post("/api/bids", content="runs: [{name: r, model: gpt-9, method: lora}]\n",
                         headers={"content-type": "application/yaml"})  # fmt: skip
     assert reply.status_code == 400
-    assert reply.json()["error"].startswith("ftopt: workload:1: runs[0].model: unknown model 'gpt-9'")
-    assert reply.json()["field"] == "runs[0].model"
+    problem = reply.json()
+    assert reply.headers["content-type"] == "application/problem+json"
+    assert problem["type"] == "urn:ftopt:problem:invalid-workload" and problem["instance"] == "/api/bids"
+    assert problem["detail"].startswith("ftopt: workload:1: runs[0].model: unknown model 'gpt-9'")
+    assert [(e["field"], e["pointer"], e["line"]) for e in problem["errors"]] == [
+        ("runs[0].model", "#/runs/0/model", 1)
+    ]
     assert client.get("/api/bids").json() == []
     assert client.get("/api/bids/7").status_code == 404
 
@@ -106,7 +111,7 @@ def test_an_exported_bid_imports_with_its_history(client):
     broken = client.post(
         "/api/bids/import", content=b'{"name": 1}', headers={"content-type": "application/json"}
     )
-    assert broken.status_code == 400 and broken.json()["error"].startswith("ftopt: import: ")
+    assert broken.status_code == 400 and broken.json()["detail"].startswith("ftopt: import: ")
 
 
 def test_a_flood_of_solves_is_refused_with_429_beyond_the_queue(tmp_path):
@@ -114,7 +119,7 @@ def test_a_flood_of_solves_is_refused_with_429_beyond_the_queue(tmp_path):
         bid = create(client, FIRST_PROJECT)
         replies = [client.post(f"/api/bids/{bid}/solve", json={"time_limit": 10}) for _ in range(4)]
         assert [r.status_code for r in replies] == [202, 202, 429, 429]
-        assert replies[2].headers["retry-after"] and replies[2].json()["error"].startswith(
+        assert replies[2].headers["retry-after"] and replies[2].json()["detail"].startswith(
             "ftopt: too many solves"
         )
         for reply in replies[:2]:
