@@ -17,7 +17,7 @@ from datetime import date
 from functools import cache
 from typing import Any
 
-from ftopt.cli.schema import workload_schema
+from ftopt.catalogue.schema import workload_schema
 from ftopt.model.hardware import Catalogue
 from ftopt.serve.roundtrip import Document
 

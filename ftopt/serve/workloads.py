@@ -16,8 +16,7 @@ from typing import Any
 import yaml
 
 from ftopt.catalogue.loader import load_catalogue
-from ftopt.cli.errors import one_line
-from ftopt.errors import InputError
+from ftopt.errors import InputError, one_line
 from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import Workload
 from ftopt.reading.safe_yaml import SAFE_LOADER

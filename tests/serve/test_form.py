@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ftopt.catalogue import load_catalogue
-from ftopt.cli.schema import workload_schema
+from ftopt.catalogue.schema import workload_schema
 from ftopt.serve.form import Input, bid_form, changes, inputs, suggestions
 from ftopt.serve.roundtrip import edited
 from ftopt.serve.workloads import WorkloadError, check, data_of
