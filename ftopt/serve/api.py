@@ -15,7 +15,7 @@ import json
 import time
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
@@ -142,10 +142,10 @@ async def create_bid(request: Request) -> dict[str, Any]:
     return {"id": version.bid_id, "version": version.number}
 
 
-@router.get("/bids", summary="The bids, latest first")
-def list_bids(request: Request) -> JSONResponse:
+@router.get("/bids", summary="The bids, latest first; `customer` finds those whose customer contains it")
+def list_bids(request: Request, customer: str = Query("", max_length=200)) -> JSONResponse:
     # JSONResponse directly: FastAPI's generic encoder took 15 ms for 200 bids, the serialiser 0.3 ms
-    return JSONResponse([vars(b) for b in bench_of(request).store.bids()])
+    return JSONResponse([vars(b) for b in bench_of(request).store.bids(customer=customer)])
 
 
 @router.get("/bids/{bid_id}", summary="A bid and its versions")

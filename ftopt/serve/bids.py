@@ -15,6 +15,7 @@ from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary, summarize
 from ftopt.serve.diff import Change, PlanDiff, plan_diff, workload_changes
 from ftopt.serve.jobs import Jobs
+from ftopt.serve.revisions import stamped
 from ftopt.serve.roundtrip import edited
 from ftopt.serve.solve_request import SolveRequest
 from ftopt.serve.store import Solve, Store, Version
@@ -93,8 +94,8 @@ def solved_plan(bench: Workbench, bid_id: int, number: int) -> tuple[Plan, Solve
 def summary_of(bench: Workbench, bid_id: int, number: int, plan: Plan) -> PlanSummary:
     """The summary every view of a version's plan is rendered from (page, downloads): the plan with
     the version's buyer details and the workbench's catalogue, as `ftopt solve` summarises it."""
-    workload = check(require_version(bench, bid_id, number).workload, bench.catalogue).workload
-    return summarize(plan, workload, bench.catalogue)
+    workload = check(stamped(require_version(bench, bid_id, number).workload, number), bench.catalogue)
+    return summarize(plan, workload.workload, bench.catalogue)
 
 
 def ease(bench: Workbench, bid_id: int, number: int, index: int, author: str) -> Version:

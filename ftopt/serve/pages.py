@@ -103,8 +103,9 @@ def app_js() -> Response:
 
 
 @router.get("/", response_class=HTMLResponse)
-def home(request: Request) -> HTMLResponse:
-    return page(request, "home.html", bids=bench_of(request).store.bids(), examples=list(bundled()))
+def home(request: Request, customer: str = "") -> HTMLResponse:
+    found = bench_of(request).store.bids(customer=customer[:200])
+    return page(request, "home.html", bids=found, examples=list(bundled()), customer=customer[:200])
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -216,11 +217,13 @@ def _version_page(request: Request, bid_id: int, number: int, **context: Any) ->
         v.number: next((s.state for s in solves if s.version == v.number), "not solved")
         for v in store.versions(bid_id)
     }
+    prices = {s.version: s.price for s in reversed(solves) if s.state == "done"}  # the latest wins
     solved = _solved_context(bench, bid_id, number)
     context.setdefault("yaml_text", version.workload)
     return _form_page(
         request, "version.html", version.workload, bid=store.bid(bid_id), version=version,
-        versions=store.versions(bid_id), latest=latest, solves=[s for s in solves if s.version == number],
+        versions=store.versions(bid_id), latest=latest, prices=prices,
+        solves=[s for s in solves if s.version == number],
         time_limit=f"{bench.time_limit:g}", formats=list(FORMATS), **solved, **context,
     )  # fmt: skip
 
