@@ -9,13 +9,15 @@ limit without a plan), never a traceback. A command either wraps its body with `
 from __future__ import annotations
 
 import functools
+import json
+import os
 import sys
 from collections.abc import Callable
 from typing import NoReturn, ParamSpec, TypeVar
 
 import click
 
-from ftopt.errors import FtoptError, one_line
+from ftopt.errors import FtoptError, one_line, problem
 
 __all__ = ["CommandInputError", "fail", "handle_errors", "one_line", "run_command"]
 
@@ -30,7 +32,11 @@ class CommandInputError(FtoptError):
 
 
 def fail(err: FtoptError) -> NoReturn:
-    """Print `ftopt: <message>` on stderr and exit with the error's code."""
+    """Print `ftopt: <message>` on stderr (with FTOPT_ERRORS=json: the workbench API's problem
+    details as one JSON object, `ftopt.errors.problem`) and exit with the error's code."""
+    if os.environ.get("FTOPT_ERRORS") == "json":
+        click.echo(json.dumps(problem(err), ensure_ascii=False), err=True)
+        sys.exit(err.exit_code)
     click.echo(f"ftopt: {one_line(str(err))}", err=True)
     sys.exit(err.exit_code)
 

@@ -6,7 +6,7 @@ not exist), and the field paths in `errors` say which input of a bid is wrong in
 paths (`runs[0].train_tokens`), with the line of the YAML where one is known. `type` is a URN per
 kind of problem (`urn:ftopt:problem:invalid-workload`), listed in docs/how-to/workbench.md;
 `instance` is the path of the request that failed. The CLI's JSON errors use the same fields
-(`ftopt.cli.errors.problem`).
+(`ftopt.errors.problem`, printed with FTOPT_ERRORS=json).
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
+from ftopt.errors import PROBLEM_URN, pointer
+
 MEDIA_TYPE = "application/problem+json"
-URN = "urn:ftopt:problem:"
+URN = PROBLEM_URN
 
 
 #: The JSON Schema of a problem, as /openapi.json documents every error.
@@ -101,12 +103,6 @@ def field_error(field: str, detail: str, line: int | None = None) -> dict[str, A
     if line is not None:
         entry["line"] = line
     return entry
-
-
-def pointer(field: str) -> str:
-    """`runs[0].train_tokens` as a JSON Pointer into the workload: `#/runs/0/train_tokens`."""
-    parts = field.replace("[", ".").replace("]", "").split(".")
-    return "#/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts if p)
 
 
 def validation_errors(errors: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
