@@ -122,7 +122,7 @@ class Document:
         last = steps[-1]
         if isinstance(last, int) and isinstance(parent, list) and last < len(parent):
             del parent[last]
-        elif isinstance(last, str) and isinstance(parent, dict) and last in parent:
+        elif isinstance(last, str) and isinstance(parent, CommentedMap) and last in parent:
             _drop_key(parent, last)
         else:
             return
@@ -207,7 +207,7 @@ def plain(value: Any) -> Any:
 def _needs_quotes(text: str) -> bool:
     """Whether PyYAML (what ftopt reads workloads with) would read `text` as anything but this string."""
     try:
-        return yaml.safe_load(text) != text
+        return bool(yaml.safe_load(text) != text)
     except yaml.YAMLError:
         return True
 

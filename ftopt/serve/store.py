@@ -232,7 +232,7 @@ class Store:
                         tx.execute(statement)
                 tx.execute("PRAGMA user_version=1")
             found = 1
-        done = []
+        done: list[int] = []
         for number in range(found + 1, SCHEMA_VERSION + 1):
             if holds_bids and not done:
                 self._copy(self.path.with_name(f"{DB_NAME}.before-v{number}"))
