@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ortools.sat.python import cp_model
 
@@ -30,15 +30,22 @@ from ftopt.model.findings import Finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.relaxation import RelaxationId
-from ftopt.model.workload import Workload
+from ftopt.model.workload import Rack, Workload
 from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
 
-if TYPE_CHECKING:  # the racks family takes Fleet from here: its limit type is only named
-    from ftopt.solver.cpsat.racks import RackLimit
-
 #: Every server count of a model with the build it buys: (build, count) pairs, a build may repeat.
 Fleet = Sequence[tuple[Build, cp_model.LinearExprT]]
+
+
+class RackLimit(Protocol):
+    """A per-rack capacity beyond units and circuits that a family adds (the liquid loop's kW)."""
+
+    def need(self, build: Build) -> int:
+        """What one server of the build takes of the rack's capacity (0: nothing)."""
+
+    def capacity(self, rack: Rack) -> int | None:
+        """The rack's capacity; None: the rack has none, so no server that needs some stands there."""
 
 
 @dataclass(frozen=True)

@@ -16,14 +16,13 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from ortools.sat.python import cp_model
 
 from ftopt.model.hardware import Catalogue
 from ftopt.model.relaxation import RelaxationId
 from ftopt.model.workload import MAX_RACK_UNITS, Rack
-from ftopt.solver.cpsat.family import Family, Fleet, Relaxation, site
+from ftopt.solver.cpsat.family import Family, Fleet, RackLimit, Relaxation, site
 from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
 
@@ -31,16 +30,6 @@ from ftopt.solver.problem.data import ProblemData
 PLACEMENT_S = 10.0
 
 Place = tuple[int, int]  # (rack index, circuit index)
-
-
-class RackLimit(Protocol):
-    """A per-rack capacity beyond units and circuits that a family adds (the liquid loop's kW)."""
-
-    def need(self, build: Build) -> int:
-        """What one server of the build takes of the rack's capacity (0: nothing)."""
-
-    def capacity(self, rack: Rack) -> int | None:
-        """The rack's capacity; None: the rack has none, so no server that needs some stands there."""
 
 
 @dataclass(frozen=True)
