@@ -175,7 +175,7 @@ def _saving(subject: str, f: dict[str, Any]) -> str:
     servers, eased = f.get("servers"), f.get("eased_servers")
     count = (
         f"; {_servers(eased)} instead of {_servers(servers)}"
-        if servers is not None and eased != servers
+        if isinstance(servers, int) and isinstance(eased, int) and eased != servers
         else ""
     )
     if f["saved"] <= 0:
