@@ -30,6 +30,7 @@ from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.settings import Progress, SolveSettings
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.families import admits
+from ftopt.solver.cpsat.family import Relaxation
 from ftopt.solver.cpsat.formulation import build_formulation
 from ftopt.solver.decode.bills import fabric_price
 from ftopt.solver.decode.layout import ServerLayout, price_of
@@ -334,9 +335,19 @@ def _explain_optimum(
         elif eased:
             seconds = budget / len(eased)  # no alternatives: a re-solve needs only its price
             quick = replace(settings, time_limit=seconds, what_if=False, verify=False, alternatives=0)
-            saved = savings(data, plan, lambda r: solve(r.workload, r.catalogue or data.catalogue, quick))
+            until = time.perf_counter() + budget
+            saved = savings(data, plan, _resolver(data, quick), until)
     notes = [*plan.notes, *disproportions(plan)]
     return plan.model_copy(update={"binding": binding, "savings": saved, "notes": notes})
+
+
+def _resolver(data: ProblemData, quick: SolveSettings) -> Callable[[Relaxation], Result]:
+    """A re-solve of one relaxation with the quick settings, on its eased catalogue where it has one."""
+
+    def resolve(relaxation: Relaxation) -> Result:
+        return solve(relaxation.workload, relaxation.catalogue or data.catalogue, quick)
+
+    return resolve
 
 
 def _impossible(data: ProblemData, reasons: list[Finding], settings: SolveSettings, clock: _Clock) -> Result:
@@ -348,10 +359,8 @@ def _impossible(data: ProblemData, reasons: list[Finding], settings: SolveSettin
     if eased and budget >= WHAT_IF_MIN_S:
         seconds = budget / len(eased)
         quick = replace(settings, time_limit=seconds, what_if=False, verify=False, alternatives=0)
-        reasons = [
-            *reasons,
-            *feasible_if(data, lambda r: solve(r.workload, r.catalogue or data.catalogue, quick)),
-        ]
+        until = mark + budget
+        reasons = [*reasons, *feasible_if(data, _resolver(data, quick), until)]
         clock.lap("explain", mark)
     return Result(status=Status.INFEASIBLE, reasons=tuple(reasons), timings=clock.timings())
 

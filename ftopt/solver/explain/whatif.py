@@ -13,7 +13,8 @@ by the hours each deadline must give for the cheaper plan ("deadlines +6 h").
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.plan import Plan
@@ -39,10 +40,20 @@ def relaxations(data: ProblemData) -> list[Relaxation]:
     return families.relaxations(data)
 
 
-def savings(data: ProblemData, plan: Plan, resolve: Resolve) -> list[Finding]:
-    """One re-solve per relaxation; a finding for each whose plan is cheaper or has another count."""
-    found = []
+def _in_time(data: ProblemData, until: float | None) -> Iterator[Relaxation]:
+    """The relaxations, while the clock (`time.perf_counter`) is before `until`: a re-solve also builds
+    its problem, which a time limit split ten ways does not bound, so the last ones give way."""
     for relaxation in relaxations(data):
+        if until is not None and time.perf_counter() >= until:
+            return
+        yield relaxation
+
+
+def savings(data: ProblemData, plan: Plan, resolve: Resolve, until: float | None = None) -> list[Finding]:
+    """One re-solve per relaxation (until `until`); a finding for each whose plan is cheaper or has
+    another server count."""
+    found = []
+    for relaxation in _in_time(data, until):
         eased = resolve(relaxation).plan
         if eased is None:
             continue
@@ -70,10 +81,11 @@ def _saving(data: ProblemData, plan: Plan, relaxation: Relaxation, eased: Plan) 
     )
 
 
-def feasible_if(data: ProblemData, resolve: Resolve) -> list[Finding]:
-    """For a bid without a plan: each relaxation whose re-solve finds one, with that plan's price."""
+def feasible_if(data: ProblemData, resolve: Resolve, until: float | None = None) -> list[Finding]:
+    """For a bid without a plan: each relaxation whose re-solve (until `until`) finds one, with that
+    plan's price."""
     found = []
-    for relaxation in relaxations(data):
+    for relaxation in _in_time(data, until):
         eased = resolve(relaxation).plan
         if eased is None:
             continue
