@@ -373,7 +373,8 @@ def _side_by_side(outcomes: list[Outcome], plain: list[Outcome], planning: list[
     for kind in KINDS:
         lines.append(
             f"| {kind} | {_share_cell(split(outcomes, 'fit'), kind)} | "
-            f"{_share_cell(split(outcomes, 'held-out'), kind)} | {_share_cell(split(plain, 'held-out'), kind)} | "
+            f"{_share_cell(split(outcomes, 'held-out'), kind)} | "
+            f"{_share_cell(split(plain, 'held-out'), kind)} | "
             f"{_share_cell(planning, kind)} | {pre.get(kind, '—')} |"
         )
     return lines

@@ -116,8 +116,8 @@ def rule_words(pooled: MarginBucket) -> str:
             "this rule is adopted at)"
         )
     return (
-        f"the median error of its cross-validated memory points (covering 95 % would take {pooled.cover_95:.0%} "
-        f"pooled, beyond the {COVER_CAP:.0%} the coverage rule is adopted at)"
+        "the median error of its cross-validated memory points (covering 95 % would take "
+        f"{pooled.cover_95:.0%} pooled, beyond the {COVER_CAP:.0%} the coverage rule is adopted at)"
     )
 
 
