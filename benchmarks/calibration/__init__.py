@@ -136,6 +136,8 @@ def recompute(
     if point["kind"] == "memory":
         allocated = point["includes"] == "allocated"
         options = SizingOptions(cuda_context_gb=0, allocator_reserve=0) if allocated else SizingOptions()
+        if point["includes"] == "reserved":  # the caching allocator's peak: no CUDA context
+            options = SizingOptions(cuda_context_gb=0)
         sizing = size_run(
             CopySetup(profile, gpu, gpus, strategy, optimizer, offload, options), peak_allocated=allocated
         )

@@ -31,12 +31,13 @@ def registered_files() -> list[Path]:
 def _predict(point: dict[str, Any], models: dict[str, Any]) -> dict[str, float]:
     """ftopt's figures for one workload: the figure in the point's unit, and the planned memory with
     its margin or the P50/P90 hours factors of its stack."""
-    from benchmarks.calibration import calibration_cards, recompute
+    from benchmarks.calibration import calibration_cards, read_points, recompute
     from ftopt.catalogue import load_catalogue
     from ftopt.model.architecture import Architecture
 
     catalogue = load_catalogue()
-    archs = {name: Architecture.model_validate(arch) for name, arch in models.items()}
+    known = {**read_points()["models"], **models}  # the calibration's architectures, then the file's
+    archs = {name: Architecture.model_validate(arch) for name, arch in known.items()}
     figure = recompute(point, catalogue, calibration_cards(), archs, overrides=False)
     config = point["config"]
     if point["kind"] == "memory":
