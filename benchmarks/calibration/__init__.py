@@ -743,6 +743,9 @@ def main(argv: list[str] | None = None) -> None:
 
         SPREAD_FILE.write_text(render_spread(planning_outcomes(plain)), encoding="utf-8")
         print(f"wrote {SPREAD_FILE.relative_to(ROOT)}")
+    from benchmarks.calibration import preregistered
+
+    preregistered.MARKDOWN.write_text(preregistered.render_markdown(), encoding="utf-8")
     MARKDOWN.write_text(render_markdown(outcomes, sources_of(), plain), encoding="utf-8")
     JSON.write_text(render_json(outcomes, plain), encoding="utf-8")
     for s in summarise(outcomes):

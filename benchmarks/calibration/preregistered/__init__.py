@@ -113,3 +113,55 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+#: The report of the first comparisons.
+MARKDOWN = HERE.parent / "preregistered.md"
+
+
+def _row(point: dict[str, Any]) -> str:
+    predicted, published = point["predicted"], float(point["published"])
+    ratio = predicted["figure"] / published
+    within, covered = _judged(point) or (False, False)
+    cover = (
+        f"{predicted['planned']:,.2f} (+{predicted['margin']:.0%})"
+        if point["kind"] == "memory"
+        else f"P90 × {predicted['p90']:.2f}"
+    )
+    return (
+        f"| {point['id']} | {point['kind']} | {predicted['figure']:,.1f} | "
+        f"{published:,.1f} {point['unit']} | "
+        f"{ratio:.2f} | {'yes' if within else 'no'} | {cover}: {'yes' if covered else 'no'} |"
+    )
+
+
+def render_markdown() -> str:
+    """preregistered.md: per source its registration and every measured point against the committed
+    prediction (never recomputed), then the totals calibration.md quotes."""
+    lines = [
+        "# Pre-registered sources: the first comparison",
+        "",
+        "Written by `python -m benchmarks.calibration` from benchmarks/calibration/preregistered/*.yaml;",
+        "do not edit by hand. Each source's workloads and ftopt's predictions were committed before its",
+        "measurements (docs/calibration.md, section 5); this is the comparison against those committed",
+        "predictions, reported unchanged. Ratio = predicted / published; goals memory ±15 %, throughput",
+        "±25 %; covered = planned memory (with its margin) at least the measurement, or the measured",
+        "rate at least predicted / P90 (the real hours within the P90 hours).",
+        "",
+    ]
+    for path in registered_files():
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        measured = [p for p in data["points"] if p.get("published") is not None]
+        lines += [f"## {data['source']}", "", data["description"], "", f"Registered: {data['registered']}"]
+        lines += ["", f"Measured: {data.get('measured', 'not yet')}", ""]
+        lines += [f"- assumption: {a}" for a in data.get("assumptions", [])]
+        lines += [
+            "",
+            "| point | kind | predicted | published | ratio | within goal | covered |",
+            "|---|---|---:|---:|---:|---|---|",
+            *[_row(p) for p in measured],
+            "",
+        ]
+    lines += ["## Totals", ""]
+    lines += [f"- {kind}: {cell}" for kind, cell in comparison_cells().items()]
+    return "\n".join(lines) + "\n"
