@@ -358,7 +358,7 @@ def test_committed_spread_is_its_derivation() -> None:
     assert SPREAD_FILE.read_text(encoding="utf-8") == render_spread(PLANNING), (
         "run `python -m benchmarks.calibration --write-margins`"
     )
-    assert load_catalogue().spread == read_spread() == derive_spread(PLANNING, stack_ids())
+    assert load_catalogue().spread == read_spread() == derive_spread(PLANNING, stack_ids(), bands=True)
 
 
 def test_spread_is_the_cross_validated_ratio_quantiles_own_with_three_sources_else_pooled() -> None:
@@ -429,3 +429,29 @@ def test_report_counts_the_excluded_points_per_source_and_discloses_every_late_c
     assert changes and "## Changes made after looking at held-out points" in text
     for change in changes:
         assert f"- **{change['date']}, {change['what']}**: {change['change']}" in text
+
+
+def test_bands_are_the_cross_validated_deviation_percentiles_own_with_three_sources() -> None:
+    """A stack and method's memory band is the nearest-rank 10th and 90th percentile of measured /
+    ftopt - 1 over its cross-validated points (three sources), rounded outward; with fewer sources
+    it is the pooled band; hours bands are the ratio ftopt / published - 1 (real hours over ftopt's)."""
+    from benchmarks.calibration.spread import derive_bands
+
+    bands = derive_bands(PLANNING, stack_ids())
+    rows = [o for o in PLANNING if (o.kind, o.stack, o.method) == ("memory", "hf-fsdp", "qlora")]
+    assert len({o.source for o in rows}) >= MIN_SOURCES
+    devs = sorted(o.published / (o.ftopt or 1.0) - 1 for o in rows)
+    band = bands.memory_of("hf-fsdp", "qlora")
+    assert band.points == len(rows) and "hf-fsdp/qlora" in band.basis
+    assert band.low <= devs[math.ceil(0.1 * len(devs)) - 1] < band.low + 0.01
+    assert band.high - 0.01 < devs[math.ceil(0.9 * len(devs)) - 1] <= band.high
+    within = sum(1 for d in devs if band.low <= d <= band.high)
+    assert within >= 0.8 * len(devs) - 1  # the band holds the middle 80 %
+    assert bands.memory_of("megatron", "full") == bands.memory_pooled  # no megatron memory points
+    speed = [o for o in PLANNING if o.kind == "throughput" and o.stack == "torchtune"]
+    hours = bands.hours_of("torchtune")
+    assert hours.points == len(speed) and all(o.ratio for o in speed)
+    ratios = sorted((o.ratio or 0.0) - 1 for o in speed)  # real hours over ftopt's, minus 1
+    assert hours.low <= ratios[math.ceil(0.1 * len(ratios)) - 1] < hours.low + 0.01
+    assert hours.high - 0.01 < ratios[math.ceil(0.9 * len(ratios)) - 1] <= hours.high
+    assert bands.power is not None and bands.power.low <= 0 <= bands.power.high
