@@ -290,7 +290,7 @@ def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
     domains, caps = largest_domains(build_set.builds), lowest_caps(build_set.builds)
     owned, unusable = owned_builds(workload, build_set.builds)
     writes = slowest_writes([*build_set.builds, *owned])
-    slices = offered_slices(build_set.builds)
+    slices = offered_slices([*build_set.builds, *owned])
     modes = []
     for i, p in enumerate(profiles):
         whole = run_modes(i, p, gpus, workload.sizing, domains, catalogue, caps, writes)
