@@ -31,7 +31,7 @@ def test_a_bid_is_made_from_the_form_without_yaml(client):
         "runs[0].train_tokens": "1e8",
         "site.feed": "230v-16a",
         "site.inlet_c": "25",
-        "hardware.gpus": ["rtx-pro-6000-se"],
+        "hardware.gpus": "rtx-pro-6000-se",
     }
     reply = client.post("/bids/new", data=form, follow_redirects=False)
     assert reply.status_code == 303 and reply.headers["location"] == "/bids/1/versions/1"
