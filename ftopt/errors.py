@@ -80,6 +80,37 @@ class InputError(FtoptError):
         super().__init__(f"{location}{expected}")
 
 
+#: Most problems one file reports at once: a file broken everywhere (a list indented wrongly) must
+#: not print thousands of lines; the first fifty show the pattern.
+MAX_REPORTED = 50
+
+
+class InputErrors(InputError):
+    """Several problems of one file, reported together so that one edit fixes them all: each an
+    InputError with its own field and line. Its message is one line per problem (at most
+    MAX_REPORTED, then how many more)."""
+
+    def __init__(self, errors: list[InputError]) -> None:
+        first = errors[0]
+        self.errors = errors[:MAX_REPORTED]
+        self.more = len(errors) - len(self.errors)
+        super().__init__(first.file, first.field, first.expected, first.line)
+        tail = [f"{first.file}: and {self.more} more problems"] if self.more else []
+        self.args = ("\n".join([*(str(e) for e in self.errors), *tail]),)
+
+    def lines(self) -> list[str]:
+        """One line per problem, the bound's remainder counted in a last line."""
+        return str(self).split("\n")
+
+
+def raise_all(errors: list[InputError]) -> None:
+    """Raise the one error, or all of them together; nothing when the list is empty."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise InputErrors(errors)
+
+
 class InfeasibleError(FtoptError):
     """No plan can exist; the reasons say which run and which rule rule it out."""
 
@@ -131,9 +162,16 @@ def problem(err: FtoptError, instance: str = "") -> dict[str, object]:
         "instance": instance or getattr(err, "file", ""),
         "exit_code": err.exit_code,
     }
-    if isinstance(err, InputError) and err.field:
-        entry: dict[str, object] = {"field": err.field, "pointer": pointer(err.field), "detail": err.expected}
-        if err.line is not None:
-            entry["line"] = err.line
-        found["errors"] = [entry]
+    each = err.errors if isinstance(err, InputErrors) else [err] if isinstance(err, InputError) else []
+    entries = [_problem_entry(e) for e in each if e.field]
+    if entries:
+        found["errors"] = entries
     return found
+
+
+def _problem_entry(err: InputError) -> dict[str, object]:
+    """One field's problem: its path, JSON Pointer, what was expected and, where known, its line."""
+    entry: dict[str, object] = {"field": err.field, "pointer": pointer(err.field), "detail": err.expected}
+    if err.line is not None:
+        entry["line"] = err.line
+    return entry

@@ -20,7 +20,7 @@ from ftopt.serve.roundtrip import edited
 from ftopt.serve.solve_request import SolveRequest
 from ftopt.serve.store import Solve, Store, Version
 from ftopt.serve.workloads import WorkloadError, check, data_of
-from ftopt.solver.explain.whatif import relaxations
+from ftopt.solver.explain.whatif import eased_workload
 from ftopt.solver.problem.data import build_problem
 
 #: The name a new bid gets when its workload has none.
@@ -100,16 +100,18 @@ def summary_of(bench: Workbench, bid_id: int, number: int, plan: Plan) -> PlanSu
 
 def ease(bench: Workbench, bid_id: int, number: int, index: int, author: str) -> Version:
     """A new version with the rule of the plan's `index`-th saving eased, as the what-if re-solve
-    eased it (the same relaxation, `ftopt.solver.explain.whatif.relaxations`): only the fields the
-    relaxation changed are written into the version's text; its comments and other fields stay."""
+    eased it: the relaxation the saving names by its id (`ftopt.solver.explain.whatif.eased_workload`),
+    never by its sentence. Only the fields the relaxation changed are written into the version's
+    text; its comments and other fields stay."""
     version = require_version(bench, bid_id, number)
     solved = solved_plan(bench, bid_id, number)
     if solved is None or not 0 <= index < len(solved[0].savings):
         raise NotFound(f"version {number} of bid {bid_id} has no saving {index + 1}")
-    words = solved[0].savings[index].subject
+    saving = solved[0].savings[index]
     workload = check(version.workload, bench.catalogue).workload
     data = build_problem(workload, bench.catalogue.arriving_within(workload.site.delivery_weeks))
-    eased = next((w for said, w in relaxations(data) if said == words), None)
+    eased = eased_workload(data, saving)
+    words = saving.subject
     if eased is None:
         raise WorkloadError(f"ftopt: the rule '{words}' can no longer be eased for this workload")
     fields = eased_fields(
