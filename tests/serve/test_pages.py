@@ -57,6 +57,16 @@ def test_an_error_is_shown_beside_its_field_and_nothing_is_stored(client):
     )
 
 
+def test_every_problem_of_the_form_is_shown_beside_its_own_input(client):
+    form = {"csrf": _csrf(client), "runs[0].name": "r", "runs[0].model": "llama-3.1-8b",
+            "runs[0].method": "lora", "runs[0].concurrent": "0", "runs[0].seq_len": "-4"}  # fmt: skip
+    reply = client.post("/bids/new", data=form)
+    beside = dict(re.findall(r'<span class="field-error" data-field="([^"]+)">([^<]*)</span>', reply.text))
+    assert set(beside) == {"runs[0].concurrent", "runs[0].seq_len"}
+    assert all(html.unescape(line).startswith("ftopt: workload:") for line in beside.values())
+    assert "runs[0].seq_len" in beside["runs[0].seq_len"] and "concurrent" in beside["runs[0].concurrent"]
+
+
 def test_typed_text_is_escaped_in_every_input_after_an_error(client):
     evil = '"><script>alert(1)</script>'
     form = {"csrf": _csrf(client), "name": evil, "quote.customer": evil, "runs[0].name": "r",
