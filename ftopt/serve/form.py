@@ -19,7 +19,7 @@ from typing import Any
 
 from ftopt.catalogue.schema import workload_schema
 from ftopt.model.hardware import Catalogue
-from ftopt.serve.roundtrip import Document
+from ftopt.serve.roundtrip import Document, parse_path
 
 #: The top-level sections in the order the form shows them; fields not named here follow.
 ORDER = ("name", "quote", "runs", "site", "hardware", "queue", "inventory", "objective", "energy", "sizing")
@@ -145,10 +145,11 @@ def _add(section: Section, doc: Document, key: str, prop: Mapping[str, Any], pat
     items = next((v.get("items") for v in variants if v.get("type") == "array"), None)
     if items is not None and "properties" in _resolve(items):
         section.lists.append(_entries(doc, _resolve(items), path, key))
-    elif nested is not None and not has_text:
-        section.sections.append(_section(doc, nested, path, key))
-    else:
+        return
+    if nested is None or has_text:  # a catalogue id, or a value of its own
         section.inputs.append(_input(key, prop, variants, path, value, items is not None))
+    if nested is not None:  # a mapping; beside an id, the inline alternative (a model of your own)
+        section.sections.append(_section(doc, nested, path, f"{key}: inline" if has_text else key))
 
 
 def _input(
@@ -165,7 +166,7 @@ def _input(
         description=str(prop.get("description", "")),
         choices=choices,
         suggest=SUGGEST.get(key, ""),
-        value=_text(value) if kind != "fixed" else "(a structure: edit it in the YAML)",
+        value=_text(value) if kind != "fixed" else "(inline, below)",
         default="" if default is None or default == [] else _text(default),
     )
 
@@ -239,16 +240,34 @@ def changes(text: str, typed: Mapping[str, str]) -> list[tuple[str, Any]]:
     text differs from the version's, in form order (None removes a field), then the entries ticked
     for removal, last first (so the indexes of the others hold)."""
     form = bid_form(text)
+    doc = Document(text)
     edits: list[tuple[str, Any]] = []
     for item in inputs(form):
         if item.kind == "fixed" or item.path not in typed:
             continue
         given = typed[item.path].strip()
         if given != item.value.strip():
+            edits += _replaced_id(doc, item.path, edits)
             edits.append((item.path, _value(item, given) if given else None))
     removed = [p[: -len(REMOVE) - 1] for p, v in typed.items() if p.endswith("." + REMOVE) and v]
     edits += [(p, None) for p in sorted(removed, key=_index_key, reverse=True)]
     return edits
+
+
+def _replaced_id(doc: Document, path: str, edits: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """A field typed into the inline alternative of a field that holds an id (a model's
+    architecture where the run names a catalogue model) replaces the id: its removal, once."""
+    steps = parse_path(path)
+    for cut in range(1, len(steps)):
+        held = doc.get(steps[:cut])
+        if held is not None and not isinstance(held, dict | list):
+            above = _path_text(steps[:cut])
+            return [] if (above, None) in edits else [(above, None)]
+    return []
+
+
+def _path_text(steps: tuple[str | int, ...]) -> str:
+    return "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps).lstrip(".")
 
 
 def _index_key(path: str) -> tuple[str, int]:

@@ -63,10 +63,13 @@ def _fewest_cards(data: ProblemData, run_index: int, gpu_id: str) -> int | None:
 
 def relax(data: ProblemData) -> list[Relaxation]:
     """The bid allowing, besides its cards, every card of the catalogue with more memory than the
-    largest it allows (none when it allows every card or already the largest)."""
+    largest it allows: offered only where memory binds (some run fits no allowed card, or needs
+    several of each), none when it allows every card or already the largest. A larger card is often
+    also a faster one; offering it where memory does not bind would credit memory with a saving
+    that speed made."""
     workload = data.workload
     allowed = workload.hardware.gpus
-    if allowed is None:
+    if allowed is None or not _memory_binds(data):
         return []
     largest = max((g.memory_gb for g in data.catalogue.gpus if g.id in allowed), default=0.0)
     larger = [g.id for g in data.catalogue.gpus if g.memory_gb > largest and g.id not in allowed]
@@ -75,6 +78,22 @@ def relax(data: ProblemData) -> list[Relaxation]:
     hardware = workload.hardware.model_copy(update={"gpus": (*allowed, *larger)})
     words = f"a card with more memory ({', '.join(larger)})"
     return [Relaxation(RelaxationId.MEMORY, words, workload.model_copy(update={"hardware": hardware}))]
+
+
+def _memory_binds(data: ProblemData) -> bool:
+    """Whether some run has no way of training at all, or (choosing its own card count) none on one
+    card: with the deadline set aside, so that a run a deadline spreads is not counted."""
+    cards = [g for g in data.catalogue.gpus if g.id in (data.workload.hardware.gpus or ())]
+    for r, profile in enumerate(data.profiles):
+        modes = [data.modes[m] for m in data.modes_of(r)]
+        if not modes:
+            return True
+        if profile.run.gpus != "auto" or min(m.gpus for m in modes) == 1:
+            continue
+        sizing = data.workload.sizing
+        if not any(m.gpus == 1 for gpu in cards for m in fitting_modes(r, profile, gpu, sizing)):
+            return True
+    return False
 
 
 Memory = Family(

@@ -43,3 +43,8 @@ def test_the_what_if_allows_the_cards_with_more_memory() -> None:
     assert eased.id == RelaxationId.MEMORY and allowed is not None and allowed[0] == "rtx-pro-6000-se"
     assert all(data.catalogue.gpu(g).memory_gb > 96 for g in allowed[1:]) and len(allowed) > 1
     assert memory.relax(problem(LARGE.replace("hardware: {gpus: [rtx-pro-6000-se]}\n", ""))) == []
+
+
+def test_no_larger_card_is_offered_where_memory_does_not_bind() -> None:
+    """The rushed LoRA fits one H200; a B200 would be cheaper for its speed, not its memory."""
+    assert memory.relax(problem(RUSHED)) == []
