@@ -74,7 +74,8 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     "--what-if/--no-what-if",
     default=True,
     show_default=True,
-    help="Re-solve once per relaxation (feed, inlet, 8-bit Adam, server limit) to report savings.",
+    help="Re-solve once per relaxation (deadline, card memory, feed, inlet, 8-bit Adam, server limit, "
+    "stock, racks, liquid loops) to report savings, or what would give an impossible bid a plan.",
 )
 @click.option(
     "--frontier/--no-frontier",

@@ -54,7 +54,7 @@ class Format:
 
 def plan_record(plan: Plan, summary: PlanSummary) -> dict[str, Any]:
     """The plan's JSON fields and, last, the summary every quote format renders (which `ftopt verify`
-    ignores: it re-derives every figure)."""
+    re-derives from the plan and compares)."""
     return {**plan.model_dump(mode="json", by_alias=True), "summary": summary.model_dump(mode="json")}
 
 

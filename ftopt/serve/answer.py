@@ -22,6 +22,7 @@ from ftopt.quote.bids import quote_bids
 from ftopt.quote.copies import quote_copy
 from ftopt.quote.formats import render
 from ftopt.reading.workload_file import load_workload_text
+from ftopt.serve.revisions import stamped
 from ftopt.serve.solve_request import SolveRequest
 from ftopt.solver.frontier import Frontier
 from ftopt.solver.solve import solve
@@ -41,7 +42,8 @@ def answer(request: SolveRequest, on_progress: Callable[[Progress], None] | None
 
 def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | None) -> dict[str, Any]:
     catalogue = load_catalogue()
-    workload = load_workload_text(request.workload, WORKLOAD_NAME, catalogue)
+    text = request.workload if request.revision is None else stamped(request.workload, request.revision)
+    workload = load_workload_text(text, WORKLOAD_NAME, catalogue)
     settings = SolveSettings(
         time_limit=request.time_limit,
         what_if=request.what_if,
