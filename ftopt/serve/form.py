@@ -117,9 +117,7 @@ def _text(value: Any) -> str:
         return ", ".join(_text(v) for v in value)
     if isinstance(value, date):
         return value.isoformat()
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return str(value)
-    return str(value)
+    return str(value)  # a number as the round-trip reader holds it; compared, never re-parsed
 
 
 def _object_def(variants: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
@@ -199,6 +197,18 @@ def inputs(section: Section) -> list[Input]:
     return found
 
 
+def entry_paths(section: Section) -> list[str]:
+    """The paths of the entries the version holds (`runs[0]`, `site.racks[1]`), nested ones too."""
+    found: list[str] = []
+    for sub in section.sections:
+        found += entry_paths(sub)
+    for entries in section.lists:
+        for entry in entries.entries:
+            found += [entry.path] if entry.present else []
+            found += entry_paths(entry)
+    return found
+
+
 def _value(item: Input, typed: str) -> Any:
     """What a typed text is written as, by the input's kind; text that is no number stays text, for
     the loader to refuse in its own words beside the field."""
@@ -250,7 +260,9 @@ def changes(text: str, typed: Mapping[str, str]) -> list[tuple[str, Any]]:
         if given != item.value.strip():
             edits += _replaced_id(doc, item.path, edits)
             edits.append((item.path, _value(item, given) if given else None))
+    held = set(entry_paths(form))
     removed = [p[: -len(REMOVE) - 1] for p, v in typed.items() if p.endswith("." + REMOVE) and v]
+    removed = [p for p in removed if p in held]  # only an entry the version has
     edits += [(p, None) for p in sorted(removed, key=_index_key, reverse=True)]
     return edits
 
