@@ -180,6 +180,8 @@ def test_a_blanked_input_removes_its_field_and_a_ticked_entry_goes():
     edits = changes(text, {"runs[0].concurrent": "", "runs[1]._remove": "1"})
     assert edits == [("runs[0].concurrent", None), ("runs[1]", None)]
     assert data_of(edited(text, edits))["runs"] == [{"name": "a", "model": "llama-3.1-8b", "method": "lora"}]
+    # a remove box is honoured only on an entry the version has
+    assert changes(text, {"site._remove": "1", "runs[7]._remove": "1", "name._remove": "1"}) == []
 
 
 def test_a_word_in_a_number_input_is_passed_on_for_the_loader_to_name():
