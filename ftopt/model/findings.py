@@ -204,6 +204,11 @@ def _deadline_bound(subject: str, f: dict[str, Any]) -> str:
     )
 
 
+def _hours(hours: float) -> str:
+    """Hours to a tenth, and a small figure (under 0.1 h) to two significant digits, not 0.0."""
+    return f"{hours:,.1f}" if hours >= 0.1 else f"{hours:.2g}"
+
+
 def _disproportion(subject: str, f: dict[str, Any]) -> str:
     currency = f["currency"]
     if not f["hours_saved"]:
@@ -213,7 +218,7 @@ def _disproportion(subject: str, f: dict[str, Any]) -> str:
             "per hour)"
         )
     return (
-        f"{f['what']} {subject} cost {money(f['cost'], currency)} and save {f['hours_saved']:,.1f} h at "
+        f"{f['what']} {subject} cost {money(f['cost'], currency)} and save {_hours(f['hours_saved'])} h at "
         f"P{round(f['confidence'] * 100)}: {money(f['cost_per_hour'], currency)} per hour saved, "
         f"against {money(f['plan_per_hour'], currency)} per hour of the whole plan"
     )
