@@ -172,24 +172,27 @@ def solve_command(
     bids = None
     if fmt == "html" and with_frontier:
         budget = settings.time_limit - (time.perf_counter() - started)
-        bids = _bids(parsed, catalogue, settings, budget)
+        bids = _bids(parsed, catalogue, settings, budget, plan)
     write_plan(plan, fmt, output, bids, internals, summarize(plan, parsed, catalogue))
 
 
 def _bids(
-    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float
+    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float, plan: Plan
 ) -> Frontier | None:
     """The frontier behind the quote's three bids: the one `ftopt frontier` finds with the same
     settings, within `budget_s` (what the solve left of --time-limit), so that they are that
     command's own points whenever the budget lets the frontier finish (None when no run gives
-    train_tokens; a queue bid's time axis is its last job's end, as in `ftopt frontier`)."""
+    train_tokens; a queue bid's time axis is its last job's end, as in `ftopt frontier`). The quote's
+    own plan is the frontier's first point, so the cheapest bid is never dearer than the plan."""
     from ftopt.solver.frontier import frontier, has_train_tokens
 
     if not has_train_tokens(workload):
         return None
     same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
-    found = frontier(workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0))
-    return found if found.points else None
+    found = frontier(
+        workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0), first=plan
+    )
+    return found if found.points and found.solves else None  # not the plan alone, unsearched
 
 
 def write_plan(

@@ -20,6 +20,7 @@ from ftopt.cli.errors import one_line
 from ftopt.cli.solve import render
 from ftopt.errors import FtoptError
 from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Plan
 from ftopt.model.settings import Progress, SolveSettings
 from ftopt.model.summary import summarize
 from ftopt.model.workload import Workload
@@ -54,7 +55,7 @@ def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | Non
     result = solve(workload, catalogue, settings, on_progress, workload_name=workload.name or "bid")
     plan = result.plan_or_raise()
     left = request.time_limit - (time.perf_counter() - started)
-    bids = _frontier(workload, catalogue, settings, left) if request.frontier else None
+    bids = _frontier(workload, catalogue, settings, left, plan) if request.frontier else None
     html = render(plan, "html", bids, True, summarize(plan, workload, catalogue))
     return {
         "state": "done",
@@ -69,16 +70,19 @@ def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | Non
 
 
 def _frontier(
-    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float
+    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float, plan: Plan
 ) -> Frontier | None:
     """The frontier behind the quote's three bids, as `ftopt solve --format html` finds it: the
     `ftopt frontier` search with the same settings, in what the solve left of the time limit (None
-    for a bid without train_tokens, a queue bid, or no point found)."""
-    if not has_train_tokens(workload) or workload.queue is not None:
+    for a bid without train_tokens or no point found; a queue bid's time axis is its last job's end).
+    The plan is the first point, so the cheapest bid is never dearer than it."""
+    if not has_train_tokens(workload):
         return None
     same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
-    found = frontier(workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0))
-    return found if found.points else None
+    found = frontier(
+        workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0), first=plan
+    )
+    return found if found.points and found.solves else None  # not the plan alone, unsearched
 
 
 def frontier_points(found: Frontier) -> list[dict[str, Any]]:
@@ -89,6 +93,8 @@ def frontier_points(found: Frontier) -> list[dict[str, Any]]:
             "total_price": p.total_price,
             "tco": p.tco,
             "status": p.status.value,
+            "gap": p.gap,
+            "proven": p.proven,
             "servers": p.servers(),
             "currency": p.plan.currency,
         }
