@@ -274,7 +274,11 @@ def _with_alternatives(
     offered = []
     found, timed_out = next_cheapest(data, settings, servers, settings.alternatives, seconds)
     for rank, alt in enumerate(found, 1):
-        other = build_plan(data, alt.servers, Status.FEASIBLE, plan.total_price, 0.0, workload_name)
+        # Its status and gap are its own search's: proven only when nothing cheaper differs from the
+        # options before it (gap 0), else the best found with its distance to that search's bound.
+        other = build_plan(data, alt.servers, Status.FEASIBLE, alt.bound_cents / 100, 0.0, workload_name)
+        if alt.proven and not other.gap:
+            other = other.model_copy(update={"status": Status.OPTIMAL})
         if settings.verify:
             verify(other, data.workload, data.catalogue)
         offered.append(
