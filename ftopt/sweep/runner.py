@@ -25,6 +25,29 @@ from ftopt.sweep.scenario import FAILED, INVALID, CrashHook, Scenario, SweepCont
 from ftopt.sweep.store import ResultsWriter, read_records
 
 
+#: The shortest search a scenario is given, seconds (the command's least --time-limit).
+MIN_SCENARIO_S = 0.1
+
+
+def scenario_share(limit: float, scenarios: int, parallel: int) -> float:
+    """Each scenario's search time when `limit` bounds the whole sweep: the limit times the
+    scenarios solved at once, over the scenarios to solve (never more than the limit itself)."""
+    if scenarios <= 0:
+        return limit
+    return min(limit, max(MIN_SCENARIO_S, limit * max(1, parallel) / scenarios))
+
+
+def sharing_words(limit: float, share: float, scenarios: int, parallel: int) -> str:
+    """How the sweep shared its time limit, in the words its records carry."""
+    words = (
+        f"one budget of {limit:g} s for the whole sweep: {scenarios} scenarios, {max(1, parallel)} at "
+        f"once, {share:.3g} s each"
+    )
+    if share == MIN_SCENARIO_S and limit * max(1, parallel) / scenarios < share:
+        words += f" (the least a search is given: the sweep may run past {limit:g} s)"
+    return words
+
+
 @dataclass(frozen=True)
 class SweepPlan:
     """A checked sweep: the shared context and every scenario of the grid."""
@@ -140,11 +163,21 @@ def run_sweep(
 
         try:
             if todo:
-                context = replace(plan.context, crash_hook=CrashHook.from_env())
+                context = replace(_shared(plan.context, len(todo), backend), crash_hook=CrashHook.from_env())
                 backend.run(context, todo, done, on_running)
         finally:
             summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _shared(context: SweepContext, scenarios: int, backend: Backend) -> SweepContext:
+    """The context with each scenario's share of the command's time limit (`scenario_share`): Ray's
+    parallelism is known only once connected, so it counts as one (shares no longer than needed)."""
+    parallel = getattr(backend, "workers", 0) or getattr(backend, "num_cpus", None) or 1
+    limit = context.time_limit if context.budget_s is None else context.budget_s
+    share = scenario_share(limit, scenarios, parallel)
+    words = sharing_words(limit, share, scenarios, parallel)
+    return replace(context, time_limit=share, budget_s=limit, sharing=words)
 
 
 def every_scenario_invalid(plan: SweepPlan, output: Path) -> str | None:
