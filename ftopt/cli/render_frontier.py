@@ -232,9 +232,10 @@ def three_bids_html(frontier: Frontier) -> str:
         return ""
     bids = [("cheapest", frontier.cheapest()), ("knee", frontier.knee()), ("fastest", frontier.fastest())]
     rows = "".join(_bid_row(name, p) for name, p in bids)
+    proof = frontier.proof_of([p for _, p in bids])
     return (
         '<section id="three-bids"><h2>Three bids: cheapest, knee, fastest</h2>'
-        f"<p>The same runs priced for three times to train, {escape(frontier.proof_of([p for _, p in bids]))}: "
+        f"<p>The same runs priced for three times to train, {escape(proof)}: "
         "the cheapest plan, the fastest plan ftopt can build, and the knee of the "
         f"{len(frontier.points)}-point frontier between them (the point farthest from the line "
         "joining the two).</p>"

@@ -232,6 +232,9 @@ class PlanSummary(BaseModel):
     alternatives: tuple[AlternativeLine, ...] = Field(
         default=(), description="the next cheapest bids, in price order (`--alternatives`)"
     )
+    budget: str | None = Field(
+        default=None, description="how the solve shared its time limit among its phases (Plan.budget)"
+    )
     headline: str
     figures: tuple[Figure, ...] = Field(description="the key figures every format lists, in order")
 
@@ -868,6 +871,7 @@ def summarize(
         "rent": _rent(plan, without),
         "buyer": buyer,
         "alternatives": alternative_lines(plan, discount),
+        "budget": plan.budget.sharing if plan.budget is not None else None,
         "headline": "",
         "figures": (),
     }

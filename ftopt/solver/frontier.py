@@ -207,7 +207,9 @@ def _point(plan: Plan | None, objective: str, seconds: float, budget_s: float) -
     )
 
 
-def _cheapest_known(point: FrontierPoint, known: list[FrontierPoint], deadline: float | None) -> FrontierPoint:
+def _cheapest_known(
+    point: FrontierPoint, known: list[FrontierPoint], deadline: float | None
+) -> FrontierPoint:
     """The solve's point, or a plan already in hand that meets its deadline for less (a solve that
     stopped at its share of the budget may return a dearer plan than one known to hold)."""
     holds = [k for k in known if deadline is None or k.makespan_hours <= deadline + 1e-9]
@@ -265,17 +267,11 @@ def frontier(
     )
     deadline: float | None = None
     seed = _point(first, workload.objective, 0.0, 0.0)
+    pending = [] if seed is None else [replace(seed, reused=True)]
     while True:
-        if seed is not None:
-            point, seed = replace(seed, reused=True), None
-        else:
-            stop = _stop(walk, out)
-            if stop:
-                out.stopped = stop
-                break
-            point = _solve_point(walk, out, deadline)
-            if point is None:
-                break
+        point = pending.pop() if pending else _next_point(walk, out, deadline)
+        if point is None:
+            break
         walk.found.append(point)
         if on_point is not None:
             on_point(point)
@@ -289,11 +285,16 @@ def frontier(
     return out
 
 
-def _stop(walk: _Walk, out: Frontier) -> str:
-    """Why the next solve is not started ("budget", "points"), or "" to go on."""
+def _next_point(walk: _Walk, out: Frontier, deadline: float | None) -> FrontierPoint | None:
+    """The next point, or None with why the frontier stops: the budget is spent, too many solves,
+    or the solve found no plan with hours."""
     if walk.share() < MIN_SOLVE_S:
-        return "budget"
-    return "points" if out.solves >= 4 * walk.points + 4 else ""
+        out.stopped = "budget"
+        return None
+    if out.solves >= 4 * walk.points + 4:
+        out.stopped = "points"
+        return None
+    return _solve_point(walk, out, deadline)
 
 
 def _solve_point(walk: _Walk, out: Frontier, deadline: float | None) -> FrontierPoint | None:

@@ -24,7 +24,6 @@ from ftopt.sweep.grid import Grid, load_grid, scenario_key
 from ftopt.sweep.scenario import FAILED, INVALID, CrashHook, Scenario, SweepContext
 from ftopt.sweep.store import ResultsWriter, read_records
 
-
 #: The shortest search a scenario is given, seconds (the command's least --time-limit).
 MIN_SCENARIO_S = 0.1
 

@@ -134,7 +134,8 @@ def starts_by_copy(
 
 def attach_schedule(plan: Plan, workload: Workload, starts: dict[tuple[str, int], float]) -> Plan:
     """The plan with a schedule (each job from its start for its hours at its run's deadline
-    confidence: with failures, P90 by default), the horizon, and run summaries in queue terms."""
+    confidence: with failures, P90 by default), the horizon, its makespan the last job's end, and
+    run summaries in queue terms."""
     queue = workload.queue
     assert queue is not None
     confidence = {r.name: r.deadline_confidence for r in workload.runs}
@@ -154,10 +155,13 @@ def attach_schedule(plan: Plan, workload: Workload, starts: dict[tuple[str, int]
             )
         )
     schedule.sort(key=lambda j: (j.start_hours, j.run, j.job))
+    ends = [j.end_hours for j in schedule]
     return plan.model_copy(
         update={
             "horizon_hours": queue.horizon_hours,
             "schedule": schedule,
+            # a queue trains until its last job ends, not for its longest job's hours
+            "makespan_hours": max(ends) if ends and plan.makespan_hours is not None else None,
             "runs": [_summary(s, workload) for s in plan.runs],
         }
     )
