@@ -33,7 +33,9 @@ from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.settings import Progress, SolveSettings
 from ftopt.model.workload import Workload
 from ftopt.solver.decode.layout import ServerLayout
-from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent
+from ftopt.solver.decode.plan_builder import build_plan
+from ftopt.solver.decode.rent import with_rent
+from ftopt.solver.decode.verification import verify
 from ftopt.solver.explain.supply import with_supply
 from ftopt.solver.explain.whatif import binding_rules, relaxations, savings
 from ftopt.solver.problem.data import ProblemData

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 
 from ftopt.model.plan import Node, Plan, RunSummary, ScheduledJob
-from ftopt.model.workload import Workload
+from ftopt.model.workload import Run, Workload
 from ftopt.solver.cpsat.queue import QueueModel
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.problem.data import ProblemData
@@ -156,19 +156,20 @@ def attach_schedule(plan: Plan, workload: Workload, starts: dict[tuple[str, int]
         )
     schedule.sort(key=lambda j: (j.start_hours, j.run, j.job))
     ends = [j.end_hours for j in schedule]
+    runs = {r.name: r for r in workload.runs}  # by name, once: linear in runs
     return plan.model_copy(
         update={
             "horizon_hours": queue.horizon_hours,
             "schedule": schedule,
             # a queue trains until its last job ends, not for its longest job's hours
             "makespan_hours": max(ends) if ends and plan.makespan_hours is not None else None,
-            "runs": [_summary(s, workload) for s in plan.runs],
+            "runs": [_summary(s, runs[s.name]) for s in plan.runs],
         }
     )
 
 
-def _summary(summary: RunSummary, workload: Workload) -> RunSummary:
-    run = next(r for r in workload.runs if r.name == summary.name)
+def _summary(summary: RunSummary, run: Run) -> RunSummary:
+    """The run's summary in queue terms: one copy at a time, its jobs, its window."""
     return summary.model_copy(
         update={
             "concurrent": 1,
