@@ -49,7 +49,6 @@ FORMATS = ("table", "json", "yaml", "markdown", "html", "xlsx")
 
 
 #: Why `--alternatives` is refused on a queue bid (README "Combinations not supported").
-QUEUE_ALTERNATIVES = "--alternatives: queue bids have no alternatives yet; solve without --alternatives"
 
 
 def render(
@@ -159,8 +158,6 @@ def solve_command(
     started = time.perf_counter()  # --time-limit bounds the whole command, the quote's bids included
     catalogue = open_catalogue(prices, catalogue_dir)
     parsed = load_workload(workload, catalogue)
-    if alternatives and parsed.queue is not None:
-        raise CommandInputError(QUEUE_ALTERNATIVES)
     settings = SolveSettings(
         time_limit=time_limit, deterministic=deterministic, what_if=what_if, alternatives=alternatives
     )

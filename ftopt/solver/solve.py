@@ -40,7 +40,7 @@ from ftopt.solver.explain.supply import with_supply
 from ftopt.solver.explain.whatif import binding_rules, relaxations, savings
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.search.alternatives import ServerKey, next_cheapest, server_set
-from ftopt.solver.search.peak import PeakSearch, Searched, search_peak
+from ftopt.solver.search.peak import Alternatives, PeakSearch, Searched, search_peak
 from ftopt.solver.search.queue import search_queue
 
 __all__ = ["Progress", "SolveSettings", "finish", "solve"]
@@ -98,6 +98,7 @@ class _Budget:
     limit: float
     search_end: float
     shares: dict[str, float] = field(default_factory=dict)
+    searched_s: float | None = None  # what the search used of its share
 
     @property
     def ends(self) -> float:
@@ -113,9 +114,10 @@ class _Budget:
         search = self.search_end - self.started
         shares = {"search": round(search, 3), **self.shares}
         later = ", ".join(f"the {p} {s:.3g} s" for p, s in self.shares.items() if s > 0)
+        used = f" (it used {self.searched_s:.3g} s)" if self.searched_s is not None else ""
         words = (
-            f"one budget of {self.limit:g} s for the whole solve: the search up to {search:.3g} s"
-            + (f", {later}" if later else "")
+            f"one budget of {self.limit:g} s for the whole solve: the search up to {search:.3g} s{used}"
+            + (f", then {later} of what it left" if later else "")
             + ", the rest kept for building and verifying the plan"
         )
         return Budget(limit_s=self.limit, shares=shares, sharing=words)
@@ -157,6 +159,7 @@ def solve(
         searched = search_peak(workload, catalogue, ask)
     clock.lap("search", started)
     clock.split("build", "search", searched.build_s)
+    budget.searched_s = time.perf_counter() - started
     if searched.plan is None:
         return Result(status=searched.status, reasons=searched.reasons, timings=clock.timings())
     plan = finish(searched, _Finishing(workload, catalogue, settings, budget, clock, workload_name))
@@ -211,15 +214,55 @@ def finish(searched: Searched, job: _Finishing) -> Plan:
 
 
 def _alternatives(searched: Searched, plan: Plan, job: _Finishing) -> Plan:
-    """The next cheapest bids: cut from the peak search's servers; a queue plan's are not searched
-    yet (a note says so, not a silence)."""
-    if searched.servers is None or searched.data is None:
-        job.budget.allow("alternatives", 0.0)
-        note = finding(FindingKind.RULE, "skipped", what="the alternatives", seconds=job.settings.time_limit,
-                       on="the queue plan (alternatives are searched for peak plans only)")  # fmt: skip
-        return with_note(plan, note)
-    return _with_alternatives(
-        searched.data, plan, searched.servers, job.settings, job.workload_name, job.budget.ends, job.budget
+    """The next cheapest bids: cut from the peak search's servers, or found by the queue strategy's
+    own search (`Searched.alternatives`)."""
+    if searched.servers is not None and searched.data is not None:
+        return _with_alternatives(
+            searched.data,
+            plan,
+            searched.servers,
+            job.settings,
+            job.workload_name,
+            job.budget.ends,
+            job.budget,
+        )
+    if searched.alternatives is None:
+        return plan
+    return _with_queue_alternatives(searched.alternatives, plan, job)
+
+
+def _with_queue_alternatives(find: Alternatives, plan: Plan, job: _Finishing) -> Plan:
+    """A queue plan's alternatives, each verified against the queue bid, in what is left of the
+    time limit (skipped with a note as the peak plan's are)."""
+    settings = job.settings
+    seconds = min(max(1.0, settings.time_limit / 2), job.budget.ends - time.perf_counter())
+    job.budget.allow("alternatives", seconds if seconds >= ALTERNATIVES_MIN_S else 0.0)
+    if seconds < ALTERNATIVES_MIN_S:
+        return with_note(plan, skipped("the alternatives", settings.time_limit))
+    found, timed_out = find(plan, settings.alternatives, seconds)
+    offered = []
+    for rank, (other, proven) in enumerate(found, 1):
+        other = other.model_copy(update={"workload": plan.workload})
+        if proven and not other.gap:
+            other = other.model_copy(update={"status": Status.OPTIMAL})
+        if settings.verify:
+            verify(other, job.workload, job.catalogue, "the queue plan's alternative")
+        offered.append(
+            Alternative(
+                rank=rank,
+                price_difference=round(max(other.total_price - plan.total_price, 0.0), 2),
+                differs=differences(plan_server_set(plan), plan_server_set(other)),
+                proven_next=proven,
+                plan=other,
+            )
+        )
+    return _noted_short(plan.model_copy(update={"alternatives": offered}), len(found), timed_out, settings)
+
+
+def plan_server_set(plan: Plan) -> Counter[ServerKey]:
+    """A plan's servers as a buyer tells them apart (`server_set` of laid-out servers, read back)."""
+    return Counter(
+        (s.chassis, s.gpu, s.gpu_count, s.ram_gb, round(s.nvme_tb * 1000), s.nic_count) for s in plan.servers
     )
 
 
@@ -259,11 +302,14 @@ def _with_alternatives(
                 plan=other,
             )
         )
-    plan = plan.model_copy(update={"alternatives": offered})
-    if timed_out and len(found) < settings.alternatives:  # fewer than asked, and not for want of plans
-        what = (
-            "the alternatives" if not found else f"alternatives {len(found) + 1} to {settings.alternatives}"
-        )
+    return _noted_short(plan.model_copy(update={"alternatives": offered}), len(found), timed_out, settings)
+
+
+def _noted_short(plan: Plan, found: int, timed_out: bool, settings: SolveSettings) -> Plan:
+    """The plan, with a note when the time ran out before the search found as many as asked (fewer
+    than asked for want of plans needs no note: there is nothing to skip)."""
+    if timed_out and found < settings.alternatives:
+        what = "the alternatives" if not found else f"alternatives {found + 1} to {settings.alternatives}"
         plan = with_note(plan, skipped(what, settings.time_limit, "before the search found them"))
     return plan
 

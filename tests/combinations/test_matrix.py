@@ -31,7 +31,7 @@ from click.testing import Result
 from openpyxl import load_workbook
 
 from ftopt.cli.render_quote import headroom_rows
-from ftopt.cli.solve import QUEUE_ALTERNATIVES, render, write_plan
+from ftopt.cli.solve import render, write_plan
 from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary, power_basis_words, spares_words
 from tests.combinations.fragments import FEATURES, ROOT, Combination, affine_plane_triples
@@ -60,7 +60,6 @@ COMMANDS = ("solve", "estimate", "frontier", "verify", "sweep", "sweep-report")
 #: refuse it. `peak` and `queue` are the two modes of one bid: no workload holds both, so no line.
 UNSUPPORTED: dict[frozenset[str], tuple[str | None, tuple[str, ...]]] = {
     frozenset({"peak", "queue"}): (None, ()),
-    frozenset({"queue", "alternatives"}): (QUEUE_ALTERNATIVES, ("solve",)),
 }
 
 EXAMPLES = [*sorted((ROOT / "examples").glob("*.yaml")), ROOT / "examples" / "vendor" / "l4-bid.yaml"]

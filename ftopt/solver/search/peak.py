@@ -43,6 +43,11 @@ QUICK_CHECK_S = 5.0
 CORE_S = 2.0
 
 
+#: A strategy's search for the next cheapest plans after `first`: up to `n` in `seconds`, each with
+#: its status and bound set and whether it is proven the next cheapest, and whether time ran out.
+Alternatives = Callable[[Plan, int, float], tuple[list[tuple[Plan, bool]], bool]]
+
+
 @dataclass(frozen=True)
 class Searched:
     """What a strategy (peak or queue) hands the finish step: the plan, or the status and reasons
@@ -55,6 +60,7 @@ class Searched:
     reasons: tuple[Finding, ...] = ()
     servers: list[ServerLayout] | None = None
     build_s: float = 0.0  # of the search's time, building the problem (builds, modes, configurations)
+    alternatives: Alternatives | None = None  # a queue's next cheapest plans (peak: cut from `servers`)
 
     @property
     def proven(self) -> bool:

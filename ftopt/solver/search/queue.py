@@ -44,7 +44,8 @@ from ftopt.solver.decode.queue import (
 )
 from ftopt.solver.problem.data import ProblemData, build_problem
 from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, peak_workload, queue_problem
-from ftopt.solver.search.peak import PeakSearch, Searched, search_peak
+from ftopt.solver.search.peak import Alternatives, PeakSearch, Searched, search_peak
+from ftopt.solver.search.queue_alternatives import QueueAsk, next_cheapest_queue
 from ftopt.solver.search.queue_greedy import (
     GreedyPlan,
     greedy_queue,
@@ -250,7 +251,7 @@ def search_queue(
     if not candidates:
         return Searched(_no_plan_status(qp, outcome), reasons=_no_plan(qp, workload, outcome, settings))
     best = min(candidates, key=lambda p: (_objective(p), p is peak))
-    return _searched(best, outcome, data, started)
+    return _searched(best, outcome, data, started, _alternatives(QueueAsk(qp, workload, settings)))
 
 
 def _no_plan(
@@ -270,11 +271,30 @@ def _no_plan_status(qp: QueueProblem, outcome: QueueOutcome) -> Status:
     return Status.INFEASIBLE if outcome.infeasible and qp.complete else Status.NO_PLAN_IN_TIME
 
 
-def _searched(best: Plan, outcome: QueueOutcome, data: ProblemData, started: float) -> Searched:
+def _searched(
+    best: Plan, outcome: QueueOutcome, data: ProblemData, started: float, more: Alternatives
+) -> Searched:
     """The cheapest plan with the model's bound, its status and its search time; the problem data
-    (every job as a copy) its binding rules are read from."""
+    (every job as a copy) its binding rules are read from, and how to find its alternatives."""
     bound = proven_cents(outcome.bound * 100) / 100 if outcome.bound is not None else None
     plan = with_bound(best, bound).model_copy(
         update={"wall_seconds": round(time.perf_counter() - started, 3)}
     )
-    return Searched(plan.status, plan, data)
+    return Searched(plan.status, plan, data, alternatives=more)
+
+
+def _alternatives(ask: QueueAsk) -> Alternatives:
+    """The queue plan's next cheapest bids, each with its own search's bound and status: cut from
+    the queue model (`next_cheapest_queue`), built as any queue plan."""
+
+    def find(first: Plan, n: int, seconds: float) -> tuple[list[tuple[Plan, bool]], bool]:
+        found, timed_out = next_cheapest_queue(
+            ask, first, n, seconds, lambda laid: _plan_of(ask.qp, ask.workload, laid)
+        )
+        # a bound proves something only when every option is in the model, as for the plan itself
+        proof = ask.qp.complete
+        return [
+            (with_bound(f.plan, f.bound if proof else None), f.proven and proof) for f in found
+        ], timed_out
+
+    return find
