@@ -98,7 +98,6 @@ class _Budget:
     limit: float
     search_end: float
     shares: dict[str, float] = field(default_factory=dict)
-    searched_s: float | None = None  # what the search used of its share
 
     @property
     def ends(self) -> float:
@@ -114,10 +113,9 @@ class _Budget:
         search = self.search_end - self.started
         shares = {"search": round(search, 3), **self.shares}
         later = ", ".join(f"the {p} {s:.3g} s" for p, s in self.shares.items() if s > 0)
-        used = f" (it used {self.searched_s:.3g} s)" if self.searched_s is not None else ""
         words = (
-            f"one budget of {self.limit:g} s for the whole solve: the search up to {search:.3g} s{used}"
-            + (f", then {later} of what it left" if later else "")
+            f"one budget of {self.limit:g} s for the whole solve: the search up to {search:.3g} s"
+            + (f", then {later} at most, of what it leaves" if later else "")
             + ", the rest kept for building and verifying the plan"
         )
         return Budget(limit_s=self.limit, shares=shares, sharing=words)
@@ -159,7 +157,6 @@ def solve(
         searched = search_peak(workload, catalogue, ask)
     clock.lap("search", started)
     clock.split("build", "search", searched.build_s)
-    budget.searched_s = time.perf_counter() - started
     if searched.plan is None:
         return Result(status=searched.status, reasons=searched.reasons, timings=clock.timings())
     plan = finish(searched, _Finishing(workload, catalogue, settings, budget, clock, workload_name))
@@ -235,8 +232,8 @@ def _with_queue_alternatives(find: Alternatives, plan: Plan, job: _Finishing) ->
     """A queue plan's alternatives, each verified against the queue bid, in what is left of the
     time limit (skipped with a note as the peak plan's are)."""
     settings = job.settings
-    seconds = min(max(1.0, settings.time_limit / 2), job.budget.ends - time.perf_counter())
-    job.budget.allow("alternatives", seconds if seconds >= ALTERNATIVES_MIN_S else 0.0)
+    seconds = min(_alternatives_cap(settings), job.budget.ends - time.perf_counter())
+    job.budget.allow("alternatives", _alternatives_cap(settings) if seconds >= ALTERNATIVES_MIN_S else 0.0)
     if seconds < ALTERNATIVES_MIN_S:
         return with_note(plan, skipped("the alternatives", settings.time_limit))
     found, timed_out = find(plan, settings.alternatives, seconds)
@@ -259,6 +256,11 @@ def _with_queue_alternatives(find: Alternatives, plan: Plan, job: _Finishing) ->
     return _noted_short(plan.model_copy(update={"alternatives": offered}), len(found), timed_out, settings)
 
 
+def _alternatives_cap(settings: SolveSettings) -> float:
+    """The most the alternatives may take: half the limit (at least a second), within what is left."""
+    return max(1.0, settings.time_limit / 2)
+
+
 def plan_server_set(plan: Plan) -> Counter[ServerKey]:
     """A plan's servers as a buyer tells them apart (`server_set` of laid-out servers, read back)."""
     return Counter(
@@ -278,9 +280,9 @@ def _with_alternatives(
     """The plan with the next cheapest bids whose server sets differ, each built and verified, in
     what is left of the time limit (skipped with a note when that is under a second, or when it ran
     out before the search found as many as asked)."""
-    seconds = min(max(1.0, settings.time_limit / 2), ends - time.perf_counter())
+    seconds = min(_alternatives_cap(settings), ends - time.perf_counter())
     if budget is not None:
-        budget.allow("alternatives", seconds if seconds >= ALTERNATIVES_MIN_S else 0.0)
+        budget.allow("alternatives", _alternatives_cap(settings) if seconds >= ALTERNATIVES_MIN_S else 0.0)
     if seconds < ALTERNATIVES_MIN_S:
         return with_note(plan, skipped("the alternatives", settings.time_limit))
     offered = []
@@ -351,7 +353,8 @@ def _explain_optimum(
         left = ends - reserve - time.perf_counter()
         seconds = min(settings.time_limit / 4, max(WHAT_IF_MIN_S, WHAT_IF_SHARE * elapsed), left)
         if budget is not None and eased:
-            budget.allow("what-if re-solves", seconds if seconds >= WHAT_IF_MIN_S else 0.0)
+            # the rule's cap, not the wall-clock share: --deterministic plans stay byte-identical
+            budget.allow("what-if re-solves", settings.time_limit / 4 if seconds >= WHAT_IF_MIN_S else 0.0)
         if eased and seconds < WHAT_IF_MIN_S:
             plan = with_note(plan, skipped("the what-if savings", settings.time_limit))
         elif eased:

@@ -110,4 +110,4 @@ def test_a_fifty_run_bid_records_how_its_time_limit_was_shared() -> None:
     assert "alternatives" in budget.shares  # allowed its share, or 0 and a note that it was skipped
     skipped = {n.figures.get("what") for n in plan.notes if n.subject == "skipped"}
     assert (budget.shares["alternatives"] == 0) == ("the alternatives" in skipped)
-    assert budget.sharing.startswith("one budget of 2 s for the whole solve: the search up to 1.8 s (it used")
+    assert budget.sharing.startswith("one budget of 2 s for the whole solve: the search up to 1.8 s")
