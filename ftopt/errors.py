@@ -39,6 +39,12 @@ def quoted(value: object, limit: int = QUOTE_CHARS) -> str:
     return clipped(repr(value), limit)
 
 
+def one_line(message: str) -> str:
+    """The message with line breaks and runs of blanks folded into single spaces: how every error
+    reaches a user, on the command line's stderr and in the workbench's answers alike."""
+    return " ".join(message.split())
+
+
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     """`did you mean 'feed'?` when one candidate is close to a misspelt `word`, else "".
 

@@ -15,7 +15,9 @@ from typing import NoReturn, ParamSpec, TypeVar
 
 import click
 
-from ftopt.errors import FtoptError
+from ftopt.errors import FtoptError, one_line
+
+__all__ = ["CommandInputError", "fail", "handle_errors", "one_line", "run_command"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -25,11 +27,6 @@ class CommandInputError(FtoptError):
     """A command-line argument names something that does not exist (an unknown catalogue id)."""
 
     exit_code = 2
-
-
-def one_line(message: str) -> str:
-    """The message with line breaks and runs of blanks folded into single spaces."""
-    return " ".join(message.split())
 
 
 def fail(err: FtoptError) -> NoReturn:

@@ -11,22 +11,20 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from ftopt.catalogue.loader import load_catalogue
-from ftopt.cli import FRONTIER_POINTS
-from ftopt.cli.errors import one_line
-from ftopt.cli.solve import render
-from ftopt.errors import FtoptError
+from ftopt.errors import FtoptError, one_line
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.settings import Progress, SolveSettings
 from ftopt.model.summary import summarize
 from ftopt.model.workload import Workload
+from ftopt.quote.bids import quote_bids
+from ftopt.quote.formats import render
 from ftopt.reading.workload_file import load_workload_text
 from ftopt.serve.solve_request import SolveRequest
-from ftopt.solver.frontier import Frontier, frontier, has_train_tokens
+from ftopt.solver.frontier import Frontier
 from ftopt.solver.solve import solve
 
 #: The name a stored workload is given in error messages.
@@ -76,13 +74,7 @@ def _frontier(
     `ftopt frontier` search with the same settings, in what the solve left of the time limit (None
     for a bid without train_tokens or no point found; a queue bid's time axis is its last job's end).
     The plan is the first point, so the cheapest bid is never dearer than it."""
-    if not has_train_tokens(workload):
-        return None
-    same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
-    found = frontier(
-        workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0), first=plan
-    )
-    return found if found.points and found.solves else None  # not the plan alone, unsearched
+    return quote_bids(workload, catalogue, settings, budget_s, plan)
 
 
 def frontier_points(found: Frontier) -> list[dict[str, Any]]:

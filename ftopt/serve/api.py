@@ -19,8 +19,8 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from ftopt.cli.errors import one_line
-from ftopt.cli.schema import workload_schema
+from ftopt.catalogue.schema import workload_schema
+from ftopt.errors import one_line
 from ftopt.serve import bids
 from ftopt.serve.bids import NotFound, Workbench
 from ftopt.serve.examples import bundled, example

@@ -18,7 +18,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 
-from ftopt.cli.render_quote import ALTERNATIVE_HEADERS, alternative_rows
+from ftopt.quote.view import ALTERNATIVE_HEADERS, alternative_rows
 from ftopt.serve import bids
 from ftopt.serve.api import author_of, bench_of, import_record
 from ftopt.serve.bids import NotFound, Workbench

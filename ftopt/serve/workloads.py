@@ -18,9 +18,8 @@ from typing import Any
 import yaml
 
 from ftopt.catalogue.loader import load_catalogue
-from ftopt.cli.errors import one_line
-from ftopt.cli.schema import workload_schema
-from ftopt.errors import InputError
+from ftopt.catalogue.schema import workload_schema
+from ftopt.errors import InputError, one_line
 from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import Workload
 from ftopt.reading.safe_yaml import SAFE_LOADER

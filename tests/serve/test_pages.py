@@ -7,9 +7,9 @@ import html
 import re
 
 from ftopt.catalogue import load_catalogue
-from ftopt.cli.render_quote import alternative_rows
 from ftopt.model.plan import Plan
 from ftopt.model.summary import summarize
+from ftopt.quote.view import alternative_rows
 from ftopt.reading.workload_file import load_workload_text
 from ftopt.serve import api, pages
 from ftopt.serve.security import CSRF_COOKIE

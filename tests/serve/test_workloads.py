@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ftopt.catalogue import load_catalogue
-from ftopt.cli.schema import workload_schema
+from ftopt.catalogue.schema import workload_schema
 from ftopt.serve.workloads import (
     MAX_UPLOAD_BYTES,
     WorkloadError,

@@ -43,10 +43,10 @@ def test_the_workbook_has_the_same_racks_rows(tmp_path: Path) -> None:
     from openpyxl import load_workbook
 
     from ftopt.catalogue import load_catalogue
-    from ftopt.cli.render_racks import rack_rows
     from ftopt.cli.solve import write_plan
     from ftopt.model.plan import Plan
     from ftopt.model.summary import summarize
+    from ftopt.quote.racks import rack_rows
     from ftopt.reading.workload_file import load_workload
 
     plan = Plan.model_validate(json.loads(solve("json")))

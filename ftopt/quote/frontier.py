@@ -15,10 +15,10 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from ftopt.cli import UNBOUNDED_WIDTH
-from ftopt.cli.render_page import ACCENT, FONT, page, table
 from ftopt.model.findings import money
 from ftopt.model.spread import confidence_words
+from ftopt.quote.page import ACCENT, FONT, page, table
+from ftopt.quote.table import UNBOUNDED_WIDTH
 
 if TYPE_CHECKING:
     from ftopt.solver.frontier import Frontier, FrontierPoint

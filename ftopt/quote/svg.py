@@ -15,12 +15,12 @@ from collections import Counter
 from dataclasses import dataclass
 from html import escape
 
-from ftopt.cli.render_page import FONT
-from ftopt.cli.render_roles import gpu_roles
 from ftopt.model.findings import money
 from ftopt.model.plan import Assignment, Plan, Server
 from ftopt.model.summary import copy_link_words, server_link_words
 from ftopt.model.topology import socket_of
+from ftopt.quote.page import FONT
+from ftopt.quote.roles import gpu_roles
 
 #: Okabe & Ito's colour-blind-safe palette (less black), then Paul Tol's "muted" colours that are
 #: distinct from it; the next runs repeat them with a stripe overlay. Past twice the palette, fills

@@ -7,9 +7,9 @@ import re
 import pytest
 
 from ftopt.catalogue import load_catalogue
-from ftopt.cli.render_gantt import CHART_W, LABEL_W, MARGIN, schedule_svg
-from ftopt.cli.render_html import render_html
 from ftopt.model.plan import Plan
+from ftopt.quote.gantt import CHART_W, LABEL_W, MARGIN, schedule_svg
+from ftopt.quote.html import render_html
 from ftopt.solver.solve import SolveSettings, solve
 from tests.solver.conftest import workload_from
 from tests.solver.test_queue import MONTH

@@ -15,10 +15,15 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from ftopt.cli.render_frontier import three_bids_html
-from ftopt.cli.render_gantt import schedule_svg
-from ftopt.cli.render_page import page, table
-from ftopt.cli.render_quote import (
+from ftopt.model.findings import Finding, money
+from ftopt.model.plan import LineItem, Plan, Server
+from ftopt.model.summary import PlanSummary, link_words, method_words, power_basis_words, server_link_words
+from ftopt.quote.frontier import three_bids_html
+from ftopt.quote.gantt import schedule_svg
+from ftopt.quote.page import page, table
+from ftopt.quote.racks import RACK_COLUMNS, rack_rows, racks_note
+from ftopt.quote.svg import placement_svg, run_styles, text_colour
+from ftopt.quote.view import (
     ALTERNATIVE_COLUMNS,
     HEADROOM_COLUMNS,
     HEADROOM_NOTE,
@@ -46,11 +51,6 @@ from ftopt.cli.render_quote import (
     supplies_words,
     tco_lines,
 )
-from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
-from ftopt.cli.render_svg import placement_svg, run_styles, text_colour
-from ftopt.model.findings import Finding, money
-from ftopt.model.plan import LineItem, Plan, Server
-from ftopt.model.summary import PlanSummary, link_words, method_words, power_basis_words, server_link_words
 
 if TYPE_CHECKING:
     from ftopt.solver.frontier import Frontier

@@ -10,8 +10,8 @@ import pytest
 from openpyxl import load_workbook
 
 from ftopt.catalogue import load_catalogue
-from ftopt.cli.render_xlsx import write_xlsx
 from ftopt.model.plan import Plan
+from ftopt.quote.xlsx import write_xlsx
 from ftopt.solver.solve import SolveSettings, solve
 from tests.solver.conftest import workload_from
 from tests.solver.test_queue import MONTH
@@ -41,7 +41,7 @@ def _summary_total(book, ref: str) -> float:
     return float(PURCHASE[0])
 
 
-#: The plan's price, which the summary's total computes (tests/cli/test_render_xlsx.py checks that).
+#: The plan's price, which the summary's total computes (tests/quote/test_xlsx.py checks that).
 PURCHASE: list[float] = []
 
 

@@ -7,8 +7,8 @@ import csv
 import io
 from typing import Any
 
-from ftopt.cli.render_sweep import render_csv, render_html, render_markdown
-from tests.cli.test_render_html import Page
+from ftopt.quote.sweep import render_csv, render_html, render_markdown
+from tests.quote.test_html import Page
 
 
 def record(index: int, feed: str, price: float, tco: float | None = None, **extra: Any) -> dict[str, Any]:

@@ -11,11 +11,11 @@ from click.testing import CliRunner
 
 from ftopt.catalogue import load_catalogue
 from ftopt.cli.main import cli
-from ftopt.cli.render_markdown import render_markdown
-from ftopt.cli.render_roles import gpu_span, role_lines
-from ftopt.cli.render_svg import placement_svg
 from ftopt.model.plan import Plan
 from ftopt.model.workload import Placement
+from ftopt.quote.markdown import render_markdown
+from ftopt.quote.roles import gpu_span, role_lines
+from ftopt.quote.svg import placement_svg
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from ftopt.cli.render_escape import FORMULA_START, cell_text, markdown_text
+from ftopt.quote.escape import FORMULA_START, cell_text, markdown_text
 
 #: Printable text with the characters Markdown and HTML give meaning to made frequent.
 TEXT = st.lists(

@@ -12,11 +12,11 @@ from typing import ClassVar
 import pytest
 
 from ftopt.catalogue import load_catalogue
-from ftopt.cli.render_html import render_html
-from ftopt.cli.render_svg import PALETTE, placement_svg, run_styles
 from ftopt.model.findings import Finding, FindingKind, finding, money
 from ftopt.model.plan import Plan, Status
 from ftopt.model.topology import socket_of
+from ftopt.quote.html import render_html
+from ftopt.quote.svg import PALETTE, placement_svg, run_styles
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from tests.cli.plans import sixteen_servers

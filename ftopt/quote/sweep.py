@@ -19,8 +19,8 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
-from ftopt.cli.render_escape import cell_text, markdown_text
-from ftopt.cli.render_page import ACCENT, FONT, page, table
+from ftopt.quote.escape import cell_text, markdown_text
+from ftopt.quote.page import ACCENT, FONT, page, table
 from ftopt.sweep.report import (
     breakdown,
     by_value,

@@ -19,16 +19,15 @@ from openpyxl import load_workbook
 from rich.console import Console
 
 from ftopt.catalogue import load_catalogue
-from ftopt.cli import UNBOUNDED_WIDTH
 from ftopt.cli.main import cli
-from ftopt.cli.render_escape import markdown_text as md
-from ftopt.cli.render_svg import placement_svg, run_styles
-from ftopt.cli.render_table import render_table
-from ftopt.cli.render_xlsx import write_xlsx
-from ftopt.cli.solve import render
 from ftopt.model.findings import money
 from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary, summarize
+from ftopt.quote.escape import markdown_text as md
+from ftopt.quote.formats import render
+from ftopt.quote.svg import placement_svg, run_styles
+from ftopt.quote.table import UNBOUNDED_WIDTH, render_table
+from ftopt.quote.xlsx import write_xlsx
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 

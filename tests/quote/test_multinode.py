@@ -9,12 +9,12 @@ import re
 from rich.console import Console
 
 from ftopt.catalogue import load_catalogue
-from ftopt.cli.render_html import render_html
-from ftopt.cli.render_markdown import render_markdown
-from ftopt.cli.render_svg import placement_svg
-from ftopt.cli.render_table import render_table
 from ftopt.model.plan import Plan
 from ftopt.model.workload import Workload
+from ftopt.quote.html import render_html
+from ftopt.quote.markdown import render_markdown
+from ftopt.quote.svg import placement_svg
+from ftopt.quote.table import render_table
 from ftopt.solver.solve import SolveSettings, solve
 
 BID = {

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from html import escape
 
-from ftopt.cli.render_page import FONT
-from ftopt.cli.render_svg import run_styles, text_colour
 from ftopt.model.plan import Plan
+from ftopt.quote.page import FONT
+from ftopt.quote.svg import run_styles, text_colour
 
 LANE_H = 14
 LANE_GAP = 2

@@ -7,8 +7,13 @@ named `<script>…</script>` as text and `*` or `|` never restyle a line or brea
 
 from __future__ import annotations
 
-from ftopt.cli.render_escape import markdown_text as md
-from ftopt.cli.render_quote import (
+from ftopt.model.findings import money
+from ftopt.model.plan import LineItem, Plan
+from ftopt.model.summary import PlanSummary
+from ftopt.quote.escape import markdown_text as md
+from ftopt.quote.racks import RACK_COLUMNS, rack_rows, racks_note
+from ftopt.quote.roles import role_lines
+from ftopt.quote.view import (
     ALTERNATIVE_COLUMNS,
     BOUND_NOTE,
     HEADROOM_COLUMNS,
@@ -34,11 +39,6 @@ from ftopt.cli.render_quote import (
     summary_of,
     tco_lines,
 )
-from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
-from ftopt.cli.render_roles import role_lines
-from ftopt.model.findings import money
-from ftopt.model.plan import LineItem, Plan
-from ftopt.model.summary import PlanSummary
 
 
 def _row(cells: list[str]) -> str:

@@ -18,20 +18,19 @@ from openpyxl import load_workbook
 from rich.console import Console
 
 from ftopt.catalogue import load_catalogue
-from ftopt.cli import UNBOUNDED_WIDTH
 from ftopt.cli.main import cli
-from ftopt.cli.render_html import render_html
-from ftopt.cli.render_markdown import render_markdown
-from ftopt.cli.render_quote import RUN_COLUMNS, id_ranges, run_rows, server_groups
-from ftopt.cli.render_table import render_table
-from ftopt.cli.render_xlsx import write_xlsx
 from ftopt.model.plan import Plan, Status
 from ftopt.model.summary import summarize
 from ftopt.model.workload import QuoteDetails
+from ftopt.quote.html import render_html
+from ftopt.quote.markdown import render_markdown
+from ftopt.quote.table import UNBOUNDED_WIDTH, render_table
+from ftopt.quote.view import RUN_COLUMNS, id_ranges, run_rows, server_groups
+from ftopt.quote.xlsx import write_xlsx
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from tests.cli.plans import sixteen_servers
-from tests.cli.test_render_html import Page
+from tests.quote.test_html import Page
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from openpyxl import load_workbook
 
 from ftopt.cli.main import cli
-from ftopt.cli.render_quote import run_rows, server_groups
-from ftopt.cli.render_xlsx import group_sheet_names, write_xlsx
 from ftopt.model.plan import Plan
 from ftopt.model.summary import link_words, method_words
+from ftopt.quote.view import run_rows, server_groups
+from ftopt.quote.xlsx import group_sheet_names, write_xlsx
 
 REF = re.compile(r"(?:'((?:[^']|'')+)'|([A-Za-z_][A-Za-z0-9_]*))!([A-Z]+\d+)|\b([A-Z]+\d+)\b")
 SUM = re.compile(r"SUM\(([A-Z]+)(\d+):([A-Z]+)(\d+)\)")

@@ -27,8 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ftopt.cli.render_escape import FORMULA_START
-from ftopt.cli.render_quote import (
+from ftopt.model.findings import FindingKind
+from ftopt.model.plan import Assignment, LineItem, Plan, RunSummary
+from ftopt.model.summary import PlanSummary, link_words, method_words
+from ftopt.model.timing import HOURS_PER_YEAR
+from ftopt.quote.escape import FORMULA_START
+from ftopt.quote.racks import RACK_COLUMNS, rack_rows, racks_note
+from ftopt.quote.view import (
     ALTERNATIVE_HEADERS,
     HEADROOM_NOTE,
     alternative_rows,
@@ -40,11 +45,6 @@ from ftopt.cli.render_quote import (
     summary_of,
     supplies_fitted,
 )
-from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
-from ftopt.model.findings import FindingKind
-from ftopt.model.plan import Assignment, LineItem, Plan, RunSummary
-from ftopt.model.summary import PlanSummary, link_words, method_words
-from ftopt.model.timing import HOURS_PER_YEAR
 
 MONEY = "#,##0.00"
 BOM_HEADERS = ("Item", "Name", "Quantity", "Unit price", "Price")

@@ -12,8 +12,12 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ftopt.cli import UNBOUNDED_WIDTH
-from ftopt.cli.render_quote import (
+from ftopt.model.findings import money
+from ftopt.model.plan import LineItem, Plan
+from ftopt.model.summary import PlanSummary
+from ftopt.quote.racks import RACK_COLUMNS, rack_rows, racks_note
+from ftopt.quote.roles import role_lines
+from ftopt.quote.view import (
     ALTERNATIVE_COLUMNS,
     BOUND_NOTE,
     HEADROOM_COLUMNS,
@@ -39,11 +43,9 @@ from ftopt.cli.render_quote import (
     summary_of,
     tco_lines,
 )
-from ftopt.cli.render_racks import RACK_COLUMNS, rack_rows, racks_note
-from ftopt.cli.render_roles import role_lines
-from ftopt.model.findings import money
-from ftopt.model.plan import LineItem, Plan
-from ftopt.model.summary import PlanSummary
+
+#: Width of a console off a terminal: wider than any table, so rich never cuts a cell.
+UNBOUNDED_WIDTH = 10_000
 
 
 def _table(console: Console, headers: list[tuple[str, bool]], title: str | None = None) -> Table:
