@@ -243,9 +243,10 @@ def test_the_time_limit_bounds_the_whole_sweep_and_each_record_says_its_share(tm
     now the sweep's: each scenario is searched for the limit × the scenarios at once ÷ the scenarios,
     and each record carries that share, the budget, how it was shared, its status and whether it is
     proven (optimal at gap 0)."""
-    from ftopt.sweep.runner import MIN_SCENARIO_S, scenario_share
+    from ftopt.sweep.runner import MIN_SCENARIO_S, SCENARIO_SEARCH_SHARE, scenario_share
 
-    assert scenario_share(60, 6, 2) == 20 and scenario_share(60, 1, 4) == 60
+    assert scenario_share(60, 6, 2) == 20 * SCENARIO_SEARCH_SHARE  # its slot, less the worker's part
+    assert scenario_share(60, 1, 4) == 60 * SCENARIO_SEARCH_SHARE  # never more than the limit's share
     assert scenario_share(1, 1000, 1) == MIN_SCENARIO_S
     grid, output = write(tmp_path, SIX), tmp_path / "results.jsonl"
     result = sweep("--grid", str(grid), "-o", str(output), "--jobs", "2", "--time-limit", "3")
@@ -253,7 +254,7 @@ def test_the_time_limit_bounds_the_whole_sweep_and_each_record_says_its_share(tm
     records = lines(output)
     assert len(records) == 6
     for record in records:
-        assert record["time_limit_s"] == pytest.approx(1.0) and record["budget_s"] == 3
+        assert record["time_limit_s"] == pytest.approx(SCENARIO_SEARCH_SHARE) and record["budget_s"] == 3
         assert record["sharing"].startswith("one budget of 3 s for the whole sweep: 6 scenarios, 2 at once")
         assert record["proven"] == (record["status"] == "optimal" and not record["gap"])
     assert any(r["proven"] for r in records)
