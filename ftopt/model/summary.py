@@ -615,9 +615,11 @@ def _hours_clause(s: PlanSummary) -> str:
 
 
 def _standing(plan: Plan) -> Literal["proven", "within gap", "unproven", "none"]:
-    if plan.status == Status.OPTIMAL:
+    """Proven only at gap 0: an optimal status with a gap left (a bound a hair below the price) is
+    stated with its gap, as a feasible plan's is."""
+    if plan.status == Status.OPTIMAL and not plan.gap:
         return "proven"
-    if plan.status == Status.FEASIBLE:
+    if plan.status in (Status.OPTIMAL, Status.FEASIBLE):
         return "within gap" if plan.gap is not None else "unproven"
     return "none"
 
@@ -629,7 +631,7 @@ def proof_words(plan: Plan, objective: str) -> str:
         if plan.horizon_hours is not None
         else "runs every copy of every run at once"
     )
-    if plan.status == Status.OPTIMAL:
+    if plan.status == Status.OPTIMAL and not plan.gap:
         best = (
             "cheapest set of servers"
             if objective == "price"
@@ -639,7 +641,7 @@ def proof_words(plan: Plan, objective: str) -> str:
             f"This is the {best} the catalogue allows for these runs: the solver proved that no set with a "
             f"lower {objective} {holds} under the rules below."
         )
-    if plan.status == Status.FEASIBLE:
+    if plan.status in (Status.OPTIMAL, Status.FEASIBLE):
         stop = f"This set of servers {holds}, but the search stopped at its time limit before it could prove"
         if plan.bound is None or plan.gap is None:
             return f"{stop} it the lowest {objective}; a longer search may find a cheaper one."

@@ -248,3 +248,12 @@ def test_an_amd_boards_link_is_named_infinity_fabric_and_an_old_plan_reads_as_nv
         update={"servers": [s.model_copy(update={"link_name": None}) for s in plan.servers]}
     )
     assert {link_words(older, a) for a in older.assignments} == {"NVLink"}
+
+
+def test_proven_is_said_only_at_gap_zero() -> None:
+    """An optimal status with a gap left is stated with its gap, never as proven."""
+    plan, workload, catalogue = solved(EXAMPLES / "deadline.yaml")
+    assert summarize(plan, workload, catalogue).standing == "proven"
+    left = plan.model_copy(update={"gap": 0.004, "bound": round(plan.total_price * 0.996, 2)})
+    s = summarize(left, workload, catalogue)
+    assert s.standing == "within gap" and "proved" not in s.proof and "0.4%" in s.proof
