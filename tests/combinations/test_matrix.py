@@ -219,7 +219,8 @@ def _figures(plan: Plan) -> dict[str, float | int | None]:
         "gpus": sum(s.gpu_count for s in plan.servers),
         "gpus_owned": sum(s.gpu_count for s in plan.servers if s.owned),
         "last_job_end_hours": last,
-        "hours": last if plan.horizon_hours is not None else plan.makespan_hours,
+        # at the confidence the plan is checked at (each run's deadline confidence, P90 by default)
+        "hours": last if plan.horizon_hours is not None else plan.confident_finish_hours,
     }
 
 
