@@ -9,13 +9,15 @@ limit without a plan), never a traceback. A command either wraps its body with `
 from __future__ import annotations
 
 import functools
+import json
+import os
 import sys
 from collections.abc import Callable
 from typing import NoReturn, ParamSpec, TypeVar
 
 import click
 
-from ftopt.errors import FtoptError, one_line
+from ftopt.errors import FtoptError, InputErrors, one_line, problem
 
 __all__ = ["CommandInputError", "fail", "handle_errors", "one_line", "run_command"]
 
@@ -30,8 +32,15 @@ class CommandInputError(FtoptError):
 
 
 def fail(err: FtoptError) -> NoReturn:
-    """Print `ftopt: <message>` on stderr and exit with the error's code."""
-    click.echo(f"ftopt: {one_line(str(err))}", err=True)
+    """Print `ftopt: <message>` on stderr and exit with the error's code; several problems of one
+    file (`InputErrors`) one per line, each with its file, line and field. With FTOPT_ERRORS=json the
+    error is the workbench API's problem details as one JSON object (`ftopt.errors.problem`)."""
+    if os.environ.get("FTOPT_ERRORS") == "json":
+        click.echo(json.dumps(problem(err), ensure_ascii=False), err=True)
+        sys.exit(err.exit_code)
+    lines = err.lines() if isinstance(err, InputErrors) else [str(err)]
+    for line in lines:
+        click.echo(f"ftopt: {one_line(line)}", err=True)
     sys.exit(err.exit_code)
 
 

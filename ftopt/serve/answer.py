@@ -18,11 +18,12 @@ from ftopt.errors import FtoptError, one_line
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.settings import Progress, SolveSettings
-from ftopt.model.summary import summarize
 from ftopt.model.workload import Workload
 from ftopt.quote.bids import quote_bids
+from ftopt.quote.copies import quote_copy
 from ftopt.quote.formats import render
 from ftopt.reading.workload_file import load_workload_text
+from ftopt.serve.revisions import stamped
 from ftopt.serve.solve_request import SolveRequest
 from ftopt.solver.frontier import Frontier
 from ftopt.solver.solve import solve
@@ -42,7 +43,8 @@ def answer(request: SolveRequest, on_progress: Callable[[Progress], None] | None
 
 def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | None) -> dict[str, Any]:
     catalogue = load_catalogue()
-    workload = load_workload_text(request.workload, WORKLOAD_NAME, catalogue)
+    text = request.workload if request.revision is None else stamped(request.workload, request.revision)
+    workload = load_workload_text(text, WORKLOAD_NAME, catalogue)
     settings = SolveSettings(
         time_limit=request.time_limit,
         what_if=request.what_if,
@@ -54,7 +56,8 @@ def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | Non
     plan = result.plan_or_raise()
     left = request.time_limit - (time.perf_counter() - started)
     bids = _frontier(workload, catalogue, settings, left, plan) if request.frontier else None
-    html = render(plan, "html", bids, True, summarize(plan, workload, catalogue))
+    shown, summary = quote_copy(plan, workload, catalogue)  # the buyer's copy, as `ftopt solve` renders it
+    html = render(shown, "html", bids, True, summary)
     return {
         "state": "done",
         "price": plan.total_price,

@@ -23,18 +23,12 @@ from ftopt.serve import bids
 from ftopt.serve.api import author_of, bench_of, import_record
 from ftopt.serve.bids import NotFound, Workbench
 from ftopt.serve.examples import bundled, example
+from ftopt.serve.form import bid_form, changes, suggestions, typed_fields
 from ftopt.serve.jobs import QueueFull
 from ftopt.serve.quotes import FORMATS
+from ftopt.serve.roundtrip import RoundTripError, edited
 from ftopt.serve.security import CSRF_FIELD, TOKEN_COOKIE, csrf_ok, token_matches
-from ftopt.serve.workloads import (
-    MAX_UPLOAD_BYTES,
-    WorkloadError,
-    apply_form,
-    data_of,
-    decode_upload,
-    form_choices,
-    form_rows,
-)
+from ftopt.serve.workloads import MAX_UPLOAD_BYTES, WorkloadError, decode_upload
 
 router = APIRouter(include_in_schema=False)
 TEMPLATES = Environment(
@@ -95,11 +89,7 @@ async def form_of(request: Request) -> FormData:
 
 
 def _fields(form: FormData) -> dict[str, str]:
-    return {k: v for k, v in form.items() if isinstance(v, str)}
-
-
-def _cards(form: FormData) -> list[str]:
-    return [v for v in form.getlist("hardware.gpus") if isinstance(v, str)]
+    return typed_fields(form)
 
 
 def to_version(bid_id: int, number: int) -> RedirectResponse:
@@ -113,8 +103,9 @@ def app_js() -> Response:
 
 
 @router.get("/", response_class=HTMLResponse)
-def home(request: Request) -> HTMLResponse:
-    return page(request, "home.html", bids=bench_of(request).store.bids(), examples=list(bundled()))
+def home(request: Request, customer: str = "") -> HTMLResponse:
+    found = bench_of(request).store.bids(customer=customer[:200])
+    return page(request, "home.html", bids=found, examples=list(bundled()), customer=customer[:200])
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -134,34 +125,50 @@ async def login(request: Request) -> Response:
     return response
 
 
-def _form_page(request: Request, template: str, data: dict[str, Any], **context: Any) -> HTMLResponse:
-    """A page with the common-fields form filled from `data`."""
-    choices = form_choices(bench_of(request).catalogue)
-    cards = (data.get("hardware") or {}).get("gpus") or []
-    context.setdefault("error_field", "")
-    return page(
-        request, template, data=data, rows=form_rows(data), site=data.get("site") or {}, cards=cards,
-        choices=choices, **context,
-    )  # fmt: skip
+def _form_page(request: Request, template: str, text: str, **context: Any) -> HTMLResponse:
+    """A page with the bid form drawn from the version `text` (with what was typed, after an error)."""
+    context.setdefault("typed", {})
+    field_errors: dict[str, str] = context.pop("field_errors", {})
+    context["field_errors"] = field_errors
+    context["open_paths"] = {p for field in field_errors for p in _prefixes(field)}
+    suggest = suggestions(bench_of(request).catalogue)
+    return page(request, template, form=bid_form(text), suggest=suggest, **context)
+
+
+def _refused(err: WorkloadError) -> dict[str, Any]:
+    """A refused form's page context: 400, the whole error on top, each problem beside its field."""
+    return {"status": 400, "error": err.message, "field_errors": err.field_errors()}
+
+
+def _prefixes(field: str) -> list[str]:
+    """`runs[0].rollout.engine` → runs, runs[0], runs[0].rollout: the sections to open for it."""
+    cuts = [i for i, c in enumerate(field) if c in ".["]
+    return [field[:i] for i in cuts]
+
+
+def form_text(base: str, typed: dict[str, str]) -> str:
+    """The version `base` with the inputs the user changed written into it (comments kept)."""
+    try:
+        return edited(base, changes(base, typed))
+    except RoundTripError as err:
+        raise WorkloadError(f"ftopt: workload: {err}") from None
 
 
 @router.get("/bids/new", response_class=HTMLResponse)
 def new_page(request: Request) -> HTMLResponse:
-    return _form_page(request, "new.html", {"name": "", "runs": [], "site": {}})
+    return _form_page(request, "new.html", "")
 
 
 @router.post("/bids/new")
 async def new_from_form(request: Request) -> Response:
-    form = await form_of(request)
-    text = apply_form({}, _fields(form), _cards(form))
+    typed = _fields(await form_of(request))
     try:
+        text = form_text("", typed)
         version = await run_in_threadpool(
             bids.create, bench_of(request), text, author_of(request), "created from the form"
         )
     except WorkloadError as err:
-        return _form_page(
-            request, "new.html", data_of(text), status=400, error=err.message, error_field=err.field
-        )
+        return _form_page(request, "new.html", "", typed=typed, **_refused(err))
     return to_version(version.bid_id, version.number)
 
 
@@ -204,6 +211,19 @@ async def import_page(request: Request) -> Response:
     return RedirectResponse(f"/bids/{bid_id}", status_code=303)
 
 
+@router.post("/bids/{bid_id}/files")
+async def file_page(request: Request, bid_id: int) -> Response:
+    form = await form_of(request)
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile) or not upload.filename:
+        raise BadForm("ftopt: choose a file (the seller's logo: PNG, JPEG or SVG)")
+    data = await upload.read(bids.MAX_FILE_BYTES + 1)
+    name = upload.filename.replace("\\", "/").rsplit("/", 1)[-1]
+    await run_in_threadpool(bids.attach, bench_of(request), bid_id, name, data, author_of(request))
+    version = bids.require_version(bench_of(request), bid_id)
+    return to_version(bid_id, version.number)
+
+
 @router.get("/bids/{bid_id}")
 def bid_page(request: Request, bid_id: int) -> Response:
     version = bids.require_version(bench_of(request), bid_id)
@@ -221,12 +241,13 @@ def _version_page(request: Request, bid_id: int, number: int, **context: Any) ->
         v.number: next((s.state for s in solves if s.version == v.number), "not solved")
         for v in store.versions(bid_id)
     }
+    prices = {s.version: s.price for s in reversed(solves) if s.state == "done"}  # the latest wins
     solved = _solved_context(bench, bid_id, number)
     context.setdefault("yaml_text", version.workload)
-    data = context.pop("data", None) or data_of(version.workload)
     return _form_page(
-        request, "version.html", data, bid=store.bid(bid_id), version=version,
-        versions=store.versions(bid_id), latest=latest, solves=[s for s in solves if s.version == number],
+        request, "version.html", version.workload, bid=store.bid(bid_id), version=version,
+        versions=store.versions(bid_id), latest=latest, prices=prices, files=store.files(bid_id),
+        solves=[s for s in solves if s.version == number],
         time_limit=f"{bench.time_limit:g}", formats=list(FORMATS), **solved, **context,
     )  # fmt: skip
 
@@ -256,17 +277,15 @@ def version_page(request: Request, bid_id: int, number: int) -> HTMLResponse:
 
 @router.post("/bids/{bid_id}/versions/{number}/form")
 async def edit_form(request: Request, bid_id: int, number: int) -> Response:
-    form = await form_of(request)
-    base = data_of(bids.require_version(bench_of(request), bid_id, number).workload)
-    text = apply_form(base, _fields(form), _cards(form))
+    typed = _fields(await form_of(request))
+    base = bids.require_version(bench_of(request), bid_id, number).workload
     try:
+        text = form_text(base, typed)
         version = await run_in_threadpool(
             bids.edit, bench_of(request), bid_id, text, author_of(request), "edited in the form"
         )
     except WorkloadError as err:
-        return _version_page(
-            request, bid_id, number, data=data_of(text), status=400, error=err.message, error_field=err.field
-        )
+        return _version_page(request, bid_id, number, typed=typed, **_refused(err))
     return to_version(bid_id, version.number)
 
 

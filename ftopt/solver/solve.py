@@ -32,12 +32,14 @@ from ftopt.model.references import unknown_references
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.settings import Progress, SolveSettings
 from ftopt.model.workload import Workload
+from ftopt.solver.cpsat.family import Relaxation
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.plan_builder import build_plan
 from ftopt.solver.decode.rent import with_rent
 from ftopt.solver.decode.verification import verify
+from ftopt.solver.explain.disproportion import disproportions
 from ftopt.solver.explain.supply import with_supply
-from ftopt.solver.explain.whatif import binding_rules, relaxations, savings
+from ftopt.solver.explain.whatif import binding_rules, feasible_if, relaxations, savings
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.search.alternatives import ServerKey, next_cheapest, server_set
 from ftopt.solver.search.peak import Alternatives, PeakSearch, Searched, search_peak
@@ -49,6 +51,9 @@ __all__ = ["Progress", "SolveSettings", "finish", "solve"]
 #: What-if re-solves together take this share of the solve's own time, and at least WHAT_IF_MIN_S.
 WHAT_IF_SHARE = 0.5
 WHAT_IF_MIN_S = 0.5
+#: An impossible bid's re-solves (which relaxation gives it a plan) share this part of the time
+#: limit: the search ended early (a proof of no plan), so most of the limit is still unspent.
+FEASIBLE_IF_SHARE = 0.25
 #: Share of the time limit the search may use: the rest is kept for the plan, the binding rules and
 #: the verifier, so that the whole solve ends within the limit. What-if re-solves and alternatives
 #: get what the search leaves, or are skipped with a note in the plan.
@@ -157,6 +162,8 @@ def solve(
         searched = search_peak(workload, catalogue, ask)
     clock.lap("search", started)
     clock.split("build", "search", searched.build_s)
+    if searched.plan is None and searched.status == Status.INFEASIBLE and searched.data is not None:
+        return _impossible(searched.data, list(searched.reasons), settings, clock)
     if searched.plan is None:
         return Result(status=searched.status, reasons=searched.reasons, timings=clock.timings())
     plan = finish(searched, _Finishing(workload, catalogue, settings, budget, clock, workload_name))
@@ -357,10 +364,38 @@ def _explain_optimum(
             budget.allow("what-if re-solves", settings.time_limit / 4 if seconds >= WHAT_IF_MIN_S else 0.0)
         if eased and seconds < WHAT_IF_MIN_S:
             plan = with_note(plan, skipped("the what-if savings", settings.time_limit))
-        elif eased:
-            quick = replace(settings, time_limit=seconds / len(eased), what_if=False, verify=False)
-            saved = savings(data, plan, lambda workload: solve(workload, data.catalogue, quick))
-    return plan.model_copy(update={"binding": binding, "savings": saved})
+        elif eased:  # no alternatives: a re-solve needs only its price
+            quick = replace(
+                settings, time_limit=seconds / len(eased), what_if=False, verify=False, alternatives=0
+            )
+            until = time.perf_counter() + seconds
+            saved = savings(data, plan, _resolver(data, quick), until)
+    notes = [*plan.notes, *disproportions(plan)]
+    return plan.model_copy(update={"binding": binding, "savings": saved, "notes": notes})
+
+
+def _resolver(data: ProblemData, quick: SolveSettings) -> Callable[[Relaxation], Result]:
+    """A re-solve of one relaxation with the quick settings, on its eased catalogue where it has one."""
+
+    def resolve(relaxation: Relaxation) -> Result:
+        return solve(relaxation.workload, relaxation.catalogue or data.catalogue, quick)
+
+    return resolve
+
+
+def _impossible(data: ProblemData, reasons: list[Finding], settings: SolveSettings, clock: _Clock) -> Result:
+    """An impossible bid's result: its reasons, then (with `what_if`) each relaxation whose quick
+    re-solve finds a plan, within `FEASIBLE_IF_SHARE` of the time limit shared by the re-solves."""
+    eased = relaxations(data) if settings.what_if else []
+    mark = time.perf_counter()
+    budget = min(FEASIBLE_IF_SHARE * settings.time_limit, clock.started + settings.time_limit - mark)
+    if eased and budget >= WHAT_IF_MIN_S:
+        seconds = budget / len(eased)
+        quick = replace(settings, time_limit=seconds, what_if=False, verify=False, alternatives=0)
+        until = mark + budget
+        reasons = [*reasons, *feasible_if(data, _resolver(data, quick), until)]
+        clock.lap("explain", mark)
+    return Result(status=Status.INFEASIBLE, reasons=tuple(reasons), timings=clock.timings())
 
 
 def skipped(what: str, seconds: float, on: str = "on the plan itself") -> Finding:

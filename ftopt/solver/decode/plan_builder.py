@@ -76,8 +76,10 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
     lines = bill_of_materials(data.catalogue, layout)
     parts = build_parts(f.chassis, f.power_cap_w, f.gpu_count, f.cpu, f.boot, layout.ram, layout.disk)
     load = load_w(replace(parts, nic=f.nic, nic_count=f.nic_count))
+    spread = data.catalogue.spread
     return Server(
         **_power_fields(f, load),
+        power_band=spread.bands.power if spread is not None and spread.bands is not None else None,
         id=server_id,
         chassis=f.chassis.id,
         gpu=f.gpu.id,

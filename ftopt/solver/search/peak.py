@@ -104,11 +104,11 @@ def _infeasible(data: ProblemData, settings: SolveSettings, seconds: float, limi
     solver = make_solver(replace(settings, workers=1), max(0.05, seconds))
     if solver.solve(model) != cp_model.INFEASIBLE:
         if limit_binds:
-            return _Infeasible([describe_core(data, list(range(len(data.profiles))), True)])
+            return _Infeasible(describe_core(data, list(range(len(data.profiles))), True))
         return _Infeasible([finding(FindingKind.CONFLICT, "runs")])
     core = set(solver.sufficient_assumptions_for_infeasibility())
     runs = [r for r, lit in built.place_run.items() if lit.index in core]
-    return _Infeasible([describe_core(data, runs, built.server_limit.index in core)])
+    return _Infeasible(describe_core(data, runs, built.server_limit.index in core))
 
 
 def _greedy(data: ProblemData, servers: list[ServerLayout] | None) -> Outcome | None:

@@ -20,7 +20,7 @@ def test_without_spread_data_or_spares_there_is_no_figure() -> None:
     data, plan = timed_plan()
     a = plan.assignments[0]
     none = SpreadInput(None, {})
-    bare = a.model_copy(update={"hours_p50": None, "hours_p90": None, "spread_basis": None})
+    bare = a.model_copy(update={"hours_p50": None, "hours_p90": None, "spread_basis": None, "bands": None})
     assert with_spread(none, bare) == bare
     spread = SpreadInput.of(data.catalogue.spread, data.profiles)
     assert not a.spares and p90_without_spares(spread, a, 0.1) is None
