@@ -17,6 +17,7 @@ from typing import Any
 
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
+from ftopt.model.relaxation import CATALOGUE_RULES, relaxation_id
 from ftopt.model.summary import PlanSummary, summarize
 from ftopt.serve.diff import Change, PlanDiff, plan_diff, workload_changes
 from ftopt.serve.jobs import Jobs
@@ -118,7 +119,13 @@ def ease(bench: Workbench, bid_id: int, number: int, index: int, author: str) ->
     eased = eased_workload(data, saving)
     words = saving.subject
     if eased is None:
-        raise WorkloadError(f"ftopt: the rule '{words}' can no longer be eased for this workload")
+        catalogue = relaxation_id(saving.figures.get("relaxation")) in CATALOGUE_RULES
+        why = (
+            "is the catalogue's, not the workload's"
+            if catalogue
+            else "can no longer be eased for this workload"
+        )
+        raise WorkloadError(f"ftopt: the rule '{words}' {why}")
     fields = eased_fields(
         workload.model_dump(mode="json", by_alias=True), eased.model_dump(mode="json", by_alias=True)
     )
