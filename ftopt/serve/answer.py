@@ -16,6 +16,7 @@ from typing import Any
 from ftopt.catalogue.loader import load_catalogue
 from ftopt.errors import FtoptError, one_line
 from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Plan
 from ftopt.model.settings import Progress, SolveSettings
 from ftopt.model.workload import Workload
 from ftopt.quote.bids import quote_bids
@@ -54,7 +55,7 @@ def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | Non
     result = solve(workload, catalogue, settings, on_progress, workload_name=workload.name or "bid")
     plan = result.plan_or_raise()
     left = request.time_limit - (time.perf_counter() - started)
-    bids = _frontier(workload, catalogue, settings, left) if request.frontier else None
+    bids = _frontier(workload, catalogue, settings, left, plan) if request.frontier else None
     shown, summary = quote_copy(plan, workload, catalogue)  # the buyer's copy, as `ftopt solve` renders it
     html = render(shown, "html", bids, True, summary)
     return {
@@ -70,14 +71,13 @@ def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | Non
 
 
 def _frontier(
-    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float
+    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float, plan: Plan
 ) -> Frontier | None:
     """The frontier behind the quote's three bids, as `ftopt solve --format html` finds it: the
     `ftopt frontier` search with the same settings, in what the solve left of the time limit (None
-    for a bid without train_tokens, a queue bid, or no point found)."""
-    if workload.queue is not None:
-        return None
-    return quote_bids(workload, catalogue, settings, budget_s)
+    for a bid without train_tokens or no point found; a queue bid's time axis is its last job's end).
+    The plan is the first point, so the cheapest bid is never dearer than it."""
+    return quote_bids(workload, catalogue, settings, budget_s, plan)
 
 
 def frontier_points(found: Frontier) -> list[dict[str, Any]]:
@@ -88,6 +88,8 @@ def frontier_points(found: Frontier) -> list[dict[str, Any]]:
             "total_price": p.total_price,
             "tco": p.tco,
             "status": p.status.value,
+            "gap": p.gap,
+            "proven": p.proven,
             "servers": p.servers(),
             "currency": p.plan.currency,
         }
