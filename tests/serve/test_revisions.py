@@ -8,16 +8,20 @@ from ftopt.serve.workloads import data_of
 TEXT = "# the buyer's bid\nname: b  # as the customer calls it\nruns: [{name: r, model: m, method: lora}]\n"
 
 
-def test_the_revision_follows_the_reference_or_stands_alone():
-    assert data_of(stamped(TEXT, 3))["quote"] == {"reference": "revision 3"}
+def test_the_revision_goes_to_the_quotes_revision_field_unless_the_user_set_one():
+    """The quote schema has `quote.revision` (issue 39): the store's number goes there, the user's
+    reference stays as written, and a revision the user wrote is theirs."""
+    assert data_of(stamped(TEXT, 3))["quote"] == {"revision": 3}
     with_ref = TEXT + "quote: {reference: Q-2027-0142}\n"
-    assert data_of(stamped(with_ref, 2))["quote"] == {"reference": "Q-2027-0142, revision 2"}
+    assert data_of(stamped(with_ref, 2))["quote"] == {"reference": "Q-2027-0142", "revision": 2}
+    own = TEXT + "quote: {number: Q-1, revision: 7}\n"
+    assert data_of(stamped(own, 2))["quote"] == {"number": "Q-1", "revision": 7}
 
 
-def test_a_long_reference_is_cut_to_what_the_schema_takes_and_keeps_the_revision():
+def test_a_long_reference_is_kept_whole_beside_the_revision():
     long = TEXT + f"quote: {{reference: {'x' * MAX_REFERENCE}}}\n"
-    reference = data_of(stamped(long, 12))["quote"]["reference"]
-    assert len(reference) <= MAX_REFERENCE and reference.endswith(", revision 12")
+    quote = data_of(stamped(long, 12))["quote"]
+    assert quote == {"reference": "x" * MAX_REFERENCE, "revision": 12}
 
 
 def test_the_comments_stay_and_an_unreadable_text_is_left_alone():
