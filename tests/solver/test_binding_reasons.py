@@ -50,7 +50,7 @@ def test_an_impossible_bid_exits_3_naming_what_would_give_it_a_plan(tmp_path: Pa
     assert code == 3, output
     assert "with no server limit the bid has a plan" in output
     assert re.search(
-        r"with deadlines \+[0-9.]+ h the bid has a plan \(proven cheapest: USD [0-9,]+\)", output
+        r"with deadlines \+[0-9.]+ h the bid has a plan, its cheapest at USD [0-9,]+ \(proven\)", output
     )
     assert "with 8-bit Adam" not in output and "an inlet of" not in output  # nothing to ease there
 
