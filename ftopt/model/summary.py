@@ -17,14 +17,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ftopt.model.commercial import Commercial, cents
-from ftopt.model.facility import Facility
+from ftopt.model.commercial import Commercial, Copy, cents, commercial, figure_pairs, total_words
+from ftopt.model.facility import Facility, facility
 from ftopt.model.findings import money
 from ftopt.model.hardware import Catalogue, CatalogueOrigin
 from ftopt.model.plan import Assignment, Node, Plan, RunSummary, ScheduledJob, Server, Status
 from ftopt.model.result import Result
 from ftopt.model.spread import DEFAULT_CONFIDENCE, confidence_words
-from ftopt.model.workload import QuoteDetails, Workload
+from ftopt.model.workload import Energy, QuoteDetails, Workload
 
 _SUMMARY = ConfigDict(frozen=True, extra="forbid")
 
@@ -854,10 +854,17 @@ def _longest(mode: str, runs: tuple[RunLine, ...], last: float | None) -> float 
 
 
 def summarize(
-    result: Result | Plan, workload: Workload | None = None, catalogue: Catalogue | None = None
+    result: Result | Plan,
+    workload: Workload | None = None,
+    catalogue: Catalogue | None = None,
+    copy: Copy = "buyer",
+    cost: Plan | None = None,
 ) -> PlanSummary:
     """The summary of a result's plan (or a plan), with the workload's buyer details and the
-    catalogue's origin; without them, no buyer details and the bundled catalogue."""
+    catalogue's origin; without them, no buyer details and the bundled catalogue. With `quote:` the
+    commercial block for `copy` (the plan's prices are the sell prices; `cost` is the same plan at
+    the catalogue's prices when they differ, `ftopt.model.commercial.sell_plan`), with a catalogue
+    the facility sheet."""
     plan = _plan_of(result)
     runs = run_lines(plan)
     without = tuple(r.name for r in runs if r.hours is None)
@@ -903,4 +910,28 @@ def summarize(
     }
     draft = PlanSummary.model_validate(fields)
     draft = draft.model_copy(update={"headline": _headline(draft)})
-    return draft.model_copy(update={"figures": key_figures(draft, plan)})
+    draft = draft.model_copy(update={"figures": key_figures(draft, plan)})
+    return _with_quote(draft, plan, cost or plan, workload, catalogue, copy)
+
+
+def _with_quote(
+    s: PlanSummary, sell: Plan, cost: Plan, workload: Workload | None, catalogue: Catalogue | None, copy: Copy
+) -> PlanSummary:
+    """The facility sheet (with a catalogue) and the commercial block (with `quote:`): the total in
+    the headline, the block's figures after the price figures."""
+    if catalogue is not None:
+        utilisation = workload.energy.utilisation if workload is not None else Energy().utilisation
+        s = s.model_copy(update={"facility": facility(cost, catalogue, utilisation)})
+    quote = workload.quote if workload is not None else None
+    if quote is None:
+        return s
+    lead = {p.item: p.lead_weeks for p in catalogue.prices if p.lead_weeks is not None} if catalogue else {}
+    block = commercial(cost, sell, quote, lead, copy)
+    figures = [f.model_copy(update={"label": "Hardware after discount"}) if f.label == "Price to pay" else f
+               for f in s.figures]  # fmt: skip
+    at = max(
+        (i + 1 for i, f in enumerate(figures) if f.label in ("Hardware after discount", "Price")), default=0
+    )
+    figures[at:at] = [Figure(label=label, value=value) for label, value in figure_pairs(block)]
+    update = {"commercial": block, "headline": s.headline + total_words(block), "figures": tuple(figures)}
+    return s.model_copy(update=update)

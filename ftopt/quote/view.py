@@ -201,10 +201,14 @@ def summary_of(plan: Plan, summary: PlanSummary | None) -> PlanSummary:
 
 def _party_lines(b: QuoteDetails) -> list[tuple[str, str | None]]:
     """The quote's number, seller, customer, reference and dates, as (label, value or None)."""
-    number = (b.number or "") + (f", revision {b.revision}" if b.revision is not None else "")
+    revision = f", revision {b.revision}" if b.revision is not None else ""
+    number = f"{b.number}{revision}" if b.number else None
+    reference = f"{b.reference}{revision}" if b.reference and not b.number else b.reference
+    if not b.number and not b.reference and b.revision is not None:
+        reference = f"revision {b.revision}"
     seller = ", ".join(x for x in (b.seller.name, b.seller.address) if x) if b.seller else None
     customer = ", ".join(x for x in (b.customer.name, b.customer.contact) if x) if b.customer else None
-    return [("Quote", number), ("Seller", seller), ("Customer", customer), ("Reference", b.reference),
+    return [("Quote", number), ("Seller", seller), ("Customer", customer), ("Reference", reference),
             ("Date", b.date.isoformat() if b.date else None),
             ("Valid until", b.valid_until.isoformat() if b.valid_until else None)]  # fmt: skip
 
