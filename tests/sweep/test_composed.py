@@ -33,7 +33,16 @@ def test_racked_and_queued_examples_sweep_to_plans(tmp_path: Path, workload: Pat
     output = tmp_path / "results.jsonl"
     result = invoke(
         # --time-limit is the whole sweep's: two scenarios one after the other, 9 s of search each
-        "sweep", workload, "--grid", write(tmp_path, grid), "-o", output, "--jobs", "1", "--time-limit", "30"
+        "sweep",
+        workload,
+        "--grid",
+        write(tmp_path, grid),
+        "-o",
+        output,
+        "--jobs",
+        "1",
+        "--time-limit",
+        "30",
     )
     assert result.exit_code == 0, result.output
     records = lines(output)
