@@ -853,6 +853,11 @@ def _longest(mode: str, runs: tuple[RunLine, ...], last: float | None) -> float 
     return max((r.hours for r in runs if r.hours is not None), default=None)
 
 
+def _budget_words(plan: Plan) -> str | None:
+    """How the solve shared its time limit (`Plan.budget`), in words; None for plans without it."""
+    return plan.budget.sharing if plan.budget is not None else None
+
+
 def summarize(
     result: Result | Plan,
     workload: Workload | None = None,
@@ -904,7 +909,7 @@ def summarize(
         "rent": _rent(plan, without),
         "buyer": buyer,
         "alternatives": alternative_lines(plan, discount),
-        "budget": plan.budget.sharing if plan.budget is not None else None,
+        "budget": _budget_words(plan),
         "headline": "",
         "figures": (),
     }

@@ -32,7 +32,17 @@ QUEUE = ROOT / "examples" / "monthly-queue.yaml"
 def test_racked_and_queued_examples_sweep_to_plans(tmp_path: Path, workload: Path, grid: str):
     output = tmp_path / "results.jsonl"
     result = invoke(
-        "sweep", workload, "--grid", write(tmp_path, grid), "-o", output, "--jobs", "1", "--time-limit", "5"
+        # --time-limit is the whole sweep's: two scenarios one after the other, 9 s of search each
+        "sweep",
+        workload,
+        "--grid",
+        write(tmp_path, grid),
+        "-o",
+        output,
+        "--jobs",
+        "1",
+        "--time-limit",
+        "30",
     )
     assert result.exit_code == 0, result.output
     records = lines(output)
