@@ -475,6 +475,19 @@ class Fabric(BaseModel):
     bill_of_materials: list[LineItem] = Field(default_factory=list)
 
 
+class Budget(BaseModel):
+    """How the command that made the plan shared its time limit: why a figure (a what-if saving, an
+    alternative) is missing, or a search stopped short of its proof, is read here."""
+
+    model_config = _PLAN
+    limit_s: float = Field(ge=0, description="the command's --time-limit: the whole command, not one phase")
+    shares: dict[str, float] = Field(
+        default_factory=dict,
+        description="the seconds each phase was allowed: search, what-if, alternatives (0: skipped)",
+    )
+    sharing: str = Field(description="how the limit was shared, in words")
+
+
 class Plan(BaseModel):
     """The answer to a workload: status, price, proof quality, servers and assignments."""
 
@@ -496,7 +509,9 @@ class Plan(BaseModel):
     savings: list[Finding] = Field(default_factory=list, description="what one eased rule would save")
     notes: list[Finding] = Field(default_factory=list, description="assumptions and defaults applied")
     makespan_hours: float | None = Field(
-        default=None, description="the longest copy's hours to train; null when no run gives train_tokens"
+        default=None,
+        description="the longest copy's hours to train (a queue: the last job's end); null when no run "
+        "gives train_tokens",
     )
     energy_kwh: float | None = Field(default=None, description="Σ the copies' training energy")
     tco: Tco | None = Field(default=None, description="purchase plus energy over the years")
@@ -520,6 +535,9 @@ class Plan(BaseModel):
         default_factory=list,
         description="the next cheapest bids whose server sets differ, in price order (--alternatives)",
     )
+    budget: Budget | None = Field(
+        default=None, description="how the solve shared its time limit among its phases"
+    )
 
     @property
     def last_job_end_hours(self) -> float | None:
@@ -527,13 +545,6 @@ class Plan(BaseModel):
         if self.horizon_hours is None:
             return None
         return max((job.end_hours for job in self.schedule), default=None)
-
-    @property
-    def finish_hours(self) -> float | None:
-        """Hours until every run is trained: in a queue, the last job's end (deadlines count from the
-        horizon's start, so a deadline bounds it); at once, the longest copy's hours."""
-        last = self.last_job_end_hours
-        return last if last is not None else self.makespan_hours
 
     @property
     def confident_finish_hours(self) -> float | None:

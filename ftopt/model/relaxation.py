@@ -54,6 +54,11 @@ RESOLVED = frozenset(
 )
 
 
+#: The relaxations that ease the catalogue (its host rules, its stock), not the bid: no edit of a
+#: workload applies them, so the workbench cannot turn them into a new version.
+CATALOGUE_RULES = frozenset({RelaxationId.HOST_RAM, RelaxationId.CORES, RelaxationId.STOCK})
+
+
 def relaxation_id(value: object) -> RelaxationId | None:
     """The id a finding's figure names; None for a figure without one (a plan from before ids)."""
     if isinstance(value, str) and value in _VALUES:

@@ -545,11 +545,8 @@ def alternative_rows(summary: PlanSummary) -> list[list[str]]:
 
 
 def alternative_hours(alt: AlternativeLine) -> str:
-    """`31.2 h (57.1 h at P90)`, `31.2 h`, or `-` without hours."""
-    if alt.hours is None:
-        return "-"
-    text = f"{alt.hours:,.1f} h"
-    return text + (f" ({alt.hours_p90:,.1f} h at P90)" if alt.hours_p90 is not None else "")
+    """`57.1 h at P90 (P50 31.2 h)`, `31.2 h` without spread, or `-` without hours."""
+    return alt.hours_words or "-"
 
 
 ALTERNATIVE_HEADERS = ("option", "price to pay", "more than option 1", "hours", "what differs", "servers")

@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ftopt.catalogue.schema import workload_schema
 from ftopt.errors import one_line
+from ftopt.quote.copies import COPIES
 from ftopt.serve import bids
 from ftopt.serve.bids import NotFound, Workbench
 from ftopt.serve.examples import bundled, example
@@ -232,21 +233,26 @@ def _solve(request: Request, job_id: int) -> Solve:
 
 
 @router.get("/bids/{bid_id}/versions/{number}/quote", summary="The quote of the version's latest solve")
-def get_quote(request: Request, bid_id: int, number: int, format: str = "html") -> Response:
+def get_quote(
+    request: Request, bid_id: int, number: int, format: str = "html", copy: str = "buyer"
+) -> Response:
     if format not in FORMATS:
         raise WorkloadError(
             f"ftopt: format: expected one of {', '.join(FORMATS)}, got {format[:40]!r}", "format"
         )
+    if copy not in COPIES:
+        raise WorkloadError(f"ftopt: copy: expected one of {', '.join(COPIES)}, got {copy[:40]!r}", "copy")
     solved = bids.solved_plan(bench_of(request), bid_id, number)
     if solved is None:
         raise NotFound(f"version {number} of bid {bid_id} has no finished solve")
     plan, solve = solved
-    summary = bids.summary_of(bench_of(request), bid_id, number, plan)
+    view = bids.quote_of(bench_of(request), bid_id, number, plan, "seller" if copy == "seller" else "buyer")
+    stored = solve.quote_html if copy == "buyer" else None  # the worker rendered the buyer's copy
     try:
-        download = quote(plan, solve.quote_html, format, summary)
+        download = quote(view.plan, stored, format, view.summary, view.logo)
     except NoPdf as err:
         raise Problem(501, "no-pdf", f"ftopt: {err}") from None
-    filename = f"bid-{bid_id}-v{number}.{download.suffix}"
+    filename = f"bid-{bid_id}-v{number}{'' if copy == 'buyer' else '-seller'}.{download.suffix}"
     disposition = "inline" if format == "html" else "attachment"
     headers = {"Content-Disposition": f'{disposition}; filename="{filename}"'}
     return Response(download.body, media_type=download.media_type, headers=headers)
@@ -289,6 +295,42 @@ def compare(request: Request, bid_id: int, a: int, b: int) -> dict[str, Any]:
 def ease(request: Request, bid_id: int, number: int, saving: int) -> dict[str, Any]:
     version = bids.ease(bench_of(request), bid_id, number, saving - 1, author_of(request))
     return {"id": version.bid_id, "version": version.number, "note": version.note}
+
+
+@router.get("/bids/{bid_id}/files", summary="The files kept beside a bid (the seller's logo)")
+def list_files(request: Request, bid_id: int) -> list[dict[str, Any]]:
+    bids.require_bid(bench_of(request), bid_id)
+    return [
+        {"name": f.name, "bytes": len(f.data), "created_at": f.created_at, "author": f.author}
+        for f in bench_of(request).store.files(bid_id).values()
+    ]
+
+
+@router.put(
+    "/bids/{bid_id}/files/{name}",
+    status_code=201,
+    summary="Keep a file beside the bid (PNG, JPEG or SVG, at most 1 MB); a later one of the name wins",
+    openapi_extra={"requestBody": {"required": True, "content": {"image/png": {"schema": {"type": "string",
+                   "format": "binary"}}}}},
+)  # fmt: skip
+async def put_file(request: Request, bid_id: int, name: str) -> dict[str, Any]:
+    kept = await run_in_threadpool(
+        bids.attach, bench_of(request), bid_id, name, await request.body(), author_of(request)
+    )
+    return {"name": kept.name, "bytes": len(kept.data)}
+
+
+@router.get("/bids/{bid_id}/files/{name}", summary="A file kept beside the bid, as a download")
+def get_file(request: Request, bid_id: int, name: str) -> Response:
+    kept = bench_of(request).store.files(bid_id).get(name)
+    if kept is None:
+        raise NotFound(f"bid {bid_id} has no file {name[:80]!r}")
+    # a download, sandboxed: an SVG opened from here runs no script on this origin
+    headers = {
+        "Content-Disposition": f'attachment; filename="{kept.name}"',
+        "Content-Security-Policy": "sandbox",
+    }
+    return Response(kept.data, media_type="application/octet-stream", headers=headers)
 
 
 @router.get("/bids/{bid_id}/export", summary="The bid with its whole history, as one JSON file")

@@ -7,18 +7,25 @@ is stored, so a stored version always solves or fails for a reason about the bid
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ftopt.errors import InputError, one_line
+from ftopt.model.commercial import Copy
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
-from ftopt.model.summary import PlanSummary, summarize
+from ftopt.model.relaxation import CATALOGUE_RULES, relaxation_id
+from ftopt.model.summary import PlanSummary
+from ftopt.model.workload import Workload
+from ftopt.quote.copies import quote_copy
+from ftopt.serve.answer import logo_beside
 from ftopt.serve.diff import Change, PlanDiff, plan_diff, workload_changes
 from ftopt.serve.jobs import Jobs
 from ftopt.serve.revisions import stamped
 from ftopt.serve.roundtrip import edited
 from ftopt.serve.solve_request import SolveRequest
-from ftopt.serve.store import Solve, Store, Version
+from ftopt.serve.store import BidFile, Solve, Store, Version
 from ftopt.serve.workloads import WorkloadError, check, data_of
 from ftopt.solver.explain.whatif import eased_workload
 from ftopt.solver.problem.data import build_problem
@@ -79,6 +86,8 @@ def require_version(bench: Workbench, bid_id: int, number: int | None = None) ->
 def solve(bench: Workbench, bid_id: int, number: int | None, knobs: dict[str, Any], author: str) -> Solve:
     """Queue a solve of a version; `QueueFull` when the queue is full."""
     version = require_version(bench, bid_id, number)
+    workload = check(version.workload, bench.catalogue).workload
+    _logo(workload, tuple((n, k.data) for n, k in bench.store.files(bid_id).items()))  # found before a solve
     request = SolveRequest(workload=version.workload, **{"time_limit": bench.time_limit, **knobs})
     return bench.jobs.submit(bid_id, version.number, request, author)
 
@@ -91,11 +100,41 @@ def solved_plan(bench: Workbench, bid_id: int, number: int) -> tuple[Plan, Solve
     return Plan.model_validate_json(solve.plan), solve
 
 
+@dataclass(frozen=True)
+class QuoteView:
+    """A version's quote as one copy shows it: the plan (at sell prices where the quote has a
+    margin), its summary with the commercial block, and the seller's logo as a data: URI."""
+
+    plan: Plan
+    summary: PlanSummary
+    logo: str
+
+
+def quote_of(
+    bench: Workbench, bid_id: int, number: int, plan: Plan, copy: Copy = "buyer", logo: bool = True
+) -> QuoteView:
+    """The quote every view of a version's plan is rendered from (page, downloads, comparison): the
+    plan with the version's commercial lines, revision and (with `logo`) the seller's logo, as
+    `ftopt solve --copy` renders it."""
+    workload = check(
+        stamped(require_version(bench, bid_id, number).workload, number), bench.catalogue
+    ).workload
+    shown, summary = quote_copy(plan, workload, bench.catalogue, copy)
+    files = tuple((name, kept.data) for name, kept in bench.store.files(bid_id).items())
+    return QuoteView(shown, summary, _logo(workload, files) if logo else "")
+
+
+def _logo(workload: Workload, files: tuple[tuple[str, bytes], ...]) -> str:
+    """The logo, or the bid's error naming `quote.seller.logo`."""
+    try:
+        return logo_beside(workload, files)
+    except InputError as err:
+        raise WorkloadError(f"ftopt: {one_line(str(err))}", err.field, err.line) from None
+
+
 def summary_of(bench: Workbench, bid_id: int, number: int, plan: Plan) -> PlanSummary:
-    """The summary every view of a version's plan is rendered from (page, downloads): the plan with
-    the version's buyer details and the workbench's catalogue, as `ftopt solve` summarises it."""
-    workload = check(stamped(require_version(bench, bid_id, number).workload, number), bench.catalogue)
-    return summarize(plan, workload.workload, bench.catalogue)
+    """The buyer's summary of a version's plan (what the comparison and the page state)."""
+    return quote_of(bench, bid_id, number, plan, logo=False).summary
 
 
 def ease(bench: Workbench, bid_id: int, number: int, index: int, author: str) -> Version:
@@ -113,7 +152,13 @@ def ease(bench: Workbench, bid_id: int, number: int, index: int, author: str) ->
     eased = eased_workload(data, saving)
     words = saving.subject
     if eased is None:
-        raise WorkloadError(f"ftopt: the rule '{words}' can no longer be eased for this workload")
+        catalogue = relaxation_id(saving.figures.get("relaxation")) in CATALOGUE_RULES
+        why = (
+            "is the catalogue's, not the workload's"
+            if catalogue
+            else "can no longer be eased for this workload"
+        )
+        raise WorkloadError(f"ftopt: the rule '{words}' {why}")
     fields = eased_fields(
         workload.model_dump(mode="json", by_alias=True), eased.model_dump(mode="json", by_alias=True)
     )
@@ -144,6 +189,24 @@ def eased_fields(before: Any, after: Any, path: str = "") -> list[tuple[str, Any
 def _entry_lists(before: Any, after: Any) -> bool:
     lists = isinstance(before, list) and isinstance(after, list) and len(before) == len(after)
     return lists and all(isinstance(x, dict) for x in [*before, *after])
+
+
+#: A file kept beside a bid: a plain name (no folder) of an image a quote may embed.
+FILE_NAME = re.compile(r"(?i)^[a-z0-9][a-z0-9._-]{0,95}\.(png|jpe?g|svg)$")
+#: The largest file kept beside a bid: a letterhead's logo, not a photograph.
+MAX_FILE_BYTES = 1_000_000
+
+
+def attach(bench: Workbench, bid_id: int, name: str, data: bytes, author: str) -> BidFile:
+    """Keep a file beside the bid (the seller's logo its `quote.seller.logo` names), checked first."""
+    require_bid(bench, bid_id)
+    if not FILE_NAME.fullmatch(name):
+        raise WorkloadError(
+            f"ftopt: file: expected a plain name ending .png, .jpg, .jpeg or .svg, got {name[:80]!r}", "file"
+        )
+    if len(data) > MAX_FILE_BYTES:
+        raise WorkloadError(f"ftopt: {name}: {len(data):,} bytes; at most {MAX_FILE_BYTES:,}", "file")
+    return bench.store.add_file(bid_id, name, data, author)
 
 
 @dataclass(frozen=True)

@@ -211,6 +211,19 @@ async def import_page(request: Request) -> Response:
     return RedirectResponse(f"/bids/{bid_id}", status_code=303)
 
 
+@router.post("/bids/{bid_id}/files")
+async def file_page(request: Request, bid_id: int) -> Response:
+    form = await form_of(request)
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile) or not upload.filename:
+        raise BadForm("ftopt: choose a file (the seller's logo: PNG, JPEG or SVG)")
+    data = await upload.read(bids.MAX_FILE_BYTES + 1)
+    name = upload.filename.replace("\\", "/").rsplit("/", 1)[-1]
+    await run_in_threadpool(bids.attach, bench_of(request), bid_id, name, data, author_of(request))
+    version = bids.require_version(bench_of(request), bid_id)
+    return to_version(bid_id, version.number)
+
+
 @router.get("/bids/{bid_id}")
 def bid_page(request: Request, bid_id: int) -> Response:
     version = bids.require_version(bench_of(request), bid_id)
@@ -233,7 +246,7 @@ def _version_page(request: Request, bid_id: int, number: int, **context: Any) ->
     context.setdefault("yaml_text", version.workload)
     return _form_page(
         request, "version.html", version.workload, bid=store.bid(bid_id), version=version,
-        versions=store.versions(bid_id), latest=latest, prices=prices,
+        versions=store.versions(bid_id), latest=latest, prices=prices, files=store.files(bid_id),
         solves=[s for s in solves if s.version == number],
         time_limit=f"{bench.time_limit:g}", formats=list(FORMATS), **solved, **context,
     )  # fmt: skip
@@ -246,9 +259,10 @@ def _solved_context(bench: Workbench, bid_id: int, number: int) -> dict[str, Any
     if not solved:
         return {"plan": None, "summary": None, "solved": None, "frontier": None}
     plan, record = solved
-    summary = bids.summary_of(bench, bid_id, number, plan)
+    view = bids.quote_of(bench, bid_id, number, plan, logo=False)  # the buyer's copy: sell prices
+    summary = view.summary
     return {
-        "plan": plan,
+        "plan": view.plan,
         "summary": summary,
         "options": alternative_rows(summary),
         "option_headers": ALTERNATIVE_HEADERS,

@@ -50,6 +50,18 @@ def test_an_impossible_bid_exits_3_naming_what_would_give_it_a_plan(tmp_path: Pa
     assert code == 3, output
     assert "with no server limit the bid has a plan" in output
     assert re.search(
-        r"with deadlines \+[0-9.]+ h the bid has a plan \(proven cheapest: USD [0-9,]+\)", output
+        r"with deadlines \+[0-9.]+ h the bid has a plan, its cheapest at USD [0-9,]+ \(proven\)", output
     )
     assert "with 8-bit Adam" not in output and "an inlet of" not in output  # nothing to ease there
+
+
+def test_an_impossible_bid_s_problem_details_carry_the_relaxation_ids(tmp_path: Path) -> None:
+    path = tmp_path / "bid.yaml"
+    path.write_text(RUSHED.replace("inlet_c: 25}", "inlet_c: 25, max_servers: 1}"))
+    args = ["solve", str(path), "--workers", "2", "--time-limit", "20"]
+    result = CliRunner().invoke(cli, args, env={"FTOPT_ERRORS": "json"})
+    assert result.exit_code == 3
+    problem = json.loads(result.output)
+    ids = [r["figures"].get("relaxation") for r in problem["reasons"] if r["kind"] == "feasible-if"]
+    assert set(ids) == {"deadline", "server-limit"}
+    assert problem["reasons"][0]["kind"] == "conflict" and problem["reasons"][0]["text"] in problem["detail"]

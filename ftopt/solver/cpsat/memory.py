@@ -14,7 +14,7 @@ from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.plan import Assignment, Plan
 from ftopt.model.relaxation import RelaxationId
 from ftopt.solver.cpsat.family import Family, Relaxation
-from ftopt.solver.problem.data import ProblemData
+from ftopt.solver.problem.data import ProblemData, build_problem
 from ftopt.solver.problem.modes import fitting_modes
 
 
@@ -34,7 +34,7 @@ def explain(data: ProblemData, plan: Plan) -> list[Finding]:
 def _line(data: ProblemData, run_index: int, a: Assignment, gpu: str) -> Finding:
     """Memory's line, or the deadline's where fewer cards of the kind would hold the copy."""
     run = data.profiles[run_index].run
-    fewest = _fewest_cards(data, run_index, gpu) if run.deadline_hours is not None else None
+    fewest = _fewest_cards(data, run_index, gpu, a.multinode) if run.deadline_hours is not None else None
     if run.deadline_hours is not None and fewest is not None and fewest < a.gpu_count:
         return finding(
             FindingKind.DEADLINE_BOUND,
@@ -54,11 +54,17 @@ def _line(data: ProblemData, run_index: int, a: Assignment, gpu: str) -> Finding
     )
 
 
-def _fewest_cards(data: ProblemData, run_index: int, gpu_id: str) -> int | None:
-    """The fewest cards of this kind whose memory holds a copy of the run, deadline aside."""
+def _fewest_cards(data: ProblemData, run_index: int, gpu_id: str, spans: bool) -> int | None:
+    """The fewest cards of this kind whose memory holds a copy of the run, deadline aside: on one
+    server from its sizings; for a copy over several servers, from the modes of the run alone
+    without its deadline (the multi-node options are sized with the servers they span)."""
     profile = data.profiles[run_index]
-    modes = fitting_modes(run_index, profile, data.catalogue.gpu(gpu_id), data.workload.sizing)
-    return min((m.gpus for m in modes), default=None)
+    if not spans:
+        modes = fitting_modes(run_index, profile, data.catalogue.gpu(gpu_id), data.workload.sizing)
+        return min((m.gpus for m in modes), default=None)
+    run = profile.run.model_copy(update={"deadline_hours": None})
+    alone = build_problem(data.workload.model_copy(update={"runs": (run,)}), data.catalogue)
+    return min((m.gpus for m in alone.modes if m.gpu == gpu_id), default=None)
 
 
 def relax(data: ProblemData) -> list[Relaxation]:
