@@ -721,8 +721,13 @@ class QuoteDetails(BaseModel):
         """A YAML date (`2027-01-31`, unquoted) or the same date quoted, as bids were written before."""
         if isinstance(value, datetime.datetime):
             return value.date()
-        if isinstance(value, str) and not _DATE.fullmatch(value):
-            raise ValueError(f"expected a date YYYY-MM-DD, got {quoted(value)}")
+        if isinstance(value, str):
+            if not _DATE.fullmatch(value):
+                raise ValueError(f"expected a date YYYY-MM-DD, got {quoted(value)}")
+            try:  # a date as text, here already: strict validation (verify) takes only dates
+                return datetime.date.fromisoformat(value)
+            except ValueError:
+                raise ValueError(f"expected a date YYYY-MM-DD, got {quoted(value)}") from None
         return value
 
 
