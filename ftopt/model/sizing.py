@@ -111,7 +111,7 @@ def stack_margin(run: Run, catalogue: Catalogue) -> float:
     0 without a margins file."""
     margins = catalogue.margins
     method = catalogue.methods.method(run.method).calibration
-    return margins.of(run.stack or DEFAULT_STACK, method.value) if margins else 0.0
+    return margins.of(run.stack or DEFAULT_STACK, method) if margins else 0.0
 
 
 def stack_margin_basis(run: Run, catalogue: Catalogue) -> str:
@@ -119,7 +119,7 @@ def stack_margin_basis(run: Run, catalogue: Catalogue) -> str:
     19's figures), for the method it is calibrated as."""
     margins = catalogue.margins
     method = catalogue.methods.method(run.method).calibration
-    return margins.basis(run.stack or DEFAULT_STACK, method.value) if margins else "no calibration"
+    return margins.basis(run.stack or DEFAULT_STACK, method) if margins else "no calibration"
 
 
 def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:

@@ -12,7 +12,7 @@ import yaml
 
 from ftopt.errors import InputError, did_you_mean, quoted
 from ftopt.model.hardware import Catalogue
-from ftopt.model.references import OFF_PLATFORM, UnknownReference, unknown_references
+from ftopt.model.references import NO_OFFLOAD, OFF_PLATFORM, UnknownReference, unknown_references
 from ftopt.model.workload import Workload
 from ftopt.reading.safe_yaml import locate, parse_yaml_text, read_yaml, require_mapping, validate
 
@@ -32,6 +32,9 @@ def reference_message(ref: UnknownReference) -> str:
     if ref.what == OFF_PLATFORM:
         known = ", ".join(ref.known)
         return f"stack {quoted(ref.value)} runs on none of the allowed cards; expected one of: {known}"
+    if ref.what == NO_OFFLOAD:
+        known = ", ".join(ref.known)
+        return f"cpu applies to methods {known}, not {ref.value} (its optimiser states are small)"
     hint = did_you_mean(ref.value, ref.known)
     hint = f" ({hint})" if hint else ""
     return f"unknown {ref.what} {quoted(ref.value)}{hint}; expected one of: {', '.join(ref.known)}"
@@ -48,10 +51,10 @@ def check_stacks(workload: Workload, catalogue: Catalogue, node: yaml.Node | Non
             path, line = locate(node, ("runs", i, "optimizer"), False)
             offered = ", ".join(stack.optimizers)
             raise InputError(file, path, f"stack {stack_id} offers {offered}; not {run.optimizer}", line)
-        if run.method.value not in stack.methods:
+        if run.method not in stack.methods:
             path, line = locate(node, ("runs", i, "method"), False)
             offered = ", ".join(stack.methods)
-            raise InputError(file, path, f"stack {stack_id} trains {offered}; not {run.method.value}", line)
+            raise InputError(file, path, f"stack {stack_id} trains {offered}; not {run.method}", line)
         if run.precision == "fp8" and stack.fp8 is None:
             path, line = locate(node, ("runs", i, "precision"), False)
             raise InputError(file, path, f"stack {stack_id} does not train in fp8; use bf16", line)

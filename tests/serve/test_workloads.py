@@ -69,7 +69,7 @@ def test_the_form_writes_its_fields_over_the_workload_and_keeps_the_rest():
     }
     checked = check(apply_form(base, form, ["h200-nvl"]), CATALOGUE)
     run, new = checked.workload.runs
-    assert checked.workload.name == "b2" and run.method.value == "qlora" and run.seq_len == 8192
+    assert checked.workload.name == "b2" and run.method == "qlora" and run.seq_len == 8192
     assert run.train_tokens == 2_000_000_000 and run.deadline_hours == 48 and run.concurrent == 2
     assert new.name == "new" and new.model == "qwen3-8b"
     site = checked.workload.site
