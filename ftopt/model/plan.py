@@ -527,13 +527,6 @@ class Plan(BaseModel):
         return max((job.end_hours for job in self.schedule), default=None)
 
     @property
-    def finish_hours(self) -> float | None:
-        """Hours until every run is trained: in a queue, the last job's end (deadlines count from the
-        horizon's start, so a deadline bounds it); at once, the longest copy's hours."""
-        last = self.last_job_end_hours
-        return last if last is not None else self.makespan_hours
-
-    @property
     def confident_finish_hours(self) -> float | None:
         """Hours until every run is trained at its deadline confidence (each copy's P50 or P90 hours;
         its plain hours in plans without them); a queue plan's last job's end."""

@@ -257,8 +257,3 @@ def link_profile(
 ) -> tuple[str | None, float | None]:
     """Link kind and bottleneck bandwidth of `gpus` in the reference server built so (cached)."""
     return topology_profile(reference_topology(gpu_count, pcie_gbps, bridge_size, nvlink_gbps), gpus)
-
-
-def domains_of(gpu_count: int, bridge_size: int) -> tuple[tuple[int, ...], ...]:
-    """NVLink domains of the reference server with `gpu_count` cards and bridges of `bridge_size`."""
-    return topology_domains(reference_topology(gpu_count, 1.0, bridge_size, 1.0))
