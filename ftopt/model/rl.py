@@ -135,11 +135,9 @@ def role_shares(
 ) -> tuple[States | None, dict[Role, float]]:
     """PPO's critic states (None without a critic) and GB per training GPU of the reference, reward
     model and critic, held beside the policy as `strategy` holds them over `gpus`."""
-    run, counts = profile.run, profile.counts
-    master = profile.stack.master_weights if profile.stack else "fp32"
-    critic = critic_states(run, profile.method, profile.algorithm, counts, optimizer, offload, master)
+    critic = critic_states(profile, optimizer, offload)
     return critic, {
-        Role.REFERENCE: reference_gb(run, profile.method, profile.algorithm, counts, strategy, gpus),
+        Role.REFERENCE: reference_gb(profile, strategy, gpus),
         Role.REWARD: reward_gb(profile.reward_counts, strategy, gpus),
         Role.CRITIC: critic_gb(critic, strategy, gpus),
     }
@@ -162,7 +160,6 @@ def size_rl(
     """Memory of one RL copy laid out this way: the policy's sizing on the training GPUs (`policy`,
     when the caller has it already), with the reference, reward model and critic beside it there,
     and the rollout engine's share."""
-    run, counts = profile.run, profile.counts
     train = layout.total - layout.engine_gpus
     if policy is None:
         args = (layout.strategy, layout.optimizer, layout.offload, options)
@@ -174,9 +171,7 @@ def size_rl(
         first = 0 if layout.placement == Placement.COLOCATED else train
         roles.append(RoleMemory(Role.ROLLOUT, engine.gpus, first, engine.budget_gb))
     idle, generation = phase_memory(policy, sum(shares.values()), engine, layout.placement, constants)
-    disk = extra_disk_gb(
-        run, profile.method, profile.algorithm, counts, profile.reward_counts, layout.optimizer
-    )
+    disk = extra_disk_gb(profile, layout.optimizer)
     return replace(
         policy,
         gpus=layout.total,
@@ -403,7 +398,7 @@ def size_rl_multinode(setup: CopySetup, net: Network, constants: RolloutConstant
     copies do not model (`setup.offload` is not read: multi-node copies never offload)."""
     profile, gpu, gpus, strategy = setup.profile, setup.gpu, setup.gpus, setup.strategy
     optimizer = setup.optimizer
-    run, counts = profile.run, profile.counts
+    run = profile.run
     rollout = run.rollout
     placement: Placement | None = None
     if profile.algorithm.generates and rollout is not None:
@@ -419,7 +414,7 @@ def size_rl_multinode(setup: CopySetup, net: Network, constants: RolloutConstant
     if engine is not None:
         roles.append(RoleMemory(Role.ROLLOUT, node, 0, engine.budget_gb))
     idle, generation = phase_memory(policy, sum(shares.values()), engine, placement, constants)
-    disk = extra_disk_gb(run, profile.method, profile.algorithm, counts, profile.reward_counts, optimizer)
+    disk = extra_disk_gb(profile, optimizer)
     return replace(
         policy,
         train_gpus=gpus,

@@ -13,6 +13,7 @@ from functools import cached_property, lru_cache
 from ftopt.model.activations import (
     FP32,
     SELECTIVE_LAYER,
+    MicroBatch,
     logits_bytes,
     offloadable_activation_bytes,
     overhead_bytes,
@@ -345,14 +346,15 @@ def activations_per_gpu(
     seq, batch, flash, recompute = run.seq_len, config.micro_batch, options.flash_attention, config.recompute
     selective = stack.selective_keeps if stack else SELECTIVE_LAYER
     widen = activation_upcast(profile)
-    resident = resident_activation_bytes(arch, seq, batch, recompute, flash, selective) * widen
+    mb = MicroBatch(arch, seq, batch, recompute, flash, selective)
+    resident = resident_activation_bytes(mb) * widen
     host = 0.0
     if stack and stack.activation_offload and recompute == Recompute.FULL:
         # Offloaded checkpointing keeps the layer inputs in host RAM, one layer's worth on the card.
         host = offloadable_activation_bytes(arch, seq, batch) * widen
         resident -= host
     d = config.degrees
-    working = working_activation_bytes(arch, seq, batch, recompute, flash, selective) * widen / (d.tp * d.cp)
+    working = working_activation_bytes(mb) * widen / (d.tp * d.cp)
     logit_bytes = stack.loss.logit_bytes if stack else LEGACY_LOGIT_BYTES
     loss = logits_bytes(arch, seq, batch, logit_bytes) / (d.tp * d.cp)
     first = split_activations(resident, config) + working
@@ -532,7 +534,7 @@ def chosen_sizings(setup: CopySetup, rank: Ranker | None = None, domain: int | N
     so the solver sees one or two modes where there were dozens of configurations."""
     profile = setup.profile
     domain = card_domain(setup.gpu) if domain is None else domain
-    configs = config_choices(profile.run, profile.method, profile.arch, profile.stack, setup.gpus, domain)
+    configs = config_choices(profile, setup.gpus, domain)
 
     def size(config: TrainingConfig) -> Sizing:
         return size_run(setup, config=config)

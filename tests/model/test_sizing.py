@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from ftopt.catalogue import load_catalogue
-from ftopt.model.activations import activation_bytes, logits_bytes
+from ftopt.model.activations import MicroBatch, activation_bytes, logits_bytes
 from ftopt.model.architecture import Architecture
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.sizing import (
@@ -133,7 +133,8 @@ def test_real_plan_counts_activations_logits_and_overhead(toy_arch: Architecture
     # defaults: gradient checkpointing → full recompute, FlashAttention, 1 GB context, 5 % reserve
     p = toy_profile(toy_arch, optimizer=A32, seq_len=4, micro_batch=3)
     s = size_run(CopySetup(p, pcie_gpu, 1, SINGLE, A32, NONE, SizingOptions()))
-    act = activation_bytes(toy_arch, 4, 3, Recompute.FULL, True) + logits_bytes(toy_arch, 4, 3, 12)
+    act = activation_bytes(MicroBatch(toy_arch, 4, 3, Recompute.FULL, True))
+    act += logits_bytes(toy_arch, 4, 3, 12)
     assert act == 4224 + 1440  # test_activations: FULL with FlashAttention, plus s·b·V·12 (hf-fsdp)
     assert s.activations_gb == pytest.approx(act / 1e9)
     states = 16 * TOY_TOTAL
