@@ -53,10 +53,14 @@ def _type_words(prop: dict[str, Any]) -> str:
     if "anyOf" in prop:
         kinds = [_type_words(p) for p in prop["anyOf"] if p.get("type") != "null"]
         return " or ".join(dict.fromkeys(kinds))
-    if "const" in prop:
-        return f"`{prop['const']}`"
-    if "enum" in prop:
-        return " or ".join(f"`{v}`" for v in prop["enum"])
+    values = [prop["const"]] if "const" in prop else prop.get("enum")
+    if values is not None:
+        return " or ".join(f"`{v}`" for v in values)
+    return _container_words(prop)
+
+
+def _container_words(prop: dict[str, Any]) -> str:
+    """A plain type, or a list or mapping of the type it holds."""
     kind = prop.get("type", "any")
     if kind == "array":
         return f"list of {_type_words(prop.get('items', {}))}"

@@ -90,6 +90,14 @@ def _adapter_without_rl(method: Any, given: bool) -> str:
     return f"@adapter: applies to methods {rl}; a supervised run names its training method as method"
 
 
+def _policy_method(adapter: Any) -> str:
+    """The method an RL run's policy trains with: every weight for `adapter: none`, else the adapter
+    (an adapter method of the registry, which `ftopt.model.references` checks)."""
+    if not isinstance(adapter, str) or adapter == FULL_METHOD:
+        raise ValueError(f"@adapter: expected none or an adapter (lora, qlora, …), got {adapter!r}")
+    return FULL_METHOD if adapter == "none" else adapter
+
+
 class Placement(StrEnum):
     """Where a run's rollout engine generates: on the training GPUs (a share of their memory, taking
     turns with training) or on GPUs of its own; `auto` lets the solver choose."""
@@ -319,12 +327,10 @@ class Run(BaseModel):
                 raise ValueError(_adapter_without_rl(method, "method" in data))
             return data
         data = dict(data)
-        adapter = data.pop("adapter", "none")
-        if not isinstance(adapter, str) or adapter == FULL_METHOD:
-            raise ValueError(f"@adapter: expected none or an adapter (lora, qlora, …), got {adapter!r}")
+        adapter = _policy_method(data.pop("adapter", "none"))
         if "algorithm" in data:
             raise ValueError("@algorithm: give the algorithm as method, not both")
-        data["algorithm"], data["method"] = method, FULL_METHOD if adapter == "none" else adapter
+        data["algorithm"], data["method"] = method, adapter
         if method in {a.value for a in GENERATING}:
             _rollout_seq_len(method, data)
         return data
