@@ -39,6 +39,12 @@ def quoted(value: object, limit: int = QUOTE_CHARS) -> str:
     return clipped(repr(value), limit)
 
 
+def one_line(message: str) -> str:
+    """The message with line breaks and runs of blanks folded into single spaces: how every error
+    reaches a user, on the command line's stderr and in the workbench's answers alike."""
+    return " ".join(message.split())
+
+
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     """`did you mean 'feed'?` when one candidate is close to a misspelt `word`, else "".
 
@@ -74,6 +80,37 @@ class InputError(FtoptError):
         super().__init__(f"{location}{expected}")
 
 
+#: Most problems one file reports at once: a file broken everywhere (a list indented wrongly) must
+#: not print thousands of lines; the first fifty show the pattern.
+MAX_REPORTED = 50
+
+
+class InputErrors(InputError):
+    """Several problems of one file, reported together so that one edit fixes them all: each an
+    InputError with its own field and line. Its message is one line per problem (at most
+    MAX_REPORTED, then how many more)."""
+
+    def __init__(self, errors: list[InputError]) -> None:
+        first = errors[0]
+        self.errors = errors[:MAX_REPORTED]
+        self.more = len(errors) - len(self.errors)
+        super().__init__(first.file, first.field, first.expected, first.line)
+        tail = [f"{first.file}: and {self.more} more problems"] if self.more else []
+        self.args = ("\n".join([*(str(e) for e in self.errors), *tail]),)
+
+    def lines(self) -> list[str]:
+        """One line per problem, the bound's remainder counted in a last line."""
+        return str(self).split("\n")
+
+
+def raise_all(errors: list[InputError]) -> None:
+    """Raise the one error, or all of them together; nothing when the list is empty."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise InputErrors(errors)
+
+
 class InfeasibleError(FtoptError):
     """No plan can exist; the reasons say which run and which rule rule it out."""
 
@@ -94,3 +131,47 @@ class UnverifiedPlanError(FtoptError):
     """The solver produced a plan the independent verifier rejects: a bug, never shipped quietly."""
 
     exit_code = 1
+
+
+#: Exit code → (problem kind, title, the HTTP status the workbench would answer it with): the fields
+#: of RFC 9457 problem details, which the workbench's API answers every error with and the command
+#: line prints with FTOPT_ERRORS=json, so that a script reads both the same way.
+PROBLEM_KINDS = {
+    2: ("invalid-input", "The input is not valid", 400),
+    3: ("infeasible", "No plan can exist", 422),
+    4: ("no-plan-in-time", "No plan within the time limit", 504),
+}
+PROBLEM_URN = "urn:ftopt:problem:"
+
+
+def pointer(field: str) -> str:
+    """A field path (`runs[0].train_tokens`) as a JSON Pointer into the input: `#/runs/0/train_tokens`."""
+    parts = field.replace("[", ".").replace("]", "").split(".")
+    return "#/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts if p)
+
+
+def problem(err: FtoptError, instance: str = "") -> dict[str, object]:
+    """The error as problem details: type, title, status, detail (the one line a user reads),
+    instance (the file, where one is named), errors (the field, its pointer and line), exit_code."""
+    kind, title, status = PROBLEM_KINDS.get(err.exit_code, ("error", "ftopt failed", 500))
+    found: dict[str, object] = {
+        "type": PROBLEM_URN + kind,
+        "title": title,
+        "status": status,
+        "detail": f"ftopt: {one_line(str(err))}",
+        "instance": instance or getattr(err, "file", ""),
+        "exit_code": err.exit_code,
+    }
+    each = err.errors if isinstance(err, InputErrors) else [err] if isinstance(err, InputError) else []
+    entries = [_problem_entry(e) for e in each if e.field]
+    if entries:
+        found["errors"] = entries
+    return found
+
+
+def _problem_entry(err: InputError) -> dict[str, object]:
+    """One field's problem: its path, JSON Pointer, what was expected and, where known, its line."""
+    entry: dict[str, object] = {"field": err.field, "pointer": pointer(err.field), "detail": err.expected}
+    if err.line is not None:
+        entry["line"] = err.line
+    return entry

@@ -85,8 +85,9 @@ LAYERS = (
     ("ftopt.solver.solve", "ftopt.solver"),
     ("ftopt.solver.frontier",),
     ("ftopt.sweep",),
+    ("ftopt.quote",),  # every format of the quote: above what it draws, below who calls it
     ("ftopt.cli",),
-    ("ftopt.serve",),  # the workbench renders quotes with the CLI's renderers
+    ("ftopt.serve",),  # the workbench: shows quotes through ftopt.quote, imports nothing of ftopt.cli
     ("ftopt.cli.main", "ftopt.cli.serve"),  # the command shell, which also starts the workbench
     ("ftopt",),
 )
@@ -115,6 +116,17 @@ def test_every_module_is_in_a_documented_layer() -> None:
 def test_no_module_imports_a_layer_above_its_own() -> None:
     upward = upward_imports(import_graph())
     assert not upward, "upward imports: " + "; ".join(upward)
+
+
+def test_the_workbench_and_the_command_line_are_apart() -> None:
+    """The workbench (serve) and the command line (cli) both call the quote package; neither imports the
+    other, except the `ftopt serve` command that starts the workbench."""
+    graph = import_graph()
+    serve_to_cli = [
+        f"{a} -> {b}" for a, b in graph.edges if a.startswith("ftopt.serve") and b.startswith("ftopt.cli")
+    ]
+    assert not serve_to_cli, serve_to_cli
+    assert any(a.startswith("ftopt.serve") and b.startswith("ftopt.quote") for a, b in graph.edges)
 
 
 def test_an_upward_import_is_caught() -> None:

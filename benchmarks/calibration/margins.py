@@ -1,29 +1,30 @@
-"""Planning memory margins per stack and method from the calibration's held-out error, and the
-allocator reserve from its fit points.
+"""Planning memory margins per stack and method from the calibration's cross-validated error, and
+the allocator reserve from its fit points.
 
 ftopt's memory model errs; where it errs low, a plan that fits on paper runs out of memory. The
 margin is how much a copy's memory per GPU is raised before the fit test so that it covers what the
-model missed on sources it was never fitted on. The derivation:
+model missed on sources it was not fitted on. The derivation (protocol: docs/calibration.md):
 
-1. Every held-out memory point asks for a margin: how much ftopt's figure would have to grow to
-   reach the published one (0 where ftopt is at or above it).
-2. A stack and method's bucket records two figures: the median held-out error, |ftopt / published
-   - 1|, the figure benchmarks/calibration.md reports per stack, and what covering 95 % of its
-   points would take (the nearest-rank 95th percentile of what they ask, shortfall only).
-3. The margin is the 95 %-coverage figure (issue 28: planned memory at least the measurement on
-   95 % of the held-out points; adopted 2026-12-04, when the model fixes of that day brought the
-   pooled figure from 49 % to 18 %), as long as the pooled coverage figure is at most 25 %; beyond
-   that, covering 95 % would price every plan for its worst points, so the median error applies and
-   the report says the coverage target is missed. A bucket's own figure applies only when at least
-   three independent sources measured the stack and method; a bucket with fewer sources takes the
-   pooled one, over every held-out memory point of every stack. The margin is rounded up to the
-   next hundredth.
-4. Fit points never set a margin: their sources chose the model's constants, so their error is
-   in-sample. They choose one constant here instead: the caching allocator's reserve, the median of
-   (reserved - allocated) / allocated over the fit points that publish both peaks.
+1. Every memory point of every source (fit and held-out; pre-registered sources never) is predicted
+   leave-one-source-out (benchmarks/calibration/cv.py) on the stack as plans use it, without the
+   point's stack overrides, and asks for a margin: how much that figure would have to grow to reach
+   the published one (0 where it is at or above it).
+2. A stack and method's bucket records two figures: the median cross-validated error, |ftopt /
+   published - 1|, and what covering 95 % of its points would take (the nearest-rank 95th
+   percentile of what they ask, shortfall only).
+3. The margin is the 95 %-coverage figure as long as the pooled coverage figure is at most 25 %;
+   beyond that, covering 95 % would price every plan for its worst points, so the median error
+   applies and calibration.md reports the coverage that leaves. A bucket's own figure applies only
+   when at least three independent sources measured the stack and method; a bucket with fewer
+   sources takes the pooled one, over every memory point of every stack. The margin is rounded up
+   to the next hundredth.
+4. The caching allocator's reserve is the median of (reserved - allocated) / allocated over the fit
+   points that publish both peaks.
 
-The plan and quote state each copy's margin with its basis ("held-out error of torchtune/lora,
-4 sources" or "pooled held-out error of all stacks, 9 sources").
+The coverage calibration.md reports is judged one level further out: each source's points against
+the margin the other sources' cross-validated errors give. The plan and quote state each copy's
+margin with its basis ("held-out error of torchtune/lora, 4 sources" or "pooled held-out error of
+all stacks, 9 sources"; the words are the catalogue's, the figures cross-validated).
 """
 
 from __future__ import annotations
@@ -76,18 +77,15 @@ def _bucket(stack: str, method: str, rows: list[Outcome]) -> MarginBucket:
     )
 
 
-def held_out_memory(outcomes: list[Outcome]) -> list[Outcome]:
-    """The matched held-out memory points with a stack and method."""
-    return [
-        o
-        for o in outcomes
-        if o.kind == "memory" and o.split == "held-out" and o.ftopt is not None and o.stack and o.method
-    ]
+def memory_points(outcomes: list[Outcome]) -> list[Outcome]:
+    """The matched memory points with a stack and method, fit and held-out (pass them
+    cross-validated: benchmarks.calibration.cv.cross_validated)."""
+    return [o for o in outcomes if o.kind == "memory" and o.ftopt is not None and o.stack and o.method]
 
 
 def buckets(outcomes: list[Outcome]) -> tuple[MarginBucket, list[MarginBucket]]:
-    """The pooled bucket and one per stack and method with held-out memory points."""
-    rows = held_out_memory(outcomes)
+    """The pooled bucket and one per stack and method with memory points."""
+    rows = memory_points(outcomes)
     groups: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
     for o in rows:
         groups[(str(o.stack), str(o.method))].append(o)
@@ -113,13 +111,13 @@ def rule_words(pooled: MarginBucket) -> str:
     """The rule in force, in the words calibration.md states it with."""
     if covers_by_rule(pooled):
         return (
-            "the margin that puts the planned memory at or above 95 % of its held-out memory points "
+            "the margin that puts the planned memory at or above 95 % of its cross-validated memory points "
             f"('to cover 95 %'; the pooled figure, {pooled.cover_95:.0%}, is within the {COVER_CAP:.0%} "
             "this rule is adopted at)"
         )
     return (
-        f"the median error of its held-out memory points (covering 95 % would take {pooled.cover_95:.0%} "
-        f"pooled, beyond the {COVER_CAP:.0%} the coverage rule is adopted at)"
+        "the median error of its cross-validated memory points (covering 95 % would take "
+        f"{pooled.cover_95:.0%} pooled, beyond the {COVER_CAP:.0%} the coverage rule is adopted at)"
     )
 
 
@@ -160,11 +158,12 @@ def _address(text: str) -> str:
     return match.group(0).rstrip(".") if match else text
 
 
-def render_margins(outcomes: list[Outcome]) -> str:
-    """margins.yaml: the margins ftopt plans with, how they were derived, the buckets they came from
-    and the allocator reserve."""
-    margins = derive_margins(outcomes, stack_ids())
-    pooled, own = buckets(outcomes)
+def render_margins(outcomes: list[Outcome], planning: list[Outcome]) -> str:
+    """margins.yaml: the margins ftopt plans with (from `planning`, the cross-validated points without
+    overrides), how they were derived, the buckets they came from and the allocator reserve (from
+    `outcomes`' fit points)."""
+    margins = derive_margins(planning, stack_ids())
+    pooled, own = buckets(planning)
     doc = (__doc__ or "").split("\n\n", 1)[1].strip()
     reserve = allocator_reserve(outcomes)
     sources = sources_of()

@@ -22,19 +22,12 @@ from rich.console import Console
 from ftopt.catalogue.loader import load_catalogue
 from ftopt.errors import quoted
 from ftopt.model.hardware import Catalogue
+from ftopt.quote.table import UNBOUNDED_WIDTH
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: Width of rich output when stdout is not a terminal (a pipe, a file, a test runner).
 PIPE_WIDTH = 160
-
-#: Points `ftopt frontier` finds by default, and the HTML quote's three bids with it: both search
-#: the same frontier with the same settings, so the quote's cheapest, knee and fastest are the
-#: frontier command's own points.
-FRONTIER_POINTS = 10
-
-#: Width of `plain_console` off a terminal: wider than any table, so rich never cuts a cell.
-UNBOUNDED_WIDTH = 10_000
 
 
 class FiniteFloatRange(click.FloatRange):

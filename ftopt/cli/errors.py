@@ -9,13 +9,17 @@ limit without a plan), never a traceback. A command either wraps its body with `
 from __future__ import annotations
 
 import functools
+import json
+import os
 import sys
 from collections.abc import Callable
 from typing import NoReturn, ParamSpec, TypeVar
 
 import click
 
-from ftopt.errors import FtoptError
+from ftopt.errors import FtoptError, InputErrors, one_line, problem
+
+__all__ = ["CommandInputError", "fail", "handle_errors", "one_line", "run_command"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -27,14 +31,16 @@ class CommandInputError(FtoptError):
     exit_code = 2
 
 
-def one_line(message: str) -> str:
-    """The message with line breaks and runs of blanks folded into single spaces."""
-    return " ".join(message.split())
-
-
 def fail(err: FtoptError) -> NoReturn:
-    """Print `ftopt: <message>` on stderr and exit with the error's code."""
-    click.echo(f"ftopt: {one_line(str(err))}", err=True)
+    """Print `ftopt: <message>` on stderr and exit with the error's code; several problems of one
+    file (`InputErrors`) one per line, each with its file, line and field. With FTOPT_ERRORS=json the
+    error is the workbench API's problem details as one JSON object (`ftopt.errors.problem`)."""
+    if os.environ.get("FTOPT_ERRORS") == "json":
+        click.echo(json.dumps(problem(err), ensure_ascii=False), err=True)
+        sys.exit(err.exit_code)
+    lines = err.lines() if isinstance(err, InputErrors) else [str(err)]
+    for line in lines:
+        click.echo(f"ftopt: {one_line(line)}", err=True)
     sys.exit(err.exit_code)
 
 

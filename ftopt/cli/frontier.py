@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 import click
 
 from ftopt.cli import (
-    FRONTIER_POINTS,
     catalogue_dir_option,
     open_catalogue,
     output_option,
@@ -23,8 +22,9 @@ from ftopt.cli import (
     time_limit_option,
 )
 from ftopt.cli.errors import CommandInputError, handle_errors
-from ftopt.cli.render_frontier import frontier_records, render_frontier_html, render_frontier_table
 from ftopt.errors import InfeasibleError, NoPlanInTimeError
+from ftopt.quote.bids import FRONTIER_POINTS
+from ftopt.quote.frontier import frontier_records, render_frontier_html, render_frontier_table
 from ftopt.reading.workload_file import load_workload
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ftopt.cli.schema import workload_schema
+from ftopt.catalogue.schema import workload_schema
 
 #: The files this module writes, in the folder it is given.
 MARKDOWN, SCHEMA = "workload.md", "workload.schema.json"

@@ -1,64 +1,18 @@
 """`ftopt schema [--grid]`: a JSON Schema of the workload file (or of a sweep grid) for editors.
 
 Why: a YAML language server given this schema completes field names, shows each field's
-description and flags a misspelt key as it is typed. The schema is pydantic's own view of the
-models the loader validates with, so it cannot drift from what `ftopt solve` accepts.
+description and flags a misspelt key as it is typed. The workload's schema is
+`ftopt.catalogue.schema.workload_schema`, the one the workbench's form is built from.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from ftopt.catalogue import load_catalogue
+from ftopt.catalogue.schema import workload_schema
 from ftopt.cli import echo_json
 from ftopt.cli.errors import handle_errors
-from ftopt.model.methods import MethodRegistry
-from ftopt.model.workload import Algorithm, Workload
 from ftopt.sweep.grid import grid_schema
-
-SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
-
-
-#: Spellings the run model accepts before validation and rewrites (`dataset_tokens` × `epochs` is
-#: `train_tokens`): pydantic's schema sees only the fields after the rewrite.
-_RUN_ALIASES = {
-    "dataset_tokens": {"type": "number", "exclusiveMinimum": 0, "description": "tokens in the data set"},
-    "epochs": {"type": "number", "exclusiveMinimum": 0, "description": "passes over the data set"},
-}
-
-
-def method_fields(methods: MethodRegistry) -> dict[str, dict[str, Any]]:
-    """`method` and `adapter` as the registry has them: a workload's `method` names a training method
-    or a preference/RL algorithm (kept apart as `algorithm`), whose policy trains as its `adapter`."""
-    trained = [(str(m.id), m.label) for m in methods.methods]
-    algorithms = [(str(a.id), a.label) for a in methods.algorithms if a.id != Algorithm.SFT]
-    adapters = [("none", "all weights")] + [(str(m.id), m.label) for m in methods.methods if not m.full]
-
-    def words(pairs: list[tuple[str, str]]) -> str:
-        return ", ".join(name if label == name else f"{name} ({label})" for name, label in pairs)
-
-    return {
-        "method": {
-            "enum": [name for name, _ in trained + algorithms],
-            "description": words(trained + algorithms),
-        },
-        "adapter": {
-            "enum": [name for name, _ in adapters],
-            "description": f"how a {', '.join(n for n, _ in algorithms)} policy trains: {words(adapters)}",
-        },
-    }
-
-
-def workload_schema(methods: MethodRegistry | None = None) -> dict[str, Any]:
-    """The workload's JSON Schema, titled, with its dialect named for validators; the method names
-    come from the packaged catalogue's registry unless one is given."""
-    schema = Workload.model_json_schema()
-    run = schema["$defs"]["Run"]["properties"]
-    run.update(_RUN_ALIASES)
-    run.update(method_fields(methods or load_catalogue().methods))
-    return {"$schema": SCHEMA_DIALECT, **schema, "title": "ftopt workload"}
 
 
 @click.command("schema")

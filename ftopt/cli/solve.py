@@ -8,20 +8,17 @@ stderr, so stdout stays clean for JSON. OR-Tools is imported only when the comma
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
-import yaml
 from rich.console import Console
 
 from ftopt.cli import (
-    FRONTIER_POINTS,
     catalogue_dir_option,
     open_catalogue,
     output_option,
@@ -30,53 +27,21 @@ from ftopt.cli import (
     time_limit_option,
 )
 from ftopt.cli.errors import CommandInputError, handle_errors
-from ftopt.cli.render_html import render_html
-from ftopt.cli.render_markdown import render_markdown
-from ftopt.cli.render_table import render_table
-from ftopt.cli.render_xlsx import write_xlsx
 from ftopt.model.findings import money
-from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary, summarize
-from ftopt.model.workload import Workload
+from ftopt.quote.bids import quote_bids
+from ftopt.quote.formats import FORMATS, QuoteOptions, render_bytes
+from ftopt.quote.table import render_table
 from ftopt.reading.workload_file import load_workload
 
 if TYPE_CHECKING:
-    from ftopt.model.settings import Progress, SolveSettings
+    from ftopt.model.settings import Progress
     from ftopt.solver.frontier import Frontier
-
-FORMATS = ("table", "json", "yaml", "markdown", "html", "xlsx")
 
 
 #: Why `--alternatives` is refused on a queue bid (README "Combinations not supported").
 QUEUE_ALTERNATIVES = "--alternatives: queue bids have no alternatives yet; solve without --alternatives"
-
-
-def render(
-    plan: Plan,
-    fmt: str,
-    bids: Frontier | None = None,
-    internals: bool = True,
-    summary: PlanSummary | None = None,
-) -> str | None:
-    """The plan as text in `fmt`, or None for the table (printed straight to a console); the quote
-    formats carry the technical appendix only with `internals`; JSON and YAML carry the plan with
-    its summary under `summary` (which `ftopt verify` ignores: it re-derives every figure)."""
-    summary = summary if summary is not None else summarize(plan)
-    if fmt == "json":
-        return json.dumps(plan_record(plan, summary), indent=2, ensure_ascii=False) + "\n"
-    if fmt == "yaml":
-        return yaml.safe_dump(plan_record(plan, summary), sort_keys=False, allow_unicode=True)
-    if fmt == "markdown":
-        return render_markdown(plan, internals, summary)
-    if fmt == "html":
-        return render_html(plan, bids, internals, summary)
-    return None
-
-
-def plan_record(plan: Plan, summary: PlanSummary) -> dict[str, Any]:
-    """The plan's JSON fields and, last, the summary every quote format renders."""
-    return {**plan.model_dump(mode="json", by_alias=True), "summary": summary.model_dump(mode="json")}
 
 
 def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
@@ -95,7 +60,7 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
 
 @click.command("solve")
 @click.argument("workload", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="table", show_default=True)
 @output_option
 @time_limit_option("Seconds for the search; the best plan so far is returned with its gap.")
 @click.option(
@@ -107,7 +72,7 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     "--what-if/--no-what-if",
     default=True,
     show_default=True,
-    help="Re-solve once per relaxation (feed, inlet, 8-bit Adam, server limit) to report savings.",
+    help="Re-solve once per relaxation (deadline, card memory, feed, inlet, 8-bit Adam, server limit, stock, racks, liquid loops) to report savings, or what would give an impossible bid a plan.",
 )
 @click.option(
     "--frontier/--no-frontier",
@@ -172,24 +137,8 @@ def solve_command(
     bids = None
     if fmt == "html" and with_frontier:
         budget = settings.time_limit - (time.perf_counter() - started)
-        bids = _bids(parsed, catalogue, settings, budget)
+        bids = quote_bids(parsed, catalogue, settings, budget)
     write_plan(plan, fmt, output, bids, internals, summarize(plan, parsed, catalogue))
-
-
-def _bids(
-    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float
-) -> Frontier | None:
-    """The frontier behind the quote's three bids: the one `ftopt frontier` finds with the same
-    settings, within `budget_s` (what the solve left of --time-limit), so that they are that
-    command's own points whenever the budget lets the frontier finish (None when no run gives
-    train_tokens; a queue bid's time axis is its last job's end, as in `ftopt frontier`)."""
-    from ftopt.solver.frontier import frontier, has_train_tokens
-
-    if not has_train_tokens(workload):
-        return None
-    same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
-    found = frontier(workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0))
-    return found if found.points else None
 
 
 def write_plan(
@@ -202,14 +151,12 @@ def write_plan(
 ) -> None:
     """The plan in `fmt`, to `output` or stdout (the table goes through rich; xlsx needs `output`)."""
     summary = summary if summary is not None else summarize(plan)
-    if fmt == "xlsx" and output:
-        write_xlsx(plan, output, internals, summary)
-        return
-    text = render(plan, fmt, bids, internals, summary)
-    if text is None:  # the table: whole cells off a terminal, in a file or a pipe
+    if fmt == "table" and output is None:  # the terminal's width on a terminal, every cell whole off one
         with plain_console(output) as console:
             render_table(plan, console, internals, summary)
-    elif output:
-        output.write_text(text, encoding="utf-8")
+        return
+    body = render_bytes(plan, fmt, summary, QuoteOptions(bids, internals))
+    if output:
+        output.write_bytes(body)
     else:
-        click.echo(text, nl=False)
+        click.echo(body.decode("utf-8"), nl=False)

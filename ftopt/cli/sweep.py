@@ -231,8 +231,8 @@ def _exit_on_failures(summary: SweepSummary, plan: SweepPlan, output: Path) -> N
 def sweep_report_command(results: Path, fmt: str, output: Path | None) -> None:
     """Charts and tables of a sweep's RESULTS file: price against each swept value, cost by kind."""
     from ftopt.catalogue.loader import load_catalogue
-    from ftopt.cli.render_sweep import render_csv, render_html, render_markdown
     from ftopt.errors import InputError
+    from ftopt.quote.sweep import render_csv, render_html, render_markdown
     from ftopt.sweep.report import item_kinds, load_results
 
     if not results.is_file():

@@ -165,14 +165,20 @@ def _network_ranker(
 
 
 def multi_server_options(
-    profile: RunProfile, gpu: Gpu, catalogue: Catalogue, options: SizingOptions
+    profile: RunProfile,
+    gpu: Gpu,
+    catalogue: Catalogue,
+    options: SizingOptions,
+    shapes: list[tuple[int, int, Nic]] | None = None,
 ) -> list[EstimateOption]:
     """Copies over several whole servers (16, 32 or 64 GPUs), as the solver sizes them: FSDP or HSDP,
-    no CPU offload, the fabric NIC's measured bus bandwidth between servers."""
+    no CPU offload, the fabric NIC's measured bus bandwidth between servers. `shapes` are the card's
+    `server_shapes`, when the caller has them (they depend on the card alone: worked out once per
+    run and card, they took a tenth of `ftopt estimate` on 300 runs)."""
     if profile.run.offload == Offload.CPU:
         return []
     result = []
-    for node_gpus, nics, nic in server_shapes(catalogue, gpu):
+    for node_gpus, nics, nic in server_shapes(catalogue, gpu) if shapes is None else shapes:
         net = node_network(gpu, node_gpus, nic, nics, catalogue.speed)
         host = planning_host(catalogue, node_gpus, catalogue.speed) if catalogue.speed else None
         for gpus in _multi_node_counts(profile.run, node_gpus):
@@ -228,10 +234,11 @@ def iter_estimates(
     articles = {"states_only": True, "memory_margin": workload.sizing.memory_margin or 0.0}
     options = workload.sizing.model_copy(update=articles) if states_only else workload.sizing
     cards = allowed_gpus(catalogue, workload)
+    shapes = {gpu.id: server_shapes(catalogue, gpu) for gpu in cards}  # per card, not per run and card
     for run in workload.runs:
         profile = profile_run(run, catalogue)
         found: list[EstimateOption] = []
         for gpu in cards:
             found += single_server_options(profile, gpu, catalogue, options)
-            found += multi_server_options(profile, gpu, catalogue, options)
+            found += multi_server_options(profile, gpu, catalogue, options, shapes[gpu.id])
         yield RunEstimate(profile, tuple(found))

@@ -13,7 +13,9 @@ conflict) are optional; every other figure is required.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from ftopt.model.relaxation import RelaxationId, relaxation_id
 
 
 class Figures(BaseModel):
@@ -85,12 +87,65 @@ class ChassisFigures(Figures):
     gpu: str
 
 
-class SavingFigures(Figures):
+class Relaxed(Figures):
+    """A figure naming the relaxation a what-if eased: one of `RelaxationId`'s values."""
+
+    relaxation: str | None = None  # None: a plan from before relaxation ids
+
+    @field_validator("relaxation")
+    @classmethod
+    def _known(cls, value: str | None) -> str | None:
+        if value is not None and relaxation_id(value) is None:
+            raise ValueError(f"an id of {', '.join(r.value for r in RelaxationId)}")
+        return value
+
+
+class SavingFigures(Relaxed):
     saved: float
     eased_price: float
     price: float
     currency: str
     eased_status: str | None = None
+    servers: int | None = None  # the plan's server count, and the eased plan's
+    eased_servers: int | None = None
+    extra_hours: float | None = None  # a deadline's what-if: the hours each deadline gave
+
+
+class FeasibleIfFigures(Relaxed):
+    """A relaxation whose re-solve gives a bid without a plan one, and that plan's price."""
+
+    eased_price: float
+    currency: str
+    eased_status: str
+
+
+class DeadlineBoundFigures(Figures):
+    """A run whose copies take more cards than their memory needs, to meet its deadline."""
+
+    deadline_hours: float
+    gpus: int
+    gpu: str
+    fewest_gpus: int
+
+
+class DisproportionFigures(Figures):
+    """Something bought whose cost is large against the hours it saves, and the plan's own rate."""
+
+    what: str  # "spare server"
+    cost: float
+    currency: str
+    hours_saved: float
+    confidence: float
+    cost_per_hour: float
+    plan_per_hour: float
+
+
+class LiquidSmallFigures(Figures):
+    """The largest rack liquid loop, and the smallest full-load draw of the liquid-cooled servers that
+    are all a run fits, kW."""
+
+    liquid_kw: float
+    need_kw: float
 
 
 class NoFitFigures(Figures):
@@ -244,6 +299,10 @@ BY_KIND: dict[str, type[Figures]] = {
     "coolant": CoolantFigures,
     "liquid": LiquidFigures,
     "saving": SavingFigures,
+    "feasible-if": FeasibleIfFigures,
+    "deadline-bound": DeadlineBoundFigures,
+    "disproportion": DisproportionFigures,
+    "liquid-small": LiquidSmallFigures,
     "no-fit": NoFitFigures,
     "no-server": NoServerFigures,
     "conflict": ConflictFigures,

@@ -40,6 +40,8 @@ class FindingKind(StrEnum):
     TIGHT_MARGIN = "tight-margin"  # the workload's memory margin is below the measured error
     COOLANT = "coolant"  # the site's coolant supply cannot cool a liquid-cooled chassis
     LIQUID = "liquid"  # a rack's liquid loop is full (no room for one more liquid-cooled server)
+    DEADLINE_BOUND = "deadline-bound"  # a deadline, not memory, puts each copy of a run on several cards
+    DISPROPORTION = "disproportion"  # something bought costs much against what it buys (a spare)
     # what one eased rule would save
     SAVING = "saving"
     # why no plan exists
@@ -50,6 +52,8 @@ class FindingKind(StrEnum):
     NO_PLAN = "no-plan"  # the time limit ran out before any plan was found
     DEADLINE = "deadline"  # a run fits but no way of training it finishes by its deadline
     QUEUE_HEAVY = "queue-heavy"  # queue mode schedules light jobs only, and the peak bid has no plan
+    LIQUID_SMALL = "liquid-small"  # a run fits only liquid-cooled servers, and no loop carries one
+    FEASIBLE_IF = "feasible-if"  # a relaxation whose re-solve finds a plan for a bid without one
     # assumptions and defaults applied
     RULE = "rule"
 
@@ -168,9 +172,50 @@ def _supplies(subject: str, f: dict[str, Any]) -> str:
 
 def _saving(subject: str, f: dict[str, Any]) -> str:
     currency = f["currency"]
+    servers, eased = f.get("servers"), f.get("eased_servers")
+    count = (
+        f"; {_servers(eased)} instead of {_servers(servers)}"
+        if isinstance(servers, int) and isinstance(eased, int) and eased != servers
+        else ""
+    )
+    if f["saved"] <= 0:
+        return f"{subject} would change the plan at the same price{count.replace(';', ':')}"
     return (
         f"{subject} would save {money(f['saved'], currency)} ({money(f['eased_price'], currency)} "
-        f"instead of {money(f['price'], currency)})"
+        f"instead of {money(f['price'], currency)}{count})"
+    )
+
+
+def _servers(count: int) -> str:
+    return f"{count} server" if count == 1 else f"{count} servers"
+
+
+def _feasible_if(subject: str, f: dict[str, Any]) -> str:
+    best = "proven cheapest" if f.get("eased_status") == "optimal" else "best found"
+    return f"with {subject} the bid has a plan ({best}: {money(f['eased_price'], f['currency'])})"
+
+
+def _deadline_bound(subject: str, f: dict[str, Any]) -> str:
+    fewest = f["fewest_gpus"]
+    cards = "one card" if fewest == 1 else f"{fewest} cards"
+    return (
+        f"the deadline of {f['deadline_hours']:,.4g} h, not memory, puts each copy of {subject} on "
+        f"{f['gpus']} × {f['gpu']}: its memory fits {cards}"
+    )
+
+
+def _disproportion(subject: str, f: dict[str, Any]) -> str:
+    currency = f["currency"]
+    if not f["hours_saved"]:
+        return (
+            f"{f['what']} {subject} cost {money(f['cost'], currency)} and save no hours at "
+            f"P{round(f['confidence'] * 100)} (the whole plan costs {money(f['plan_per_hour'], currency)} "
+            "per hour)"
+        )
+    return (
+        f"{f['what']} {subject} cost {money(f['cost'], currency)} and save {f['hours_saved']:,.1f} h at "
+        f"P{round(f['confidence'] * 100)}: {money(f['cost_per_hour'], currency)} per hour saved, "
+        f"against {money(f['plan_per_hour'], currency)} per hour of the whole plan"
     )
 
 
@@ -214,8 +259,8 @@ def _conflict(subject: str, f: dict[str, Any]) -> str:
     if f.get("racks"):
         limit = f" or more than site.max_servers = {f['max_servers']}" if f.get("max_servers") else ""
         return (
-            f"runs {', '.join(f['runs'])} ({f['copies']} copies) need more rack units or circuit watts "
-            f"than the site's racks offer ({f['racks']}){limit}"
+            f"runs {', '.join(f['runs'])} ({f['copies']} copies) need more than the site's racks offer "
+            f"({f['racks']}){limit}"
         )
     if f.get("max_servers") is not None:
         return (
@@ -345,7 +390,14 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
         f"{s} has no rack_units in the catalogue, so it cannot stand in the site's racks (with {f['gpu']})"
     ),
     FindingKind.TIGHT_MARGIN: _tight_margin,
+    FindingKind.DEADLINE_BOUND: _deadline_bound,
+    FindingKind.DISPROPORTION: _disproportion,
     FindingKind.SAVING: _saving,
+    FindingKind.FEASIBLE_IF: _feasible_if,
+    FindingKind.LIQUID_SMALL: lambda s, f: (
+        f"run {s} fits only liquid-cooled servers, the smallest drawing {f['need_kw']:g} kW, and the "
+        f"largest rack liquid loop carries {f['liquid_kw']:g} kW: raise liquid_kw"
+    ),
     FindingKind.NO_FIT: _no_fit,
     FindingKind.NO_SERVER: lambda s, f: (
         f"run {s}: no allowed build offers {', or '.join(f['needs'])} with the host RAM and NVMe it needs"

@@ -24,6 +24,7 @@ from ftopt.model.mig import Mig
 from ftopt.model.rent import CloudPrices
 from ftopt.model.spread import Spread
 from ftopt.model.stack import CardClass, MemoryMargins, Platform, RolloutConstants, SpeedConstants, Stack
+from ftopt.model.written import DateText
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -406,7 +407,7 @@ class Price(BaseModel):
     item: str = Field(description="catalogue id of the priced item")
     amount: float = Field(ge=0, description="price of one unit")
     currency: str = Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 code")
-    date: str = Field(pattern=r"^\d{4}-\d{2}(-\d{2})?$", description="when the price was seen")
+    date: DateText = Field(pattern=r"^\d{4}-\d{2}(-\d{2})?$", description="when the price was seen")
     source: str = Field(min_length=1, description="where it was seen, or why it is an assumption")
     assumption: bool = Field(default=False, description="no public price found: a stated guess")
     stock: int | None = Field(

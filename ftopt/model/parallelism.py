@@ -28,14 +28,11 @@ Pure arithmetic on bytes and seconds; `sizing.py` and `speed.py` apply it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ftopt.model.architecture import Architecture
+from ftopt.model.profile import RunProfile
 from ftopt.model.stack import Parallelism
 from ftopt.model.workload import Offload, Recompute, Run
-
-if TYPE_CHECKING:  # sizing imports this module; the profile is only a parameter type here
-    from ftopt.model.sizing import RunProfile
 
 BF16 = 2
 

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ftopt.model.findings import Finding, FindingKind
+from ftopt.model.spread import Band, FigureBands
 from ftopt.model.workload import MAX_MICRO_BATCH, Offload, Optimizer, Recompute, Strategy
 
 _PLAN = ConfigDict(frozen=True, extra="forbid")
@@ -106,6 +107,9 @@ class Server(BaseModel):
         ge=0,
         description="the vendor's published system maximum scaled to its cards, at the wall (chassis "
         "published_max); None where none is published",
+    )
+    power_band: Band | None = Field(
+        default=None, description="band of power_w: published systems' maxima against ftopt's estimate"
     )
     power_basis: Literal["parts", "vendor maximum"] = Field(
         default="parts", description="which of parts_power_w and vendor_max_w power_w is: the larger"
@@ -255,6 +259,11 @@ class Assignment(BaseModel):
     spread_basis: str | None = Field(
         default=None,
         description="where the spread factors come from: the stack's own or pooled held-out points",
+    )
+    bands: FigureBands | None = Field(
+        default=None,
+        description="where memory per GPU, hours and energy fell around ftopt's figures on calibration "
+        "points nobody fitted to: low/high percent, points, sources, basis (docs/calibration.md)",
     )
     nodes: list[Node] = Field(
         default_factory=list,

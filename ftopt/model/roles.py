@@ -15,16 +15,13 @@ policy's and reuses the same activation memory.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ftopt.model.architecture import ParamCounts
 from ftopt.model.memory import BF16, GB, States, checkpoint_bytes, model_states
 from ftopt.model.methods import Role as Role  # declared with the algorithms that hold it
 from ftopt.model.methods import TrainingAlgorithm, TrainingMethod
+from ftopt.model.profile import RunProfile
 from ftopt.model.workload import Offload, Optimizer, Run, Strategy
-
-if TYPE_CHECKING:  # sizing imports this module; the profile is only a parameter type here
-    from ftopt.model.sizing import RunProfile
 
 
 @dataclass(frozen=True)

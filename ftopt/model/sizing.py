@@ -7,8 +7,8 @@ estimate command prints these records; the solver turns the ones that fit into p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from dataclasses import dataclass
+from functools import lru_cache
 
 from ftopt.model.activations import (
     FP32,
@@ -20,7 +20,7 @@ from ftopt.model.activations import (
     resident_activation_bytes,
     working_activation_bytes,
 )
-from ftopt.model.architecture import Architecture, ParamCounts, count_params
+from ftopt.model.architecture import Architecture
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import (
     BF16,
@@ -34,7 +34,7 @@ from ftopt.model.memory import (
     states_per_gpu,
     upcast_rest_bytes,
 )
-from ftopt.model.methods import TrainingAlgorithm, TrainingMethod
+from ftopt.model.methods import TrainingMethod
 from ftopt.model.parallelism import (
     TrainingConfig,
     bubble_factor,
@@ -43,8 +43,9 @@ from ftopt.model.parallelism import (
     last_stage_activations,
     split_activations,
 )
+from ftopt.model.profile import RunProfile as RunProfile  # where callers have long imported it
 from ftopt.model.roles import RoleMemory
-from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE, RolloutConstants, Stack
+from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE, Stack
 from ftopt.model.topology import link_profile, reference_topology, topology_profile
 from ftopt.model.traffic import (
     compute_seconds,
@@ -64,38 +65,6 @@ from ftopt.model.workload import (
     SizingOptions,
     Strategy,
 )
-
-
-@dataclass(frozen=True)
-class RunProfile:
-    """A run together with its model's architecture, parameter counts and training stack.
-
-    Without a stack (None) memory follows ftopt's historical accounting, which is hf-fsdp's.
-    """
-
-    run: Run
-    model_name: str
-    arch: Architecture
-    stack: Stack | None = None
-    memory_margin: float = 0.0  # the stack and method's planning margin (margins.yaml)
-    reward_arch: Architecture | None = None  # an RL run's reward model, if it has one
-    method: TrainingMethod = field(kw_only=True)  # the run's method entry (methods.yaml)
-    algorithm: TrainingAlgorithm = field(kw_only=True)  # the run's algorithm entry (methods.yaml)
-    rollout: RolloutConstants = field(kw_only=True)  # the catalogue's rollout constants (rollout.yaml)
-    # where memory_margin comes from (MemoryMargins.basis), and the allocator reserve to plan with
-    margin_basis: str = field(default="no calibration", kw_only=True)
-    allocator_reserve: float = field(default=LEGACY_ALLOCATOR_RESERVE, kw_only=True)
-
-    @cached_property
-    def counts(self) -> ParamCounts:
-        """Exact parameter counts of the run's model."""
-        return count_params(self.arch)
-
-    @cached_property
-    def reward_counts(self) -> ParamCounts | None:
-        """Exact parameter counts of the reward model (None without one)."""
-        return None if self.reward_arch is None else count_params(self.reward_arch)
-
 
 #: Bytes per logit entry without a stack: the default stack's (hf-fsdp) figure.
 LEGACY_LOGIT_BYTES = 12.0

@@ -17,13 +17,27 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, model_validator
 
-from ftopt.model.workload import METHOD_ID, RolloutEngine
+from ftopt.model.workload import DEFAULT_STACK, METHOD_ID, RolloutEngine
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 CardClass = Literal["hbm", "gddr"]
 #: The GPU software platform a card belongs to and a stack targets.
 Platform = Literal["cuda", "rocm"]
+#: The stack a run trains with when neither the run nor the workload names one, by the platform of
+#: the cards the bid allows: Hugging Face with FSDP on NVIDIA (DEFAULT_STACK), and its ROCm build on
+#: AMD Instinct. Why by platform: a CUDA stack trains no AMD card, so a bid for AMD-only hardware
+#: without `stack:` would otherwise be refused for a choice the buyer never made.
+DEFAULT_STACKS: dict[Platform, str] = {"cuda": DEFAULT_STACK, "rocm": "rocm-fsdp"}
+
+
+def default_stack(platforms: set[str]) -> str:
+    """The default stack for cards of these platforms: that platform's when they share one, else
+    the CUDA default (mixed or no cards: the NVIDIA cards are the ones it can train)."""
+    by_name = {str(platform): stack for platform, stack in DEFAULT_STACKS.items()}
+    return by_name.get(next(iter(platforms)), DEFAULT_STACK) if len(platforms) == 1 else DEFAULT_STACK
+
+
 LinkKind = Literal["nvlink-2", "nvlink-4", "nvswitch", "pcie-socket", "pcie-cross-socket"]
 
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ftopt.errors import did_you_mean, quoted
 from ftopt.model.architecture import Architecture
 from ftopt.model.spread import CONFIDENCES, DEFAULT_CONFIDENCE, Confidence
+from ftopt.model.written import DateText, TokenCount, count_value
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -227,7 +228,7 @@ class Run(BaseModel):
         description="activation recomputation: true = full, false = selective (FlashAttention's own), "
         "none, selective, full, or auto (ftopt chooses)",
     )
-    global_batch_tokens: int | None = Field(
+    global_batch_tokens: TokenCount | None = Field(
         default=None,
         gt=0,
         le=MAX_TOKENS,
@@ -238,11 +239,12 @@ class Run(BaseModel):
         default="auto", description="GPUs per copy: auto, 1, 2, 4, 8, or 16, 32, 64 over several servers"
     )
     keep_checkpoints: int = Field(default=3, ge=0, le=1000, description="resumable checkpoints kept")
-    train_tokens: int | None = Field(
+    train_tokens: TokenCount | None = Field(
         default=None,
         gt=0,
         le=MAX_TOKENS,
-        description="tokens one copy trains on: dataset tokens × epochs (or give dataset_tokens and epochs)",
+        description="tokens one copy trains on: dataset tokens × epochs (or give dataset_tokens and epochs); "
+        "written as 2000000000, 2_000_000_000, 2e9, 2B, 500M or 1.5T",
     )
     deadline_hours: float | None = Field(
         default=None, gt=0, le=1_000_000, description="wall-clock hours the copy must finish within"
@@ -303,6 +305,10 @@ class Run(BaseModel):
             return data
         data = dict(data)
         dataset, epochs = data.pop("dataset_tokens", None), data.pop("epochs", None)
+        try:
+            dataset = count_value(dataset)
+        except ValueError as exc:
+            raise ValueError(f"@dataset_tokens: {exc}") from None
         if "train_tokens" in data:
             raise ValueError("@train_tokens: give train_tokens or dataset_tokens with epochs, not both")
         if dataset is None or epochs is None:
@@ -626,7 +632,7 @@ class QuoteDetails(BaseModel):
         default=None, min_length=1, max_length=200, description="who the quote is for"
     )
     reference: str | None = Field(default=None, min_length=1, max_length=100, description="quote reference")
-    valid_until: str | None = Field(
+    valid_until: DateText | None = Field(
         default=None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="last day the quote holds, YYYY-MM-DD"
     )
     discount_percent: float = Field(
@@ -732,7 +738,8 @@ class Workload(BaseModel):
     stack: str = Field(
         default=DEFAULT_STACK,
         pattern=r"^[a-z0-9][a-z0-9.\-]*$",
-        description="training stack id for runs that name none (default hf-fsdp)",
+        description="training stack id for runs that name none (default hf-fsdp; rocm-fsdp when every "
+        "allowed card is AMD's, chosen when the file is read against the catalogue)",
     )
     objective: Literal["price", "tco"] = Field(
         default="price", description="price: cheapest hardware; tco: hardware plus energy over the years"

@@ -1,12 +1,14 @@
 """Hardened YAML reading: the user's files into validated models, with errors a person can act on.
 
-Every failure becomes one `InputError` naming the file, the field path (`runs[2].seq_len`), the line
-where the parser knows it, and what was expected. YAML is read with the safe loader only (no
+Every failure becomes an `InputError` naming the file, the field path (`runs[2].seq_len`), the line
+where the parser knows it, and what was expected; a file that does not validate reports every field
+at once (`InputErrors`, bounded), so that one edit fixes them all. YAML is read with the safe loader only (no
 object tags), and files beyond `MAX_INPUT_BYTES` are refused before parsing.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import stat
@@ -19,7 +21,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from ftopt.errors import InputError, clipped, did_you_mean, quoted
+from ftopt.errors import InputError, clipped, did_you_mean, quoted, raise_all
 
 MAX_INPUT_BYTES = 4 * 1024 * 1024
 #: YAML aliases can make a small file describe an enormous tree ("billion laughs"); count the tree
@@ -443,36 +445,64 @@ def _field_hint(model: type[BaseModel], loc: tuple[str | int, ...]) -> str:
     return f" ({hint})" if hint else ""
 
 
-def _most_specific(errors: list[ErrorDetails]) -> ErrorDetails:
-    """The deepest error: for a union (`str | InlineModel`) it is the member the input was meant as."""
-    return max(errors, key=lambda e: len(e["loc"]))
+def _meant_field(model: type[BaseModel], loc: tuple[str | int, ...]) -> str | None:
+    """The field a misspelt key at `loc` stands for, when one is close."""
+    key = loc[-1] if loc else None
+    if not isinstance(key, str) or len(key) > 200:
+        return None
+    match = difflib.get_close_matches(key, _fields_at(model, loc[:-1]), n=1, cutoff=0.7)
+    return match[0] if match else None
 
 
-def _input_error(
+def _union_branch(path: str, paths: set[str]) -> bool:
+    """Whether an error at `path` is a union member the input was not meant as: another error lies
+    inside it (`model: str | InlineModel` given a mapping with a bad field is refused as a string
+    too; the mapping's field is what to fix)."""
+    return bool(path) and any(q.startswith(path + ".") or q.startswith(path + "[") for q in paths)
+
+
+def _input_errors(
     model: type[BaseModel], exc: ValidationError, node: yaml.Node | None, file: str
-) -> InputError:
-    """The first problem of a validation as one InputError naming the field and its line."""
+) -> list[InputError]:
+    """Every problem of a validation, one InputError per field (with its line), in file order.
+
+    Per field the deepest location is kept (one message per field, not one per union member); a
+    misspelt key close to a field is reported as such, and that field's "missing" is dropped, since
+    it is the same mistake.
+    """
     errors = exc.errors()
-    # A misspelt key close to a field is the cause of that field's "missing": report the key.
-    hinted = [e for e in errors if e["type"] == "extra_forbidden" and _field_hint(model, tuple(e["loc"]))]
-    error = hinted[0] if hinted else _most_specific(errors)
-    extra, _ = _split_relative(str(error["msg"]).removeprefix("Value error, "))
-    loc = tuple(error["loc"]) + extra
-    path, line = locate(node, loc, error["type"] == "missing")
-    hint = _field_hint(model, loc) if error["type"] == "extra_forbidden" else ""
-    return InputError(file, path, expected_text(error) + hint, line)
+    meant = {
+        (tuple(e["loc"][:-1]), field)
+        for e in errors
+        if e["type"] == "extra_forbidden" and (field := _meant_field(model, tuple(e["loc"]))) is not None
+    }
+    found: dict[str, tuple[int, InputError]] = {}
+    for error in errors:
+        loc = tuple(error["loc"])
+        if error["type"] == "missing" and (loc[:-1], loc[-1] if loc else None) in meant:
+            continue
+        extra, _ = _split_relative(str(error["msg"]).removeprefix("Value error, "))
+        loc += extra
+        path, line = locate(node, loc, error["type"] == "missing")
+        hint = _field_hint(model, loc) if error["type"] == "extra_forbidden" else ""
+        if path not in found or len(loc) > found[path][0]:
+            found[path] = (len(loc), InputError(file, path, expected_text(error) + hint, line))
+    paths = set(found)
+    kept = [e for path, (_, e) in found.items() if not _union_branch(path, paths)]
+    return sorted(kept, key=lambda e: (e.line or 0, e.field))
 
 
 def validate(model: type[Model], data: Any, node: yaml.Node | None, file: str) -> Model:
-    """`model` validated from `data`, or one InputError for the first problem."""
+    """`model` validated from `data`, or every problem of it at once (InputErrors, bounded)."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise _input_error(model, exc, node, file) from None
+        raise_all(_input_errors(model, exc, node, file))
+        raise  # unreachable: a ValidationError holds at least one error
 
 
 def validate_json_strictly(model: type[Model], text: str, node: yaml.Node | None, file: str) -> Model:
-    """`model` validated from JSON `text` in strict mode, or one InputError for the first problem.
+    """`model` validated from JSON `text` in strict mode, or every problem of it at once.
 
     Strict, because a document ftopt wrote holds every figure in its own type: a string where a
     number belongs (`"ram_gb": "700"`) or a fraction where a count belongs is a damaged file, not
@@ -481,7 +511,8 @@ def validate_json_strictly(model: type[Model], text: str, node: yaml.Node | None
     try:
         return model.model_validate_json(text, strict=True)
     except ValidationError as exc:
-        raise _input_error(model, exc, node, file) from None
+        raise_all(_input_errors(model, exc, node, file))
+        raise
 
 
 def require_mapping(data: Any, file: str, what: str) -> None:

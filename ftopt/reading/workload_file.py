@@ -10,21 +10,34 @@ from pathlib import Path
 
 import yaml
 
-from ftopt.errors import InputError, did_you_mean, quoted
+from ftopt.errors import InputError, did_you_mean, quoted, raise_all
 from ftopt.model.hardware import Catalogue
-from ftopt.model.references import NO_OFFLOAD, OFF_PLATFORM, UnknownReference, unknown_references
-from ftopt.model.workload import Workload
+from ftopt.model.references import (
+    NO_OFFLOAD,
+    OFF_PLATFORM,
+    UnknownReference,
+    allowed_gpus,
+    unknown_references,
+)
+from ftopt.model.stack import Stack, default_stack
+from ftopt.model.workload import Run, Workload
 from ftopt.reading.safe_yaml import locate, parse_yaml_text, read_yaml, require_mapping, validate
 
 
 def check_workload_references(
     workload: Workload, catalogue: Catalogue, node: yaml.Node | None, file: str
 ) -> None:
-    """Every model, feed, card and chassis id the workload names exists in the catalogue."""
-    for ref in unknown_references(workload, catalogue)[:1]:
+    """Every model, feed, card and chassis id the workload names exists in the catalogue, and each
+    run's stack offers what it asks for: every unknown id and mismatch at once."""
+    errors: list[InputError] = []
+    for ref in unknown_references(workload, catalogue):
         path, line = locate(node, ref.loc, False)
-        raise InputError(file, path, reference_message(ref), line)
-    check_stacks(workload, catalogue, node, file)
+        message = reference_message(ref)
+        inherited = not path.endswith(str(ref.loc[-1]))  # a run taking the workload's stack
+        if inherited and any(e.expected == message for e in errors):
+            continue  # the same id, reported where it is written
+        errors.append(InputError(file, path, message, line))
+    raise_all(errors + stack_errors(workload, catalogue, node, file))
 
 
 def reference_message(ref: UnknownReference) -> str:
@@ -40,24 +53,36 @@ def reference_message(ref: UnknownReference) -> str:
     return f"unknown {ref.what} {quoted(ref.value)}{hint}; expected one of: {', '.join(ref.known)}"
 
 
-def check_stacks(workload: Workload, catalogue: Catalogue, node: yaml.Node | None, file: str) -> None:
-    """Each run's stack offers the method, optimiser and precision the run asks for."""
+def stack_errors(
+    workload: Workload, catalogue: Catalogue, node: yaml.Node | None, file: str
+) -> list[InputError]:
+    """Each run's stack offers the method, optimiser and precision the run asks for: the runs that
+    ask for what their stack lacks, each at its line."""
+    errors = []
     for i, run in enumerate(workload.runs):
         stack_id = run.stack or workload.stack
         if not catalogue.has("stacks", stack_id):
             continue  # an unknown id is reported by check_workload_references
-        stack = catalogue.stack(stack_id)
-        if run.optimizer != "auto" and run.optimizer not in stack.optimizers:
-            path, line = locate(node, ("runs", i, "optimizer"), False)
-            offered = ", ".join(stack.optimizers)
-            raise InputError(file, path, f"stack {stack_id} offers {offered}; not {run.optimizer}", line)
-        if run.method not in stack.methods:
-            path, line = locate(node, ("runs", i, "method"), False)
-            offered = ", ".join(stack.methods)
-            raise InputError(file, path, f"stack {stack_id} trains {offered}; not {run.method}", line)
-        if run.precision == "fp8" and stack.fp8 is None:
-            path, line = locate(node, ("runs", i, "precision"), False)
-            raise InputError(file, path, f"stack {stack_id} does not train in fp8; use bf16", line)
+        for field, problem in _stack_problems(run, catalogue.stack(stack_id), stack_id):
+            if field == "method" and run.method not in catalogue.methods.ids:
+                continue  # a method the registry lacks is reported once, as unknown
+            path, line = locate(node, ("runs", i, field), False)
+            errors.append(InputError(file, path, problem, line))
+    return errors
+
+
+def _stack_problems(run: Run, stack: Stack, stack_id: str) -> list[tuple[str, str]]:
+    """(field, problem) for what the run asks of its stack and the stack does not offer."""
+    problems = []
+    if run.optimizer != "auto" and run.optimizer not in stack.optimizers:
+        problems.append(
+            ("optimizer", f"stack {stack_id} offers {', '.join(stack.optimizers)}; not {run.optimizer}")
+        )
+    if run.method not in stack.methods:
+        problems.append(("method", f"stack {stack_id} trains {', '.join(stack.methods)}; not {run.method}"))
+    if run.precision == "fp8" and stack.fp8 is None:
+        problems.append(("precision", f"stack {stack_id} does not train in fp8; use bf16"))
+    return problems
 
 
 def load_workload(path: str | Path, catalogue: Catalogue) -> Workload:
@@ -77,5 +102,18 @@ def load_workload_text(text: str, name: str, catalogue: Catalogue) -> Workload:
 def _checked(data: object, node: yaml.Node | None, name: str, catalogue: Catalogue) -> Workload:
     require_mapping(data, name, "runs and site")
     workload = validate(Workload, data, node, name)
+    workload = with_default_stack(workload, data, catalogue)
     check_workload_references(workload, catalogue, node, name)
     return workload
+
+
+def with_default_stack(workload: Workload, data: object, catalogue: Catalogue) -> Workload:
+    """The workload with the default stack of its allowed cards' platform where the file names no
+    workload `stack:` (AMD-only hardware trains with rocm-fsdp, not NVIDIA's hf-fsdp); runs that
+    name their own keep it. Validated again, so the runs inherit it as they inherit a written one."""
+    if not isinstance(data, dict) or "stack" in data:
+        return workload
+    stack = default_stack({g.platform for g in allowed_gpus(catalogue, workload)})
+    if stack == workload.stack or not catalogue.has("stacks", stack):
+        return workload
+    return Workload.model_validate({**data, "stack": stack})

@@ -11,21 +11,20 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from ftopt.catalogue.loader import load_catalogue
-from ftopt.cli import FRONTIER_POINTS
-from ftopt.cli.errors import one_line
-from ftopt.cli.solve import render
-from ftopt.errors import FtoptError
+from ftopt.errors import FtoptError, one_line
 from ftopt.model.hardware import Catalogue
 from ftopt.model.settings import Progress, SolveSettings
 from ftopt.model.summary import summarize
 from ftopt.model.workload import Workload
+from ftopt.quote.bids import quote_bids
+from ftopt.quote.formats import render
 from ftopt.reading.workload_file import load_workload_text
+from ftopt.serve.revisions import stamped
 from ftopt.serve.solve_request import SolveRequest
-from ftopt.solver.frontier import Frontier, frontier, has_train_tokens
+from ftopt.solver.frontier import Frontier
 from ftopt.solver.solve import solve
 
 #: The name a stored workload is given in error messages.
@@ -43,7 +42,8 @@ def answer(request: SolveRequest, on_progress: Callable[[Progress], None] | None
 
 def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | None) -> dict[str, Any]:
     catalogue = load_catalogue()
-    workload = load_workload_text(request.workload, WORKLOAD_NAME, catalogue)
+    text = request.workload if request.revision is None else stamped(request.workload, request.revision)
+    workload = load_workload_text(text, WORKLOAD_NAME, catalogue)
     settings = SolveSettings(
         time_limit=request.time_limit,
         what_if=request.what_if,
@@ -74,11 +74,9 @@ def _frontier(
     """The frontier behind the quote's three bids, as `ftopt solve --format html` finds it: the
     `ftopt frontier` search with the same settings, in what the solve left of the time limit (None
     for a bid without train_tokens, a queue bid, or no point found)."""
-    if not has_train_tokens(workload) or workload.queue is not None:
+    if workload.queue is not None:
         return None
-    same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
-    found = frontier(workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0))
-    return found if found.points else None
+    return quote_bids(workload, catalogue, settings, budget_s)
 
 
 def frontier_points(found: Frontier) -> list[dict[str, Any]]:

@@ -2,8 +2,9 @@
 
 Why a factory (`create_app`): the command, the tests and the load benchmark each make an app over
 their own data folder, with nothing global; the app's state (`app.state.bench`) is the only place
-the routes find the store and the queue. Errors raised by the operations become the CLI's one line:
-JSON under /api, a page elsewhere.
+the routes find the store and the queue. Errors raised by the operations, FastAPI's request
+validation and Starlette's 404 and 405 become RFC 9457 problem details under /api
+(`ftopt.serve.problems`), a page of the CLI's one line elsewhere.
 """
 
 from __future__ import annotations
@@ -12,14 +13,20 @@ import getpass
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ftopt.serve import api, pages
+from ftopt.serve import api, pages, problems
 from ftopt.serve.bids import NotFound, Workbench
 from ftopt.serve.jobs import Jobs, JobSettings, QueueFull
+from ftopt.serve.problems import Problem, field_error, validation_errors
 from ftopt.serve.security import guard
 from ftopt.serve.store import Store
 from ftopt.serve.workloads import WorkloadError, default_catalogue
@@ -40,32 +47,51 @@ class ServeConfig:
     time_limit: float = 60.0
 
 
-def _error(
-    request: Request, text: str, status: int, field: str = "", headers: dict[str, str] | None = None
-) -> Response:
-    if request.url.path.startswith("/api"):
-        body = {"error": text, "field": field} if field else {"error": text}
-        return JSONResponse(body, status_code=status, headers=headers)
-    return pages.message(request, text, status)
+def _error(request: Request, problem: Problem) -> Response:
+    """Problem details under /api and for /openapi.json; a page of one line elsewhere."""
+    if request.url.path.startswith("/api") or request.url.path == "/openapi.json":
+        return problems.response(problem, request.url.path)
+    return pages.message(request, problem.detail, problem.status)
+
+
+def _workload_problem(err: WorkloadError) -> Problem:
+    errors = [field_error(err.field, err.message, err.line)] if err.field else []
+    return Problem(400, "invalid-workload", err.message, errors, title="The workload is not valid")
 
 
 def _handlers(app: FastAPI) -> None:
+    @app.exception_handler(Problem)
+    async def problem(request: Request, err: Problem) -> Response:
+        return _error(request, err)
+
     @app.exception_handler(WorkloadError)
     async def bad_workload(request: Request, err: WorkloadError) -> Response:
-        return _error(request, err.message, 400, err.field)
+        return _error(request, _workload_problem(err))
 
     @app.exception_handler(NotFound)
     async def not_found(request: Request, err: NotFound) -> Response:
-        return _error(request, f"ftopt: {err}", 404)
+        return _error(request, Problem(404, "not-found", f"ftopt: {err}"))
 
     @app.exception_handler(QueueFull)
     async def queue_full(request: Request, err: QueueFull) -> Response:
         text = "ftopt: too many solves are queued; try again later"
-        return _error(request, text, 429, headers={"Retry-After": str(RETRY_AFTER_S)})
+        return _error(request, Problem(429, "queue-full", text, headers={"Retry-After": str(RETRY_AFTER_S)}))
 
     @app.exception_handler(pages.BadForm)
     async def bad_form(request: Request, err: pages.BadForm) -> Response:
-        return _error(request, str(err), 400)
+        return _error(request, Problem(400, "bad-form", str(err)))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, err: RequestValidationError) -> Response:
+        found = validation_errors(err.errors())
+        detail = "ftopt: " + "; ".join(f"{e['field']}: {e['detail']}" for e in found)
+        title = "The request is not valid"
+        return _error(request, Problem(422, "invalid-request", detail, found, title=title))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, err: StarletteHTTPException) -> Response:
+        detail = err.detail if isinstance(err.detail, str) else HTTPStatus(err.status_code).phrase
+        return _error(request, Problem(err.status_code, "", f"ftopt: {detail}", headers=err.headers))
 
 
 def create_app(config: ServeConfig) -> FastAPI:
@@ -94,7 +120,29 @@ def create_app(config: ServeConfig) -> FastAPI:
     _handlers(app)
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's document of the API's routes, with the problem details every operation may answer
+    (as `default`: FastAPI documents a 422 of its own shape, which the handler above replaces)."""
+    if app.openapi_schema is None:
+        document = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
+        document.setdefault("components", {}).setdefault("schemas", {})["Problem"] = problems.SCHEMA
+        problem = {"$ref": "#/components/schemas/Problem"}
+        for item in document.get("paths", {}).values():
+            for operation in item.values():
+                responses = operation.setdefault("responses", {})
+                if "422" in responses:
+                    responses["422"] = {"description": "The request is not valid",
+                                        "content": {problems.MEDIA_TYPE: {"schema": problem}}}  # fmt: skip
+                responses["default"] = {
+                    "description": "An error, as RFC 9457 problem details",
+                    "content": {problems.MEDIA_TYPE: {"schema": problem}},
+                }
+        app.openapi_schema = document
+    return app.openapi_schema
 
 
 def _user() -> str:

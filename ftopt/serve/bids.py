@@ -15,10 +15,12 @@ from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary, summarize
 from ftopt.serve.diff import Change, PlanDiff, plan_diff, workload_changes
 from ftopt.serve.jobs import Jobs
+from ftopt.serve.revisions import stamped
+from ftopt.serve.roundtrip import edited
 from ftopt.serve.solve_request import SolveRequest
 from ftopt.serve.store import Solve, Store, Version
-from ftopt.serve.workloads import WorkloadError, check, data_of, workload_yaml
-from ftopt.solver.explain.whatif import relaxations
+from ftopt.serve.workloads import WorkloadError, check, data_of
+from ftopt.solver.explain.whatif import eased_workload
 from ftopt.solver.problem.data import build_problem
 
 #: The name a new bid gets when its workload has none.
@@ -92,24 +94,56 @@ def solved_plan(bench: Workbench, bid_id: int, number: int) -> tuple[Plan, Solve
 def summary_of(bench: Workbench, bid_id: int, number: int, plan: Plan) -> PlanSummary:
     """The summary every view of a version's plan is rendered from (page, downloads): the plan with
     the version's buyer details and the workbench's catalogue, as `ftopt solve` summarises it."""
-    workload = check(require_version(bench, bid_id, number).workload, bench.catalogue).workload
-    return summarize(plan, workload, bench.catalogue)
+    workload = check(stamped(require_version(bench, bid_id, number).workload, number), bench.catalogue)
+    return summarize(plan, workload.workload, bench.catalogue)
 
 
 def ease(bench: Workbench, bid_id: int, number: int, index: int, author: str) -> Version:
     """A new version with the rule of the plan's `index`-th saving eased, as the what-if re-solve
-    eased it (the same relaxation, `ftopt.solver.explain.whatif.relaxations`)."""
+    eased it: the relaxation the saving names by its id (`ftopt.solver.explain.whatif.eased_workload`),
+    never by its sentence. Only the fields the relaxation changed are written into the version's
+    text; its comments and other fields stay."""
     version = require_version(bench, bid_id, number)
     solved = solved_plan(bench, bid_id, number)
     if solved is None or not 0 <= index < len(solved[0].savings):
         raise NotFound(f"version {number} of bid {bid_id} has no saving {index + 1}")
-    words = solved[0].savings[index].subject
+    saving = solved[0].savings[index]
     workload = check(version.workload, bench.catalogue).workload
     data = build_problem(workload, bench.catalogue.arriving_within(workload.site.delivery_weeks))
-    eased = next((w for said, w in relaxations(data) if said == words), None)
+    eased = eased_workload(data, saving)
+    words = saving.subject
     if eased is None:
         raise WorkloadError(f"ftopt: the rule '{words}' can no longer be eased for this workload")
-    return edit(bench, bid_id, workload_yaml(eased), author, f"eased: {words}")
+    fields = eased_fields(
+        workload.model_dump(mode="json", by_alias=True), eased.model_dump(mode="json", by_alias=True)
+    )
+    return edit(bench, bid_id, edited(version.workload, fields), author, f"eased: {words}")
+
+
+def eased_fields(before: Any, after: Any, path: str = "") -> list[tuple[str, Any]]:
+    """The (field path, new value) pairs in which two dumps of a workload differ: mappings and
+    equally long lists of mappings are walked into, anything else is one field (a list of feed
+    ids is replaced whole)."""
+    if before == after:
+        return []
+    if isinstance(before, dict) and isinstance(after, dict):
+        return [
+            change
+            for key in dict.fromkeys([*before, *after])
+            for change in eased_fields(before.get(key), after.get(key), f"{path}.{key}" if path else key)
+        ]
+    if _entry_lists(before, after):
+        return [
+            c
+            for i, (a, b) in enumerate(zip(before, after, strict=True))
+            for c in eased_fields(a, b, f"{path}[{i}]")
+        ]
+    return [(path, after)]
+
+
+def _entry_lists(before: Any, after: Any) -> bool:
+    lists = isinstance(before, list) and isinstance(after, list) and len(before) == len(after)
+    return lists and all(isinstance(x, dict) for x in [*before, *after])
 
 
 @dataclass(frozen=True)

@@ -185,7 +185,10 @@ class Jobs:
         if solve is None or version is None:
             return
         request = SolveRequest(
-            workload=version.workload, solver_workers=self.settings.solver_workers, **solve.settings
+            workload=version.workload,
+            solver_workers=self.settings.solver_workers,
+            revision=version.number,
+            **solve.settings,
         )
         process, conn = worker.ready()
         with self._lock:

@@ -18,23 +18,17 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 
-from ftopt.cli.render_quote import ALTERNATIVE_HEADERS, alternative_rows
+from ftopt.quote.view import ALTERNATIVE_HEADERS, alternative_rows
 from ftopt.serve import bids
 from ftopt.serve.api import author_of, bench_of, import_record
 from ftopt.serve.bids import NotFound, Workbench
 from ftopt.serve.examples import bundled, example
+from ftopt.serve.form import bid_form, changes, suggestions, typed_fields
 from ftopt.serve.jobs import QueueFull
 from ftopt.serve.quotes import FORMATS
+from ftopt.serve.roundtrip import RoundTripError, edited
 from ftopt.serve.security import CSRF_FIELD, TOKEN_COOKIE, csrf_ok, token_matches
-from ftopt.serve.workloads import (
-    MAX_UPLOAD_BYTES,
-    WorkloadError,
-    apply_form,
-    data_of,
-    decode_upload,
-    form_choices,
-    form_rows,
-)
+from ftopt.serve.workloads import MAX_UPLOAD_BYTES, WorkloadError, decode_upload
 
 router = APIRouter(include_in_schema=False)
 TEMPLATES = Environment(
@@ -95,11 +89,7 @@ async def form_of(request: Request) -> FormData:
 
 
 def _fields(form: FormData) -> dict[str, str]:
-    return {k: v for k, v in form.items() if isinstance(v, str)}
-
-
-def _cards(form: FormData) -> list[str]:
-    return [v for v in form.getlist("hardware.gpus") if isinstance(v, str)]
+    return typed_fields(form)
 
 
 def to_version(bid_id: int, number: int) -> RedirectResponse:
@@ -113,8 +103,9 @@ def app_js() -> Response:
 
 
 @router.get("/", response_class=HTMLResponse)
-def home(request: Request) -> HTMLResponse:
-    return page(request, "home.html", bids=bench_of(request).store.bids(), examples=list(bundled()))
+def home(request: Request, customer: str = "") -> HTMLResponse:
+    found = bench_of(request).store.bids(customer=customer[:200])
+    return page(request, "home.html", bids=found, examples=list(bundled()), customer=customer[:200])
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -134,33 +125,38 @@ async def login(request: Request) -> Response:
     return response
 
 
-def _form_page(request: Request, template: str, data: dict[str, Any], **context: Any) -> HTMLResponse:
-    """A page with the common-fields form filled from `data`."""
-    choices = form_choices(bench_of(request).catalogue)
-    cards = (data.get("hardware") or {}).get("gpus") or []
+def _form_page(request: Request, template: str, text: str, **context: Any) -> HTMLResponse:
+    """A page with the bid form drawn from the version `text` (with what was typed, after an error)."""
     context.setdefault("error_field", "")
-    return page(
-        request, template, data=data, rows=form_rows(data), site=data.get("site") or {}, cards=cards,
-        choices=choices, **context,
-    )  # fmt: skip
+    context.setdefault("typed", {})
+    suggest = suggestions(bench_of(request).catalogue)
+    return page(request, template, form=bid_form(text), suggest=suggest, **context)
+
+
+def form_text(base: str, typed: dict[str, str]) -> str:
+    """The version `base` with the inputs the user changed written into it (comments kept)."""
+    try:
+        return edited(base, changes(base, typed))
+    except RoundTripError as err:
+        raise WorkloadError(f"ftopt: workload: {err}") from None
 
 
 @router.get("/bids/new", response_class=HTMLResponse)
 def new_page(request: Request) -> HTMLResponse:
-    return _form_page(request, "new.html", {"name": "", "runs": [], "site": {}})
+    return _form_page(request, "new.html", "")
 
 
 @router.post("/bids/new")
 async def new_from_form(request: Request) -> Response:
-    form = await form_of(request)
-    text = apply_form({}, _fields(form), _cards(form))
+    typed = _fields(await form_of(request))
     try:
+        text = form_text("", typed)
         version = await run_in_threadpool(
             bids.create, bench_of(request), text, author_of(request), "created from the form"
         )
     except WorkloadError as err:
         return _form_page(
-            request, "new.html", data_of(text), status=400, error=err.message, error_field=err.field
+            request, "new.html", "", status=400, error=err.message, error_field=err.field, typed=typed
         )
     return to_version(version.bid_id, version.number)
 
@@ -221,12 +217,13 @@ def _version_page(request: Request, bid_id: int, number: int, **context: Any) ->
         v.number: next((s.state for s in solves if s.version == v.number), "not solved")
         for v in store.versions(bid_id)
     }
+    prices = {s.version: s.price for s in reversed(solves) if s.state == "done"}  # the latest wins
     solved = _solved_context(bench, bid_id, number)
     context.setdefault("yaml_text", version.workload)
-    data = context.pop("data", None) or data_of(version.workload)
     return _form_page(
-        request, "version.html", data, bid=store.bid(bid_id), version=version,
-        versions=store.versions(bid_id), latest=latest, solves=[s for s in solves if s.version == number],
+        request, "version.html", version.workload, bid=store.bid(bid_id), version=version,
+        versions=store.versions(bid_id), latest=latest, prices=prices,
+        solves=[s for s in solves if s.version == number],
         time_limit=f"{bench.time_limit:g}", formats=list(FORMATS), **solved, **context,
     )  # fmt: skip
 
@@ -256,16 +253,16 @@ def version_page(request: Request, bid_id: int, number: int) -> HTMLResponse:
 
 @router.post("/bids/{bid_id}/versions/{number}/form")
 async def edit_form(request: Request, bid_id: int, number: int) -> Response:
-    form = await form_of(request)
-    base = data_of(bids.require_version(bench_of(request), bid_id, number).workload)
-    text = apply_form(base, _fields(form), _cards(form))
+    typed = _fields(await form_of(request))
+    base = bids.require_version(bench_of(request), bid_id, number).workload
     try:
+        text = form_text(base, typed)
         version = await run_in_threadpool(
             bids.edit, bench_of(request), bid_id, text, author_of(request), "edited in the form"
         )
     except WorkloadError as err:
         return _version_page(
-            request, bid_id, number, data=data_of(text), status=400, error=err.message, error_field=err.field
+            request, bid_id, number, status=400, error=err.message, error_field=err.field, typed=typed
         )
     return to_version(bid_id, version.number)
 

@@ -1,6 +1,6 @@
 """A stored plan in each download format, through the functions `ftopt solve --format X` uses.
 
-Why through `ftopt.cli.solve.render` and `write_xlsx`: the browser's quote must be the CLI's quote,
+Why through `ftopt.quote.formats.render` and `write_xlsx`: the browser's quote must be the CLI's quote,
 byte for byte, and a change to a renderer must reach both. The HTML quote is the one the worker
 rendered at solve time (with the frontier's three bids); PDF is Chromium's print of that page, as a
 person would print it, and answers "not available" where no Chromium is installed.
@@ -15,10 +15,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ftopt.cli.render_xlsx import write_xlsx
-from ftopt.cli.solve import render
 from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary
+from ftopt.quote.formats import render
+from ftopt.quote.xlsx import write_xlsx
 
 #: format → (the renderer's format name, media type, file suffix).
 FORMATS = {

@@ -18,10 +18,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 
 from ftopt.errors import InputError
 from ftopt.reading.safe_yaml import read_user_file
+from ftopt.serve import problems
+from ftopt.serve.problems import Problem
 from ftopt.serve.workloads import MAX_UPLOAD_BYTES
 
 TOKEN_COOKIE = "ftopt_token"
@@ -90,10 +92,11 @@ def _body_refusal(request: Request) -> Response | None:
         return None
     length = request.headers.get("content-length")
     if length is None or not length.isdigit():
-        return PlainTextResponse("ftopt: a request body needs a Content-Length\n", status_code=411)
+        return _plain_refusal(request, 411, "length-required", "ftopt: a request body needs a Content-Length")
     cap = MAX_IMPORT_BYTES if request.url.path in IMPORT_PATHS else MAX_BODY_BYTES
     if int(length) > cap:
-        return PlainTextResponse(f"ftopt: request body over {cap:,} bytes; refused\n", status_code=413)
+        text = f"ftopt: request body over {cap:,} bytes; refused"
+        return _plain_refusal(request, 413, "body-too-large", text)
     return None
 
 
@@ -102,8 +105,9 @@ def _token_refusal(request: Request, token: str | None) -> Response | None:
     browser."""
     if token is None or request.url.path in _OPEN_PATHS or token_ok(request, token):
         return None
-    if request.url.path.startswith("/api") or request.url.path == "/openapi.json":
-        return JSONResponse({"error": "ftopt: this server needs its access token"}, status_code=401)
+    if _is_api(request):
+        text = "ftopt: this server needs its access token"
+        return problems.response(Problem(401, "token-required", text), request.url.path)
     return RedirectResponse("/login", status_code=303)
 
 
@@ -111,10 +115,21 @@ def _form_refusal(request: Request) -> Response | None:
     """A form body sent to the API: a cross-site form may post without a CORS preflight, JSON not."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if request.url.path.startswith("/api") and request.method != "GET" and kind in _FORM_TYPES:
-        return JSONResponse(
-            {"error": f"ftopt: the API takes JSON or YAML bodies, not {kind}"}, status_code=415
-        )
+        text = f"ftopt: the API takes JSON or YAML bodies, not {kind}"
+        return problems.response(Problem(415, "unsupported-media-type", text), request.url.path)
     return None
+
+
+def _is_api(request: Request) -> bool:
+    """Whether the request is the API's (answered with problem details) rather than a page's."""
+    return request.url.path.startswith("/api") or request.url.path == "/openapi.json"
+
+
+def _plain_refusal(request: Request, status: int, kind: str, text: str) -> Response:
+    """A refusal before any route: problem details to the API, one line of text to a page."""
+    if _is_api(request):
+        return problems.response(Problem(status, kind, text), request.url.path)
+    return PlainTextResponse(text + "\n", status_code=status)
 
 
 def guard(

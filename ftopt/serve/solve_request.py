@@ -21,6 +21,8 @@ class SolveRequest:
     frontier: bool = True
     alternatives: int = 0
     solver_workers: int = 1
+    #: The version's number, which the quote names as its revision (None: the text as it is).
+    revision: int | None = None
 
     def settings(self) -> dict[str, Any]:
         """The knobs, as stored with the solve."""

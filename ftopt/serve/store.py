@@ -6,6 +6,11 @@ overwritten: a version is insert-only (triggers refuse UPDATE and DELETE), and a
 moves forward (queued → running → done | failed | cancelled) and is frozen once finished. A solve
 that was in flight when the server stopped is marked failed when the store is next opened, so a
 half-finished answer is never shown as one.
+
+Why numbered migrations (`PRAGMA user_version`): a store written by an older workbench is brought
+up to date when it is opened, each step in one transaction after a copy of the file is taken
+(`bids.sqlite3.before-v2`), so an upgrade never loses a saved bid; a store written by a newer
+workbench is refused rather than changed.
 """
 
 from __future__ import annotations
@@ -20,7 +25,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field
+
+from ftopt.reading.safe_yaml import SAFE_LOADER
 
 DB_NAME = "bids.sqlite3"
 FINISHED = ("done", "failed", "cancelled")
@@ -35,6 +43,7 @@ CREATE TABLE IF NOT EXISTS bids (
     created_at TEXT NOT NULL,
     author TEXT NOT NULL
 );
+-- the columns later migrations add (bids.customer) are added by them, on new stores too
 CREATE TABLE IF NOT EXISTS versions (
     bid_id INTEGER NOT NULL REFERENCES bids(id),
     number INTEGER NOT NULL,
@@ -68,6 +77,30 @@ CREATE TRIGGER IF NOT EXISTS finished_solves_frozen BEFORE UPDATE ON solves
 """
 
 
+#: Each migration's statements, by the version it brings the store to (the schema above is version 1).
+#: Version 2: each bid's customer (from its latest version's `quote.customer`), to search bids by.
+MIGRATIONS: dict[int, str] = {
+    2: "ALTER TABLE bids ADD COLUMN customer TEXT NOT NULL DEFAULT '';"
+    "CREATE INDEX IF NOT EXISTS bids_by_customer ON bids(customer COLLATE NOCASE);",
+}
+SCHEMA_VERSION = max(MIGRATIONS)
+
+
+class NewerStore(Exception):
+    """A store written by a newer workbench: opened by this one, it might be changed wrongly."""
+
+
+def customer_of(workload: str) -> str:
+    """The `quote.customer` of a stored workload text ("" when it names none)."""
+    try:
+        data = yaml.load(workload, Loader=SAFE_LOADER)
+    except yaml.YAMLError:
+        return ""
+    quote = data.get("quote") if isinstance(data, dict) else None
+    customer = quote.get("customer") if isinstance(quote, dict) else None
+    return str(customer)[:200] if customer is not None else ""
+
+
 def now() -> str:
     """The time of a change, UTC, to the second, ISO 8601."""
     return datetime.now(UTC).isoformat(timespec="seconds")
@@ -82,6 +115,7 @@ class Bid:
     created_at: str
     author: str
     versions: int
+    customer: str = ""
 
 
 @dataclass(frozen=True)
@@ -177,8 +211,54 @@ class Store:
         self._writer = threading.Lock()
         with self._connection() as db:
             db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
+        self.migrated = self._migrate()
         self.interrupted = self._fail_in_flight()
+
+    def _migrate(self) -> list[int]:
+        """Bring the store to `SCHEMA_VERSION`, one transaction per step, a copy of the file before
+        the first; the versions it was migrated to."""
+        db = self._connection()
+        found = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if found > SCHEMA_VERSION:
+            raise NewerStore(
+                f"{self.path} was written by a newer workbench (store version {found}, this one "
+                f"knows {SCHEMA_VERSION}); upgrade ftopt to open it"
+            )
+        holds_bids = db.execute("SELECT name FROM sqlite_master WHERE name='bids'").fetchone() is not None
+        if found == 0:
+            with self._write() as tx:
+                for statement in _SCHEMA.split(";\n"):
+                    if statement.strip():
+                        tx.execute(statement)
+                tx.execute("PRAGMA user_version=1")
+            found = 1
+        done: list[int] = []
+        for number in range(found + 1, SCHEMA_VERSION + 1):
+            if holds_bids and not done:
+                self._copy(self.path.with_name(f"{DB_NAME}.before-v{number}"))
+            self._step(number)
+            done.append(number)
+        return done
+
+    def _copy(self, target: Path) -> None:
+        """A consistent copy of the store (SQLite's online backup), kept beside it."""
+        with sqlite3.connect(target) as copy:
+            self._connection().backup(copy)
+        copy.close()
+
+    def _step(self, number: int) -> None:
+        """One migration and its data, with the store's new version, in one transaction."""
+        with self._write() as db:
+            for statement in MIGRATIONS[number].split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            if number == 2:
+                for row in db.execute(
+                    "SELECT v.bid_id, v.workload FROM versions v WHERE v.number = "
+                    "(SELECT MAX(number) FROM versions w WHERE w.bid_id = v.bid_id)"
+                ).fetchall():
+                    db.execute("UPDATE bids SET customer=? WHERE id=?", (customer_of(row[1]), row[0]))
+            db.execute(f"PRAGMA user_version={number}")
 
     def _connection(self) -> sqlite3.Connection:
         """This thread's connection (autocommit; transactions are explicit)."""
@@ -223,7 +303,8 @@ class Store:
         with self._write() as db:
             stamp = now()
             cursor = db.execute(
-                "INSERT INTO bids(name, created_at, author) VALUES (?,?,?)", (name, stamp, author)
+                "INSERT INTO bids(name, created_at, author, customer) VALUES (?,?,?,?)",
+                (name, stamp, author, customer_of(workload)),
             )
             bid_id = int(cursor.lastrowid or 0)
             return self._insert_version(db, bid_id, 1, workload, note, author)
@@ -234,6 +315,7 @@ class Store:
             row = db.execute("SELECT MAX(number) FROM versions WHERE bid_id=?", (bid_id,)).fetchone()
             if row[0] is None:
                 raise KeyError(bid_id)
+            db.execute("UPDATE bids SET customer=? WHERE id=?", (customer_of(workload), bid_id))
             return self._insert_version(db, bid_id, int(row[0]) + 1, workload, note, author)
 
     @staticmethod
@@ -247,14 +329,15 @@ class Store:
         )
         return version
 
-    def bids(self, limit: int = 200) -> list[Bid]:
-        """The latest bids first."""
+    def bids(self, limit: int = 200, customer: str = "") -> list[Bid]:
+        """The latest bids first; with `customer`, those whose customer contains it (any case)."""
+        pattern = "%" + customer.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         rows = self._connection().execute(
             "SELECT b.*, (SELECT COUNT(*) FROM versions v WHERE v.bid_id=b.id) AS n FROM bids b "
-            "ORDER BY b.id DESC LIMIT ?",
-            (limit,),
+            "WHERE b.customer LIKE ? ESCAPE '\\' ORDER BY b.id DESC LIMIT ?",
+            (pattern, limit),
         )
-        return [Bid(r["id"], r["name"], r["created_at"], r["author"], r["n"]) for r in rows]
+        return [_bid(r) for r in rows]
 
     def bid(self, bid_id: int) -> Bid | None:
         """One bid, or None."""
@@ -267,7 +350,7 @@ class Store:
             )
             .fetchone()
         )
-        return Bid(row["id"], row["name"], row["created_at"], row["author"], row["n"]) if row else None
+        return _bid(row) if row else None
 
     def versions(self, bid_id: int) -> list[Version]:
         """Every version of a bid, oldest first."""
@@ -384,9 +467,10 @@ class Store:
         if any(s.version not in numbers for s in record.solves):
             raise ValueError("a solve names a version the file does not hold")
         with self._write() as db:
+            latest = max(record.versions, key=lambda v: v.number).workload
             cursor = db.execute(
-                "INSERT INTO bids(name, created_at, author) VALUES (?,?,?)",
-                (record.name, record.created_at, record.author),
+                "INSERT INTO bids(name, created_at, author, customer) VALUES (?,?,?,?)",
+                (record.name, record.created_at, record.author, customer_of(latest)),
             )
             bid_id = int(cursor.lastrowid or 0)
             for v in sorted(record.versions, key=lambda v: v.number):
@@ -411,6 +495,10 @@ class Store:
 
 def _fields(row: object, model: type[BaseModel]) -> dict[str, Any]:
     return {name: getattr(row, name) for name in model.model_fields}
+
+
+def _bid(row: sqlite3.Row) -> Bid:
+    return Bid(row["id"], row["name"], row["created_at"], row["author"], row["n"], row["customer"])
 
 
 def _version(row: sqlite3.Row) -> Version:

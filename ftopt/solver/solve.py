@@ -30,13 +30,15 @@ from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.settings import Progress, SolveSettings
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.families import admits
+from ftopt.solver.cpsat.family import Relaxation
 from ftopt.solver.cpsat.formulation import build_formulation
 from ftopt.solver.decode.bills import fabric_price
 from ftopt.solver.decode.layout import ServerLayout, price_of
 from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent
+from ftopt.solver.explain.disproportion import disproportions
 from ftopt.solver.explain.reasons import describe_core, precheck
 from ftopt.solver.explain.supply import with_supply
-from ftopt.solver.explain.whatif import binding_rules, relaxations, savings
+from ftopt.solver.explain.whatif import binding_rules, feasible_if, relaxations, savings
 from ftopt.solver.problem.data import ProblemData, build_problem
 from ftopt.solver.search.alternatives import ServerKey, next_cheapest, server_set
 from ftopt.solver.search.greedy import greedy_plan
@@ -83,16 +85,19 @@ def _infeasible(data: ProblemData, settings: SolveSettings, seconds: float, limi
     solver = make_solver(replace(settings, workers=1), max(0.05, seconds))
     if solver.solve(model) != cp_model.INFEASIBLE:
         if limit_binds:
-            return _Infeasible([describe_core(data, list(range(len(data.profiles))), True)])
+            return _Infeasible(describe_core(data, list(range(len(data.profiles))), True))
         return _Infeasible([finding(FindingKind.CONFLICT, "runs")])
     core = set(solver.sufficient_assumptions_for_infeasibility())
     runs = [r for r, lit in built.place_run.items() if lit.index in core]
-    return _Infeasible([describe_core(data, runs, built.server_limit.index in core)])
+    return _Infeasible(describe_core(data, runs, built.server_limit.index in core))
 
 
 #: What-if re-solves together take this share of the solve's own time, and at least WHAT_IF_MIN_S.
 WHAT_IF_SHARE = 0.5
 WHAT_IF_MIN_S = 0.5
+#: An impossible bid's re-solves (which relaxation gives it a plan) share this part of the time
+#: limit: the search ended early (a proof of no plan), so most of the limit is still unspent.
+FEASIBLE_IF_SHARE = 0.25
 #: Share of the time limit the search may use: the rest is kept for the plan, the binding rules and
 #: the verifier, so that the whole solve ends within the limit. What-if re-solves and alternatives
 #: get what the search leaves, or are skipped with a note in the plan.
@@ -207,7 +212,7 @@ def solve(
     mark = clock.lap("build", started)
     reasons = precheck(data)
     if reasons:
-        return Result(status=Status.INFEASIBLE, reasons=tuple(reasons), timings=clock.timings())
+        return _impossible(data, reasons, settings, clock)
     try:
         after = AFTER_SEARCH_S_PER_COPY * sum(data.copies)
         limit = settings.time_limit  # the search keeps at least half of it whatever the bid's size
@@ -215,7 +220,7 @@ def solve(
         outcome, bound = _best_outcome(data, settings, search_end, on_progress)
     except _Infeasible as exc:
         clock.lap("search", mark)
-        return Result(status=Status.INFEASIBLE, reasons=tuple(exc.reasons), timings=clock.timings())
+        return _impossible(data, exc.reasons, settings, clock)
     except NoPlanInTimeError:
         clock.lap("search", mark)
         reason = finding(FindingKind.NO_PLAN, "time-limit", seconds=settings.time_limit)
@@ -328,9 +333,36 @@ def _explain_optimum(
         if eased and budget < WHAT_IF_MIN_S:
             plan = with_note(plan, skipped("the what-if savings", settings.time_limit))
         elif eased:
-            quick = replace(settings, time_limit=budget / len(eased), what_if=False, verify=False)
-            saved = savings(data, plan, lambda workload: solve(workload, data.catalogue, quick))
-    return plan.model_copy(update={"binding": binding, "savings": saved})
+            seconds = budget / len(eased)  # no alternatives: a re-solve needs only its price
+            quick = replace(settings, time_limit=seconds, what_if=False, verify=False, alternatives=0)
+            until = time.perf_counter() + budget
+            saved = savings(data, plan, _resolver(data, quick), until)
+    notes = [*plan.notes, *disproportions(plan)]
+    return plan.model_copy(update={"binding": binding, "savings": saved, "notes": notes})
+
+
+def _resolver(data: ProblemData, quick: SolveSettings) -> Callable[[Relaxation], Result]:
+    """A re-solve of one relaxation with the quick settings, on its eased catalogue where it has one."""
+
+    def resolve(relaxation: Relaxation) -> Result:
+        return solve(relaxation.workload, relaxation.catalogue or data.catalogue, quick)
+
+    return resolve
+
+
+def _impossible(data: ProblemData, reasons: list[Finding], settings: SolveSettings, clock: _Clock) -> Result:
+    """An impossible bid's result: its reasons, then (with `what_if`) each relaxation whose quick
+    re-solve finds a plan, within `FEASIBLE_IF_SHARE` of the time limit shared by the re-solves."""
+    eased = relaxations(data) if settings.what_if else []
+    mark = time.perf_counter()
+    budget = min(FEASIBLE_IF_SHARE * settings.time_limit, clock.started + settings.time_limit - mark)
+    if eased and budget >= WHAT_IF_MIN_S:
+        seconds = budget / len(eased)
+        quick = replace(settings, time_limit=seconds, what_if=False, verify=False, alternatives=0)
+        until = mark + budget
+        reasons = [*reasons, *feasible_if(data, _resolver(data, quick), until)]
+        clock.lap("explain", mark)
+    return Result(status=Status.INFEASIBLE, reasons=tuple(reasons), timings=clock.timings())
 
 
 def skipped(what: str, seconds: float, on: str = "on the plan itself") -> Finding:

@@ -2,7 +2,7 @@
 value each scenario minimised, and scenarios grouped by a swept value.
 
 The rendering (HTML with SVG charts, Markdown, CSV) lives with the other renderers in
-`ftopt.cli.render_sweep`; this module only reads results files and derives figures from records,
+`ftopt.quote.sweep`; this module only reads results files and derives figures from records,
 so a notebook can use the same figures as the report.
 """
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -85,3 +86,22 @@ def parse_plan(text: str, file: str) -> Plan:
 def load_plan(path: Path) -> Plan:
     """Read and validate a plan JSON file (as `ftopt solve --format json` writes it)."""
     return parse_plan(read_user_file(path, MAX_PLAN_BYTES), str(path))
+
+
+@dataclass(frozen=True)
+class PlanFile:
+    """A plan read from its file, with what the shape check needs beside it: the summary the file
+    carries (None: none) and the node tree that gives each field's line."""
+
+    file: str
+    plan: Plan
+    summary: Any
+    node: yaml.Node | None
+
+
+def load_plan_file(path: Path) -> PlanFile:
+    """Read a plan JSON file, keeping its summary and the lines of its fields."""
+    text = read_user_file(path, MAX_PLAN_BYTES)
+    plan = parse_plan(text, str(path))
+    data = json.loads(text)  # parsed once already: valid JSON without constants
+    return PlanFile(str(path), plan, data.get("summary"), _node_tree(text))

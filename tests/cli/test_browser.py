@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from ftopt.catalogue import load_catalogue
-from ftopt.cli.render_html import render_html
 from ftopt.model.plan import Plan
+from ftopt.quote.html import render_html
 from ftopt.reading.workload_file import load_workload
 from ftopt.serve.quotes import HEADLESS_ARGS, find_chromium
 from ftopt.solver.solve import SolveSettings, solve

@@ -36,7 +36,8 @@ def test_the_streamed_json_is_what_one_document_would_be(tmp_path: Path):
     runs = estimate(workload, catalogue)
     out = io.StringIO()
     write_runs_json(iter(runs), out)
-    assert out.getvalue() == json.dumps({"runs": [run_record(r) for r in runs]}, indent=2) + "\n"
+    assert json.loads(out.getvalue()) == {"runs": [run_record(r) for r in runs]}
+    assert out.getvalue().count("\n") == len(runs) + 2  # the opening line, one line per run, the closing one
     empty = io.StringIO()
     write_runs_json([], empty)
     assert json.loads(empty.getvalue()) == {"runs": []}
@@ -65,3 +66,24 @@ def test_options_are_made_only_when_their_run_is_asked_for(monkeypatch, tmp_path
     first = next(runs)
     assert first.profile.run.name == "a" and profiled == ["a"]
     assert [r.profile.run.name for r in runs] == ["b", "c"] and profiled == ["a", "b", "c"]
+
+
+def test_a_time_limit_lists_the_runs_it_left_out(tmp_path: Path):
+    path = write(
+        tmp_path,
+        """\
+        hardware: {gpus: [l40s]}
+        runs:
+          - {name: a, model: qwen3-8b, method: lora}
+          - {name: b, model: qwen3-8b, method: qlora}
+        """,
+    )
+    # The limit counts from the process start; a test process started long before: nothing is made.
+    data = invoke("estimate", path, "--format", "json", "--time-limit", "0.1")
+    assert data.exit_code == 0, repr(data.exception)
+    document = json.loads(data.stdout)
+    assert document["runs"] == [] and document["not_estimated"] == ["a", "b"]
+    table = invoke("estimate", path, "--time-limit", "0.1")
+    assert "2 run(s) not estimated within --time-limit 0.1 s: a, b" in " ".join(table.stdout.split())
+    unlimited = json.loads(invoke("estimate", path, "--format", "json").stdout)
+    assert [r["run"] for r in unlimited["runs"]] == ["a", "b"] and "not_estimated" not in unlimited

@@ -113,17 +113,17 @@ def test_a_queue_frontier_prices_against_the_last_jobs_end():
 def test_the_quotes_frontier_spends_only_what_the_time_limit_left_and_says_when_cut(monkeypatch):
     """--time-limit bounds the whole `solve`: the three bids get what the plan's solve left of it."""
     from ftopt.catalogue import load_catalogue
-    from ftopt.cli import solve as solve_module
-    from ftopt.cli.render_frontier import three_bids_html
+    from ftopt.quote.bids import quote_bids
+    from ftopt.quote.frontier import three_bids_html
     from ftopt.reading.workload_file import load_workload
     from ftopt.solver.solve import SolveSettings
 
     catalogue = load_catalogue()
     workload = load_workload(EXAMPLE, catalogue)
     settings = SolveSettings(time_limit=30, what_if=False)
-    spent = solve_module._bids(workload, catalogue, settings, budget_s=0.0)
+    spent = quote_bids(workload, catalogue, settings, budget_s=0.0)
     assert spent is None  # nothing left: no solve started, no bids claimed
-    full = solve_module._bids(workload, catalogue, settings, budget_s=30.0)
+    full = quote_bids(workload, catalogue, settings, budget_s=30.0)
     assert full is not None and full.stopped != "budget"
     assert "time limit ended this frontier" not in three_bids_html(full)
     full.stopped = "budget"

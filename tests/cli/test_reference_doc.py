@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from ftopt.catalogue.schema import workload_schema
 from ftopt.cli.reference_doc import MARKDOWN, SCHEMA, main, render_markdown, rendered, write
-from ftopt.cli.schema import workload_schema
 from ftopt.model.workload import Run, Workload
 
 ROOT = Path(__file__).resolve().parents[2]

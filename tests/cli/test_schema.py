@@ -9,7 +9,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from ftopt.catalogue.schema import workload_schema
 from ftopt.cli.main import cli
+from ftopt.cli.schema import schema_command
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -59,3 +61,10 @@ def test_grid_schema_accepts_the_example_grid_and_refuses_an_unknown_path() -> N
     assert errors(grid, {"cross": {"runs.chat.concurrent": [1, 2], "hardware.gpus": [["l40s"]]}}) == []
     assert errors(grid, {"cross": {"site.fed": ["230v-16a"]}})
     assert errors(grid, {"cross": {"runs.chat.concurrentt": [1]}})
+
+
+def test_the_command_prints_the_schema_the_workbench_builds_its_form_from() -> None:
+    """One schema: `ftopt schema` prints `workload_schema()`, which the workbench's form reads too."""
+    result = CliRunner().invoke(schema_command, [])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == json.loads(json.dumps(workload_schema()))

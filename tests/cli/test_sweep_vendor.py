@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ftopt.cli.render_sweep import KIND_COLOURS
+from ftopt.quote.sweep import KIND_COLOURS
 from ftopt.sweep.report import kind_labels
 from tests.commands import invoke
 from tests.sweep.support import ROOT, write

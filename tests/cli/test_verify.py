@@ -161,8 +161,15 @@ def test_bad_workload_exits_2(files, tmp_path: Path) -> None:
 def test_bad_price_list_exits_2(files, tmp_path: Path) -> None:
     prices = tmp_path / "bad-prices.yaml"
     prices.write_text("prices: [{item: nothing-like-it, amount: 1}]\n", encoding="utf-8")
-    line = one_error_line(run(*files("first-project"), "--prices", str(prices)), 2)
-    assert str(prices) in line
+    result = run(*files("first-project"), "--prices", str(prices))
+    assert result.exit_code == 2 and result.stdout == "" and "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()  # every missing field of the entry at once
+    assert [line.split(": ")[2] for line in lines] == [
+        "prices[0].currency",
+        "prices[0].date",
+        "prices[0].source",
+    ]
+    assert all(line.startswith(f"ftopt: {prices}:1: ") for line in lines)
 
 
 def test_failure_inside_the_verifier_is_one_line_not_a_traceback(files, monkeypatch) -> None:

@@ -27,6 +27,7 @@ def plan(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def _verify(tmp_path: Path, plan: dict, field: str, value: object):
     edited = json.loads(json.dumps(plan))
     edited["runs"][0][field] = value
+    del edited["summary"]  # the rule under test, not the summary's agreement (tests/cli/test_verify_shape.py)
     path = tmp_path / "edited.json"
     path.write_text(json.dumps(edited), encoding="utf-8")
     return invoke("verify", FIRST, path)
@@ -81,6 +82,11 @@ def test_a_vendor_plan_without_its_catalogue_is_told_to_bring_it(tmp_path: Path)
         "solve", bid, "--catalogue", catalogue, "--format", "json", "-o", path, "--time-limit", "5"
     )
     assert solved.exit_code == 0, solved.output
+    found = invoke("verify", bid, path)  # the plan's summary names the catalogue: found by its contents
+    assert found.exit_code == 0 and f"the catalogue the plan names: {catalogue}" in found.stderr
+    record = json.loads(path.read_text(encoding="utf-8"))
+    del record["summary"]
+    path.write_text(json.dumps(record), encoding="utf-8")
     without = invoke("verify", bid, path)
     assert without.exit_code == 2
     assert "names parts the packaged catalogue lacks: acme-l4-2u, l4" in without.stderr

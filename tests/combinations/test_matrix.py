@@ -30,10 +30,11 @@ import yaml
 from click.testing import Result
 from openpyxl import load_workbook
 
-from ftopt.cli.render_quote import headroom_rows
-from ftopt.cli.solve import QUEUE_ALTERNATIVES, render, write_plan
+from ftopt.cli.solve import QUEUE_ALTERNATIVES, write_plan
 from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary, power_basis_words, spares_words
+from ftopt.quote.formats import render
+from ftopt.quote.view import headroom_rows
 from tests.combinations.fragments import FEATURES, ROOT, Combination, affine_plane_triples
 from tests.commands import invoke
 

@@ -358,13 +358,13 @@ def test_liquid_rack_puts_the_hgx_b200_in_the_liquid_rack_and_the_lora_server_in
 
 
 def test_dora_8b_needs_more_cards_than_the_same_run_as_lora_to_meet_its_deadline():
-    # DoRA's step takes 1.7 × LoRA's (methods.yaml): 1 B tokens in 63 h at P90 take four RTX PRO 6000
+    # DoRA's step takes 1.7 × LoRA's (methods.yaml): 1 B tokens in 70 h at P90 take four RTX PRO 6000
     # cards where LoRA's take two.
     plan = solved("dora-8b")
     (copy,), (server,) = plan.assignments, plan.servers
     assert (server.gpu, len(copy.gpus)) == ("rtx-pro-6000-se", 4)
     assert (plan.runs[0].method, plan.runs[0].lora_rank) == ("dora", 16)
-    assert copy.hours_p90 is not None and copy.hours_p90 <= 63
+    assert copy.hours_p90 is not None and copy.hours_p90 <= 70
     catalogue = load_catalogue()
     workload = load_workload(EXAMPLES / "dora-8b.yaml", catalogue)
     lora = workload.model_copy(update={"runs": (workload.runs[0].model_copy(update={"method": "lora"}),)})

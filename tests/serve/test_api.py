@@ -16,6 +16,19 @@ from ftopt.solver.solve import solve as library_solve
 from tests.serve.conftest import FEED_BOUND, FIRST_PROJECT, create, make_client, solve, wait
 
 
+def test_the_bid_list_is_searched_by_customer(client):
+    acme = FIRST_PROJECT + "quote: {customer: Acme GmbH, discount_percent: 5}\n"
+    first, other = create(client, acme), create(client, FIRST_PROJECT)
+    assert [b["id"] for b in client.get("/api/bids", params={"customer": "acme"}).json()] == [first]
+    assert [b["id"] for b in client.get("/api/bids").json()] == [other, first]
+    client.put(f"/api/bids/{other}", content=FIRST_PROJECT + "quote: {customer: ACME Labs}\n",
+               headers={"content-type": "application/yaml"})  # fmt: skip
+    found = client.get("/api/bids", params={"customer": "Acme"}).json()
+    assert [(b["id"], b["customer"]) for b in found] == [(other, "ACME Labs"), (first, "Acme GmbH")]
+    page = client.get("/", params={"customer": "gmbh"}).text
+    assert "Acme GmbH" in page and "ACME Labs" not in page
+
+
 def test_a_bid_is_made_from_yaml_or_json_and_listed(client):
     bid = create(client, FIRST_PROJECT)
     as_json = client.post(
@@ -30,8 +43,13 @@ def test_a_bad_workload_is_refused_with_the_clis_line_and_nothing_is_stored(clie
     reply = client.post("/api/bids", content="runs: [{name: r, model: gpt-9, method: lora}]\n",
                         headers={"content-type": "application/yaml"})  # fmt: skip
     assert reply.status_code == 400
-    assert reply.json()["error"].startswith("ftopt: workload:1: runs[0].model: unknown model 'gpt-9'")
-    assert reply.json()["field"] == "runs[0].model"
+    problem = reply.json()
+    assert reply.headers["content-type"] == "application/problem+json"
+    assert problem["type"] == "urn:ftopt:problem:invalid-workload" and problem["instance"] == "/api/bids"
+    assert problem["detail"].startswith("ftopt: workload:1: runs[0].model: unknown model 'gpt-9'")
+    assert [(e["field"], e["pointer"], e["line"]) for e in problem["errors"]] == [
+        ("runs[0].model", "#/runs/0/model", 1)
+    ]
     assert client.get("/api/bids").json() == []
     assert client.get("/api/bids/7").status_code == 404
 
@@ -46,6 +64,19 @@ def test_an_edit_is_a_new_version_and_the_old_one_stays(client):
     assert client.get(f"/api/bids/{bid}/versions/2").json()["workload"] == edited
     changes = client.get(f"/api/bids/{bid}/compare", params={"a": 1, "b": 2}).json()["workload"]
     assert changes == [{"path": "site.inlet_c", "before": 27, "after": 24, "kind": "changed"}]
+
+
+def test_a_quote_names_its_revision(client):
+    bid = create(client, FIRST_PROJECT + "quote: {customer: Acme GmbH, reference: Q-2027-0142}\n")
+    client.put(f"/api/bids/{bid}", content=FIRST_PROJECT.replace("inlet_c: 27", "inlet_c: 26"),
+               headers={"content-type": "application/yaml"})  # fmt: skip
+    solve(client, bid, version=1)
+    solve(client, bid, version=2)
+    first = client.get(f"/api/bids/{bid}/versions/1/quote", params={"format": "md"}).text
+    second = client.get(f"/api/bids/{bid}/versions/2/quote", params={"format": "html"}).text
+    assert "Q-2027-0142, revision 1" in first and "revision 2" in second
+    # the stored revisions are as the user wrote them: the stamp is the quote's only
+    assert "revision" not in client.get(f"/api/bids/{bid}/versions/1").json()["workload"]
 
 
 def test_the_solved_price_is_the_librarys_and_every_quote_format_downloads(client):
@@ -69,15 +100,22 @@ def test_the_solved_price_is_the_librarys_and_every_quote_format_downloads(clien
     assert client.get(f"/api/bids/{bid}/versions/9/quote").status_code == 404
 
 
-def test_a_saving_becomes_a_new_version_with_that_rule_eased(client):
-    bid = create(client, FEED_BOUND)
+def test_a_saving_becomes_a_new_version_with_that_rule_eased_and_nothing_else(client):
+    # the user's comments, an inlet eased by hand to the default 25 °C, a field at its default:
+    # the eased version changes the feed's line and nothing else
+    commented = "# Eight QLoRA copies for the support team (ticket 4711)\n" + FEED_BOUND.replace(
+        "sizing: {mig: false}", "sizing: {mig: false}   # whole cards: the customer's driver policy"
+    ).replace("site: {feed: 230v-16a, inlet_c: 25}", "site: {feed: 230v-16a, inlet_c: 25}  # eased from 27")
+    bid = create(client, commented)
     job = solve(client, bid, what_if=True)
     savings = job["plan"]["savings"]
-    assert savings[0]["subject"] == "a 230v-32a feed"
+    assert savings[0]["subject"] == "a 230v-32a feed" and savings[0]["figures"]["relaxation"] == "feed"
     reply = client.post(f"/api/bids/{bid}/versions/1/ease/1")
     assert reply.status_code == 201 and reply.json()["note"] == "eased: a 230v-32a feed"
     changes = client.get(f"/api/bids/{bid}/compare", params={"a": 1, "b": 2}).json()["workload"]
-    assert {"path": "site.feed", "before": "230v-16a", "after": "230v-32a", "kind": "changed"} in changes
+    assert changes == [{"path": "site.feed", "before": "230v-16a", "after": "230v-32a", "kind": "changed"}]
+    text = client.get(f"/api/bids/{bid}/versions/2").json()["workload"]
+    assert text == commented.replace("feed: 230v-16a", "feed: 230v-32a")
     eased = solve(client, bid, version=2)
     assert eased["price"] == pytest.approx(job["price"] - savings[0]["figures"]["saved"])
     plan = client.get(f"/api/bids/{bid}/compare", params={"a": 1, "b": 2}).json()["plan"]
@@ -106,7 +144,7 @@ def test_an_exported_bid_imports_with_its_history(client):
     broken = client.post(
         "/api/bids/import", content=b'{"name": 1}', headers={"content-type": "application/json"}
     )
-    assert broken.status_code == 400 and broken.json()["error"].startswith("ftopt: import: ")
+    assert broken.status_code == 400 and broken.json()["detail"].startswith("ftopt: import: ")
 
 
 def test_a_flood_of_solves_is_refused_with_429_beyond_the_queue(tmp_path):
@@ -114,7 +152,7 @@ def test_a_flood_of_solves_is_refused_with_429_beyond_the_queue(tmp_path):
         bid = create(client, FIRST_PROJECT)
         replies = [client.post(f"/api/bids/{bid}/solve", json={"time_limit": 10}) for _ in range(4)]
         assert [r.status_code for r in replies] == [202, 202, 429, 429]
-        assert replies[2].headers["retry-after"] and replies[2].json()["error"].startswith(
+        assert replies[2].headers["retry-after"] and replies[2].json()["detail"].startswith(
             "ftopt: too many solves"
         )
         for reply in replies[:2]:

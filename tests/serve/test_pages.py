@@ -7,9 +7,9 @@ import html
 import re
 
 from ftopt.catalogue import load_catalogue
-from ftopt.cli.render_quote import alternative_rows
 from ftopt.model.plan import Plan
 from ftopt.model.summary import summarize
+from ftopt.quote.view import alternative_rows
 from ftopt.reading.workload_file import load_workload_text
 from ftopt.serve import api, pages
 from ftopt.serve.security import CSRF_COOKIE
@@ -31,7 +31,7 @@ def test_a_bid_is_made_from_the_form_without_yaml(client):
         "runs[0].train_tokens": "1e8",
         "site.feed": "230v-16a",
         "site.inlet_c": "25",
-        "hardware.gpus": ["rtx-pro-6000-se"],
+        "hardware.gpus": "rtx-pro-6000-se",
     }
     reply = client.post("/bids/new", data=form, follow_redirects=False)
     assert reply.status_code == 303 and reply.headers["location"] == "/bids/1/versions/1"

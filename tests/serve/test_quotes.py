@@ -14,9 +14,11 @@ def test_without_chromium_a_pdf_is_answered_501_in_one_line(client, monkeypatch)
     monkeypatch.setattr(quotes, "find_chromium", lambda: None)
     reply = client.get(f"/api/bids/{bid}/versions/1/quote", params={"format": "pdf"})
     assert reply.status_code == 501
-    assert reply.json() == {
-        "error": "ftopt: PDF needs Chromium (apt-get install chromium); download the HTML quote and print it"
-    }
+    assert reply.headers["content-type"] == "application/problem+json"
+    assert reply.json()["type"] == "urn:ftopt:problem:no-pdf"
+    assert reply.json()["detail"] == (
+        "ftopt: PDF needs Chromium (apt-get install chromium); download the HTML quote and print it"
+    )
 
 
 @pytest.mark.skipif(quotes.find_chromium() is None, reason="Chromium is not installed: PDF not tested")

@@ -69,7 +69,8 @@ def test_bodies_over_the_cap_are_refused_unread(client):
     reply = client.post(
         "/api/bids", content=b"#" * (MAX_BODY_BYTES + 1), headers={"content-type": "application/yaml"}
     )
-    assert reply.status_code == 413 and reply.text.startswith("ftopt: request body over")
+    assert reply.status_code == 413 and reply.json()["detail"].startswith("ftopt: request body over")
+    assert reply.headers["content-type"] == "application/problem+json"
 
 
 def test_a_script_in_a_bid_name_is_text_on_every_page(client):

@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from ftopt.serve.store import INTERRUPTED, BidExport, Store
+from ftopt.serve.store import INTERRUPTED, SCHEMA_VERSION, BidExport, NewerStore, Store
 
 
 def test_versions_are_added_never_overwritten(tmp_path):
@@ -81,3 +81,110 @@ def test_an_import_with_a_gap_in_its_versions_is_refused_whole(tmp_path):
     with pytest.raises(ValueError, match="without gaps"):
         store.import_bid(record)
     assert store.bids() == []
+
+
+#: The store's schema as the first workbench wrote it (version 1, before `bids.customer`), copied
+#: here so that the upgrade is tested against the real old layout, not against today's code.
+V1_SCHEMA = """
+CREATE TABLE IF NOT EXISTS bids (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    author TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS versions (
+    bid_id INTEGER NOT NULL REFERENCES bids(id),
+    number INTEGER NOT NULL,
+    workload TEXT NOT NULL,
+    note TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    author TEXT NOT NULL,
+    PRIMARY KEY (bid_id, number)
+);
+CREATE TABLE IF NOT EXISTS solves (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    bid_id INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    price REAL, bound REAL, gap REAL, seconds REAL,
+    plan TEXT, quote_html TEXT, frontier TEXT, error TEXT,
+    created_at TEXT NOT NULL,
+    finished_at TEXT,
+    author TEXT NOT NULL,
+    FOREIGN KEY (bid_id, version) REFERENCES versions(bid_id, number)
+);
+CREATE INDEX IF NOT EXISTS solves_by_version ON solves(bid_id, version);
+CREATE TRIGGER IF NOT EXISTS versions_never_updated BEFORE UPDATE ON versions
+    BEGIN SELECT RAISE(ABORT, 'a version is never overwritten; add a new one'); END;
+CREATE TRIGGER IF NOT EXISTS versions_never_deleted BEFORE DELETE ON versions
+    BEGIN SELECT RAISE(ABORT, 'a version is never deleted'); END;
+CREATE TRIGGER IF NOT EXISTS finished_solves_frozen BEFORE UPDATE ON solves
+    WHEN OLD.state IN ('done', 'failed', 'cancelled')
+    BEGIN SELECT RAISE(ABORT, 'a finished solve is never changed'); END;
+"""
+
+
+def v1_store(folder):
+    """A store as the first workbench left it: two bids, three versions, a finished solve."""
+    folder.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(folder / "bids.sqlite3")
+    db.executescript(V1_SCHEMA)
+    acme = "name: a\nquote: {customer: Acme GmbH}  # the buyer\nruns: []\n"
+    db.execute("INSERT INTO bids(name, created_at, author) VALUES ('a', '2026-01-01', 'ann')")
+    db.execute("INSERT INTO bids(name, created_at, author) VALUES ('b', '2026-01-02', 'bob')")
+    for bid, number, text in [(1, 1, "name: a\nruns: []\n"), (1, 2, acme), (2, 1, "name: b\n")]:
+        db.execute("INSERT INTO versions VALUES (?,?,?,?,?,?)", (bid, number, text, "n", "2026-01-01", "ann"))
+    db.execute(
+        "INSERT INTO solves(bid_id, version, state, settings, price, plan, created_at, finished_at, author) "
+        "VALUES (1, 2, 'done', '{}', 1234.5, '{}', '2026-01-01', '2026-01-01', 'ann')"
+    )
+    db.commit()
+    db.close()
+    return folder
+
+
+def test_a_store_of_the_first_layout_is_upgraded_and_keeps_every_bid(tmp_path):
+    folder = v1_store(tmp_path / "old")
+    store = Store(folder)
+    assert store.migrated == [2]
+    assert [(b.id, b.name, b.versions, b.customer) for b in store.bids()] == [
+        (2, "b", 1, ""), (1, "a", 2, "Acme GmbH")
+    ]  # fmt: skip
+    assert store.version(1, 2).workload.endswith("# the buyer\nruns: []\n")
+    assert store.latest_done(1, 2).price == 1234.5
+    assert [b.id for b in store.bids(customer="acme")] == [1]
+    # the file before the upgrade is kept beside it, whole
+    copy = sqlite3.connect(folder / "bids.sqlite3.before-v2")
+    assert copy.execute("SELECT COUNT(*) FROM versions").fetchone()[0] == 3
+    # opened again, nothing more to do and nothing lost; the triggers still guard the versions
+    again = Store(folder)
+    assert again.migrated == [] and len(again.versions(1)) == 2
+    with pytest.raises(sqlite3.IntegrityError, match="never overwritten"):
+        sqlite3.connect(again.path).execute("UPDATE versions SET workload='x'")
+
+
+def test_a_new_store_is_made_at_the_latest_layout_without_a_copy(tmp_path):
+    store = Store(tmp_path)
+    assert sqlite3.connect(store.path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert not list(tmp_path.glob("*.before-*"))
+
+
+def test_a_store_of_a_newer_workbench_is_refused_unchanged(tmp_path):
+    Store(tmp_path)
+    db = sqlite3.connect(tmp_path / "bids.sqlite3")
+    db.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    db.close()
+    with pytest.raises(NewerStore, match="newer workbench"):
+        Store(tmp_path)
+
+
+def test_the_customer_follows_the_latest_version_and_the_search_escapes_wildcards(tmp_path):
+    store = Store(tmp_path)
+    bid = store.create_bid("x", "quote: {customer: 100% Compute}\n", "ann").bid_id
+    store.create_bid("y", "quote: {customer: Other}\n", "ann")
+    assert [b.id for b in store.bids(customer="100%")] == [bid]
+    assert [b.name for b in store.bids(customer="%")] == ["x"]
+    store.add_version(bid, "quote: {customer: Beta AG}\n", "ann", "edited")
+    assert [b.customer for b in store.bids(customer="beta")] == ["Beta AG"]
+    assert store.bids(customer="compute") == []

@@ -1,8 +1,10 @@
-"""The registry of constraint families: the one list the peak model, the queue model, the greedy
-plans' checks, the what-if and the binding rules all read (`ftopt.solver.cpsat.family.Family`).
+"""The registry of rule families: the one list the peak model, the queue model, the greedy plans'
+checks, the what-if, the binding rules and the reasons of a bid without a plan all read
+(`ftopt.solver.cpsat.family.Family`).
 
-A new rule of the site is one module with a `Family` and one line here; a per-rack capacity is a
-`RackLimit` handed to the racks family as well (the liquid loop).
+A new hard rule is one module with a `Family` and one line in `FAMILIES`; each function below calls
+only the hooks a family has. A family's per-rack capacity (`rack_limit`: the liquid loop) is handed
+to the racks family, which keeps every one of them in its placements.
 """
 
 from __future__ import annotations
@@ -13,20 +15,26 @@ from ortools.sat.python import cp_model
 
 from ftopt.model.findings import Finding
 from ftopt.model.plan import Plan
-from ftopt.model.workload import Workload
-from ftopt.solver.cpsat.family import Family, Fleet
+from ftopt.solver.cpsat import racks
+from ftopt.solver.cpsat.deadline import Deadline
+from ftopt.solver.cpsat.family import Family, Fleet, Relaxation
+from ftopt.solver.cpsat.feed import Feed
+from ftopt.solver.cpsat.host import Host
+from ftopt.solver.cpsat.inlet import Inlet
 from ftopt.solver.cpsat.limit import ServerLimit
 from ftopt.solver.cpsat.liquid import Liquid
-from ftopt.solver.cpsat.racks import Racks
+from ftopt.solver.cpsat.memory import Memory
+from ftopt.solver.cpsat.optimiser import Optimiser
 from ftopt.solver.cpsat.stock import Stock
 from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
 
-LIQUID = Liquid()
-#: The racks family, with every per-rack limit a family registers.
-RACKS = Racks(limits=(LIQUID.loop,))
-#: Every family, in the order their constraints, findings and relaxations are added.
-FAMILIES: tuple[Family, ...] = (ServerLimit(), Stock(), RACKS, LIQUID)
+#: The families with a rule of their own, in the order their findings and relaxations are listed.
+_RULES: tuple[Family, ...] = (Feed, Host, Memory, Inlet, Deadline, Optimiser, ServerLimit, Stock, Liquid)
+#: The racks family's hooks, keeping every per-rack limit a family declares (decoding places by them).
+RACKS = racks.Racks([f.rack_limit for f in _RULES if f.rack_limit is not None])
+#: Every family: the racks family goes in after the rules whose limits it keeps.
+FAMILIES: tuple[Family, ...] = (*_RULES, racks.family(RACKS))
 
 
 def add_families(
@@ -34,19 +42,25 @@ def add_families(
 ) -> None:
     """Every family's constraints on the fleet (the peak model's counts or the queue model's)."""
     for family in FAMILIES:
-        family.add(model, data, fleet, enforce)
+        if family.add is not None:
+            family.add(model, data, fleet, enforce)
 
 
 def admits(data: ProblemData, builds: Sequence[Build]) -> bool:
     """Whether concrete servers (a greedy plan, a realised queue plan) keep every family's rule."""
-    return all(family.admits(data, builds) for family in FAMILIES)
+    return all(family.admits(data, builds) for family in FAMILIES if family.admits is not None)
 
 
-def relaxations(data: ProblemData) -> list[tuple[str, Workload]]:
-    """Every family's eased bids."""
-    return [eased for family in FAMILIES for eased in family.relax(data)]
+def relaxations(data: ProblemData) -> list[Relaxation]:
+    """Every family's eased bids, each with its stable id."""
+    return [eased for family in FAMILIES if family.relax is not None for eased in family.relax(data)]
 
 
 def findings(data: ProblemData, plan: Plan) -> list[Finding]:
     """Every family's binding-rule lines for the plan."""
-    return [line for family in FAMILIES for line in family.findings(data, plan)]
+    return [line for family in FAMILIES if family.explain is not None for line in family.explain(data, plan)]
+
+
+def impossible(data: ProblemData) -> list[Finding]:
+    """Every family's reason that the bid has no plan, where a family can tell without a search."""
+    return [line for family in FAMILIES if family.impossible is not None for line in family.impossible(data)]

@@ -16,15 +16,13 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from ortools.sat.python import cp_model
 
-from ftopt.model.findings import Finding
 from ftopt.model.hardware import Catalogue
-from ftopt.model.plan import Plan
-from ftopt.model.workload import Rack, Workload
-from ftopt.solver.cpsat.family import Fleet
+from ftopt.model.relaxation import RelaxationId
+from ftopt.model.workload import MAX_RACK_UNITS, Rack
+from ftopt.solver.cpsat.family import Family, Fleet, RackLimit, Relaxation, site
 from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
 
@@ -32,16 +30,6 @@ from ftopt.solver.problem.data import ProblemData
 PLACEMENT_S = 10.0
 
 Place = tuple[int, int]  # (rack index, circuit index)
-
-
-class RackLimit(Protocol):
-    """A per-rack capacity beyond units and circuits that a family adds (the liquid loop's kW)."""
-
-    def need(self, build: Build) -> int:
-        """What one server of the build takes of the rack's capacity (0: nothing)."""
-
-    def capacity(self, rack: Rack) -> int | None:
-        """The rack's capacity; None: the rack has none, so no server that needs some stands there."""
 
 
 @dataclass(frozen=True)
@@ -277,9 +265,8 @@ def exact_placement(
 
 
 class Racks:
-    """The family: every server the fleet counts stands on a circuit of the site's racks (with racks)."""
-
-    name = "racks"
+    """The family's hooks: every server the fleet counts stands on a circuit of the site's racks (with
+    racks), within each rack limit the registered families hand it (the liquid loop)."""
 
     def __init__(self, limits: Sequence[RackLimit] = ()) -> None:
         self.limits = tuple(limits)
@@ -315,10 +302,48 @@ class Racks:
         """Without racks, anything; with racks, when the servers have a place."""
         return data.workload.site.racks is None or self.place(data, builds) is not None
 
-    def relax(self, data: ProblemData) -> list[tuple[str, Workload]]:
-        """Racks are the room as built: not eased (their feeds' what-if is the circuits' own)."""
-        return []
 
-    def findings(self, data: ProblemData, plan: Plan) -> list[Finding]:
-        """None here: the plan's racks report shows each rack's units and load."""
+#: Taller racks, in the rack-units what-if: each rack this many times its units (at most the
+#: tallest rack a workload may state, so the eased bid stays a valid workload the workbench can save).
+TALLER = 2
+
+
+def relax(data: ProblemData) -> list[Relaxation]:
+    """Taller racks (each `TALLER` × its units), and every circuit at the catalogue's largest feed:
+    the two ways the room as built may bound a plan, told apart so that a conflict names the one
+    that frees it."""
+    racks = data.workload.site.racks
+    if racks is None:
         return []
+    taller = tuple(
+        rack.model_copy(update={"units": min(MAX_RACK_UNITS, rack.units * TALLER)}) for rack in racks
+    )
+    eased = []
+    if taller != tuple(racks):
+        words = f"racks of {TALLER} × their units"
+        eased.append(Relaxation(RelaxationId.RACK_UNITS, words, site(data, racks=taller)))
+    largest = max(data.catalogue.feeds, key=lambda f: f.usable_w)
+    if any(f != largest.id for rack in racks for f in rack.feeds):
+        wider = tuple(rack.model_copy(update={"feeds": (largest.id,) * len(rack.feeds)}) for rack in racks)
+        words = f"every rack circuit a {largest.id} feed"
+        eased.append(Relaxation(RelaxationId.CIRCUIT, words, site(data, racks=wider)))
+    return eased
+
+
+def family(racks: Racks) -> Family:
+    """The racks family, with the hooks of `racks` (which keep the registered families' rack limits)."""
+    return Family(
+        name="racks",
+        relaxations=(RelaxationId.RACK_UNITS, RelaxationId.CIRCUIT),
+        verifier_rules=("rack", "rack-units", "circuit-load", "rack-report"),
+        workload_fields=(
+            "site.racks[].name",
+            "site.racks[].units",
+            "site.racks[].feeds",
+            "site.racks[].redundant",
+        ),
+        catalogue_fields=("chassis[].rack_units", "feeds[].volts", "feeds[].amps", "feeds[].derating"),
+        add=racks.add,
+        admits=racks.admits,
+        relax=relax,
+    )

@@ -38,7 +38,7 @@ from ftopt.model.plan import (
 from ftopt.model.power import load_w, planned_load_w, supplies_words, vendor_load_w, wall_w
 from ftopt.model.rent import rent_for
 from ftopt.model.speed import Speed, energy_kwh, hours_to_train
-from ftopt.model.spread import SpreadFactors, hours_at_confidence
+from ftopt.model.spread import FigureBands, SpreadFactors, hours_at_confidence
 from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE
 from ftopt.model.timing import server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
@@ -77,8 +77,10 @@ def _server(data: ProblemData, layout: ServerLayout, server_id: str) -> Server:
     lines = bill_of_materials(data.catalogue, layout)
     parts = build_parts(f.chassis, f.power_cap_w, f.gpu_count, f.cpu, f.boot, layout.ram, layout.disk)
     load = load_w(replace(parts, nic=f.nic, nic_count=f.nic_count))
+    spread = data.catalogue.spread
     return Server(
         **_power_fields(f, load),
+        power_band=spread.bands.power if spread is not None and spread.bands is not None else None,
         id=server_id,
         chassis=f.chassis.id,
         gpu=f.gpu.id,
@@ -438,18 +440,27 @@ def _spread_factors(data: ProblemData, a: Assignment) -> SpreadFactors | None:
     return spread.of(run.stack.id if run.stack else None)
 
 
+def _copy_bands(data: ProblemData, a: Assignment) -> FigureBands | None:
+    """The bands of the copy's memory, hours and energy (spread.yaml's, by stack and method)."""
+    spread = data.catalogue.spread
+    run = next(p for p in data.profiles if p.run.name == a.run)
+    stack = run.stack.id if run.stack else None
+    return spread.copy_bands(stack, run.method.id) if spread is not None else None
+
+
 def _with_spread(data: ProblemData, a: Assignment) -> Assignment:
     """The copy with its hours at P50 and P90 (ftopt.model.spread): its hours with failures (its
     servers' chosen drives: at most what the deadline check bounded them by) × its stack's spread
     factors."""
     factors = _spread_factors(data, a)
     if a.hours is None or factors is None:
-        return a
+        return a.model_copy(update={"bands": _copy_bands(data, a)})
     return a.model_copy(
         update={
             "hours_p50": round(hours_at_confidence(a.hours, a.failure_overhead, factors, 0.5), 6),
             "hours_p90": round(hours_at_confidence(a.hours, a.failure_overhead, factors, 0.9), 6),
             "spread_basis": factors.basis,
+            "bands": _copy_bands(data, a),
         }
     )
 

@@ -31,6 +31,7 @@ from ftopt.model.sizing import (
 )
 from ftopt.model.speed import hours_to_train, speed_ranker
 from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
+from ftopt.solver.cpsat import families
 from ftopt.solver.problem.builds import Build, enumerate_builds
 from ftopt.solver.problem.configs import cheapest_tier
 from ftopt.solver.problem.data import ProblemData
@@ -315,8 +316,10 @@ def _placeable(data: ProblemData, run_index: int, modes: list[int]) -> bool:
     return fits or data.has_multinode(run_index)
 
 
-def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) -> Finding:
-    """An assumption core as a finding: which runs cannot run together under which limit."""
+def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) -> list[Finding]:
+    """An assumption core as findings: which runs cannot run together under which limit, after any
+    rule family's own reason (a liquid loop too small for any server) when the site's rules are in
+    the core."""
     names = [data.profiles[r].run.name for r in core_runs]
     copies = sum(data.copies[r] for r in core_runs)
     site = data.workload.site
@@ -324,8 +327,11 @@ def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) 
     if limit_in_core and site.racks is not None:  # the racks share the server limit's literal
         units = sum(rack.units for rack in site.racks)
         circuits = sum(len(rack.feeds) for rack in site.racks)
+        loops = [rack.liquid_kw for rack in site.racks if rack.liquid_kw is not None]
         racks = f"{len(site.racks)} racks, {units} U, {circuits} circuits"
-        return finding(
+        racks += f", {sum(loops):g} kW of liquid loops" if loops else ""
+        conflict = finding(
             FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit, racks=racks
         )
-    return finding(FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit)
+        return [*families.impossible(data), conflict]
+    return [finding(FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit)]

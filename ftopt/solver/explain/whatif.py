@@ -1,192 +1,118 @@
-"""What shaped the optimum, and what a relaxation would save.
+"""What shaped the optimum, what a relaxation would save, and which relaxation gives a plan at all.
 
-Two kinds of lines for the quote. *Binding rules* are read off the plan and the problem data at no
-cost: a feed that forces capped cards, host RAM or NVMe bought beyond the base build for offloaded
-states or checkpoints, cards the room's inlet rules out, runs that memory forces onto several
-cards, the server limit reached. *Relaxations* re-solve the bid once each with one rule eased (the
-next larger feed, a cooler room, 8-bit Adam allowed, no server limit) and report a saving only
-where the re-solve proves one.
+Three kinds of lines for the quote, each from the rule families (`ftopt.solver.cpsat.families`).
+*Binding rules* are read off the plan and the problem data at no cost: a feed that forces capped
+cards, host RAM or NVMe bought beyond the base build, cards the room's inlet rules out, runs that
+memory (or a deadline) puts on several cards, the server limit reached, a full liquid loop.
+*Savings* re-solve the bid once per relaxation, each with one rule eased, and report the ones whose
+re-solve changes the price or the server count, with the relaxation's stable id in the figures (the
+workbench eases by that id, never by the sentence). *Feasible if* lines re-solve an impossible bid
+once per relaxation and name the rules whose easing gives it a plan. A deadline's what-if is worded
+by the hours each deadline must give for the cheaper plan ("deadlines +6 h").
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 
 from ftopt.model.findings import Finding, FindingKind, finding
-from ftopt.model.hardware import Catalogue
-from ftopt.model.plan import Assignment, Plan, Server
+from ftopt.model.plan import Plan
+from ftopt.model.relaxation import RelaxationId, relaxation_id
 from ftopt.model.result import Result
-from ftopt.model.workload import Optimizer, Workload
+from ftopt.model.workload import Workload
 from ftopt.solver.cpsat import families
+from ftopt.solver.cpsat.deadline import loosen, loosened_by
+from ftopt.solver.cpsat.family import Relaxation
 from ftopt.solver.problem.data import ProblemData
 
-
-def _power_lines(data: ProblemData, plan: Plan) -> list[Finding]:
-    return [
-        finding(
-            FindingKind.POWER_CAP,
-            server.id,
-            feed=server.feed,
-            feed_usable_w=server.feed_usable_w,
-            gpu_count=server.gpu_count,
-            gpu=server.gpu,
-            cap_w=server.gpu_power_cap_w,
-        )
-        for server in plan.servers
-        if server.gpu_power_cap_w < data.catalogue.gpu(server.gpu).power_w
-    ]
-
-
-def _host_lines(data: ProblemData, plan: Plan) -> list[Finding]:
-    held = _held_by_server(plan)
-    return [
-        line for server in plan.servers for line in _server_host_lines(data, server, held.get(server.id, []))
-    ]
-
-
-def _held_by_server(plan: Plan) -> dict[str, list[Assignment]]:
-    """The copies each server holds, grouped once (a per-server scan is quadratic on 2,000-copy
-    bids); each server of a multi-node copy holds its share of RAM and checkpoints."""
-    on_server: dict[str, list[Assignment]] = {}
-    for a in plan.assignments:
-        if a.multinode:
-            k = len(a.nodes)
-            share = a.model_copy(update={"host_ram_gb": a.host_ram_gb / k, "nvme_gb": a.nvme_gb / k})
-            for node in a.nodes:
-                on_server.setdefault(node.server, []).append(share)
-            continue
-        on_server.setdefault(a.server, []).append(a)
-    return on_server
-
-
-def _server_host_lines(data: ProblemData, server: Server, held: list[Assignment]) -> list[Finding]:
-    """One server's host lines: RAM for offloaded states, NVMe for checkpoints, each bought beyond
-    the base build."""
-    lines = [_ram_line(data, server, held), _nvme_line(data, server, held)]
-    return [line for line in lines if line is not None]
-
-
-def _ram_line(data: ProblemData, server: Server, held: list[Assignment]) -> Finding | None:
-    """Host RAM bought for offloaded states: a smaller DIMM would have covered the base build's RAM."""
-    rules = data.catalogue.rules
-    base_ram = rules.host_ram_per_gpu_memory * server.gpu_count * data.catalogue.gpu(server.gpu).memory_gb
-    offloads = [a for a in held if a.host_ram_gb > 0]
-    smaller = [d.gb * server.dimm_count for d in data.catalogue.dimms if d.gb < server.dimm_gb]
-    if not offloads or not any(base_ram <= gb for gb in smaller):
-        return None
-    return finding(
-        FindingKind.HOST_RAM,
-        server.id,
-        runs=sorted({a.run for a in offloads}),
-        need_gb=round(sum(a.host_ram_gb for a in offloads), 1),
-        reserve_gb=rules.host_ram_reserve_gb,
-        ram_gb=server.ram_gb,
-    )
-
-
-def _nvme_line(data: ProblemData, server: Server, held: list[Assignment]) -> Finding | None:
-    """NVMe bought for checkpoints beyond the base build's data drives."""
-    checkpoints = sum(a.nvme_gb for a in held)
-    if checkpoints <= data.catalogue.rules.data_tb_per_socket * server.cpu_count * 1000:
-        return None
-    return finding(FindingKind.NVME, server.id, need_gb=round(checkpoints, 1), nvme_tb=server.nvme_tb)
-
-
-def _memory_lines(data: ProblemData, plan: Plan) -> list[Finding]:
-    lines, seen = list[Finding](), set()
-    runs = {p.run.name: p.run for p in data.profiles}
-    cards = {s.id: s.gpu for s in plan.servers}  # by id once: a scan per copy was quadratic
-    for a in plan.assignments:
-        run = runs[a.run]
-        if run.gpus == "auto" and a.gpu_count > 1 and a.run not in seen:
-            seen.add(a.run)
-            lines.append(
-                finding(
-                    FindingKind.MULTI_GPU,
-                    a.run,
-                    gpus=a.gpu_count,
-                    gpu=cards[a.server],
-                    strategy=a.strategy.value,
-                    per_gpu_gb=a.memory_per_gpu_gb.total,
-                )
-            )
-    return lines
+#: A re-solve of one eased bid (the solver's own `solve`, on a share of the what-if budget).
+Resolve = Callable[[Relaxation], Result]
 
 
 def binding_rules(data: ProblemData, plan: Plan) -> list[Finding]:
-    """The rules that visibly shaped this plan, read off the plan and the filtered builds, then each
-    constraint family's lines (the server limit, a full liquid loop)."""
-    lines = _power_lines(data, plan) + _host_lines(data, plan) + _memory_lines(data, plan)
-    lines += [reason for reason in data.excluded if reason.kind == FindingKind.INLET]
-    return lines + families.findings(data, plan)
+    """The rules that visibly shaped this plan: each rule family's lines."""
+    return families.findings(data, plan)
 
 
-def _next_feed(catalogue: Catalogue, feed_id: str) -> str | None:
-    current = catalogue.feed(feed_id).usable_w
-    bigger = sorted((f for f in catalogue.feeds if f.usable_w > current), key=lambda f: f.usable_w)
-    return bigger[0].id if bigger else None
+def relaxations(data: ProblemData) -> list[Relaxation]:
+    """The bid once per eased rule, each with its stable id: every family's."""
+    return families.relaxations(data)
 
 
-def relaxations(data: ProblemData) -> list[tuple[str, Workload]]:
-    """Eased copies of the workload, each with the words for what was eased: the feed, the inlet and
-    the optimiser here, then each constraint family's (no server limit, a larger liquid loop)."""
-    eased = [_bigger_feed(data), _cooler_inlet(data), _eight_bit_adam(data)]
-    return [e for e in eased if e is not None] + families.relaxations(data)
+def _in_time(data: ProblemData, until: float | None) -> Iterator[Relaxation]:
+    """The relaxations, while the clock (`time.perf_counter`) is before `until`: a re-solve also builds
+    its problem, which a time limit split ten ways does not bound, so the last ones give way."""
+    for relaxation in relaxations(data):
+        if until is not None and time.perf_counter() >= until:
+            return
+        yield relaxation
 
 
-def _bigger_feed(data: ProblemData) -> tuple[str, Workload] | None:
-    """The next larger feed (racked sites are eased through their circuits instead)."""
-    workload, site = data.workload, data.workload.site
-    feed = _next_feed(data.catalogue, site.feed) if site.racks is None else None
-    if not feed:
-        return None
-    return f"a {feed} feed", workload.model_copy(update={"site": site.model_copy(update={"feed": feed})})
+def savings(data: ProblemData, plan: Plan, resolve: Resolve, until: float | None = None) -> list[Finding]:
+    """One re-solve per relaxation (until `until`); a finding for each whose plan is cheaper or has
+    another server count."""
+    found = []
+    for relaxation in _in_time(data, until):
+        eased = resolve(relaxation).plan
+        if eased is None:
+            continue
+        cheaper = eased.total_price < plan.total_price - 0.005
+        if cheaper or len(eased.servers) != len(plan.servers):
+            found.append(_saving(data, plan, relaxation, eased))
+    return found
 
 
-def _cooler_inlet(data: ProblemData) -> tuple[str, Workload] | None:
-    """The warmest inlet limit of a chassis–card pair that the room's inlet now exceeds."""
-    workload, catalogue, site = data.workload, data.catalogue, data.workload.site
-    pairs = [c.inlet_limit_c(g) for g in catalogue.gpus for c in catalogue.chassis if c.takes(g)]
-    warm = [limit for limit in pairs if site.inlet_c > limit]
-    if not warm:
-        return None
-    cooler = min(warm)
-    return (
-        f"an inlet of {cooler:g} °C",
-        workload.model_copy(update={"site": site.model_copy(update={"inlet_c": cooler})}),
+def _saving(data: ProblemData, plan: Plan, relaxation: Relaxation, eased: Plan) -> Finding:
+    extra = loosened_by(data.workload, eased) if relaxation.id == RelaxationId.DEADLINE else None
+    words = f"deadlines +{extra:g} h" if extra is not None else relaxation.words
+    return finding(
+        FindingKind.SAVING,
+        words,
+        relaxation=relaxation.id.value,
+        saved=round(max(0.0, plan.total_price - eased.total_price), 2),
+        eased_price=eased.total_price,
+        price=plan.total_price,
+        currency=plan.currency,
+        eased_status=eased.status.value,
+        servers=len(plan.servers),
+        eased_servers=len(eased.servers),
+        extra_hours=extra,
     )
 
 
-def _eight_bit_adam(data: ProblemData) -> tuple[str, Workload] | None:
-    """8-bit Adam for every run fixed at 32-bit whose method would pick 8-bit on its own."""
-    workload, catalogue = data.workload, data.catalogue
-    fixed = [
-        r
-        for r in workload.runs
-        if r.optimizer == Optimizer.ADAMW_32BIT
-        and Optimizer.ADAMW_8BIT in catalogue.methods.method(r.method).offers.auto_optimizers
-    ]
-    if not fixed:
-        return None
-    runs = tuple(r.model_copy(update={"optimizer": "auto"}) if r in fixed else r for r in workload.runs)
-    return f"8-bit Adam for {', '.join(r.name for r in fixed)}", workload.model_copy(update={"runs": runs})
-
-
-def savings(data: ProblemData, plan: Plan, resolve: Callable[[Workload], Result]) -> list[Finding]:
-    """One re-solve per relaxation; a finding for each that is proven cheaper."""
+def feasible_if(data: ProblemData, resolve: Resolve, until: float | None = None) -> list[Finding]:
+    """For a bid without a plan: each relaxation whose re-solve (until `until`) finds one, with that
+    plan's price."""
     found = []
-    for words, workload in relaxations(data):
-        eased = resolve(workload).plan
-        if eased is not None and eased.total_price < plan.total_price - 0.005:
-            found.append(
-                finding(
-                    FindingKind.SAVING,
-                    words,
-                    saved=round(plan.total_price - eased.total_price, 2),
-                    eased_price=eased.total_price,
-                    price=plan.total_price,
-                    currency=plan.currency,
-                    eased_status=eased.status.value,
-                )
+    for relaxation in _in_time(data, until):
+        eased = resolve(relaxation).plan
+        if eased is None:
+            continue
+        extra = loosened_by(data.workload, eased) if relaxation.id == RelaxationId.DEADLINE else None
+        found.append(
+            finding(
+                FindingKind.FEASIBLE_IF,
+                f"deadlines +{extra:g} h" if extra is not None else relaxation.words,
+                relaxation=relaxation.id.value,
+                eased_price=eased.total_price,
+                currency=eased.currency,
+                eased_status=eased.status.value,
             )
+        )
     return found
+
+
+def eased_workload(data: ProblemData, saving: Finding) -> Workload | None:
+    """The bid as a saving eased it, found by the relaxation id its figures carry (the workbench's
+    "ease" button); a deadline saving loosens each deadline by its hours, not to none. None when the
+    saving names no id (a plan from before ids) or the rule is no longer eased for this bid, or the
+    eased rule is the catalogue's (stock), which no workload edit can ease."""
+    wanted = relaxation_id(saving.figures.get("relaxation"))
+    relaxation = next((r for r in relaxations(data) if r.id == wanted), None)
+    if relaxation is None or relaxation.catalogue is not None:
+        return None
+    extra = saving.figures.get("extra_hours")
+    if relaxation.id == RelaxationId.DEADLINE and isinstance(extra, (int, float)):
+        return loosen(data.workload, float(extra))
+    return relaxation.workload

@@ -6,6 +6,11 @@ same DIMMs and data drives: so an owned server meets every rule a bought one doe
 (a finding says why). The owned build keeps its power and, under `objective: tco`, its energy cost;
 its parts are priced 0 and it has no upgrades (what is owned is what it has). Fabric NICs are not
 modelled on owned servers: they train single-server copies.
+
+An owned server of MIG cards is offered sliced too, in each layout a bought one is (`sliced_builds`):
+slicing is a driver setting, not a purchase, so owning exactly the servers of a sliced plan must
+not buy another one. Every variant uses the entry's pseudo part (`Build.units`), so the servers
+owned still bound them all together.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from dataclasses import replace
 
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.workload import OwnedServer, Workload
-from ftopt.solver.problem.builds import Build, DiskTier, RamTier
+from ftopt.solver.problem.builds import Build, DiskTier, RamTier, sliced_builds, slicing_allowed
 
 
 def _same_server(build: Build, entry: OwnedServer) -> bool:
@@ -85,4 +90,5 @@ def owned_builds(workload: Workload, builds: list[Build]) -> tuple[list[Build], 
             )
         else:
             owned.append(found)
+            owned += sliced_builds(found.gpu, [found]) if slicing_allowed(workload) else []
     return owned, unusable

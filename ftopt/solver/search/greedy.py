@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ftopt.solver.decode.layout import ServerLayout, right_size, spanning_copy
+from ftopt.solver.decode.layout import ServerLayout, price_of, right_size, spanning_copy
 from ftopt.solver.problem.builds import Build, DiskTier, RamTier
 from ftopt.solver.problem.configs import tier_finder
 from ftopt.solver.problem.data import ProblemData
@@ -85,8 +85,11 @@ def _alone_on(
     return None
 
 
-def _new_server(modes: list[Mode], builds: list[Build], reserve: int, rams: list[_Finder]) -> _Open | None:
-    """The cheapest build, RAM and disk that hold one copy alone (more GPUs, then less memory, on ties)."""
+def _new_server(
+    modes: list[Mode], builds: list[Build], reserve: int, rams: list[_Finder], per_gpu: bool, by_cost: bool
+) -> _Open | None:
+    """The cheapest build, RAM and disk that hold one copy alone (more GPUs, then less memory, on
+    ties); with `per_gpu`, the cheapest per GPU slot, which a run of many copies fills."""
     best: tuple[tuple[float, int, float, str], _Open] | None = None
     cards = {m.gpu for m in modes}
     for build, ram_for in zip(builds, rams, strict=True):
@@ -94,7 +97,10 @@ def _new_server(modes: list[Mode], builds: list[Build], reserve: int, rams: list
         if found is None:
             continue
         ram, disk, mode = found
-        key = (build.fixed_price + ram.price + disk.price, -build.slots, memory_need(mode), build.key)
+        price = build.fixed_price + ram.price + disk.price + build.energy_cost
+        # per GPU: a slot's price (or, by cost, what the copy's GPUs cost in the first mode that fits)
+        per_slot = price / build.slots * (mode.gpus if by_cost else 1)
+        key = (per_slot if per_gpu else price, -build.slots, memory_need(mode), build.key)
         if best is None or key < best[0]:
             best = (key, _Open(build, ram, disk))
     return best[1] if best else None
@@ -177,8 +183,13 @@ class _Filling:
     builds: list[Build]
     reserve: int
     rams: list[_Finder]
+    per_gpu: bool = False
+    by_cost: bool = False
     servers: list[_Open] = field(default_factory=list)
     room: list[_Open] = field(default_factory=list)
+    # Per run (its modes' list), the server a new one opens as: the same for every copy, and the
+    # search over builds took 1.3 of 1.5 s of first fit on 500 copies of 40 runs.
+    opens: dict[int, _Open | None] = field(default_factory=dict)
 
     def place_run(self, modes: list[Mode], copies: int) -> bool:
         """Every copy of one run into the first server that holds it, else a new one; False when a
@@ -206,9 +217,14 @@ class _Filling:
         return cursor
 
     def _open(self, modes: list[Mode]) -> bool:
-        new = _new_server(modes, self.builds, self.reserve, self.rams)
-        if new is None:
+        if id(modes) not in self.opens:
+            self.opens[id(modes)] = _new_server(
+                modes, self.builds, self.reserve, self.rams, self.per_gpu, self.by_cost
+            )
+        kind = self.opens[id(modes)]
+        if kind is None:
             return False
+        new = _Open(kind.build, kind.ram, kind.disk)
         _place(new, next(m for m in modes if _fits(new, m, self.reserve)))
         self.servers.append(new)
         self.room.append(new)
@@ -227,13 +243,63 @@ def _largest_first(by_run: list[list[Mode]]) -> list[int]:
     return sorted(range(len(by_run)), key=lambda r: (-need[r], r))
 
 
-def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
-    """First-fit decreasing servers for every copy, right-sized; None when a copy fits no build.
+def _shrunk(server: _Open, builds: list[Build], rams: list[_Finder], reserve: int) -> _Open:
+    """The cheapest build of the server's card, with RAM and disk, that holds what it carries.
 
-    A run that only multi-node modes hold takes its cheapest multi-node option for every copy."""
+    Why: filling the cheapest server per GPU leaves the last server of a card partly empty, and a
+    smaller one of the same card may hold its copies for less."""
+    best, best_price = server, server.build.fixed_price + server.ram.price + server.disk.price
+    best_price += server.build.energy_cost
+    for build, ram_for in zip(builds, rams, strict=True):
+        if build.gpu.id != server.build.gpu.id or build.slots < server.gpus:
+            continue
+        if not all(compatible(m, build) for m in server.copies):
+            continue
+        ram = ram_for(server.ram_gb + reserve)
+        disk = next((t for t in build.disk_upgrades if math.floor(t.gb) >= server.nvme_gb), None)
+        if ram is None or disk is None:
+            continue
+        price = build.fixed_price + ram.price + disk.price + build.energy_cost
+        if price < best_price:
+            best, best_price = (
+                _Open(build, ram, disk, server.gpus, server.ram_gb, server.nvme_gb, server.copies),
+                price,
+            )
+    return best
+
+
+def _by_slot_price(data: ProblemData, by_run: list[list[Mode]]) -> list[list[Mode]]:
+    """Per run, its modes by what their GPUs cost at the cheapest price per slot of a build they fit
+    (then by memory need): the spreadsheet's "cheapest GPU per price", where memory need alone took
+    two cheap cards' modes over one dearer card's that costs less per copy."""
+    cost: dict[int, float] = {}
+    for modes in by_run:
+        for mode in modes:
+            if id(mode) not in cost:
+                prices = [_least_price(b) / b.slots for b in data.builds if compatible(mode, b)]
+                cost[id(mode)] = mode.gpus * min(prices, default=math.inf)
+    return [
+        sorted(modes, key=lambda m: (cost[id(m)], memory_need(m), m.gpus, m.preference)) for modes in by_run
+    ]
+
+
+def _least_price(build: Build) -> float:
+    """The least a server of `build` costs: its cheapest RAM and disk tiers, and its energy."""
+    ram = min((t.price for t in build.ram_upgrades), default=0.0)
+    disk = min((t.price for t in build.disk_upgrades), default=0.0)
+    return build.fixed_price + ram + disk + build.energy_cost
+
+
+def _first_fit(
+    data: ProblemData, by_run: list[list[Mode]], per_gpu: bool, by_cost: bool = False
+) -> list[ServerLayout] | None:
+    """First fit decreasing with new servers the cheapest (or, `per_gpu`, the cheapest per GPU;
+    `by_cost` as well, each copy in its mode of the cheapest GPUs)."""
     reserve = math.ceil(data.catalogue.rules.host_ram_reserve_gb)
-    by_run = _modes_by_need(data)
-    filling = _Filling(data.builds, reserve, [tier_finder(build.ram_upgrades) for build in data.builds])
+    if by_cost:
+        by_run = _by_slot_price(data, by_run)
+    rams = [tier_finder(build.ram_upgrades) for build in data.builds]
+    filling = _Filling(data.builds, reserve, rams, per_gpu, by_cost)
     spanning: list[ServerLayout] = []  # the whole servers of multi-node copies
     groups = itertools.count()
     nic = fabric_nic_for(data, [run for run, modes in enumerate(by_run) if not modes])
@@ -246,5 +312,24 @@ def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
             placed = whole is not None
         if not placed:
             return None
-    laid = _laid_out(filling.servers, data.catalogue.rules.host_ram_reserve_gb)
+    servers = (
+        [_shrunk(s, data.builds, rams, reserve) for s in filling.servers] if per_gpu else filling.servers
+    )
+    laid = _laid_out(servers, data.catalogue.rules.host_ram_reserve_gb)
     return None if laid is None else laid + spanning
+
+
+def greedy_plan(data: ProblemData) -> list[ServerLayout] | None:
+    """First-fit decreasing servers for every copy, right-sized; None when a copy fits no build.
+
+    Three passes, the cheapest kept: new servers the cheapest that hold a copy alone; the cheapest
+    per GPU (each then shrunk to the cheapest build of its card that holds what it carries); and
+    the cheapest per GPU with each copy in its mode of the cheapest GPUs. Why all three: on 5,000
+    distinct runs the first opened 3,060 two-GPU servers where eight-GPU ones cost 12-29 % less per
+    GPU; on 500 copies of 40 runs the third comes within 2.6 % of the optimum where the first is
+    27 % above it; on a bid of a few heavy copies the first is the cheapest.
+    A run that only multi-node modes hold takes its cheapest multi-node option for every copy."""
+    by_run = _modes_by_need(data)
+    passes = ((False, False), (True, False), (True, True))
+    plans = [p for p in (_first_fit(data, by_run, *how) for how in passes) if p is not None]
+    return min(plans, key=price_of) if plans else None

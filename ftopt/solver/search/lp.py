@@ -16,13 +16,16 @@ recomputed here from them, and the LP's accuracy only decides how many columns g
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ortools.linear_solver import pywraplp
 
 from ftopt.model.workload import GPU_COUNTS as BLOCK_SIZES
 from ftopt.solver.cpsat.objective import cents
+from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
+from ftopt.solver.problem.modes import compatible
 
 #: Cents of slack on every comparison with the price in hand, for the rounding of float sums.
 MARGIN_CENTS = 1.0
@@ -201,10 +204,52 @@ FLOOR_SHARE = 0.15
 
 
 def price_floor(data: ProblemData, seconds: float) -> float:
-    """A lower bound on the price in cents, from the relaxation, for a model large enough that CP-SAT
-    may give none of its own in its time (0 for smaller models, or when GLOP does not finish in
-    `FLOOR_SHARE` of `seconds`)."""
-    if len(data.pool) + len(data.configs) < BIG_MODEL or seconds <= 0:
-        return 0.0
-    found = lp_bound(data, FLOOR_SHARE * seconds)
-    return max(0.0, found.bound - MARGIN_CENTS) if found is not None else 0.0
+    """A lower bound on the price in cents, beside CP-SAT's own: the GPU-slot floor (`slot_floor`,
+    milliseconds), and for a model large enough that CP-SAT may give no bound in its time the
+    relaxation's too, when GLOP finishes in `FLOOR_SHARE` of `seconds`."""
+    floor = max(0.0, slot_floor(data) - MARGIN_CENTS)
+    if len(data.pool) + len(data.configs) < BIG_MODEL:
+        return floor
+    found = lp_bound(data, FLOOR_SHARE * seconds) if seconds > 0 else None
+    return max(floor, found.bound - MARGIN_CENTS) if found is not None else floor
+
+
+def _slot_cents(build: Build) -> float:
+    """The least a server of `build` costs (its cheapest RAM and disk tiers, which already meet the
+    memory rules, and its energy), in cents per slot."""
+    ram = min((t.price for t in build.ram_upgrades), default=0.0)
+    disk = min((t.price for t in build.disk_upgrades), default=0.0)
+    return cents(build.fixed_price + ram + disk + build.energy_cost) / build.slots
+
+
+def slot_floor(data: ProblemData) -> float:
+    """A lower bound on the price in cents that needs no solver: every copy pays at least its GPUs
+    (or slices) at the lowest price per slot of any build its mode fits, and a copy over several
+    servers at least its cheapest option's servers.
+
+    Why it holds: a server costs at least its build's fixed price, its cheapest RAM and disk tiers
+    and its energy, which its slots share; bigger tiers, fabric and idle slots only add.
+
+    Why it is needed: on 5,000 distinct runs building the model took most of the time limit, GLOP
+    had no time left, and the plan came with a bound of 0 (a gap of 100 %); this floor takes
+    milliseconds per thousand modes, and on 500 copies of 40 runs it is the LP's bound (0.6 %
+    below the optimum)."""
+    by_card: dict[tuple[str, str | None], list[Build]] = {}  # what `compatible` checks first
+    for b in data.builds:
+        by_card.setdefault((b.gpu.id, b.mig.name if b.mig else None), []).append(b)
+    per_slot: dict[int, float] = {}  # mode → cheapest cents of its slots (whole servers: per copy)
+    for m, mode in enumerate(data.modes):
+        prices = [
+            mode.gpus * _slot_cents(b) for b in by_card.get((mode.gpu, mode.mig), ()) if compatible(mode, b)
+        ]
+        per_slot[m] = min(prices, default=math.inf)
+    for option in data.multinode:
+        whole = cents(option.price + option.servers * option.build.energy_cost)
+        per_slot[option.mode] = min(per_slot[option.mode], whole)
+    total = 0.0
+    for run, copies in enumerate(data.copies):
+        cheapest = min((per_slot[m] for m in data.modes_of(run)), default=math.inf)
+        if math.isinf(cheapest):
+            return 0.0  # a run no build holds: the search says why, this floor says nothing
+        total += copies * cheapest
+    return total

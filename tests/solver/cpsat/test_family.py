@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 from ortools.sat.python import cp_model
 
-from ftopt.model.findings import Finding
 from ftopt.model.plan import Plan
-from ftopt.model.workload import Workload
 from ftopt.solver.cpsat import families
 from ftopt.solver.cpsat.family import Family, Fleet
 from ftopt.solver.cpsat.formulation import build_formulation
@@ -29,9 +27,7 @@ hardware: {gpus: [rtx-pro-6000-se]}
 
 
 class OneServer:
-    """A family made up for the test: at most one server of all, in whichever model."""
-
-    name = "one-server"
+    """Hooks of a family made up for the test: at most one server of all, in whichever model."""
 
     def __init__(self) -> None:
         self.seen: list[list[Build]] = []
@@ -45,18 +41,13 @@ class OneServer:
     def admits(self, data: ProblemData, builds: Sequence[Build]) -> bool:
         return len(builds) <= 1
 
-    def relax(self, data: ProblemData) -> list[tuple[str, Workload]]:
-        return []
-
-    def findings(self, data: ProblemData, plan: Plan) -> list[Finding]:
-        return []
-
 
 def test_one_registered_family_constrains_the_peak_and_the_queue_model(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     family = OneServer()
-    registered: tuple[Family, ...] = (*families.FAMILIES, family)
+    declared = Family("one-server", (), (), add=family.add, admits=family.admits)
+    registered: tuple[Family, ...] = (*families.FAMILIES, declared)
     monkeypatch.setattr(families, "FAMILIES", registered)
     peak = build_formulation(problem(SMALL))
     workload = workload_from(QUEUE)
@@ -74,3 +65,16 @@ def test_one_registered_family_constrains_the_peak_and_the_queue_model(
         assert solver.solve(model) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
         assert solver.objective_value == 1  # the family's cap holds in both models
     assert not families.admits(problem(SMALL), [problem(SMALL).builds[0]] * 2)
+
+
+def test_the_registry_calls_only_the_hooks_a_family_has(
+    monkeypatch: pytest.MonkeyPatch, solve_yaml: Callable[..., Plan]
+) -> None:
+    """A family with constraints alone adds no relaxation, binding line or reason: its missing hooks
+    are never called (they do not exist), where a no-op method would have looked like a rule."""
+    family = OneServer()
+    plan = solve_yaml(SMALL, time_limit=10)
+    monkeypatch.setattr(families, "FAMILIES", (Family("one-server", (), (), add=family.add),))
+    data = problem(SMALL)
+    assert families.relaxations(data) == [] and families.findings(data, plan) == []
+    assert families.impossible(data) == [] and families.admits(data, data.builds * 3)

@@ -10,8 +10,9 @@ from click.testing import CliRunner
 from ftopt.cli.main import cli
 from ftopt.model.findings import FindingKind
 from ftopt.model.plan import Status
+from ftopt.model.relaxation import RelaxationId
 from ftopt.model.workload import Workload
-from ftopt.solver.cpsat import families
+from ftopt.solver.cpsat import families, liquid
 from ftopt.solver.cpsat.liquid import LiquidLoop, is_liquid
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.solve import SolveSettings, solve
@@ -48,6 +49,9 @@ def test_the_liquid_rack_carries_what_the_air_rack_cannot() -> None:
 def test_a_loop_too_small_or_no_coolant_leaves_no_plan_and_says_why() -> None:
     small = solve(_with_loop(10), catalogue(), QUICK)
     assert small.status == Status.INFEASIBLE
+    [short] = [r for r in small.reasons if r.kind == FindingKind.LIQUID_SMALL]
+    assert short.subject == "llama70b-full" and short.figures["liquid_kw"] == 10
+    assert "liquid loop" in short.text and "rack units" not in " ".join(r.text for r in small.reasons)
     dry = solve(_workload(coolant_c=None), catalogue(), QUICK)
     assert dry.status == Status.INFEASIBLE
     assert any(r.kind == FindingKind.COOLANT and "coolant_c" in r.text for r in dry.reasons)
@@ -64,11 +68,25 @@ def test_the_cli_exits_3_when_only_a_liquid_chassis_would_fit(tmp_path: Path) ->
 
 def test_the_what_if_offers_a_loop_as_large_as_the_rack_circuits() -> None:
     data = build_problem(_with_loop(10), catalogue())
-    [(words, eased)] = families.LIQUID.relax(data)
-    assert "liquid_kw" in words
-    assert eased.site.racks is not None
-    assert [r.liquid_kw for r in eased.site.racks] == [None, catalogue().feed("400v-3p-32a").usable_w / 1000]
-    assert families.LIQUID.relax(build_problem(_with_loop(20), catalogue())) == []  # 20 kW ≥ its circuit
+    [eased] = liquid.relax(data)
+    assert eased.id == RelaxationId.LIQUID_LOOP and "liquid_kw" in eased.words
+    racks = eased.workload.site.racks
+    assert racks is not None
+    assert [r.liquid_kw for r in racks] == [None, catalogue().feed("400v-3p-32a").usable_w / 1000]
+    assert liquid.relax(build_problem(_with_loop(20), catalogue())) == []  # 20 kW ≥ its circuit
+
+
+def test_the_family_declares_a_rack_limit_and_no_constraints_of_its_own() -> None:
+    family = liquid.Liquid
+    assert family.add is None and family.admits is None  # the racks family keeps the loop
+    assert isinstance(family.rack_limit, LiquidLoop) and family.rack_limit in families.RACKS.limits
+    assert family.relaxations == (RelaxationId.LIQUID_LOOP,) and "liquid-loop" in family.verifier_rules
+
+
+def test_a_loop_large_enough_for_one_server_is_not_reported_impossible() -> None:
+    assert liquid.impossible(build_problem(_workload(), catalogue())) == []
+    [short] = liquid.impossible(build_problem(_with_loop(10), catalogue()))
+    assert short.figures["need_kw"] > 10
 
 
 def test_only_a_liquid_cooled_build_takes_its_watts_from_the_loop() -> None:

@@ -72,3 +72,21 @@ def test_a_plan_the_verifier_rejects_raises_and_names_what_failed(monkeypatch: p
     monkeypatch.setattr(ftopt.verify, "verify_plan", lambda *args: broken)
     with pytest.raises(UnverifiedPlanError, match=r"the queue plan fails verification: .*host-ram"):
         verify(plan, data.workload, catalogue(), "the queue plan")
+
+
+def test_every_copy_and_server_carries_its_bands_with_their_basis() -> None:
+    """Issue 37: memory per GPU, hours and energy carry the band of the copy's stack and method from
+    spread.yaml (energy the hours band), and every server's wall power the power band; the JSON keeps
+    them (low/high, points, sources, basis), and the model renders one as a quote says it."""
+    data, plan = _plan()
+    spread = data.catalogue.spread
+    assert spread is not None and spread.bands is not None
+    for a in plan.assignments:
+        run = next(p for p in data.profiles if p.run.name == a.run)
+        assert a.bands == spread.copy_bands(run.stack.id if run.stack else None, run.method.id)
+        assert a.bands is not None and a.bands.energy == a.bands.hours
+        words = a.bands.memory_per_gpu.words(f"{a.memory_per_gpu_gb.total:.1f} GB")
+        assert f"{a.bands.memory_per_gpu.points} points" in words
+    assert all(s.power_band == spread.bands.power for s in plan.servers)
+    record = plan.model_dump(mode="json")["assignments"][0]["bands"]["memory_per_gpu"]
+    assert set(record) == {"low", "high", "points", "sources", "basis"}

@@ -28,7 +28,7 @@ def test_a_run_that_fits_no_card_names_the_card_and_its_need() -> None:
 
 def test_a_core_names_its_runs_their_copies_and_the_limit() -> None:
     data = problem(SMALL, max_servers=1)
-    core = describe_core(data, [0, 1], limit_in_core=True)
+    [core] = describe_core(data, [0, 1], limit_in_core=True)
     assert core.kind == FindingKind.CONFLICT
     assert core.figures == {"runs": ["one", "two"], "copies": 5, "max_servers": 1}
-    assert describe_core(data, [0], limit_in_core=False).figures["max_servers"] is None
+    assert describe_core(data, [0], limit_in_core=False)[0].figures["max_servers"] is None

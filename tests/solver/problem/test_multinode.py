@@ -41,3 +41,31 @@ def test_a_networked_build_carries_its_nics_in_price_and_power() -> None:
 
 def test_a_bid_that_fits_one_server_gets_no_multinode_options() -> None:
     assert problem(SMALL).multinode == []
+
+
+ADAPTER_AND_BIG = """
+site: {feed: 400v-3p-32a}
+hardware: {gpus: [h200-sxm]}
+runs:
+  - {name: big, model: llama-3.1-405b, method: full, seq_len: 4096}
+  - {name: adapter, model: llama-3.1-8b, method: lora, concurrent: 3}
+"""
+
+
+def test_a_run_one_cheap_server_holds_at_its_most_preferred_is_never_sized_over_servers(monkeypatch) -> None:
+    """The 8B LoRA trains on one card at preference 0 for less than two networked servers cost, so
+    no multi-node option of it can survive: none is sized (issue 38: a fifth of the build of
+    5,000 runs); the 405B, which no server holds, still gets its options."""
+    import ftopt.solver.problem.multinode as multinode
+
+    sized: list[str] = []
+    real = multinode._candidates
+
+    def spy(bid, run, f, networked, nic):  # type: ignore[no-untyped-def]
+        sized.append(bid.profiles[run].run.name)
+        return real(bid, run, f, networked, nic)
+
+    monkeypatch.setattr(multinode, "_candidates", spy)
+    data = problem(ADAPTER_AND_BIG)
+    assert "big" in sized and "adapter" not in sized
+    assert {data.modes[o.mode].run for o in data.multinode} == {0}

@@ -25,8 +25,9 @@ def _inputs(**entry_update: object):
 def test_an_owned_server_is_its_build_with_nothing_to_pay_and_no_upgrades() -> None:
     workload, builds = _inputs()
     owned, unusable = owned_builds(workload, builds)
-    assert unusable == [] and len(owned) == len(workload.inventory)
-    for index, (build, entry) in enumerate(zip(owned, workload.inventory, strict=True)):
+    whole = [b for b in owned if b.mig is None]
+    assert unusable == [] and len(whole) == len(workload.inventory)
+    for index, (build, entry) in enumerate(zip(whole, workload.inventory, strict=True)):
         assert build.owned == index and build.fixed_price == 0.0
         assert (build.chassis.id, build.gpu.id, build.gpu_count) == (
             entry.chassis,
@@ -40,5 +41,24 @@ def test_an_owned_server_is_its_build_with_nothing_to_pay_and_no_upgrades() -> N
 def test_an_entry_no_allowed_build_matches_is_a_finding_not_a_server() -> None:
     workload, builds = _inputs(dimm_count=7)  # no RAM tier has seven DIMMs
     owned, unusable = owned_builds(workload, builds)
-    assert len(owned) == len(workload.inventory) - 1
+    assert len([b for b in owned if b.mig is None]) == len(workload.inventory) - 1
     assert [f.kind for f in unusable] == [FindingKind.OWNED] and unusable[0].subject == "inventory[0]"
+
+
+def test_an_owned_server_of_mig_cards_is_offered_sliced_as_a_bought_one_is() -> None:
+    """Slicing is a setting, not a purchase: each layout a bought server of the card is offered in,
+    the owned one is too, at price 0 and counted against the same entry."""
+    workload, builds = _inputs()
+    owned, _ = owned_builds(workload, builds)
+    entry = workload.inventory[0]
+    sliced = [b for b in owned if b.mig is not None and b.owned == 0]
+    bought = {
+        (b.mig.name, b.mig_count)
+        for b in builds
+        if b.mig is not None
+        and (b.chassis.id, b.gpu.id, b.gpu_count) == (entry.chassis, entry.gpu, entry.gpu_count)
+    }
+    assert bought and {(b.mig.name, b.mig_count) for b in sliced if b.mig} == bought
+    assert all(b.fixed_price == 0.0 and b.units()["owned:0"] == 1 for b in sliced)
+    plain = workload.model_copy(update={"sizing": workload.sizing.model_copy(update={"mig": False})})
+    assert all(b.mig is None for b in owned_builds(plain, builds)[0])

@@ -64,3 +64,24 @@ def test_multinode_copies_of_several_runs_share_one_nic_model() -> None:
     assert servers is not None and copies_placed(servers) == dict(enumerate(data.copies))
     nics = {s.build.nic.id for s in servers if s.build.nic}
     assert nics == {fabric_nic_for(data, [0, 1])}
+
+
+MANY_SINGLE_CARD = """
+site: {feed: 400v-3p-32a}
+hardware: {gpus: [l40s]}
+runs:
+  - {name: adapters, model: qwen3-8b, method: lora, gpus: 1, concurrent: 30}
+"""
+
+
+def test_many_copies_fill_the_cheapest_servers_per_gpu_not_the_cheapest_servers() -> None:
+    """Thirty one-card copies: an eight-card L40S server costs less per card than a two-card one, so
+    the plan in hand is never dearer than packing them into servers of the cheapest build per card
+    (issue 38: 3,060 two-GPU servers where eight-GPU ones were 12-29 % cheaper per GPU)."""
+    data = problem(MANY_SINGLE_CARD)
+    servers = greedy_plan(data)
+    assert servers is not None and copies_placed(servers) == dict(enumerate(data.copies))
+    per_card = {b.slots: b.price for b in data.builds}
+    packed = min(-(-30 // slots) * price for slots, price in per_card.items())
+    assert price_of(servers) <= packed + 1e-6
+    assert min(per_card) < 8 and max(s.build.slots for s in servers) >= 8, "the bid offers both shapes"

@@ -7,7 +7,7 @@ from ortools.sat.python import cp_model
 
 from ftopt.solver.cpsat.formulation import build_formulation
 from ftopt.solver.search import lp
-from ftopt.solver.search.lp import MARGIN_CENTS, lp_bound, price_floor
+from ftopt.solver.search.lp import MARGIN_CENTS, lp_bound, price_floor, slot_floor
 from tests.solver.tiny import HEAVY, MULTINODE, SMALL, problem
 
 
@@ -47,10 +47,20 @@ def test_a_run_only_multinode_modes_hold_has_a_bound_at_most_the_optimum() -> No
     assert cheapest - MARGIN_CENTS <= bound.bound <= _optimum_cents(MULTINODE) + MARGIN_CENTS
 
 
-def test_the_price_floor_is_taken_for_big_models_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    data = problem(SMALL)
-    assert price_floor(data, 10.0) == 0.0  # a small model: CP-SAT proves it, no LP needed
+def test_the_lp_floor_is_taken_for_big_models_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = problem(HEAVY)
+    slots = max(0.0, slot_floor(data) - MARGIN_CENTS)
+    assert price_floor(data, 10.0) == slots  # a small model: CP-SAT proves it, no LP needed
     monkeypatch.setattr(lp, "BIG_MODEL", 1)
     floor = price_floor(data, 10.0)
-    assert 0 < floor <= _optimum_cents(SMALL)
-    assert price_floor(data, 0.0) == 0.0  # no time left: no floor
+    assert slots < floor <= _optimum_cents(HEAVY)  # the LP, tighter here than the slot floor
+    # No time left for GLOP: the GPU-slot floor, which needs no solver, still bounds the price.
+    assert price_floor(data, 0.0) == slots > 0
+
+
+def test_the_slot_floor_is_positive_and_at_most_the_optimum() -> None:
+    """Every copy pays at least its GPUs at the cheapest price per GPU slot it may take (issue 38: the
+    bound that 5,000 distinct runs have when the build leaves no time for the LP)."""
+    for text in (SMALL, HEAVY, MULTINODE):
+        floor = slot_floor(problem(text))
+        assert 0 < floor <= _optimum_cents(text) + MARGIN_CENTS, text

@@ -1,0 +1,40 @@
+"""The HTML quote's three bids (cheapest, knee, fastest): the price-makespan frontier behind them.
+
+Why here, shared by `ftopt solve --format html` and the workbench: the quote's bids must be the
+points `ftopt frontier` finds with the same settings, so both callers search that frontier the same
+way, within what the solve left of the time limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ftopt.model.hardware import Catalogue
+from ftopt.model.settings import SolveSettings
+from ftopt.model.workload import Workload
+
+if TYPE_CHECKING:
+    from ftopt.solver.frontier import Frontier
+
+#: Points `ftopt frontier` finds by default, and the HTML quote's three bids with it: both search
+#: the same frontier with the same settings, so the quote's cheapest, knee and fastest are the
+#: frontier command's own points.
+FRONTIER_POINTS = 10
+
+
+def quote_bids(
+    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float
+) -> Frontier | None:
+    """The frontier behind the quote's three bids: the one `ftopt frontier` finds with the same
+    settings, within `budget_s` (what the solve left of the time limit), so that they are that
+    command's own points whenever the budget lets the frontier finish (None when no run gives
+    train_tokens or no point was found; a queue bid's time axis is its last job's end, as in
+    `ftopt frontier`). OR-Tools is imported only here, when a frontier is asked for."""
+    from ftopt.solver.frontier import frontier, has_train_tokens
+
+    if not has_train_tokens(workload):
+        return None
+    same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
+    found = frontier(workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0))
+    return found if found.points else None

@@ -1,0 +1,271 @@
+"""The bid form, built from the workload's JSON Schema: every field the schema has, edited in place.
+
+Why from the schema (`ftopt schema`, the pydantic models): a field added to the workload appears in
+the form without a template change, racked and queued sites, inventories and the quote's buyer
+details included, and its kind (number, choice, yes/no, list of ids) and default come from the same
+place the loader checks them against. Why only the fields the user changed are written: the form is
+drawn from one stored version, and on saving each input is compared with what that version holds;
+an input left alone writes nothing, so a field the bid does not have (a feed on a racked site) is
+never invented, and comments, order and spelling of the rest stay as they were (`roundtrip`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cache
+from typing import Any
+
+from ftopt.catalogue.schema import workload_schema
+from ftopt.model.hardware import Catalogue
+from ftopt.serve.roundtrip import Document
+
+#: The top-level sections in the order the form shows them; fields not named here follow.
+ORDER = ("name", "quote", "runs", "site", "hardware", "queue", "inventory", "objective", "energy", "sizing")
+#: Fields whose text is a catalogue id: the form suggests the catalogue's ids (free text stays allowed,
+#: for a vendor catalogue's ids).
+SUGGEST = {
+    "model": "models",
+    "reward_model": "models",
+    "feed": "feeds",
+    "feeds": "feeds",
+    "gpus": "gpus",
+    "gpu": "gpus",
+    "chassis": "chassis",
+}
+REMOVE = "_remove"
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input: its field path, label, kind (text, number, choice, yesno, list, fixed), the choices
+    of a choice, the catalogue list it suggests from, the value the version holds, and its default."""
+
+    path: str
+    label: str
+    kind: str
+    description: str = ""
+    choices: tuple[str, ...] = ()
+    suggest: str = ""
+    value: str = ""
+    default: str = ""
+
+
+@dataclass
+class Section:
+    """A mapping of the workload: its inputs, nested mappings, and lists of mappings (as entries)."""
+
+    path: str
+    title: str
+    inputs: list[Input] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    lists: list[Entries] = field(default_factory=list)
+    present: bool = False
+
+
+@dataclass
+class Entries:
+    """A list of mappings (runs, racks, owned servers): one section per entry, then one empty to add."""
+
+    path: str
+    title: str
+    entries: list[Section] = field(default_factory=list)
+
+
+@cache
+def _schema() -> dict[str, Any]:
+    return workload_schema()
+
+
+def _resolve(prop: Mapping[str, Any]) -> Mapping[str, Any]:
+    ref = prop.get("$ref")
+    return _schema()["$defs"][ref.rsplit("/", 1)[-1]] if isinstance(ref, str) else prop
+
+
+def _variants(prop: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The non-null alternatives of a property, each with its $ref resolved."""
+    options = prop.get("anyOf") or [prop]
+    return [_resolve(o) for o in options if o.get("type") != "null"]
+
+
+def _scalar_kind(variants: list[Mapping[str, Any]]) -> tuple[str, tuple[str, ...]]:
+    """(kind, choices) of a property whose alternatives are all scalars."""
+    choices: list[str] = []
+    types: set[str] = set()
+    for v in variants:
+        if "enum" in v or "const" in v:
+            choices += [_text(x) for x in v.get("enum", [v.get("const")])]
+        elif v.get("type") == "boolean":
+            choices += ["true", "false"]
+        else:
+            types.add(str(v.get("type")))
+    if choices and not types:
+        return "choice", tuple(dict.fromkeys(choices))
+    if types <= {"integer", "number"} and not choices:
+        return "number", ()
+    return "text", tuple(dict.fromkeys(choices))
+
+
+def _text(value: Any) -> str:
+    """A value as the form shows it: yes/no as true/false, a list of ids as `a, b`, a date ISO."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return ", ".join(_text(v) for v in value)
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(value)
+    return str(value)
+
+
+def _object_def(variants: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    return next((v for v in variants if "properties" in v), None)
+
+
+def _section(doc: Document, definition: Mapping[str, Any], path: str, title: str) -> Section:
+    """The section of a mapping at `path`, with the version's values."""
+    section = Section(path, title, present=doc.get(path) is not None if path else True)
+    props: Mapping[str, Any] = definition.get("properties", {})
+    keys = sorted(props, key=lambda k: ORDER.index(k) if k in ORDER else len(ORDER)) if not path else props
+    for key in keys:
+        _add(section, doc, key, props[key], f"{path}.{key}" if path else key)
+    return section
+
+
+def _add(section: Section, doc: Document, key: str, prop: Mapping[str, Any], path: str) -> None:
+    """The input, nested section or list of entries for one property."""
+    variants = _variants(prop)
+    value = doc.get(path)
+    has_text = any(v.get("type") == "string" for v in variants)
+    nested = _object_def(variants)
+    items = next((v.get("items") for v in variants if v.get("type") == "array"), None)
+    if items is not None and "properties" in _resolve(items):
+        section.lists.append(_entries(doc, _resolve(items), path, key))
+    elif nested is not None and not has_text:
+        section.sections.append(_section(doc, nested, path, key))
+    else:
+        section.inputs.append(_input(key, prop, variants, path, value, items is not None))
+
+
+def _input(
+    key: str, prop: Mapping[str, Any], variants: list[Mapping[str, Any]], path: str, value: Any, listed: bool
+) -> Input:
+    kind, choices = ("list", ()) if listed else _scalar_kind([v for v in variants if "properties" not in v])
+    if isinstance(value, Mapping) or (isinstance(value, list) and not listed):
+        kind = "fixed"  # an inline model or another structure: edited in the YAML
+    default = prop.get("default")
+    return Input(
+        path=path,
+        label=key,
+        kind=kind,
+        description=str(prop.get("description", "")),
+        choices=choices,
+        suggest=SUGGEST.get(key, ""),
+        value=_text(value) if kind != "fixed" else "(a structure: edit it in the YAML)",
+        default="" if default is None or default == [] else _text(default),
+    )
+
+
+def _entries(doc: Document, definition: Mapping[str, Any], path: str, key: str) -> Entries:
+    held = doc.get(path)
+    count = len(held) if isinstance(held, list) else 0
+    entries = Entries(path, key)
+    for i in range(count + 1):
+        entry = _section(doc, definition, f"{path}[{i}]", f"{key} {i + 1}" if i < count else f"new {key}")
+        entry.present = i < count
+        entries.entries.append(entry)
+    return entries
+
+
+def bid_form(text: str) -> Section:
+    """The whole form for a workload text (an empty text: the form of a new bid)."""
+    return _section(Document(text), _schema(), "", "bid")
+
+
+def inputs(section: Section) -> list[Input]:
+    """Every input of a section, nested ones and entries' included, in form order."""
+    found = list(section.inputs)
+    for sub in section.sections:
+        found += inputs(sub)
+    for entries in section.lists:
+        for entry in entries.entries:
+            found += inputs(entry)
+    return found
+
+
+def _value(item: Input, typed: str) -> Any:
+    """What a typed text is written as, by the input's kind; text that is no number stays text, for
+    the loader to refuse in its own words beside the field."""
+    if item.kind == "list":
+        return [part.strip() for part in typed.split(",") if part.strip()]
+    if item.kind == "number" or (item.kind == "text" and typed[:1].isdigit()):
+        return number(typed)
+    if typed in ("true", "false") and "true" in item.choices:
+        return typed == "true"
+    if item.kind == "choice" and all(_is_number(c) for c in item.choices):
+        return number(typed)
+    return typed
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def number(value: str) -> int | float | str:
+    """A typed number as the loader expects it (`1,000` and `1_000` read as 1000); text that is no
+    number is passed on as typed."""
+    text = value.strip().replace("_", "").replace(",", "")
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        found = float(text)
+    except ValueError:
+        return value.strip()
+    return int(found) if found.is_integer() and "e" in text.lower() and abs(found) < 1e18 else found
+
+
+def changes(text: str, typed: Mapping[str, str]) -> list[tuple[str, Any]]:
+    """The (path, value) edits the typed form makes to the version `text`: each input whose typed
+    text differs from the version's, in form order (None removes a field), then the entries ticked
+    for removal, last first (so the indexes of the others hold)."""
+    form = bid_form(text)
+    edits: list[tuple[str, Any]] = []
+    for item in inputs(form):
+        if item.kind == "fixed" or item.path not in typed:
+            continue
+        given = typed[item.path].strip()
+        if given != item.value.strip():
+            edits.append((item.path, _value(item, given) if given else None))
+    removed = [p[: -len(REMOVE) - 1] for p, v in typed.items() if p.endswith("." + REMOVE) and v]
+    edits += [(p, None) for p in sorted(removed, key=_index_key, reverse=True)]
+    return edits
+
+
+def _index_key(path: str) -> tuple[str, int]:
+    head, _, index = path.rpartition("[")
+    return head, int(index.rstrip("]") or 0) if index.rstrip("]").isdigit() else 0
+
+
+def typed_fields(form: Mapping[str, Any]) -> dict[str, str]:
+    """The text inputs of a posted form (files and repeated keys left out)."""
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+def suggestions(catalogue: Catalogue) -> dict[str, list[str]]:
+    """The catalogue's ids the form suggests, by list name."""
+    return {
+        "models": [m.id for m in catalogue.models],
+        "feeds": [f.id for f in catalogue.feeds],
+        "gpus": [g.id for g in catalogue.gpus],
+        "chassis": [c.id for c in catalogue.chassis],
+    }
