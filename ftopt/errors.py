@@ -116,8 +116,11 @@ class InfeasibleError(FtoptError):
 
     exit_code = 3
 
-    def __init__(self, reasons: list[str]) -> None:
+    def __init__(self, reasons: list[str], records: list[dict[str, object]] | None = None) -> None:
         self.reasons = reasons
+        # The reasons as findings (kind, subject, figures with any relaxation id): what a program
+        # reads instead of the sentences (the problem details' `reasons`).
+        self.records = records or []
         super().__init__("no plan exists: " + "; ".join(reasons))
 
 
@@ -166,6 +169,8 @@ def problem(err: FtoptError, instance: str = "") -> dict[str, object]:
     entries = [_problem_entry(e) for e in each if e.field]
     if entries:
         found["errors"] = entries
+    if isinstance(err, InfeasibleError) and err.records:
+        found["reasons"] = err.records
     return found
 
 

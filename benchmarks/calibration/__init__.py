@@ -372,12 +372,29 @@ def _side_by_side(outcomes: list[Outcome], plain: list[Outcome], planning: list[
         "|---|---|---|---|---|---|",
     ]
     pre = comparison_cells()
+    moved = {s for c in read_changes() for s in c.get("moved_to_fit") or []}
+
+    def formerly(rows: list[Outcome]) -> list[Outcome]:  # held out before the protocol moved them
+        return [o for o in rows if o.split == "held-out" or o.source in moved]
+
     for kind in KINDS:
         lines.append(
             f"| {kind} | {_share_cell(split(outcomes, 'fit'), kind)} | "
             f"{_share_cell(split(outcomes, 'held-out'), kind)} | "
             f"{_share_cell(split(plain, 'held-out'), kind)} | "
             f"{_share_cell(planning, kind)} | {pre.get(kind, '—')} |"
+        )
+    lines += [
+        "",
+        "The sources held out before the protocol moved the ones tuned on to fit "
+        f"({', '.join(sorted(moved))} and today's held-out ones):",
+        "",
+        "| kind | with the per-point stack overrides | without them (the stack as plans use it) |",
+        "|---|---|---|",
+    ]
+    for kind in KINDS:
+        lines.append(
+            f"| {kind} | {_share_cell(formerly(outcomes), kind)} | {_share_cell(formerly(plain), kind)} |"
         )
     return lines
 

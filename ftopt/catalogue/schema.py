@@ -53,4 +53,6 @@ def workload_schema(methods: MethodRegistry | None = None) -> dict[str, Any]:
     run = schema["$defs"]["Run"]["properties"]
     run.update(_RUN_ALIASES)
     run.update(method_fields(methods or load_catalogue().methods))
+    customer = schema["$defs"]["QuoteDetails"]["properties"]["customer"]
+    customer["anyOf"].insert(0, {"type": "string", "minLength": 1, "maxLength": 200})  # the name alone
     return {"$schema": SCHEMA_DIALECT, **schema, "title": "ftopt workload"}

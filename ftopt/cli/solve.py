@@ -27,10 +27,12 @@ from ftopt.cli import (
     time_limit_option,
 )
 from ftopt.cli.errors import CommandInputError, handle_errors
+from ftopt.model.commercial import Copy
 from ftopt.model.findings import money
 from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary, summarize
 from ftopt.quote.bids import quote_bids
+from ftopt.quote.copies import COPIES, check_currency, logo_uri, quote_copy
 from ftopt.quote.formats import FORMATS, QuoteOptions, render_bytes
 from ftopt.quote.table import render_table
 from ftopt.reading.workload_file import load_workload
@@ -72,7 +74,8 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     "--what-if/--no-what-if",
     default=True,
     show_default=True,
-    help="Re-solve once per relaxation (deadline, card memory, feed, inlet, 8-bit Adam, server limit, stock, racks, liquid loops) to report savings, or what would give an impossible bid a plan.",
+    help="Re-solve once per relaxation (deadline, card memory, feed, inlet, 8-bit Adam, server limit, "
+    "stock, racks, liquid loops) to report savings, or what would give an impossible bid a plan.",
 )
 @click.option(
     "--frontier/--no-frontier",
@@ -90,6 +93,15 @@ def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     show_default=True,
     metavar="N",
     help="Also the next N cheapest bids whose server sets differ, each verified (JSON: `alternatives`).",
+)
+@click.option(
+    "--copy",
+    "copy",
+    type=click.Choice(COPIES),
+    default="buyer",
+    show_default=True,
+    help="The buyer's copy (prices, discount, tax, total) or the seller's (also cost and margin per "
+    "line, from quote.margin_percent); every format.",
 )
 @click.option(
     "--internals/--no-internals",
@@ -113,17 +125,21 @@ def solve_command(
     with_frontier: bool,
     alternatives: int,
     internals: bool,
+    copy: Copy,
     prices: Path | None,
     catalogue_dir: Path | None,
 ) -> None:
     """Find the cheapest servers that run every copy of every run in WORKLOAD at once."""
-    if fmt == "xlsx" and output is None:
-        raise CommandInputError("--format xlsx writes a workbook: give -o FILE.xlsx")
+    if FORMATS[fmt].binary and output is None:
+        noun = {"xlsx": "a workbook", "pdf": "a PDF"}.get(fmt, "a binary file")
+        raise CommandInputError(f"--format {fmt} writes {noun}: give -o FILE.{FORMATS[fmt].suffix}")
     from ftopt.solver.solve import SolveSettings, solve
 
     started = time.perf_counter()  # --time-limit bounds the whole command, the quote's bids included
     catalogue = open_catalogue(prices, catalogue_dir)
     parsed = load_workload(workload, catalogue)
+    check_currency(parsed, catalogue, str(workload))
+    logo = logo_uri(workload, parsed)
     if alternatives and parsed.queue is not None:
         raise CommandInputError(QUEUE_ALTERNATIVES)
     settings = SolveSettings(
@@ -138,7 +154,8 @@ def solve_command(
     if fmt == "html" and with_frontier:
         budget = settings.time_limit - (time.perf_counter() - started)
         bids = quote_bids(parsed, catalogue, settings, budget)
-    write_plan(plan, fmt, output, bids, internals, summarize(plan, parsed, catalogue))
+    shown, summary = quote_copy(plan, parsed, catalogue, copy)
+    write_plan(shown, fmt, output, bids, internals, summary, logo)
 
 
 def write_plan(
@@ -148,14 +165,16 @@ def write_plan(
     bids: Frontier | None = None,
     internals: bool = True,
     summary: PlanSummary | None = None,
+    logo: str = "",
 ) -> None:
-    """The plan in `fmt`, to `output` or stdout (the table goes through rich; xlsx needs `output`)."""
+    """The plan in `fmt`, to `output` or stdout (the table goes through rich; xlsx and pdf need
+    `output`); `logo` is the seller's logo as a data: URI, for HTML and PDF."""
     summary = summary if summary is not None else summarize(plan)
     if fmt == "table" and output is None:  # the terminal's width on a terminal, every cell whole off one
         with plain_console(output) as console:
             render_table(plan, console, internals, summary)
         return
-    body = render_bytes(plan, fmt, summary, QuoteOptions(bids, internals))
+    body = render_bytes(plan, fmt, summary, QuoteOptions(bids, internals, logo))
     if output:
         output.write_bytes(body)
     else:

@@ -191,8 +191,8 @@ def _servers(count: int) -> str:
 
 
 def _feasible_if(subject: str, f: dict[str, Any]) -> str:
-    best = "proven cheapest" if f.get("eased_status") == "optimal" else "best found"
-    return f"with {subject} the bid has a plan ({best}: {money(f['eased_price'], f['currency'])})"
+    best = "proven" if f.get("eased_status") == "optimal" else "best found, not proven cheapest"
+    return f"with {subject} the bid has a plan, its cheapest at {money(f['eased_price'], f['currency'])} ({best})"
 
 
 def _deadline_bound(subject: str, f: dict[str, Any]) -> str:
@@ -204,6 +204,11 @@ def _deadline_bound(subject: str, f: dict[str, Any]) -> str:
     )
 
 
+def _hours(hours: float) -> str:
+    """Hours to a tenth, and a small figure (under 0.1 h) to two significant digits, not 0.0."""
+    return f"{hours:,.1f}" if hours >= 0.1 else f"{hours:.2g}"
+
+
 def _disproportion(subject: str, f: dict[str, Any]) -> str:
     currency = f["currency"]
     if not f["hours_saved"]:
@@ -213,7 +218,7 @@ def _disproportion(subject: str, f: dict[str, Any]) -> str:
             "per hour)"
         )
     return (
-        f"{f['what']} {subject} cost {money(f['cost'], currency)} and save {f['hours_saved']:,.1f} h at "
+        f"{f['what']} {subject} cost {money(f['cost'], currency)} and save {_hours(f['hours_saved'])} h at "
         f"P{round(f['confidence'] * 100)}: {money(f['cost_per_hour'], currency)} per hour saved, "
         f"against {money(f['plan_per_hour'], currency)} per hour of the whole plan"
     )

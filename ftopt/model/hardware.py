@@ -210,6 +210,15 @@ class Chassis(_Item):
     rack_units: int | None = Field(
         default=None, gt=0, le=60, description="height, U; needed to place the chassis in a site's racks"
     )
+    weight_kg: float | None = Field(
+        default=None, gt=0, le=500, description="weight as installed, kg (the facility sheet's figure)"
+    )
+    airflow_cfm: float | None = Field(
+        default=None, gt=0, le=5000, description="airflow at full load, cubic feet per minute (air-cooled)"
+    )
+    facility_sources: tuple[str, ...] = Field(
+        default=(), description="where weight_kg and airflow_cfm are published, with the date read"
+    )
     inlet_limits: dict[str, float] = Field(
         default_factory=dict,
         description="card id → warmest inlet the chassis is qualified for with that card, where stricter "

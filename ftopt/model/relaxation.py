@@ -20,8 +20,8 @@ class RelaxationId(StrEnum):
 
     DEADLINE = "deadline"  # every run's deadline loosened (by the hours the cheaper plan needs)
     MEMORY = "memory"  # a card with more memory than the bid allows
-    HOST_RAM = "host-ram"  # host RAM per GPU memory (a catalogue rule)
-    CORES = "cores"  # CPU cores per GPU (a catalogue rule)
+    HOST_RAM = "host-ram"  # host RAM per GPU memory eased (a catalogue rule)
+    CORES = "cores"  # half the CPU cores per GPU (a catalogue rule)
     FEED = "feed"  # the next larger feed
     INLET = "inlet"  # a cooler room
     RACK_UNITS = "rack-units"  # taller racks
@@ -40,6 +40,8 @@ RESOLVED = frozenset(
     {
         RelaxationId.DEADLINE,
         RelaxationId.MEMORY,
+        RelaxationId.HOST_RAM,
+        RelaxationId.CORES,
         RelaxationId.FEED,
         RelaxationId.INLET,
         RelaxationId.RACK_UNITS,
@@ -50,6 +52,11 @@ RESOLVED = frozenset(
         RelaxationId.OPTIMISER,
     }
 )
+
+
+#: The relaxations that ease the catalogue (its host rules, its stock), not the bid: no edit of a
+#: workload applies them, so the workbench cannot turn them into a new version.
+CATALOGUE_RULES = frozenset({RelaxationId.HOST_RAM, RelaxationId.CORES, RelaxationId.STOCK})
 
 
 def relaxation_id(value: object) -> RelaxationId | None:

@@ -49,5 +49,7 @@ class Result(BaseModel):
         if self.plan is not None:
             return self.plan
         if self.status == Status.INFEASIBLE:
-            raise InfeasibleError([r.text for r in self.reasons])
+            raise InfeasibleError(
+                [r.text for r in self.reasons], [r.model_dump(mode="json") for r in self.reasons]
+            )
         raise NoPlanInTimeError("; ".join(r.text for r in self.reasons) or "no plan found in time")

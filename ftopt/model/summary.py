@@ -17,6 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ftopt.model.commercial import Commercial, cents
+from ftopt.model.facility import Facility
 from ftopt.model.findings import money
 from ftopt.model.hardware import Catalogue, CatalogueOrigin
 from ftopt.model.plan import Assignment, Node, Plan, RunSummary, ScheduledJob, Server, Status
@@ -203,6 +205,15 @@ class PlanSummary(BaseModel):
     buyer: QuoteDetails | None
     alternatives: tuple[AlternativeLine, ...] = Field(
         default=(), description="the next cheapest bids, in price order (`--alternatives`)"
+    )
+    commercial: Commercial | None = Field(
+        default=None,
+        description="the quote's commercial lines (`quote:`): hardware at sell price, discount, services, "
+        "shipping, tax and total; cost and margin in the seller's copy (ftopt.quote.copies)",
+    )
+    facility: Facility | None = Field(
+        default=None,
+        description="the facility sheet: power, heat, airflow, weight and rack units per rack and bid",
     )
     headline: str
     figures: tuple[Figure, ...] = Field(description="the key figures every format lists, in order")
@@ -527,13 +538,25 @@ def _job_cards(job: ScheduledJob, a: Assignment) -> list[tuple[str, int, str]]:
     return [(n.server, g, part) for n in nodes for g in n.gpus]
 
 
+#: Names a sentence lists before it counts the rest ("and 37 more"): a screen line's worth.
+LIST_LIMIT = 8
+
+
+def summarised(names: tuple[str, ...] | list[str], limit: int = LIST_LIMIT) -> str:
+    """`a, b, c`, or past `limit` names `a, …, h and 37 more (all in the appendix)`: a sentence stays
+    one screen line on a bid of many runs; the summary's fields keep every name (JSON, appendix)."""
+    if len(names) <= limit:
+        return ", ".join(names)
+    return f"{', '.join(names[:limit])} and {len(names) - limit} more (all in the appendix)"
+
+
 def _hours_words(hours: float | None, without: tuple[str, ...], runs: int) -> str:
     """The hours clause of a peak headline: only for runs that have hours, naming those without."""
     if hours is None:
         return ""
     if not without:
         return f"; every run trained within {hours:,.1f} h"
-    named = ", ".join(without)
+    named = summarised(without)
     return (
         f"; the {runs - len(without)} run{'s' if runs - len(without) != 1 else ''} with train_tokens "
         f"trained within {hours:,.1f} h ({named}: no train_tokens, no hours)"
@@ -611,7 +634,7 @@ def _rent(plan: Plan, without: tuple[str, ...]) -> RentComparison | None:
         return RentComparison(
             comparable=False,
             purchase=plan.total_price,
-            words=f"Buy or rent cannot be compared: {', '.join(without)} give no train_tokens, so their "
+            words=f"Buy or rent cannot be compared: {summarised(without)} give no train_tokens, so their "
             "hours, and what renting them would cost, are unknown; the servers bought run them all.",
         )
     assert rent is not None
@@ -667,7 +690,7 @@ def key_figures(s: PlanSummary, plan: Plan) -> tuple[Figure, ...]:
         out.append(spread)
     out += [Figure(label="Spare servers", value=spares_words(s))] * bool(s.spares)
     if s.runs_without_hours:
-        out.append(Figure(label="Runs without hours", value=", ".join(s.runs_without_hours)))
+        out.append(Figure(label="Runs without hours", value=summarised(s.runs_without_hours)))
     if plan.energy_kwh is not None:
         out.append(Figure(label="Training energy", value=f"{plan.energy_kwh:,.0f} kWh"))
     if plan.tco is not None and plan.tco.objective == "tco":
@@ -701,7 +724,8 @@ def _spread_figure(s: PlanSummary) -> Figure | None:
 
 
 def _to_pay(price: float, discount: float) -> float:
-    return round(price * (1 - discount / 100), 2)
+    """The price less the discount, each rounded to the cent as the commercial lines round them."""
+    return cents(price - cents(price * discount / 100))
 
 
 def server_words(plan: Plan) -> str:

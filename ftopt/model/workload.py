@@ -11,7 +11,9 @@ is chosen.
 
 from __future__ import annotations
 
+import datetime
 import math
+import re
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -20,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ftopt.errors import did_you_mean, quoted
 from ftopt.model.architecture import Architecture
 from ftopt.model.spread import CONFIDENCES, DEFAULT_CONFIDENCE, Confidence
-from ftopt.model.written import DateText, TokenCount, count_value
+from ftopt.model.written import TokenCount, count_value
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -619,26 +621,105 @@ class Queue(BaseModel):
     )
 
 
+class Seller(BaseModel):
+    """Who sells: the name and address the quote is headed with, and a logo beside them."""
+
+    model_config = _FROZEN
+    name: str = Field(min_length=1, max_length=200, description="the seller's company name")
+    address: str | None = Field(default=None, min_length=1, max_length=500, description="postal address")
+    logo: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=300,
+        pattern=r"(?i)^[^\x00]*\.(png|jpe?g|svg)$",
+        description="a PNG, JPEG or SVG file, its path relative to the bid's file",
+    )
+
+
+class Customer(BaseModel):
+    """Who the quote is for: a company, and the person it is addressed to."""
+
+    model_config = _FROZEN
+    name: str = Field(min_length=1, max_length=200, description="the customer's company name")
+    contact: str | None = Field(
+        default=None, min_length=1, max_length=200, description="the person, e-mail or phone it goes to"
+    )
+
+
+class ServiceLine(BaseModel):
+    """A service sold with the servers (installation, warranty, support): a price per server or per
+    bid, and per year when `years` is given."""
+
+    model_config = _FROZEN
+    name: str = Field(min_length=1, max_length=200, description="what the service is")
+    price: float = Field(ge=0, le=1e9, description="its price, per server or per bid, per year with years")
+    per: Literal["server", "bid"] = Field(default="bid", description="per server bought, or once per bid")
+    years: float | None = Field(default=None, gt=0, le=20, description="years it runs: price is per year")
+
+
 class QuoteDetails(BaseModel):
-    """The buyer's details a quote carries: who it is for, its reference and validity, a discount.
+    """The commercial side of a quote: who sells and who buys, its number and validity, the discount,
+    the seller's margin, tax, shipping, services and payment terms.
 
     Why in the workload: the presales engineer writes them once beside the bid, and every format
-    of the quote shows the same ones. The discount lowers the price the buyer reads, never the
-    solver's objective: the cheapest plan is the same with or without it.
+    of the quote shows the same ones. None of them changes the solver's objective: the cheapest plan
+    is the same with or without them; they change what the buyer reads and pays. With a margin the
+    catalogue's prices are the seller's cost and every price the buyer reads is the sell price.
+    Bids written before these fields (`customer` as a name, `reference`, a quoted date) still read.
     """
 
     model_config = _FROZEN
-    customer: str | None = Field(
-        default=None, min_length=1, max_length=200, description="who the quote is for"
+    number: str | None = Field(default=None, min_length=1, max_length=100, description="quote number")
+    revision: int | None = Field(default=None, ge=0, le=100_000, description="the quote's revision")
+    date: datetime.date | None = Field(
+        default=None, description="the quote's date; lead times count from it to delivery dates"
     )
-    reference: str | None = Field(default=None, min_length=1, max_length=100, description="quote reference")
-    valid_until: DateText | None = Field(
-        default=None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="last day the quote holds, YYYY-MM-DD"
+    seller: Seller | None = None
+    customer: Customer | None = Field(
+        default=None, description="who the quote is for (a name, or name and contact)"
     )
+    reference: str | None = Field(
+        default=None, min_length=1, max_length=100, description="the customer's reference"
+    )
+    valid_until: datetime.date | None = Field(default=None, description="last day the quote holds")
     discount_percent: float = Field(
-        default=0.0, ge=0, lt=100, description="discount on the price the buyer pays, percent"
+        default=0.0, ge=0, lt=100, description="discount on the hardware's sell price, percent"
+    )
+    margin_percent: float | None = Field(
+        default=None,
+        ge=0,
+        le=1000,
+        description="the seller's margin on cost: catalogue prices are costs, sold at cost × (1 + margin)",
+    )
+    tax_percent: float = Field(default=0.0, ge=0, le=100, description="tax or VAT on the whole, percent")
+    shipping: float = Field(default=0.0, ge=0, le=1e9, description="shipping, once per bid")
+    services: tuple[ServiceLine, ...] = Field(default=(), max_length=50, description="services sold with it")
+    payment_terms: str | None = Field(default=None, min_length=1, max_length=500, description="payment terms")
+    currency: str | None = Field(
+        default=None,
+        pattern=r"^[A-Z]{3}$",
+        description="ISO 4217 code; must be the catalogue prices' currency",
     )
     notes: str | None = Field(default=None, min_length=1, max_length=2000, description="terms or remarks")
+
+    @field_validator("customer", mode="before")
+    @classmethod
+    def _customer_as_name(cls, value: Any) -> Any:
+        """`customer: ACME Labs`, as bids were written before contacts: the customer's name."""
+        return {"name": value} if isinstance(value, str) else value
+
+    @field_validator("date", "valid_until", mode="before")
+    @classmethod
+    def _date_as_written(cls, value: Any) -> Any:
+        """A YAML date (`2027-01-31`, unquoted) or the same date quoted, as bids were written before."""
+        if isinstance(value, datetime.datetime):
+            return value.date()
+        if isinstance(value, str) and not _DATE.fullmatch(value):
+            raise ValueError(f"expected a date YYYY-MM-DD, got {quoted(value)}")
+        return value
+
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 class HardwareLimits(BaseModel):
@@ -756,7 +837,9 @@ class Workload(BaseModel):
         "copy at once; deadline_hours then count from the start of the horizon",
     )
     quote: QuoteDetails | None = Field(
-        default=None, description="buyer details every quote format shows: customer, reference, discount"
+        default=None,
+        description="the commercial side every quote format shows: number, seller, customer, validity, "
+        "discount, margin, tax, shipping, services, payment terms",
     )
     deadline_confidence: Confidence = Field(
         default=DEFAULT_CONFIDENCE,

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from rich.console import Console
 
+from ftopt.errors import FtoptError
 from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary, summarize
 from ftopt.quote.html import render_html
@@ -37,6 +38,7 @@ class QuoteOptions:
 
     bids: Frontier | None = None
     internals: bool = True
+    logo: str = ""  # the seller's logo as a data: URI (`ftopt.quote.copies.logo_uri`), for HTML and PDF
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,30 @@ def _markdown(plan: Plan, summary: PlanSummary, options: QuoteOptions) -> bytes:
 
 
 def _html(plan: Plan, summary: PlanSummary, options: QuoteOptions) -> bytes:
-    return render_html(plan, options.bids, options.internals, summary).encode("utf-8")
+    return render_html(plan, options.bids, options.internals, summary, options.logo).encode("utf-8")
+
+
+class NoPdfLibrary(FtoptError):
+    """`--format pdf` without WeasyPrint or the system libraries it draws with (Pango)."""
+
+    exit_code = 2
+
+
+def _pdf(plan: Plan, summary: PlanSummary, options: QuoteOptions) -> bytes:
+    """The HTML quote printed to PDF by WeasyPrint, with the page's print styles (A4, sections whole).
+
+    Why WeasyPrint: it lays out the same HTML and CSS the browser prints, so the PDF is the HTML
+    quote, figure for figure, without a browser; it needs Pango from the system (Debian: libpango)."""
+    try:
+        from weasyprint import HTML
+    except (ImportError, OSError) as exc:  # OSError: WeasyPrint without the system's Pango
+        raise NoPdfLibrary(
+            f"--format pdf needs WeasyPrint and Pango ({type(exc).__name__}: {exc}); install the pdf "
+            "extra, pip install 'ftopt[pdf]', and Pango (apt-get install libpango-1.0-0 libpangoft2-1.0-0)"
+        ) from None
+    html = render_html(plan, options.bids, options.internals, summary, options.logo)
+    pdf: bytes = HTML(string=html).write_pdf()
+    return pdf
 
 
 def _table(plan: Plan, summary: PlanSummary, options: QuoteOptions) -> bytes:
@@ -99,6 +124,7 @@ FORMATS: dict[str, Format] = {
         Format(
             "xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx", _xlsx, True
         ),
+        Format("pdf", "application/pdf", "pdf", _pdf, True),
     )
 }
 

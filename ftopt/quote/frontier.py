@@ -101,6 +101,12 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
     return [low + i * step for i in range(count)]
 
 
+def axis_money(amount: float) -> str:
+    """A money axis's tick: whole units, never cents (`748,544`, not `748,543.67`): a tick marks a
+    place on the axis, and the figures it stands between are printed exactly elsewhere."""
+    return f"{round(amount):,}"
+
+
 def _axis_caption(frontier: Frontier) -> str:
     """The chart's time axis in words: the last job's end in a queue, else the longest copy's hours."""
     if frontier.queue:
@@ -157,7 +163,7 @@ def _axes_svg(scale: _Scale, frontier: Frontier, label: str, currency: str) -> l
         f'<line x1="{PAD_L - 4}" y1="{scale.sy(t):.1f}" x2="{PAD_L}" y2="{scale.sy(t):.1f}" '
         'stroke="#555555"/>'
         f'<text x="{PAD_L - 6}" y="{scale.sy(t) + 4:.1f}" font-size="11" text-anchor="end">'
-        f"{escape(money(t, ''))}</text>"
+        f"{escape(axis_money(t))}</text>"
         for t in _ticks(scale.y0, scale.y1)
     ]
     parts.append(

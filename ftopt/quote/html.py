@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ftopt.model.findings import Finding, money
 from ftopt.model.plan import LineItem, Plan, Server
 from ftopt.model.summary import PlanSummary, link_words, method_words, power_basis_words, server_link_words
+from ftopt.quote.blocks import Block, quote_blocks
 from ftopt.quote.frontier import three_bids_html
 from ftopt.quote.gantt import schedule_svg
 from ftopt.quote.page import page, table
@@ -77,6 +78,16 @@ def _summary(plan: Plan, summary: PlanSummary, internals: bool) -> str:
         + f'<dl class="summary">{items}</dl>'
         f'<p class="proof status-{escape(plan.status.value)}">{escape(summary.proof)}</p>'
         f"{_site_line(plan)}<p>{escape(price_words(plan, summary, internals))}</p>{_bid(plan)}</section>"
+    )
+
+
+def block_html(block: Block) -> str:
+    """One block of the quote as a section: title, sentence, table with its closing rows in the foot."""
+    rows = [[escape(c) for c in row] for row in block.rows]
+    feet = [[escape(c) for c in row] for row in block.foot]
+    return (
+        f'<section id="{escape(block.id)}" class="block"><h2>{escape(block.title)}</h2>'
+        f"<p>{escape(block.note)}</p>{table(list(block.columns), rows, feet=feet)}{block.figure}</section>"
     )
 
 
@@ -406,10 +417,14 @@ def _schedule(plan: Plan, summary: PlanSummary) -> str:
 
 
 def render_html(
-    plan: Plan, bids: Frontier | None = None, internals: bool = True, summary: PlanSummary | None = None
+    plan: Plan,
+    bids: Frontier | None = None,
+    internals: bool = True,
+    summary: PlanSummary | None = None,
+    logo: str = "",
 ) -> str:
     """The whole plan as one self-contained HTML5 document; with `bids`, the three-bids section;
-    without `internals`, no technical appendix."""
+    without `internals`, no technical appendix; `logo`, a data: URI, heads it beside the seller."""
     summary = summary_of(plan, summary)
     title = f"Fine-tuning servers: {plan.workload}" if plan.workload else "Fine-tuning servers"
     servers = "".join(_group(plan, group) for group in server_groups(plan))
@@ -419,6 +434,7 @@ def render_html(
     )
     body = [
         _summary(plan, summary, internals),
+        *(block_html(block) for block in quote_blocks(plan, summary)),
         three_bids_html(bids) if bids is not None else "",
         '<section id="placement" class="diagram"><h2>Placement</h2>'
         "<p>Each server with its two CPU sockets and its GPUs; a GPU's colour and letter name the run "
@@ -449,4 +465,21 @@ def render_html(
         footer,
     ]
     subtitle = "Server quote prepared by ftopt · " + escape(summary.catalogue.words)
-    return page(title, "\n".join(body), subtitle)
+    return page(title, _letterhead(summary, logo) + "\n".join(body), subtitle)
+
+
+def _letterhead(summary: PlanSummary, logo: str) -> str:
+    """The seller's logo, name and address, and the quote's number and revision, when the bid gives them."""
+    b = summary.buyer
+    if b is None or (b.seller is None and b.number is None):
+        return ""
+    image = f'<img class="logo" src="{escape(logo)}" alt="logo">' if logo else ""
+    seller = ""
+    if b.seller is not None:
+        address = f"<br>{escape(b.seller.address)}" if b.seller.address else ""
+        seller = f"<p><strong>{escape(b.seller.name)}</strong>{address}</p>"
+    number = ""
+    if b.number is not None:
+        revision = f", revision {b.revision}" if b.revision is not None else ""
+        number = f"<p>Quote {escape(b.number)}{escape(revision)}</p>"
+    return f'<div class="letterhead">{image}{seller}{number}</div>'

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ftopt.model.findings import money
 from ftopt.model.plan import LineItem, Plan
 from ftopt.model.summary import PlanSummary
+from ftopt.quote.blocks import Block, quote_blocks
 from ftopt.quote.escape import markdown_text as md
 from ftopt.quote.racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.quote.roles import role_lines
@@ -127,10 +128,23 @@ def render_markdown(plan: Plan, internals: bool = True, summary: PlanSummary | N
     then (with `internals`) the technical appendix."""
     summary = summary_of(plan, summary)
     title = f"# Fine-tuning servers: {md(plan.workload)}" if plan.workload else "# Fine-tuning servers"
-    lines = [title, "", *_lead(plan, summary, internals), *_site(plan), *_hardware(plan)]
+    lines = [title, "", *_lead(plan, summary, internals), *_blocks(plan, summary)]
+    lines += [*_site(plan), *_hardware(plan)]
     lines += [*_tables(plan, summary), *_closing(plan, summary)]
     lines += _appendix(plan) if internals else []
     return "\n".join(lines) + "\n"
+
+
+def block_lines(block: Block) -> list[str]:
+    """One block of the quote as a Markdown section: title, sentence, table, its closing rows in bold."""
+    lines = [f"## {md(block.title)}", "", md(block.note), "", *_head(list(block.columns))]
+    lines += [_row(list(row)) for row in block.rows]
+    lines += ["| " + " | ".join(f"**{md(c)}**" if c else "" for c in row) + " |" for row in block.foot]
+    return [*lines, ""]
+
+
+def _blocks(plan: Plan, summary: PlanSummary) -> list[str]:
+    return [line for block in quote_blocks(plan, summary) for line in block_lines(block)]
 
 
 def _site(plan: Plan) -> list[str]:

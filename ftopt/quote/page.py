@@ -57,15 +57,24 @@ tfoot td {{ font-weight: bold; border-top: 2px solid #888888; border-bottom: non
 .appendix {{ margin-top: 40px; padding-top: 8px; border-top: 4px double #888888; }}
 ul {{ margin: 6px 0; padding-left: 22px; }}
 footer {{ margin-top: 32px; font-size: 12px; color: #555555; }}
+.letterhead {{ display: flex; gap: 16px; align-items: center; margin-bottom: 8px; }}
+.letterhead .logo {{ max-height: 60px; max-width: 200px; }}
+.elevation {{ max-width: 100%; height: auto; }}
+tfoot tr + tr td {{ border-top: 1px solid #CCCCCC; }}
 * {{ -webkit-print-color-adjust: exact; print-color-adjust: exact; }}
 @media print {{
   @page {{ size: A4 landscape; margin: 12mm; }}
   body {{ padding: 0; max-width: none; font-size: 11px; }}
   h2 {{ break-after: avoid; }}
-  section.server, .diagram, table {{ break-inside: avoid; }}
+  section, section.server, .diagram, table, tr, svg, .summary div {{ break-inside: avoid; }}
   .appendix {{ break-before: page; }}
+  .summary {{ grid-template-columns: repeat(4, 1fr); }}
   .wide {{ overflow: visible; }}
-  table {{ font-size: 10px; }}
+  table {{ font-size: 10px; width: 100%; }}
+  th, td {{ overflow-wrap: anywhere; }}
+  td.num, th.num {{ white-space: normal; }}
+  .appendix table {{ font-size: 8px; }}
+  svg {{ max-width: 100%; height: auto; }}
   th {{ position: static; }}
 }}
 """
@@ -99,10 +108,18 @@ def _cells(tag: str, cells: list[str], numeric: list[bool]) -> str:
     )
 
 
-def table(headers: list[tuple[str, bool]], rows: list[list[str]], foot: list[str] | None = None) -> str:
-    """A scrollable table; `headers` are (plain label, numeric) and cells are already-escaped HTML."""
+def table(
+    headers: list[tuple[str, bool]],
+    rows: list[list[str]],
+    foot: list[str] | None = None,
+    feet: list[list[str]] | None = None,
+) -> str:
+    """A scrollable table; `headers` are (plain label, numeric) and cells are already-escaped HTML;
+    `foot` is one closing row, `feet` several (totals)."""
     numeric = [n for _, n in headers]
     head = _cells("th", [escape(h) for h, _ in headers], numeric)
     body = "".join(f"<tr>{_cells('td', row, numeric)}</tr>" for row in rows)
-    tail = f"<tfoot><tr>{_cells('td', foot, numeric)}</tr></tfoot>" if foot is not None else ""
+    closing = ([foot] if foot is not None else []) + (feet or [])
+    tail = "".join(f"<tr>{_cells('td', row, numeric)}</tr>" for row in closing)
+    tail = f"<tfoot>{tail}</tfoot>" if tail else ""
     return f"<div class=wide><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>{tail}</table></div>"

@@ -15,6 +15,7 @@ from rich.text import Text
 from ftopt.model.findings import money
 from ftopt.model.plan import LineItem, Plan
 from ftopt.model.summary import PlanSummary
+from ftopt.quote.blocks import Block, quote_blocks
 from ftopt.quote.racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.quote.roles import role_lines
 from ftopt.quote.view import (
@@ -64,6 +65,19 @@ def bom_table(console: Console, lines: list[LineItem], currency: str) -> Table:
     for line in lines:
         table.add_row(line.item, line.name, str(line.quantity), money(line.unit_price, currency),
                       money(line.price, currency))  # fmt: skip
+    return table
+
+
+def block_table(console: Console, block: Block) -> Table:
+    """One block of the quote as a table titled by it, its sentence as the caption, totals last."""
+    table = _table(console, list(block.columns), block.title.lower())
+    table.caption, table.caption_justify = block.note, "left"
+    for row in block.rows:
+        table.add_row(*row)
+    if block.foot:
+        table.add_section()
+        for row in block.foot:
+            table.add_row(*row, style="bold")
     return table
 
 
@@ -161,6 +175,8 @@ def render_table(
     """Print the whole quote; without `internals`, no technical appendix (the buyer's view only)."""
     summary = summary_of(plan, summary)
     parts: list[RenderableType] = [*lead(plan, summary, internals), Text("")]
+    for block in quote_blocks(plan, summary):
+        parts += [block_table(console, block), Text("")]
     parts += _hardware(console, plan)
     parts.append(runs_table(console, plan))
     parts += headroom_table(console, summary)

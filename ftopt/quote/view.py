@@ -17,10 +17,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ftopt.model.commercial import hardware_key
 from ftopt.model.findings import Finding, FindingKind, money
 from ftopt.model.plan import Assignment, Plan, RunSummary, Server
 from ftopt.model.spread import confidence_words
 from ftopt.model.summary import (
+    LIST_LIMIT,
     AlternativeLine,
     CopyHeadroom,
     PlanSummary,
@@ -30,6 +32,7 @@ from ftopt.model.summary import (
     power_basis_words,
     summarize,
 )
+from ftopt.model.workload import QuoteDetails
 
 #: The note that lists the catalogue prices without a public source: an internal, for the appendix.
 ASSUMED_PRICES = "prices"
@@ -66,7 +69,8 @@ class ServerGroup:
 
 
 def _group_key(server: Server) -> str:
-    return server.model_dump_json(exclude={"id"})
+    """Identical hardware: a slice layout (MIG) and a place in the racks are settings, not things to buy."""
+    return hardware_key(server)
 
 
 def server_groups(plan: Plan) -> list[ServerGroup]:
@@ -156,6 +160,16 @@ def _layout_text(profiles: list[str]) -> str:
     return " + ".join(f"{n} × {p}" for p, n in sorted(counts.items()))
 
 
+def group_slices_text(group: ServerGroup) -> str:
+    """The group's slice layouts: the one all its servers share, or each server's (`; s1: …; s2: …`)."""
+    layouts = {server.id: slices_text(server) for server in group.servers}
+    if len(set(layouts.values())) == 1:
+        return next(iter(layouts.values()))
+    return "; slices per server: " + "; ".join(
+        f"{sid}: {text.removeprefix(', ') or 'whole cards'}" for sid, text in layouts.items()
+    )
+
+
 def group_heading(plan: Plan, group: ServerGroup) -> str:
     """One line: quantity, the group, its power against the feed, inlet limit and price each."""
     s = group.server
@@ -164,7 +178,7 @@ def group_heading(plan: Plan, group: ServerGroup) -> str:
     if s.owned:
         each = "owned: nothing to buy"
     return (
-        f"{group.label}: {s.gpu_count} × {s.gpu}{bridges} in {s.chassis}{slices_text(s)}; "
+        f"{group.label}: {s.gpu_count} × {s.gpu}{bridges} in {s.chassis}{group_slices_text(group)}; "
         f"{s.cpu_count} × {s.cpu} ({s.cores} cores); {s.ram_gb:,} GB RAM ({s.dimm_count} × {s.dimm_gb} GB); "
         f"{s.nvme_tb:g} TB NVMe; {s.power_w:,} W at the wall of {s.feed_usable_w:,} W "
         f"({circuit_share(s):.0%} of the {s.feed} circuit, {power_words(plan, s)})"
@@ -180,16 +194,27 @@ def summary_of(plan: Plan, summary: PlanSummary | None) -> PlanSummary:
     return summary if summary is not None else summarize(plan)
 
 
+def _party_lines(b: QuoteDetails) -> list[tuple[str, str | None]]:
+    """The quote's number, seller, customer, reference and dates, as (label, value or None)."""
+    number = (b.number or "") + (f", revision {b.revision}" if b.revision is not None else "")
+    seller = ", ".join(x for x in (b.seller.name, b.seller.address) if x) if b.seller else None
+    customer = ", ".join(x for x in (b.customer.name, b.customer.contact) if x) if b.customer else None
+    return [("Quote", number), ("Seller", seller), ("Customer", customer), ("Reference", b.reference),
+            ("Date", b.date.isoformat() if b.date else None),
+            ("Valid until", b.valid_until.isoformat() if b.valid_until else None)]  # fmt: skip
+
+
 def buyer_lines(summary: PlanSummary) -> list[tuple[str, str]]:
-    """The buyer's details the workload gives (`quote:`), as (label, value) lines; empty without."""
+    """The quote's details the workload gives (`quote:`), as (label, value) lines; empty without."""
     b = summary.buyer
     if b is None:
         return []
-    lines = [("Customer", b.customer), ("Reference", b.reference), ("Valid until", b.valid_until)]
+    lines = _party_lines(b)
     if b.discount_percent:
+        pays = "for the hardware" if summary.commercial is not None else "to pay"
         lines.append(("Discount", f"{b.discount_percent:g} % off {money(summary.price, summary.currency)}: "
-                      f"{money(summary.price_to_pay, summary.currency)} to pay"))  # fmt: skip
-    lines.append(("Notes", b.notes))
+                      f"{money(summary.price_to_pay, summary.currency)} {pays}"))  # fmt: skip
+    lines += [("Payment terms", b.payment_terms), ("Notes", b.notes)]
     return [(label, value) for label, value in lines if value]
 
 
@@ -568,7 +593,16 @@ def internals(plan: Plan) -> list[tuple[str, str]]:
         ("solve time", f"{plan.wall_seconds:.2f} s"),
         ("price list", plan.price_list or "not stated"),
         ("assumed prices", f"{len(assumed)}: {', '.join(assumed)}" if assumed else "none"),
+        *_long_lists(plan),
     ]
+
+
+def _long_lists(plan: Plan) -> list[tuple[str, str]]:
+    """The whole lists the quote's sentences cut short ("and 37 more"): the runs without hours."""
+    without = [r.name for r in plan.runs if r.train_tokens is None]
+    if len(without) <= LIST_LIMIT:
+        return []
+    return [(f"runs without hours (all {len(without)})", ", ".join(without))]
 
 
 def fabric_heading(plan: Plan) -> str:

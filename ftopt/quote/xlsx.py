@@ -31,6 +31,7 @@ from ftopt.model.findings import FindingKind
 from ftopt.model.plan import Assignment, LineItem, Plan, RunSummary
 from ftopt.model.summary import PlanSummary, link_words, method_words
 from ftopt.model.timing import HOURS_PER_YEAR
+from ftopt.quote.blocks import Block, quote_blocks
 from ftopt.quote.escape import FORMULA_START
 from ftopt.quote.racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.quote.view import (
@@ -207,10 +208,14 @@ def _summary(book: Any, formats: dict[str, Any], plan: Plan, summary: PlanSummar
     total_row = sheet.put(["Total", "", "", "", "", "", "", "", cell], money, bold=True)
     if summary.discount_percent:
         sheet.put(["Discount (%)", "", "", "", "", "", "", "", summary.discount_percent])
-        pay = Formula(f"=I{total_row}*(1-I{total_row + 1}/100)", summary.price_to_pay)
+        pay = Formula(f"=I{total_row}-ROUND(I{total_row}*I{total_row + 1}/100,2)", summary.price_to_pay)
         sheet.put(["Price to pay", "", "", "", "", "", "", "", pay], money, bold=True)
     sheet.widths((24, 14, 28, 24, 24, 10, 10, 18, 18))
     return f"I{total_row}"
+
+
+def _sheet_hours(hours: Formula | None) -> float | None:
+    return float(hours.value) if hours is not None and isinstance(hours.value, int | float) else None
 
 
 def _runs(book: Any, formats: dict[str, Any], plan: Plan) -> None:
@@ -228,32 +233,41 @@ def _runs(book: Any, formats: dict[str, Any], plan: Plan) -> None:
         gpus = f"{r.gpus_per_copy} × {r.card}"
         styles = {8: "tenths", 13: "money", 16: "tenths", 18: "tenths", 19: "tenths", 20: "tenths"}
         sheet.put([r.name, model, method, len(r.copies), gpus, tokens, a.tokens_per_s, hours, deadline, met,
-                   a.energy_kwh, energy, cost, *_spread_cells(a, r.run, held)], styles)  # fmt: skip
+                   a.energy_kwh, energy, cost, *_spread_cells(a, r.run, held, _sheet_hours(hours))],
+                  styles)  # fmt: skip
     sheet.widths((24, 18, 18, 8, 22, 16, 14, 10, 12, 12, 14, 14, 14, 12, 12, 16, 12, 14, 10, 10, 12, 12))
 
 
-def _overhead_and_factor(a: Assignment, run: RunSummary | None) -> tuple[float, float] | None:
+def _overhead_and_factor(
+    a: Assignment, run: RunSummary | None, sheet_hours: float | None = None
+) -> tuple[float, float] | None:
     """The failure overhead the deadline counts (every copy's, on its servers' drives) and the spread
-    factor at the run's deadline confidence, read back from the copy's stated hours; None without."""
+    factor at the run's deadline confidence, read back from the copy's stated hours; None without.
+    The factor is taken against the hours the sheet computes (`sheet_hours`, tokens / speed) where
+    there are some, so that the sheet's held hours are the plan's own figure, not one 0.01 h off
+    because the plan's stated hours were rounded before the factor was read back."""
     at = a.hours_at(run.deadline_confidence if run else None)
-    if a.hours is None or not a.hours or at is None or a.hours_p90 is None:
+    base = sheet_hours if sheet_hours else a.hours
+    if base is None or not base or at is None or a.hours_p90 is None:
         return None
     overhead = a.failure_overhead or 0.0
-    return overhead, at / (a.hours * (1 + overhead))
+    return overhead, at / (base * (1 + overhead))
 
 
 def _held_hours(a: Assignment, run: RunSummary | None, hours: float | None) -> float | None:
     """Hours at the deadline confidence: hours × (1 + counted failure overhead) × spread factor."""
-    found = _overhead_and_factor(a, run)
+    found = _overhead_and_factor(a, run, hours)
     if found is None or hours is None:
         return None
     overhead, factor = found
     return hours * (1 + overhead) * factor
 
 
-def _spread_cells(a: Assignment, run: RunSummary | None, held: Formula | None) -> list[object]:
+def _spread_cells(
+    a: Assignment, run: RunSummary | None, held: Formula | None, sheet_hours: float | None = None
+) -> list[object]:
     """Columns N to V of a run row: overhead, factor, held hours, confidence, and the stated figures."""
-    found = _overhead_and_factor(a, run)
+    found = _overhead_and_factor(a, run, sheet_hours)
     overhead, factor = found if found is not None else (None, None)
     confidence = run.deadline_confidence if run else None
     return [overhead, factor, held, confidence, a.hours_with_failures, a.hours_p50, a.hours_p90,
@@ -449,6 +463,19 @@ def _racks(book: Any, formats: dict[str, Any], plan: Plan) -> None:
     sheet.widths((14, 12, 12, 16, 24, 10, 10, 8))
 
 
+def _block_sheet(book: Any, formats: dict[str, Any], block: Block) -> None:
+    """One block of the quote (commercial lines, facility sheet) as a sheet of the cells every format
+    prints: its sentence, its columns, its rows and, in bold, its closing rows."""
+    sheet = Sheet(book, block.title[:SHEET_NAME_MAX], formats)
+    sheet.put([block.note])
+    sheet.put([header for header, _ in block.columns], bold=True)
+    for row in block.rows:
+        sheet.put(list(row))
+    for row in block.foot:
+        sheet.put(list(row), bold=True)
+    sheet.widths(tuple(60 if i == 0 else 16 for i in range(len(block.columns))))
+
+
 def _technical(book: Any, formats: dict[str, Any], plan: Plan) -> None:
     sheet = Sheet(book, "Technical", formats)
     for label, value in internals(plan):
@@ -477,6 +504,8 @@ def write_xlsx(plan: Plan, path: Path, internals: bool = True, summary: PlanSumm
     _schedule(book, formats, summary)
     _rent(book, formats, plan, summary, total)
     _options(book, formats, summary)
+    for block in quote_blocks(plan, summary):
+        _block_sheet(book, formats, block)
     if internals:
         _placement(book, formats, plan)
         _technical(book, formats, plan)

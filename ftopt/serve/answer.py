@@ -17,9 +17,9 @@ from ftopt.catalogue.loader import load_catalogue
 from ftopt.errors import FtoptError, one_line
 from ftopt.model.hardware import Catalogue
 from ftopt.model.settings import Progress, SolveSettings
-from ftopt.model.summary import summarize
 from ftopt.model.workload import Workload
 from ftopt.quote.bids import quote_bids
+from ftopt.quote.copies import quote_copy
 from ftopt.quote.formats import render
 from ftopt.reading.workload_file import load_workload_text
 from ftopt.serve.revisions import stamped
@@ -55,7 +55,8 @@ def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | Non
     plan = result.plan_or_raise()
     left = request.time_limit - (time.perf_counter() - started)
     bids = _frontier(workload, catalogue, settings, left) if request.frontier else None
-    html = render(plan, "html", bids, True, summarize(plan, workload, catalogue))
+    shown, summary = quote_copy(plan, workload, catalogue)  # the buyer's copy, as `ftopt solve` renders it
+    html = render(shown, "html", bids, True, summary)
     return {
         "state": "done",
         "price": plan.total_price,

@@ -291,6 +291,42 @@ def ease(request: Request, bid_id: int, number: int, saving: int) -> dict[str, A
     return {"id": version.bid_id, "version": version.number, "note": version.note}
 
 
+@router.get("/bids/{bid_id}/files", summary="The files kept beside a bid (the seller's logo)")
+def list_files(request: Request, bid_id: int) -> list[dict[str, Any]]:
+    bids.require_bid(bench_of(request), bid_id)
+    return [
+        {"name": f.name, "bytes": len(f.data), "created_at": f.created_at, "author": f.author}
+        for f in bench_of(request).store.files(bid_id).values()
+    ]
+
+
+@router.put(
+    "/bids/{bid_id}/files/{name}",
+    status_code=201,
+    summary="Keep a file beside the bid (PNG, JPEG or SVG, at most 1 MB); a later one of the name wins",
+    openapi_extra={"requestBody": {"required": True, "content": {"image/png": {"schema": {"type": "string",
+                   "format": "binary"}}}}},
+)  # fmt: skip
+async def put_file(request: Request, bid_id: int, name: str) -> dict[str, Any]:
+    kept = await run_in_threadpool(
+        bids.attach, bench_of(request), bid_id, name, await request.body(), author_of(request)
+    )
+    return {"name": kept.name, "bytes": len(kept.data)}
+
+
+@router.get("/bids/{bid_id}/files/{name}", summary="A file kept beside the bid, as a download")
+def get_file(request: Request, bid_id: int, name: str) -> Response:
+    kept = bench_of(request).store.files(bid_id).get(name)
+    if kept is None:
+        raise NotFound(f"bid {bid_id} has no file {name[:80]!r}")
+    # a download, sandboxed: an SVG opened from here runs no script on this origin
+    headers = {
+        "Content-Disposition": f'attachment; filename="{kept.name}"',
+        "Content-Security-Policy": "sandbox",
+    }
+    return Response(kept.data, media_type="application/octet-stream", headers=headers)
+
+
 @router.get("/bids/{bid_id}/export", summary="The bid with its whole history, as one JSON file")
 def export(request: Request, bid_id: int) -> Response:
     record = bench_of(request).store.export(bid_id)

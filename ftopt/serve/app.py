@@ -55,7 +55,7 @@ def _error(request: Request, problem: Problem) -> Response:
 
 
 def _workload_problem(err: WorkloadError) -> Problem:
-    errors = [field_error(err.field, err.message, err.line)] if err.field else []
+    errors = [field_error(field, message, line) for field, message, line in err.problems]
     return Problem(400, "invalid-workload", err.message, errors, title="The workload is not valid")
 
 

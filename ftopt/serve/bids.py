@@ -7,18 +7,24 @@ is stored, so a stored version always solves or fails for a reason about the bid
 
 from __future__ import annotations
 
+import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
+from ftopt.model.relaxation import CATALOGUE_RULES, relaxation_id
 from ftopt.model.summary import PlanSummary, summarize
 from ftopt.serve.diff import Change, PlanDiff, plan_diff, workload_changes
 from ftopt.serve.jobs import Jobs
 from ftopt.serve.revisions import stamped
 from ftopt.serve.roundtrip import edited
 from ftopt.serve.solve_request import SolveRequest
-from ftopt.serve.store import Solve, Store, Version
+from ftopt.serve.store import BidFile, Solve, Store, Version
 from ftopt.serve.workloads import WorkloadError, check, data_of
 from ftopt.solver.explain.whatif import eased_workload
 from ftopt.solver.problem.data import build_problem
@@ -113,7 +119,13 @@ def ease(bench: Workbench, bid_id: int, number: int, index: int, author: str) ->
     eased = eased_workload(data, saving)
     words = saving.subject
     if eased is None:
-        raise WorkloadError(f"ftopt: the rule '{words}' can no longer be eased for this workload")
+        catalogue = relaxation_id(saving.figures.get("relaxation")) in CATALOGUE_RULES
+        why = (
+            "is the catalogue's, not the workload's"
+            if catalogue
+            else "can no longer be eased for this workload"
+        )
+        raise WorkloadError(f"ftopt: the rule '{words}' {why}")
     fields = eased_fields(
         workload.model_dump(mode="json", by_alias=True), eased.model_dump(mode="json", by_alias=True)
     )
@@ -144,6 +156,34 @@ def eased_fields(before: Any, after: Any, path: str = "") -> list[tuple[str, Any
 def _entry_lists(before: Any, after: Any) -> bool:
     lists = isinstance(before, list) and isinstance(after, list) and len(before) == len(after)
     return lists and all(isinstance(x, dict) for x in [*before, *after])
+
+
+#: A file kept beside a bid: a plain name (no folder) of an image a quote may embed.
+FILE_NAME = re.compile(r"(?i)^[a-z0-9][a-z0-9._-]{0,95}\.(png|jpe?g|svg)$")
+#: The largest file kept beside a bid: a letterhead's logo, not a photograph.
+MAX_FILE_BYTES = 1_000_000
+
+
+def attach(bench: Workbench, bid_id: int, name: str, data: bytes, author: str) -> BidFile:
+    """Keep a file beside the bid (the seller's logo its `quote.seller.logo` names), checked first."""
+    require_bid(bench, bid_id)
+    if not FILE_NAME.fullmatch(name):
+        raise WorkloadError(
+            f"ftopt: file: expected a plain name ending .png, .jpg, .jpeg or .svg, got {name[:80]!r}", "file"
+        )
+    if len(data) > MAX_FILE_BYTES:
+        raise WorkloadError(f"ftopt: {name}: {len(data):,} bytes; at most {MAX_FILE_BYTES:,}", "file")
+    return bench.store.add_file(bid_id, name, data, author)
+
+
+@contextmanager
+def bid_folder(bench: Workbench, bid_id: int) -> Iterator[Path]:
+    """A bid's files written into a fresh folder, and the path its workload would have there: what
+    a quote reads a logo relative to, as `ftopt solve` reads it beside the bid's file."""
+    with tempfile.TemporaryDirectory(prefix="ftopt-bid-") as folder:
+        for name, kept in bench.store.files(bid_id).items():
+            (Path(folder) / name).write_bytes(kept.data)
+        yield Path(folder) / "bid.yaml"
 
 
 @dataclass(frozen=True)

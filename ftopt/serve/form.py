@@ -19,7 +19,7 @@ from typing import Any
 
 from ftopt.catalogue.schema import workload_schema
 from ftopt.model.hardware import Catalogue
-from ftopt.serve.roundtrip import Document
+from ftopt.serve.roundtrip import Document, parse_path
 
 #: The top-level sections in the order the form shows them; fields not named here follow.
 ORDER = ("name", "quote", "runs", "site", "hardware", "queue", "inventory", "objective", "energy", "sizing")
@@ -117,38 +117,38 @@ def _text(value: Any) -> str:
         return ", ".join(_text(v) for v in value)
     if isinstance(value, date):
         return value.isoformat()
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return str(value)
-    return str(value)
+    return str(value)  # a number as the round-trip reader holds it; compared, never re-parsed
 
 
 def _object_def(variants: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     return next((v for v in variants if "properties" in v), None)
 
 
-def _section(doc: Document, definition: Mapping[str, Any], path: str, title: str) -> Section:
-    """The section of a mapping at `path`, with the version's values."""
-    section = Section(path, title, present=doc.get(path) is not None if path else True)
+def _section(node: Any, definition: Mapping[str, Any], path: str, title: str) -> Section:
+    """The section of the mapping `node` (None where the version has none) at `path`, with its values."""
+    section = Section(path, title, present=node is not None)
+    held = node if isinstance(node, Mapping) else {}
     props: Mapping[str, Any] = definition.get("properties", {})
     keys = sorted(props, key=lambda k: ORDER.index(k) if k in ORDER else len(ORDER)) if not path else props
     for key in keys:
-        _add(section, doc, key, props[key], f"{path}.{key}" if path else key)
+        _add(section, held.get(key), key, props[key], f"{path}.{key}" if path else key)
     return section
 
 
-def _add(section: Section, doc: Document, key: str, prop: Mapping[str, Any], path: str) -> None:
-    """The input, nested section or list of entries for one property."""
+def _add(section: Section, value: Any, key: str, prop: Mapping[str, Any], path: str) -> None:
+    """The input, nested section or list of entries for one property holding `value`."""
     variants = _variants(prop)
-    value = doc.get(path)
     has_text = any(v.get("type") == "string" for v in variants)
     nested = _object_def(variants)
     items = next((v.get("items") for v in variants if v.get("type") == "array"), None)
     if items is not None and "properties" in _resolve(items):
-        section.lists.append(_entries(doc, _resolve(items), path, key))
-    elif nested is not None and not has_text:
-        section.sections.append(_section(doc, nested, path, key))
-    else:
+        section.lists.append(_entries(value, _resolve(items), path, key))
+        return
+    if nested is None or has_text:  # a catalogue id, or a value of its own
         section.inputs.append(_input(key, prop, variants, path, value, items is not None))
+    if nested is not None:  # a mapping; beside an id, the inline alternative (a model of your own)
+        inline = value if isinstance(value, Mapping) else None
+        section.sections.append(_section(inline, nested, path, f"{key}: inline" if has_text else key))
 
 
 def _input(
@@ -165,25 +165,25 @@ def _input(
         description=str(prop.get("description", "")),
         choices=choices,
         suggest=SUGGEST.get(key, ""),
-        value=_text(value) if kind != "fixed" else "(a structure: edit it in the YAML)",
+        value=_text(value) if kind != "fixed" else "(inline, below)",
         default="" if default is None or default == [] else _text(default),
     )
 
 
-def _entries(doc: Document, definition: Mapping[str, Any], path: str, key: str) -> Entries:
-    held = doc.get(path)
-    count = len(held) if isinstance(held, list) else 0
+def _entries(held: Any, definition: Mapping[str, Any], path: str, key: str) -> Entries:
+    """One section per entry of the list `held`, then an empty one that adds an entry."""
+    rows = list(held) if isinstance(held, list) else []
     entries = Entries(path, key)
-    for i in range(count + 1):
-        entry = _section(doc, definition, f"{path}[{i}]", f"{key} {i + 1}" if i < count else f"new {key}")
-        entry.present = i < count
+    for i, row in enumerate([*rows, None]):
+        entry = _section(row, definition, f"{path}[{i}]", f"{key} {i + 1}" if i < len(rows) else f"new {key}")
+        entry.present = i < len(rows)
         entries.entries.append(entry)
     return entries
 
 
 def bid_form(text: str) -> Section:
     """The whole form for a workload text (an empty text: the form of a new bid)."""
-    return _section(Document(text), _schema(), "", "bid")
+    return _section(Document(text).tree, _schema(), "", "bid")
 
 
 def inputs(section: Section) -> list[Input]:
@@ -194,6 +194,18 @@ def inputs(section: Section) -> list[Input]:
     for entries in section.lists:
         for entry in entries.entries:
             found += inputs(entry)
+    return found
+
+
+def entry_paths(section: Section) -> list[str]:
+    """The paths of the entries the version holds (`runs[0]`, `site.racks[1]`), nested ones too."""
+    found: list[str] = []
+    for sub in section.sections:
+        found += entry_paths(sub)
+    for entries in section.lists:
+        for entry in entries.entries:
+            found += [entry.path] if entry.present else []
+            found += entry_paths(entry)
     return found
 
 
@@ -239,16 +251,36 @@ def changes(text: str, typed: Mapping[str, str]) -> list[tuple[str, Any]]:
     text differs from the version's, in form order (None removes a field), then the entries ticked
     for removal, last first (so the indexes of the others hold)."""
     form = bid_form(text)
+    doc = Document(text)
     edits: list[tuple[str, Any]] = []
     for item in inputs(form):
         if item.kind == "fixed" or item.path not in typed:
             continue
         given = typed[item.path].strip()
         if given != item.value.strip():
+            edits += _replaced_id(doc, item.path, edits)
             edits.append((item.path, _value(item, given) if given else None))
+    held = set(entry_paths(form))
     removed = [p[: -len(REMOVE) - 1] for p, v in typed.items() if p.endswith("." + REMOVE) and v]
+    removed = [p for p in removed if p in held]  # only an entry the version has
     edits += [(p, None) for p in sorted(removed, key=_index_key, reverse=True)]
     return edits
+
+
+def _replaced_id(doc: Document, path: str, edits: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """A field typed into the inline alternative of a field that holds an id (a model's
+    architecture where the run names a catalogue model) replaces the id: its removal, once."""
+    steps = parse_path(path)
+    for cut in range(1, len(steps)):
+        held = doc.get(steps[:cut])
+        if held is not None and not isinstance(held, dict | list):
+            above = _path_text(steps[:cut])
+            return [] if (above, None) in edits else [(above, None)]
+    return []
+
+
+def _path_text(steps: tuple[str | int, ...]) -> str:
+    return "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps).lstrip(".")
 
 
 def _index_key(path: str) -> tuple[str, int]:

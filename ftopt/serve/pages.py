@@ -127,10 +127,23 @@ async def login(request: Request) -> Response:
 
 def _form_page(request: Request, template: str, text: str, **context: Any) -> HTMLResponse:
     """A page with the bid form drawn from the version `text` (with what was typed, after an error)."""
-    context.setdefault("error_field", "")
     context.setdefault("typed", {})
+    field_errors: dict[str, str] = context.pop("field_errors", {})
+    context["field_errors"] = field_errors
+    context["open_paths"] = {p for field in field_errors for p in _prefixes(field)}
     suggest = suggestions(bench_of(request).catalogue)
     return page(request, template, form=bid_form(text), suggest=suggest, **context)
+
+
+def _refused(err: WorkloadError) -> dict[str, Any]:
+    """A refused form's page context: 400, the whole error on top, each problem beside its field."""
+    return {"status": 400, "error": err.message, "field_errors": err.field_errors()}
+
+
+def _prefixes(field: str) -> list[str]:
+    """`runs[0].rollout.engine` → runs, runs[0], runs[0].rollout: the sections to open for it."""
+    cuts = [i for i, c in enumerate(field) if c in ".["]
+    return [field[:i] for i in cuts]
 
 
 def form_text(base: str, typed: dict[str, str]) -> str:
@@ -155,9 +168,7 @@ async def new_from_form(request: Request) -> Response:
             bids.create, bench_of(request), text, author_of(request), "created from the form"
         )
     except WorkloadError as err:
-        return _form_page(
-            request, "new.html", "", status=400, error=err.message, error_field=err.field, typed=typed
-        )
+        return _form_page(request, "new.html", "", typed=typed, **_refused(err))
     return to_version(version.bid_id, version.number)
 
 
@@ -200,6 +211,19 @@ async def import_page(request: Request) -> Response:
     return RedirectResponse(f"/bids/{bid_id}", status_code=303)
 
 
+@router.post("/bids/{bid_id}/files")
+async def file_page(request: Request, bid_id: int) -> Response:
+    form = await form_of(request)
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile) or not upload.filename:
+        raise BadForm("ftopt: choose a file (the seller's logo: PNG, JPEG or SVG)")
+    data = await upload.read(bids.MAX_FILE_BYTES + 1)
+    name = upload.filename.replace("\\", "/").rsplit("/", 1)[-1]
+    await run_in_threadpool(bids.attach, bench_of(request), bid_id, name, data, author_of(request))
+    version = bids.require_version(bench_of(request), bid_id)
+    return to_version(bid_id, version.number)
+
+
 @router.get("/bids/{bid_id}")
 def bid_page(request: Request, bid_id: int) -> Response:
     version = bids.require_version(bench_of(request), bid_id)
@@ -222,7 +246,7 @@ def _version_page(request: Request, bid_id: int, number: int, **context: Any) ->
     context.setdefault("yaml_text", version.workload)
     return _form_page(
         request, "version.html", version.workload, bid=store.bid(bid_id), version=version,
-        versions=store.versions(bid_id), latest=latest, prices=prices,
+        versions=store.versions(bid_id), latest=latest, prices=prices, files=store.files(bid_id),
         solves=[s for s in solves if s.version == number],
         time_limit=f"{bench.time_limit:g}", formats=list(FORMATS), **solved, **context,
     )  # fmt: skip
@@ -261,9 +285,7 @@ async def edit_form(request: Request, bid_id: int, number: int) -> Response:
             bids.edit, bench_of(request), bid_id, text, author_of(request), "edited in the form"
         )
     except WorkloadError as err:
-        return _version_page(
-            request, bid_id, number, status=400, error=err.message, error_field=err.field, typed=typed
-        )
+        return _version_page(request, bid_id, number, typed=typed, **_refused(err))
     return to_version(bid_id, version.number)
 
 

@@ -72,14 +72,31 @@ class Document:
             self.tree = CommentedMap()
         if not isinstance(self.tree, CommentedMap):
             raise RoundTripError("expected a YAML mapping (the workload)")
-        self.layout = self._layout()
+        self._found: tuple[int, int] | None = None
+
+    @property
+    def layout(self) -> tuple[int, int]:
+        """The text's layout, found when first needed (reading a form needs none; writing does)."""
+        if self._found is None:
+            self._found = self._layout()
+        return self._found
 
     def _layout(self) -> tuple[int, int]:
-        """The first layout that writes the untouched text back byte for byte (else the first)."""
+        """The layout the text is written in, read from its first block sequence item (`  - x`
+        under a key: indent 4, offset 2; `- x`: 2, 0); checked by writing the untouched text back
+        only when that guess does not reproduce it (else the first layout that does)."""
+        guess = _guess_layout(self.original)
+        if guess is not None and self._write(guess) == self.original:
+            return guess
         for layout in _LAYOUTS:
-            if self._write(layout) == self.original:
+            if layout != guess and self._write(layout) == self.original:
                 return layout
-        return _LAYOUTS[0]
+        return guess or _LAYOUTS[0]
+
+    def _before_an_edit(self) -> None:
+        """The layout is read from the untouched tree, so it is found before the first edit."""
+        if self._found is None:
+            self._found = self._layout()
 
     def _write(self, layout: tuple[int, int]) -> str:
         out = io.StringIO()
@@ -101,6 +118,7 @@ class Document:
 
     def set(self, path: str | Path, value: Any) -> None:
         """Write `value` at `path`, making the mappings on the way (an index may append one entry)."""
+        self._before_an_edit()
         steps = parse_path(path) if isinstance(path, str) else path
         parent = self._parent(steps, create=True)
         last = steps[-1]
@@ -115,6 +133,7 @@ class Document:
 
     def remove(self, path: str | Path) -> None:
         """Take the field at `path` out (nothing when it is absent); a mapping left empty goes too."""
+        self._before_an_edit()
         steps = parse_path(path) if isinstance(path, str) else path
         parent = self._parent(steps, create=False)
         if parent is None:
@@ -149,6 +168,18 @@ class Document:
         if isinstance(steps[-1], str) and not isinstance(node, dict):
             raise RoundTripError(f"expected a mapping before {steps[-1]!r}")
         return node
+
+
+_ITEM = re.compile(r"^( *)([A-Za-z_][\w.-]*):[ \t]*(?:#.*)?\n((?: *#.*\n|\s*\n)*)( *)- ", re.M)
+
+
+def _guess_layout(text: str) -> tuple[int, int] | None:
+    """(sequence indent, dash offset) of the first block list under a key, or None without one."""
+    found = _ITEM.search(text)
+    if found is None:
+        return None
+    offset = len(found.group(4)) - len(found.group(1))
+    return (offset + 2, offset) if offset >= 0 else None
 
 
 def _drop_key(mapping: CommentedMap, key: str) -> None:

@@ -98,6 +98,8 @@ def customer_of(workload: str) -> str:
         return ""
     quote = data.get("quote") if isinstance(data, dict) else None
     customer = quote.get("customer") if isinstance(quote, dict) else None
+    if isinstance(customer, dict):  # `customer: {name, contact}`: the company is what one searches for
+        customer = customer.get("name")
     return str(customer)[:200] if customer is not None else ""
 
 

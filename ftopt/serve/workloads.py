@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from ftopt.catalogue.loader import load_catalogue
-from ftopt.errors import InputError, one_line
+from ftopt.errors import InputError, InputErrors, one_line
 from ftopt.model.hardware import Catalogue
 from ftopt.model.workload import Workload
 from ftopt.reading.safe_yaml import SAFE_LOADER
@@ -35,13 +35,28 @@ class Checked:
 
 
 class WorkloadError(Exception):
-    """A workload that fails a check: the CLI's one line, and the field path it names (or "")."""
+    """A workload that fails a check: the CLI's one line, the field path it names (or ""), and every
+    problem of the text, each (field path, its own line of the CLI, YAML line), when it has several."""
 
-    def __init__(self, message: str, field: str = "", line: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        field: str = "",
+        line: int | None = None,
+        problems: list[tuple[str, str, int | None]] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
         self.line = line
+        self.problems = problems if problems is not None else [(field, message, line)] if field else []
+
+    def field_errors(self) -> dict[str, str]:
+        """Each field path named, with its problem's line (the first, where a field has several)."""
+        found: dict[str, str] = {}
+        for field, message, _ in self.problems:
+            found.setdefault(field, message)
+        return found
 
 
 def check(text: str, catalogue: Catalogue, name: str = "workload") -> Checked:
@@ -53,7 +68,9 @@ def check(text: str, catalogue: Catalogue, name: str = "workload") -> Checked:
     try:
         return Checked(text, load_workload_text(text, name, catalogue))
     except InputError as err:
-        raise WorkloadError(f"ftopt: {one_line(str(err))}", err.field, err.line) from None
+        each = err.errors if isinstance(err, InputErrors) else [err]
+        problems = [(e.field, f"ftopt: {one_line(str(e))}", e.line) for e in each if e.field]
+        raise WorkloadError(f"ftopt: {one_line(str(err))}", err.field, err.line, problems) from None
 
 
 def json_to_yaml(data: Any) -> str:

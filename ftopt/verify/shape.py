@@ -57,7 +57,7 @@ def shape_faults(
     """Every shape fault of the plan (and of its summary, when the file has one), each naming the
     field and its line; an empty list when the shape holds."""
     file, node = where
-    faults = [*_plan_faults(plan), *_copy_faults(plan), *_basis_faults(plan, catalogue)]
+    faults = [*_plan_faults(plan), *_copy_faults(plan), *_node_faults(plan), *_basis_faults(plan, catalogue)]
     if summary is not None:
         faults += _summary_faults(summary, plan, workload, catalogue)
     out = []
@@ -111,6 +111,19 @@ def _copy_faults(plan: Plan) -> Iterator[Fault]:
             wanted |= set(WITH_HOURS)
         for field in sorted(f for f in wanted if getattr(a, f) is None):
             yield ("assignments", i, field), f"expected {_what(field, a)}, got null"
+
+
+def _node_faults(plan: Plan) -> Iterator[Fault]:
+    """A copy's `server` and `gpus` are its first node's: the two say one thing twice, so a plan
+    where they differ was edited in one place only."""
+    for i, a in enumerate(plan.assignments):
+        first = a.nodes[0] if a.nodes else None
+        if first is not None and (first.server, first.gpus) != (a.server, a.gpus):
+            where = f"server {first.server} GPUs {first.gpus}"
+            yield (
+                ("assignments", i, "gpus"),
+                f"expected its first node's {where}, got server {a.server} GPUs {a.gpus}",
+            )
 
 
 def _what(field: str, a: Assignment) -> str:

@@ -451,8 +451,9 @@ def test_a_bad_rack_is_one_line(tmp_path: Path, text: str, expected: str) -> Non
 
 
 def test_a_cuda_stack_with_only_amd_cards(tmp_path: Path) -> None:
-    """Issue 30: hf-fsdp (the default) runs on no AMD Instinct card; the line names the ROCm stacks."""
-    path = write(tmp_path, GOOD_RUN + "hardware:\n  gpus: [mi350x]\n")
+    """Issue 30: hf-fsdp runs on no AMD Instinct card; the line names the ROCm stacks. (Written: a
+    workload that names no stack gets rocm-fsdp on AMD-only cards, tests/reading/test_default_stack.py.)"""
+    path = write(tmp_path, "stack: hf-fsdp\n" + GOOD_RUN + "hardware:\n  gpus: [mi350x]\n")
     line = error_line(estimate(str(path)))
     assert "stack 'hf-fsdp' runs on none of the allowed cards" in line
     assert line.endswith("expected one of: primus, rocm-fsdp, torchtune-rocm")

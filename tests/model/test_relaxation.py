@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from ftopt.model.findings import Finding, FindingKind, finding
-from ftopt.model.relaxation import RESOLVED, RelaxationId, relaxation_id
+from ftopt.model.relaxation import CATALOGUE_RULES, RESOLVED, RelaxationId, relaxation_id
 
 #: The ids as plan files carry them: a rename breaks every saved plan and the workbench's buttons.
 STABLE = {
@@ -39,3 +39,8 @@ def test_a_saving_carries_its_id_through_the_json_and_refuses_an_unknown_one() -
         FindingKind.SAVING, "a 230v-32a feed", saved=1.0, eased_price=9.0, price=10.0, currency="USD"
     )
     assert old.figures.get("relaxation") is None  # a plan from before ids still reads
+
+
+def test_the_catalogue_s_rules_are_resolved_but_not_workload_edits() -> None:
+    assert {"host-ram", "cores", "stock"} == {r.value for r in CATALOGUE_RULES}
+    assert CATALOGUE_RULES <= RESOLVED

@@ -78,3 +78,13 @@ def test_the_quote_the_frontier_page_and_the_sweep_report_share_the_shell() -> N
     pages = [render_html(plan), render_frontier_html(empty, "frontier"), render_sweep_html([], {})]
     for page in pages:
         assert f"<style>{CSS}</style>" in page and page.startswith("<!DOCTYPE html>")
+
+
+def test_printed_pages_keep_every_section_whole_and_the_appendix_uncut() -> None:
+    """Print styles: no section, table row or drawing split across pages; the appendix on its own
+    page, its tables wrapping to the page's width rather than running off it."""
+    printed = CSS.split("@media print", 1)[1]
+    avoid = printed.split("break-inside: avoid", 1)[0].rsplit("}", 1)[-1]
+    assert {"section", "table", "tr", "svg"} <= {s.strip() for s in avoid.replace("{", "").split(",")}
+    assert ".appendix {{ break-before: page; }}".replace("{{", "{").replace("}}", "}") in printed
+    assert "overflow-wrap: anywhere" in printed and "width: 100%" in printed

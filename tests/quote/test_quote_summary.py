@@ -213,20 +213,22 @@ def test_buyer_details_reach_every_format(tmp_path: Path) -> None:
     book = load_workbook(tmp_path / "q.xlsx", data_only=True)
     texts["xlsx"] = " ".join(str(c) for row in book["Summary"].iter_rows(values_only=True) for c in row if c)
     summary = json.loads(texts["json"])["summary"]
-    assert summary["buyer"]["customer"] == "ACME Labs"
+    assert summary["buyer"]["customer"] == {"name": "ACME Labs", "contact": None}
     to_pay = summary["price_to_pay"]
     assert to_pay == pytest.approx(summary["price"] * 0.875, abs=0.01)
     for fmt, text in texts.items():
         for words in ("ACME Labs", "Q-2026-117", "2027-01-31", "Prices exclude VAT.", "12.5 %"):
             assert words in text, (fmt, words)
+    assert summary["commercial"]["total"] == to_pay  # no tax, services or shipping: the total is that
     pay = [row for row in book["Summary"].iter_rows(values_only=True) if row[0] == "Price to pay"][-1][8]
     assert pay == pytest.approx(to_pay, abs=0.01)
 
 
 def test_the_schema_and_the_reader_know_the_quote_block(tmp_path: Path) -> None:
     schema = json.loads(CliRunner().invoke(cli, ["schema"]).stdout)
-    assert set(schema["$defs"]["QuoteDetails"]["properties"]) == {
-        "customer", "reference", "valid_until", "discount_percent", "notes"}  # fmt: skip
+    assert set(schema["$defs"]["QuoteDetails"]["properties"]) >= {
+        "customer", "reference", "valid_until", "discount_percent", "notes", "number", "revision", "seller",
+        "margin_percent", "tax_percent", "shipping", "services", "payment_terms", "currency"}  # fmt: skip
     bid = yaml.safe_load((EXAMPLES / "first-project.yaml").read_text(encoding="utf-8"))
     bid["quote"] = {"customer": "ACME", "discount_percent": 120}
     workload = tmp_path / "bad.yaml"

@@ -291,3 +291,17 @@ def test_the_quote_shows_wall_draw_circuit_share_supplies_and_hours_with_failure
     timed = next(a for a in deadline.assignments if a.hours_with_failures is not None)
     assert f"every {timed.checkpoint_interval_h:,.1f} h" in markdown
     assert f"| {timed.hours_with_failures:,.1f} |" in markdown
+
+
+def test_servers_that_differ_only_in_their_slice_layout_are_one_bill(first: Plan) -> None:
+    """A GPU-slice layout is a setting, not a thing to buy: one group, each server's layout listed."""
+    from ftopt.model.plan import MigCard
+    from ftopt.quote.view import group_heading
+
+    server = first.servers[0]
+    sliced = server.model_copy(update={"id": "s2", "mig": [MigCard(card=0, profiles=["3g.48gb", "3g.48gb"])]})
+    plan = first.model_copy(update={"servers": [server, sliced]})
+    groups = server_groups(plan)
+    assert len(groups) == 1 and groups[0].quantity == 2
+    heading = group_heading(plan, groups[0])
+    assert "slices per server: s1: whole cards; s2: GPU 0 split 2 × 3g.48gb (MIG)" in heading

@@ -95,6 +95,7 @@ def test_one_sheet_per_server_group_and_a_sheet_per_view(quote):
         "TCO",
         "Buy or rent",
         "Options",
+        "Facility sheet",
         "Placement",
         "Technical",
     ]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import html
 import re
 
+import markupsafe
+
 from ftopt.catalogue import load_catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.summary import summarize
@@ -49,6 +51,29 @@ def test_an_error_is_shown_beside_its_field_and_nothing_is_stored(client):
     )
     assert beside and beside.group(1).startswith("ftopt: workload:") and "concurrent" in beside.group(1)
     assert client.get("/api/bids").json() == []
+    # the page comes back with what was typed, not with the form's defaults
+    assert (
+        'name="runs[0].concurrent" value="0"' in reply.text and 'name="runs[0].name" value="r"' in reply.text
+    )
+
+
+def test_every_problem_of_the_form_is_shown_beside_its_own_input(client):
+    form = {"csrf": _csrf(client), "runs[0].name": "r", "runs[0].model": "llama-3.1-8b",
+            "runs[0].method": "lora", "runs[0].concurrent": "0", "runs[0].seq_len": "-4"}  # fmt: skip
+    reply = client.post("/bids/new", data=form)
+    beside = dict(re.findall(r'<span class="field-error" data-field="([^"]+)">([^<]*)</span>', reply.text))
+    assert set(beside) == {"runs[0].concurrent", "runs[0].seq_len"}
+    assert all(html.unescape(line).startswith("ftopt: workload:") for line in beside.values())
+    assert "runs[0].seq_len" in beside["runs[0].seq_len"] and "concurrent" in beside["runs[0].concurrent"]
+
+
+def test_typed_text_is_escaped_in_every_input_after_an_error(client):
+    evil = '"><script>alert(1)</script>'
+    form = {"csrf": _csrf(client), "name": evil, "quote.customer": evil, "runs[0].name": "r",
+            "runs[0].model": "llama-3.1-8b", "runs[0].method": "lora", "runs[0].concurrent": "0"}  # fmt: skip
+    reply = client.post("/bids/new", data=form)
+    assert reply.status_code == 400 and "<script>alert(1)" not in reply.text
+    assert reply.text.count(str(markupsafe.escape(evil))) >= 2  # the name's and the customer's inputs
 
 
 def test_a_yaml_edit_makes_version_two_and_a_bad_one_shows_the_line(client):

@@ -49,6 +49,21 @@ def test_every_kind_of_api_error_is_problem_details(client):
     assert quote["errors"][0]["field"] == "format"
 
 
+def test_every_problem_of_a_workload_is_in_errors_with_its_line(client):
+    text = (
+        "runs:\n  - {name: r, model: llama-3.1-8b, method: lora, seq_len: -4}\n"
+        "  - {name: s, model: qwen3-8b, method: lora, concurrent: 0}\n"
+    )
+    found = assert_problem(
+        client.post("/api/bids", content=text, headers={"content-type": "application/yaml"}), 400,
+        "invalid-workload",
+    )  # fmt: skip
+    assert [(e["field"], e["line"]) for e in found["errors"]] == [
+        ("runs[0].seq_len", 2),
+        ("runs[1].concurrent", 3),
+    ]
+
+
 def test_a_request_that_is_not_what_the_route_takes_names_its_fields(client):
     found = assert_problem(client.get("/api/bids/seven"), 422, "invalid-request")
     assert [(e["field"], e["in"]) for e in found["errors"]] == [("bid_id", "path")]

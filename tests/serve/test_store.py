@@ -147,7 +147,7 @@ def v1_store(folder):
 def test_a_store_of_the_first_layout_is_upgraded_and_keeps_every_bid(tmp_path):
     folder = v1_store(tmp_path / "old")
     store = Store(folder)
-    assert store.migrated == [2]
+    assert store.migrated == [2, 3]
     assert [(b.id, b.name, b.versions, b.customer) for b in store.bids()] == [
         (2, "b", 1, ""), (1, "a", 2, "Acme GmbH")
     ]  # fmt: skip

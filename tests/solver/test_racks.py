@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 from ortools.sat.python import cp_model
 
 from ftopt.model.hardware import Catalogue
+from ftopt.model.relaxation import RelaxationId
 from ftopt.model.workload import Rack
+from ftopt.solver.cpsat import racks as racks_family
 from ftopt.solver.cpsat.racks import ServerKind, add_rack_capacity, circuits_of, exact_placement, first_fit
 from ftopt.solver.decode.racks import racked
 from ftopt.solver.problem.data import build_problem
@@ -227,3 +229,29 @@ def test_a_placed_server_takes_its_circuits_feed(catalogue: Catalogue) -> None:
         feed.id,
         feed.usable_w,
     )
+
+
+def test_the_racks_ease_their_units_and_their_circuits_under_two_ids(catalogue: Catalogue) -> None:
+    data = build_problem(workload_from(TWO_RACKS), catalogue)
+    taller, wider = racks_family.relax(data)
+    assert (taller.id, wider.id) == (RelaxationId.RACK_UNITS, RelaxationId.CIRCUIT)
+    assert [r.units for r in taller.workload.site.racks or ()] == [
+        6 * racks_family.TALLER,
+        8 * racks_family.TALLER,
+    ]
+    largest = max(catalogue.feeds, key=lambda f: f.usable_w).id
+    assert {f for r in wider.workload.site.racks or () for f in r.feeds} == {largest}
+    assert [len(r.feeds) for r in wider.workload.site.racks or ()] == [2, 2]  # as many circuits
+
+
+def test_a_rack_too_short_is_freed_by_the_rack_units_relaxation_alone(catalogue: Catalogue) -> None:
+    short = TWO_RACKS.replace("units: 6", "units: 3").replace("units: 8", "units: 4")  # halved
+    workload, result = solved(catalogue, short)
+    assert result.plan is None
+    data = build_problem(workload, catalogue)
+    eased = {
+        r.id: solve(r.workload, catalogue, SolveSettings(time_limit=20, workers=2))
+        for r in racks_family.relax(data)
+    }
+    assert eased[RelaxationId.RACK_UNITS].plan is not None
+    assert eased[RelaxationId.CIRCUIT].plan is None  # wider circuits do not make a short rack taller

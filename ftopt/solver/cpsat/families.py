@@ -29,8 +29,10 @@ from ftopt.solver.cpsat.stock import Stock
 from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
 
-#: The families with a rule of their own, in the order their findings and relaxations are listed.
-_RULES: tuple[Family, ...] = (Feed, Host, Memory, Inlet, Deadline, Optimiser, ServerLimit, Stock, Liquid)
+#: The families with a rule of their own, in the order their findings and relaxations are listed:
+#: the what-if re-solves in this order until its budget ends, so the bid's own rules (deadline,
+#: cards, feed, room, optimiser, limits) come before the catalogue's host rules.
+_RULES: tuple[Family, ...] = (Deadline, Memory, Feed, Inlet, Optimiser, ServerLimit, Stock, Liquid, Host)
 #: The racks family's hooks, keeping every per-rack limit a family declares (decoding places by them).
 RACKS = racks.Racks([f.rack_limit for f in _RULES if f.rack_limit is not None])
 #: Every family: the racks family goes in after the rules whose limits it keeps.

@@ -3,15 +3,18 @@
 The host rules (RAM per GPU memory and for offloaded optimiser states, NVMe for checkpoints, cores
 per GPU) are applied where builds and their RAM and disk tiers are made
 (`ftopt.solver.problem.builds`): no constraints here. The family owns the binding lines: RAM bought
-for offloaded states and NVMe bought for checkpoints beyond the base build. Its what-if (a looser
-host rule of the catalogue) is not re-solved: the ids `host-ram` and `cores` are named, not eased.
+for offloaded states and NVMe bought for checkpoints beyond the base build, and the what-ifs of the
+catalogue's host rules: host RAM of `EASED_RAM_PER_GPU_MEMORY` × GPU memory, and half the cores per
+GPU. They are the catalogue's rules, not the bid's: the eased bid carries an eased catalogue, and
+the workbench cannot ease them in a workload.
 """
 
 from __future__ import annotations
 
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.plan import Assignment, Plan, Server
-from ftopt.solver.cpsat.family import Family
+from ftopt.model.relaxation import RelaxationId
+from ftopt.solver.cpsat.family import Family, Relaxation
 from ftopt.solver.problem.data import ProblemData
 
 
@@ -71,9 +74,38 @@ def _nvme_line(data: ProblemData, server: Server, held: list[Assignment]) -> Fin
     return finding(FindingKind.NVME, server.id, need_gb=round(checkpoints, 1), nvme_tb=server.nvme_tb)
 
 
+#: Host RAM per GPU memory in the host-ram what-if: as much system memory as GPU memory, the floor
+#: vendors state (rules.yaml asks twice that, their recommendation for staging and pinned buffers).
+EASED_RAM_PER_GPU_MEMORY = 1.0
+
+
+def relax(data: ProblemData) -> list[Relaxation]:
+    """The catalogue with its host RAM rule at `EASED_RAM_PER_GPU_MEMORY`, and with half its cores per
+    GPU, each where that eases the rule."""
+    catalogue, rules = data.catalogue, data.catalogue.rules
+    eased = []
+    if rules.host_ram_per_gpu_memory > EASED_RAM_PER_GPU_MEMORY:
+        ram = rules.model_copy(update={"host_ram_per_gpu_memory": EASED_RAM_PER_GPU_MEMORY})
+        words = f"host RAM of {EASED_RAM_PER_GPU_MEMORY:g} × GPU memory"
+        eased.append(
+            Relaxation(
+                RelaxationId.HOST_RAM, words, data.workload, catalogue.model_copy(update={"rules": ram})
+            )
+        )
+    if rules.cores_per_gpu > 1:
+        cores = rules.model_copy(update={"cores_per_gpu": rules.cores_per_gpu // 2})
+        words = f"{rules.cores_per_gpu // 2} CPU cores per GPU"
+        eased.append(
+            Relaxation(
+                RelaxationId.CORES, words, data.workload, catalogue.model_copy(update={"rules": cores})
+            )
+        )
+    return eased
+
+
 Host = Family(
     name="host",
-    relaxations=(),
+    relaxations=(RelaxationId.HOST_RAM, RelaxationId.CORES),
     verifier_rules=("host-ram", "cores", "nvme"),
     workload_fields=("runs[].offload", "runs[].keep_checkpoints"),
     catalogue_fields=(
@@ -82,5 +114,6 @@ Host = Family(
         "rules.data_tb_per_socket",
         "dimms[].gb",
     ),
+    relax=relax,
     explain=explain,
 )

@@ -16,6 +16,7 @@ caps each count.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -34,6 +35,11 @@ Uses = dict[tuple[int, int], list[Use]]
 Intervals = dict[int, list[tuple[cp_model.IntervalVar, int]]]
 #: Largest k of the lane cuts (jobs of at least span/(k+1)); shorter jobs waste too little of a lane.
 MAX_LANE_K = 200
+#: Most constraints the window cuts may bring a model to. Every cut is valid alone, so fewer only
+#: weakens the bound: 60 runs with windows of their own and jobs of 38 minutes to 4 days made
+#: 144,000 cuts (57,000 lane, 87,000 pair), and building them took 55 s of a 30 s limit on a
+#: loaded machine (2.4 s with this cap); the project's own queues (four runs) make 264 in all.
+MAX_CUTS = 5_000
 
 
 @dataclass
@@ -152,13 +158,28 @@ def _add_window_cuts(
 
     Valid for every schedule (a job lies inside its window); the LP sees nothing of the cumulative,
     so without these the bound is only the cheapest servers, not the GPU-hours the jobs need. Each
-    span gives the area cut (GPU-minutes ≤ count × GPUs × span) and the lane cuts (`_lane_cuts`)."""
+    span gives the area cut (GPU-minutes ≤ count × GPUs × span) and the lane cuts (`_lane_cuts`);
+    pairs of runs give the pair cuts. Every cut is valid alone, so at most `MAX_CUTS` are added:
+    every area cut, then lane cuts by rising k (the fewest, longest jobs per lane first: where they
+    gain most over the area cut), then pair cuts while the budget lasts."""
+    lanes: list[tuple[int, int, list[Use], cp_model.LinearExprT, int]] = []  # k, order, uses, GPUs, span
     for span, inside in spans(qp):
         for f, count in servers.items():
             uses = [u for r in inside for u in area.get((f, r), [])]
             if uses:
-                _add_span_cuts(model, uses, count * qp.data.builds[f].gpu_count, span)
+                gpus = count * qp.data.builds[f].gpu_count
+                model.add(sum(x * (g * m) for x, g, m in uses) <= gpus * span)
+                lanes += [(k, len(lanes), uses, gpus, span) for k in _lane_ks(uses, span)]
+    budget = MAX_CUTS - len(model.proto.constraints)
+    for k, _, uses, gpus, span in sorted(lanes, key=lambda lane: lane[:2])[: max(0, budget)]:
+        model.add(sum(x * (g * lane_weight(m, span, k)) for x, g, m in uses) <= gpus * (k * span))
     _add_pair_cuts(qp, model, servers, area)
+
+
+def _lane_ks(uses: list[Use], span: int) -> list[int]:
+    """The k of the lane cut of each job length m in the span, k = ⌊span / m⌋: the one that counts
+    jobs of that length as whole jobs per GPU lane (at most k of them)."""
+    return sorted({span // m for _, _, m in uses if 1 <= span // m <= MAX_LANE_K})
 
 
 def spans(qp: QueueProblem) -> list[tuple[int, list[int]]]:
@@ -173,25 +194,19 @@ def spans(qp: QueueProblem) -> list[tuple[int, list[int]]]:
     return found
 
 
-def _add_span_cuts(model: cp_model.CpModel, uses: list[Use], gpus: cp_model.LinearExprT, span: int) -> None:
-    """The area cut and, for each job length m in the span, the lane cut with k = ⌊span / m⌋: the one
-    that counts jobs of that length as whole jobs per GPU lane (at most k of them)."""
-    model.add(sum(x * (g * m) for x, g, m in uses) <= gpus * span)
-    for k in sorted({span // m for _, _, m in uses if 1 <= span // m <= MAX_LANE_K}):
-        model.add(sum(x * (g * lane_weight(m, span, k)) for x, g, m in uses) <= gpus * (k * span))
-
-
 def _add_pair_cuts(
     qp: QueueProblem, model: cp_model.CpModel, servers: dict[int, cp_model.IntVar], area: Uses
 ) -> None:
     """Per build and pair of runs whose windows overlap in order (one starts and ends no later than
     the other, the windows differ): the whole jobs of the two that one GPU lane can hold, as cuts
-    (`lane_pairs`). The span cuts see each window alone; these see one run's jobs pushing the other's
-    past its deadline."""
+    (`lane_pairs`), while the model has fewer than `MAX_CUTS` constraints. The span cuts see each
+    window alone; these see one run's jobs pushing the other's past its deadline."""
     for f, count in servers.items():
         gpus = count * qp.data.builds[f].gpu_count
         runs = [r for r in range(len(qp.jobs)) if area.get((f, r))]
         for i, j in itertools.product(runs, runs):
+            if len(model.proto.constraints) >= MAX_CUTS:
+                return
             if i != j and _agreeable(qp.windows[i], qp.windows[j]):
                 _add_lane_pair(qp, model, gpus, area[f, i], area[f, j], (i, j))
 
@@ -217,6 +232,7 @@ def _agreeable(first: tuple[int, int], second: tuple[int, int]) -> bool:
     return first != second and first[0] <= second[0] and first[1] <= second[1] and second[0] < first[1]
 
 
+@functools.lru_cache(maxsize=65536)  # pure; every build repeats the same pairs of windows and lengths
 def lane_pairs(
     first: tuple[int, int], second: tuple[int, int], m1: int, m2: int
 ) -> list[tuple[int, int, int]]:

@@ -65,8 +65,8 @@ def _note(run: str, cost: float, saved: float, plan_per_hour: float, currency: s
         what="spare servers",
         cost=round(cost, 2),
         currency=currency,
-        hours_saved=round(saved, 2),
+        hours_saved=round(saved, 3),
         confidence=SPARE_CONFIDENCE,
-        cost_per_hour=round(cost / saved, 2) if saved else round(cost, 2),
-        plan_per_hour=round(plan_per_hour, 2),
+        cost_per_hour=round(cost / saved) if saved else round(cost),
+        plan_per_hour=round(plan_per_hour),
     )

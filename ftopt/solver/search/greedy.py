@@ -272,12 +272,16 @@ def _by_slot_price(data: ProblemData, by_run: list[list[Mode]]) -> list[list[Mod
     """Per run, its modes by what their GPUs cost at the cheapest price per slot of a build they fit
     (then by memory need): the spreadsheet's "cheapest GPU per price", where memory need alone took
     two cheap cards' modes over one dearer card's that costs less per copy."""
+    by_card: dict[tuple[str, str | None], list[tuple[Build, float]]] = {}  # what `compatible` checks first
+    for b in data.builds:
+        by_card.setdefault((b.gpu.id, b.mig.name if b.mig else None), []).append(
+            (b, _least_price(b) / b.slots)
+        )
     cost: dict[int, float] = {}
     for modes in by_run:
         for mode in modes:
-            if id(mode) not in cost:
-                prices = [_least_price(b) / b.slots for b in data.builds if compatible(mode, b)]
-                cost[id(mode)] = mode.gpus * min(prices, default=math.inf)
+            builds = by_card.get((mode.gpu, mode.mig), [])
+            cost[id(mode)] = mode.gpus * min((p for b, p in builds if compatible(mode, b)), default=math.inf)
     return [
         sorted(modes, key=lambda m: (cost[id(m)], memory_need(m), m.gpus, m.preference)) for modes in by_run
     ]

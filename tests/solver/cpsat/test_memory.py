@@ -43,3 +43,30 @@ def test_the_what_if_allows_the_cards_with_more_memory() -> None:
     assert eased.id == RelaxationId.MEMORY and allowed is not None and allowed[0] == "rtx-pro-6000-se"
     assert all(data.catalogue.gpu(g).memory_gb > 96 for g in allowed[1:]) and len(allowed) > 1
     assert memory.relax(problem(LARGE.replace("hardware: {gpus: [rtx-pro-6000-se]}\n", ""))) == []
+
+
+def test_no_larger_card_is_offered_where_memory_does_not_bind() -> None:
+    """The rushed LoRA fits one H200; a B200 would be cheaper for its speed, not its memory."""
+    assert memory.relax(problem(RUSHED)) == []
+
+
+#: A 70B full fine-tune over whole B200 servers: memory needs two servers, the deadline four.
+SPANNING = """
+site: {feed: 400v-3p-32a, inlet_c: 25}
+hardware: {gpus: [b200-sxm]}
+runs:
+  - {name: wide, model: llama-3.3-70b, method: full, optimizer: adamw-32bit, offload: none,
+     seq_len: 4096, gradient_checkpointing: true, train_tokens: 2000000000, deadline_hours: 20}
+"""
+
+
+def test_a_copy_spread_over_more_servers_by_its_deadline_is_the_deadline_s(
+    solve_yaml: Callable[..., Plan],
+) -> None:
+    plan = solve_yaml(SPANNING, time_limit=30)
+    [copy] = plan.assignments
+    relaxed = solve_yaml(SPANNING.replace(", deadline_hours: 20", ""), time_limit=30)
+    fewest = relaxed.assignments[0].gpu_count  # the cheapest copy without the deadline
+    assert copy.multinode and copy.gpu_count > fewest
+    [line] = memory.explain(problem(SPANNING), plan)
+    assert line.kind == FindingKind.DEADLINE_BOUND and line.figures["fewest_gpus"] <= fewest

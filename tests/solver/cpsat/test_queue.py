@@ -104,3 +104,21 @@ def test_the_pair_cut_proves_one_eight_card_server_too_small_for_seed_2() -> Non
     )
     relaxed = aggregate_bound(qp, 5.0, 2)
     assert relaxed.bound is not None and relaxed.bound / 100 > 155_928  # the 8-card server's price
+
+
+def test_the_cuts_stop_at_their_budget_and_the_bound_stays_a_bound(monkeypatch) -> None:
+    """Sixty runs with windows of their own made 144,000 cuts and took longer to build than the time
+    limit (issue 38); the cuts stop at `MAX_CUTS`, area cuts first. The project's own queue stays
+    whole under the budget, and with the area cuts alone the bound can only fall."""
+    import ftopt.solver.cpsat.queue as queue_model
+
+    workload = Workload.model_validate(instance(200, 2))
+    qp = queue_problem(build_problem(peak_workload(workload), catalogue()), workload)
+    whole, _, _ = queue_model._counts_model(qp)
+    assert len(whole.proto.constraints) < queue_model.MAX_CUTS
+    full = aggregate_bound(qp, 5.0, 2).bound
+    monkeypatch.setattr(queue_model, "MAX_CUTS", 0)  # the area cuts alone
+    capped, _, _ = queue_model._counts_model(qp)
+    assert len(capped.proto.constraints) < len(whole.proto.constraints)
+    lower = aggregate_bound(qp, 5.0, 2).bound
+    assert full is not None and lower is not None and 0 < lower <= full

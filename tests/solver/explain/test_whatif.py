@@ -82,3 +82,12 @@ def test_an_impossible_bid_names_the_relaxations_that_give_it_a_plan() -> None:
     ids = {f.figures["relaxation"] for f in found}
     assert {"deadline", "server-limit"} <= ids and all(f.kind == FindingKind.FEASIBLE_IF for f in found)
     assert "optimiser" not in ids and "inlet" not in ids  # nothing to ease there
+
+
+def test_a_catalogue_rule_s_saving_is_no_workload_edit() -> None:
+    data = problem(SMALL)
+    plan = solve(data.workload, catalogue(), QUICK).plan_or_raise()
+    cheaper = plan.model_copy(update={"total_price": plan.total_price - 100})
+    found = savings(data, plan, lambda _: Result(status=plan.status, plan=cheaper))
+    [ram] = [s for s in found if s.figures["relaxation"] == "host-ram"]
+    assert eased_workload(data, ram) is None  # the catalogue's rule: the workbench says so

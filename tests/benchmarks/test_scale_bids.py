@@ -1,0 +1,47 @@
+"""The issue-38 bids and the side-by-side report: the sizes the issue names, the same bid for the
+same seed, and a report that sets both builds against first fit (no timing asserted)."""
+
+from __future__ import annotations
+
+from benchmarks.scale_bids import bid, queue_bid
+from benchmarks.side_by_side import report
+from ftopt import load_catalogue
+from ftopt.model.workload import Workload
+from ftopt.solver.problem.data import build_problem
+from ftopt.solver.problem.modes import compatible
+
+
+def test_c500_is_500_copies_of_40_distinct_runs_each_fitting_some_build() -> None:
+    doc = bid("c500")
+    assert doc == bid("c500"), "the same seed gives the same bid"
+    assert len(doc["runs"]) == 40 and sum(r.get("concurrent", 1) for r in doc["runs"]) == 500
+    data = build_problem(Workload.model_validate(doc), load_catalogue())
+    assert all(
+        any(compatible(data.modes[m], b) for m in data.modes_of(r) for b in data.builds)
+        or data.has_multinode(r)
+        for r in range(len(doc["runs"]))
+    )
+    same_runs = [{k: v for k, v in r.items() if k != "concurrent"} for r in bid("c10000")["runs"]]
+    assert same_runs == [{k: v for k, v in r.items() if k != "concurrent"} for r in doc["runs"]]
+
+
+def test_the_queue_has_its_jobs_each_run_with_its_own_release_and_a_10_to_13_day_window() -> None:
+    doc = queue_bid(200)
+    assert sum(r["jobs"] for r in doc["runs"]) == 200 and len(doc["runs"]) == 60
+    windows = {r["deadline_hours"] - r["release_hours"] for r in doc["runs"]}
+    assert windows <= {24 * d for d in range(10, 14)} and len({r["release_hours"] for r in doc["runs"]}) > 1
+    Workload.model_validate(doc)
+
+
+def test_the_report_sets_each_build_against_first_fit() -> None:
+    rows = [
+        {"bid": "c500", "build": b, "repeat": 0, "limit": 30.0, "wall": w, "code": 0, "status": "optimal",
+         "total_price": 90.0, "bound": 90.0, "gap": 0.0, "peak_mb": 100}
+        for b, w in (("base", 4.0), ("current", 2.0))
+    ]  # fmt: skip
+    text = report({"rows": rows, "ffd": {"c500": {"ffd": 100.0, "ffd_per_gpu": 90.0}},
+                   "load_before": (1.0, 1.0, 1.0), "load_after": (2.0, 2.0, 2.0)})  # fmt: skip
+    assert (
+        "| c500 | 30 | this branch | 1 | 2.0 / 2.0 | optimal | 0.00 % | 90 | 0.900 | 1.000 | 100 | 0.50 |"
+        in text
+    )

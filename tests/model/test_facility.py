@@ -1,0 +1,62 @@
+"""The facility sheet: power, heat, airflow, weight and rack units per rack and for the bid, each
+summed from the plan's servers and the catalogue's chassis, and a missing figure named, never zero."""
+
+from __future__ import annotations
+
+import pytest
+
+from ftopt.model.facility import BTU_H_PER_W, facility
+from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Plan
+from tests.quote.commercial_bid import solved
+
+
+@pytest.fixture(scope="module")
+def racked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Plan, Catalogue]:
+    plan, _, catalogue = solved(tmp_path_factory.mktemp("bid"))
+    assert plan.racks, "the bid's site is given as racks"
+    return plan, catalogue
+
+
+def test_each_rack_and_the_bid_sum_their_servers(racked: tuple[Plan, Catalogue]) -> None:
+    plan, catalogue = racked
+    sheet = facility(plan, catalogue, 0.8)
+    assert sheet.bid.power_max_w == sum(s.power_w for s in plan.servers)
+    assert sheet.bid.power_average_w == round(sheet.bid.power_max_w * 0.8)
+    assert sheet.bid.heat_btu_h == round(sheet.bid.power_max_w * BTU_H_PER_W)
+    assert sheet.bid.heat_kw == round(sheet.bid.power_max_w / 1000, 2)
+    assert [r.name for r in sheet.racks] == [r.name for r in plan.racks]
+    for row, rack in zip(sheet.racks, plan.racks, strict=True):
+        assert row.power_max_w == rack.load_w  # the plan's own sum of the rack's full-load draw
+        assert row.rack_units == rack.units_used and row.units_available == rack.units
+    assert sum(r.power_max_w for r in sheet.racks) == sheet.bid.power_max_w
+    assert {s.id for s in sheet.servers} == {s.id for s in plan.servers}
+
+
+def test_a_chassis_without_weight_or_airflow_is_named_not_counted_as_zero(
+    racked: tuple[Plan, Catalogue],
+) -> None:
+    plan, catalogue = racked
+    sheet = facility(plan, catalogue, 0.8)
+    used = {s.chassis for s in plan.servers}
+    lacking = {
+        c.id for c in catalogue.chassis if c.id in used and (c.weight_kg is None or c.airflow_cfm is None)
+    }
+    assert set(sheet.bid.missing) == lacking
+    if lacking == used:
+        assert sheet.bid.weight_kg is None and sheet.bid.airflow_cfm is None
+
+
+def test_published_weight_and_airflow_are_summed_with_their_sources(racked: tuple[Plan, Catalogue]) -> None:
+    plan, catalogue = racked
+    used = {s.chassis for s in plan.servers}
+    figures = {
+        "weight_kg": 40.5,
+        "airflow_cfm": 500.0,
+        "facility_sources": ("vendor sheet (read 2026-12-04)",),
+    }
+    chassis = tuple(c.model_copy(update=figures) if c.id in used else c for c in catalogue.chassis)
+    sheet = facility(plan, catalogue.model_copy(update={"chassis": chassis}), 0.5)
+    assert sheet.bid.weight_kg == round(40.5 * len(plan.servers), 1)
+    assert sheet.bid.airflow_cfm == round(500 * len(plan.servers))
+    assert sheet.bid.missing == () and sheet.sources == ("vendor sheet (read 2026-12-04)",)
