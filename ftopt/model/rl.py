@@ -33,7 +33,14 @@ from ftopt.model.roles import (
     reference_gb,
     reward_gb,
 )
-from ftopt.model.rollout import Engine, RolloutConstants, generation_time, lay_out_engine, switch_seconds
+from ftopt.model.rollout import (
+    Engine,
+    RolloutConstants,
+    Sampler,
+    generation_time,
+    lay_out_engine,
+    switch_seconds,
+)
 from ftopt.model.sizing import (
     CopySetup,
     Ranker,
@@ -107,9 +114,8 @@ def lay_out_copy_engine(
     if gpus < 1:
         return None  # a separate engine without GPUs of its own: no engine to lay out
     fraction = rollout.memory_fraction if colocated else constants.separate_memory_fraction
-    return lay_out_engine(
-        profile.counts, profile.arch, gpu, gpus, fraction * gpu.memory_gb, rollout, constants
-    )
+    sampler = Sampler(profile.counts, profile.arch, rollout, constants)
+    return lay_out_engine(sampler, gpu, gpus, fraction * gpu.memory_gb)
 
 
 def copy_engine(profile: RunProfile, gpu: Gpu, sizing: Sizing, constants: RolloutConstants) -> Engine | None:
@@ -332,7 +338,7 @@ def rl_phases(
         critic = update_seconds + forward_seconds(matmul_params(counts, arch), tokens, gpu, train, constants)
     colocated = sizing.placement == Placement.COLOCATED
     return RlPhases(
-        generation=generation_time(counts, arch, gpu, engine, rollout, constants).seconds,
+        generation=generation_time(Sampler(counts, arch, rollout, constants), gpu, engine).seconds,
         scoring=scoring,
         critic=critic,
         sync=sync_seconds(profile, sizing, gpu, link, speed),
