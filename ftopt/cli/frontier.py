@@ -1,6 +1,7 @@
 """`ftopt frontier WORKLOAD.yaml`: the Pareto frontier of price (or TCO) against makespan.
 
-The engine is `ftopt.solver.frontier` (re-solving with tightening deadlines, each point proven); this
+The engine is `ftopt.solver.frontier` (re-solving with tightening deadlines in one budget, each point
+with its proof status and gap); this
 command parses, checks that some run gives `train_tokens` (else exit 2), maps a first solve without a
 plan to exit 3 or 4 and renders. OR-Tools is imported only when the command runs.
 """
@@ -46,7 +47,10 @@ class NoTrainTokensError(CommandInputError):
     "--format", "fmt", type=click.Choice(("table", "json", "html")), default="table", show_default=True
 )
 @output_option
-@time_limit_option("Seconds for each point's solve.")
+@time_limit_option(
+    "Seconds for the whole frontier: each point's solve gets what is left divided by the points still "
+    "wanted; each point says whether it was proven (status optimal, gap 0) in its share."
+)
 @click.option(
     "--points",
     type=click.IntRange(min=1, max=100),
@@ -70,7 +74,10 @@ def frontier_command(
     prices: Path | None,
     catalogue_dir: Path | None,
 ) -> None:
-    """Price (or TCO) against makespan: re-solve with ever tighter deadlines, each point proven optimal."""
+    """Price (or TCO) against makespan: re-solve with ever tighter deadlines within --time-limit.
+
+    Each point is the cheapest plan found for its deadline in its share of the time limit, with its
+    status and gap: proven optimal only at gap 0."""
     from ftopt.model.settings import SolveSettings
     from ftopt.solver.frontier import frontier, has_train_tokens
 

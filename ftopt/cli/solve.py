@@ -42,10 +42,6 @@ if TYPE_CHECKING:
     from ftopt.solver.frontier import Frontier
 
 
-#: Why `--alternatives` is refused on a queue bid (README "Combinations not supported").
-QUEUE_ALTERNATIVES = "--alternatives: queue bids have no alternatives yet; solve without --alternatives"
-
-
 def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
     if quiet or not sys.stderr.isatty():
         return None
@@ -140,8 +136,6 @@ def solve_command(
     parsed = load_workload(workload, catalogue)
     check_currency(parsed, catalogue, str(workload))
     logo = logo_uri(workload, parsed)
-    if alternatives and parsed.queue is not None:
-        raise CommandInputError(QUEUE_ALTERNATIVES)
     settings = SolveSettings(
         time_limit=time_limit, deterministic=deterministic, what_if=what_if, alternatives=alternatives
     )
@@ -153,7 +147,7 @@ def solve_command(
     bids = None
     if fmt == "html" and with_frontier:
         budget = settings.time_limit - (time.perf_counter() - started)
-        bids = quote_bids(parsed, catalogue, settings, budget)
+        bids = quote_bids(parsed, catalogue, settings, budget, plan)
     shown, summary = quote_copy(plan, parsed, catalogue, copy)
     write_plan(shown, fmt, output, bids, internals, summary, logo)
 

@@ -130,7 +130,10 @@ class SweepProgress:
     metavar="auto|ADDRESS",
     help="Run on Ray: auto joins or starts a local Ray; otherwise a cluster's address (ftopt[ray]).",
 )
-@time_limit_option("Seconds of search per scenario.")
+@time_limit_option(
+    "Seconds for the whole sweep: each scenario gets the limit × the scenarios solved at once ÷ the "
+    "scenarios to solve (at least 0.1 s); each record says its share and how the budget was shared."
+)
 @click.option(
     "--what-if/--no-what-if",
     default=False,

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ftopt.model.findings import Finding, FindingKind, describe
+from ftopt.model.findings import Finding, FindingKind, describe, money
 from ftopt.model.plan import Alternative, LineItem, Plan, Server
 from ftopt.model.workload import QuoteDetails
 
@@ -293,3 +293,45 @@ def _arrival(lines: tuple[HardwareLine, ...]) -> tuple[float | None, datetime.da
     weeks = [x.lead_weeks for x in lines if x.lead_weeks is not None]
     dates = [x.delivery for x in lines if x.delivery is not None]
     return (max(weeks) if weeks else None), (max(dates) if dates and len(dates) == len(lines) else None)
+
+
+# --- the words the summary states ----------------------------------------------------------------
+
+
+def total_words(block: Commercial) -> str:
+    """The headline's clause for the total: what is added to the hardware, and the total."""
+    added = [
+        name
+        for name, amount in (
+            ("services", block.services_total),
+            ("shipping", block.shipping),
+            (f"{block.tax_percent:g} % tax", block.tax),
+        )
+        if amount
+    ]
+    if not added:
+        return ""
+    joined = added[0] if len(added) == 1 else ", ".join(added[:-1]) + " and " + added[-1]
+    return f"; {money(block.total, block.currency)} in total with {joined}"
+
+
+def figure_pairs(block: Commercial) -> list[tuple[str, str]]:
+    """The key figures the commercial block adds, as (label, value): services, shipping, tax, total,
+    cost and margin in the seller's copy, delivery."""
+    c = block.currency
+    out = []
+    if block.services_total:
+        out.append(("Services", money(block.services_total, c)))
+    if block.shipping:
+        out.append(("Shipping", money(block.shipping, c)))
+    if block.tax_percent:
+        out.append((f"Tax ({block.tax_percent:g} %)", money(block.tax, c)))
+    out.append(("Total to pay", money(block.total, c)))
+    if block.cost is not None and block.margin is not None:
+        out.append(("Cost (seller's copy)", money(block.cost, c)))
+        out.append(("Margin after discount (seller's copy)", money(block.margin, c)))
+    if block.delivery is not None:
+        out.append(("Delivery by", block.delivery.isoformat()))
+    elif block.lead_weeks:
+        out.append(("Delivery", f"{block.lead_weeks:g} weeks after the order"))
+    return out

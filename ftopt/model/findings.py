@@ -192,7 +192,8 @@ def _servers(count: int) -> str:
 
 def _feasible_if(subject: str, f: dict[str, Any]) -> str:
     best = "proven" if f.get("eased_status") == "optimal" else "best found, not proven cheapest"
-    return f"with {subject} the bid has a plan, its cheapest at {money(f['eased_price'], f['currency'])} ({best})"
+    price = money(f["eased_price"], f["currency"])
+    return f"with {subject} the bid has a plan, its cheapest at {price} ({best})"
 
 
 def _deadline_bound(subject: str, f: dict[str, Any]) -> str:

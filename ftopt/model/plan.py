@@ -482,6 +482,19 @@ class Fabric(BaseModel):
     bill_of_materials: list[LineItem] = Field(default_factory=list)
 
 
+class Budget(BaseModel):
+    """How the command that made the plan shared its time limit: why a figure (a what-if saving, an
+    alternative) is missing, or a search stopped short of its proof, is read here."""
+
+    model_config = _PLAN
+    limit_s: float = Field(ge=0, description="the command's --time-limit: the whole command, not one phase")
+    shares: dict[str, float] = Field(
+        default_factory=dict,
+        description="the seconds each phase was allowed: search, what-if, alternatives (0: skipped)",
+    )
+    sharing: str = Field(description="how the limit was shared, in words")
+
+
 class Plan(BaseModel):
     """The answer to a workload: status, price, proof quality, servers and assignments."""
 
@@ -503,7 +516,9 @@ class Plan(BaseModel):
     savings: list[Finding] = Field(default_factory=list, description="what one eased rule would save")
     notes: list[Finding] = Field(default_factory=list, description="assumptions and defaults applied")
     makespan_hours: float | None = Field(
-        default=None, description="the longest copy's hours to train; null when no run gives train_tokens"
+        default=None,
+        description="the longest copy's hours to train (a queue: the last job's end); null when no run "
+        "gives train_tokens",
     )
     energy_kwh: float | None = Field(default=None, description="Σ the copies' training energy")
     tco: Tco | None = Field(default=None, description="purchase plus energy over the years")
@@ -526,6 +541,9 @@ class Plan(BaseModel):
     alternatives: list[Alternative] = Field(
         default_factory=list,
         description="the next cheapest bids whose server sets differ, in price order (--alternatives)",
+    )
+    budget: Budget | None = Field(
+        default=None, description="how the solve shared its time limit among its phases"
     )
 
     @property

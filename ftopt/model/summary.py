@@ -17,13 +17,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ftopt.model.commercial import Commercial, cents
-from ftopt.model.facility import Facility
+from ftopt.model.commercial import Commercial, Copy, cents, commercial, figure_pairs, total_words
+from ftopt.model.facility import Facility, facility
 from ftopt.model.findings import money
 from ftopt.model.hardware import Catalogue, CatalogueOrigin
 from ftopt.model.plan import Assignment, Node, Plan, RunSummary, ScheduledJob, Server, Status
 from ftopt.model.result import Result
-from ftopt.model.workload import QuoteDetails, Workload
+from ftopt.model.spread import DEFAULT_CONFIDENCE, confidence_words
+from ftopt.model.workload import Energy, QuoteDetails, Workload
 
 _SUMMARY = ConfigDict(frozen=True, extra="forbid")
 
@@ -154,9 +155,17 @@ class AlternativeLine(BaseModel):
     more_to_pay: float = Field(description="its price to pay minus the plan's")
     differs: tuple[str, ...] = Field(description="servers it adds (+) and drops (−) against the plan")
     servers: str = Field(description="its server groups in words: `2 × 4 × h200-nvl in gpu-server-4`")
-    hours: float | None = Field(description="its slowest run's hours, as the plan's `hours`")
+    hours: float | None = Field(
+        description="its slowest run's hours at the planned confidence (`confidence`), as the plan's `hours`"
+    )
+    hours_p50: float | None = Field(default=None, description="its slowest run's hours at P50")
     hours_p90: float | None = Field(description="its slowest run's hours at P90; None without spread")
+    hours_words: str = Field(default="", description="`80.9 h at P90 (P50 61.7 h)`: hours as printed")
     proven_next: bool = Field(description="CP-SAT proved no cheaper bid differs from the options before")
+    status: str = Field(default="feasible", description="optimal or feasible, as the plan's own status")
+    gap: float | None = Field(
+        default=None, description="its price's distance to the search's lower bound; proven only at 0"
+    )
 
 
 class PlanSummary(BaseModel):
@@ -174,7 +183,25 @@ class PlanSummary(BaseModel):
     gpus_owned: int = Field(description="GPUs in the customer's own servers")
     mode: Literal["peak", "queue"]
     together: str = Field(description="what is trained at once, in words")
-    hours: float | None = Field(description="peak: the longest copy's hours; queue: the last job's end")
+    hours: float | None = Field(
+        description="the time until everything trains at the planned confidence (`confidence`): peak: "
+        "the slowest run's hours at its deadline confidence (P90 by default); queue: the last job's end"
+    )
+    confidence: float = Field(
+        default=DEFAULT_CONFIDENCE,
+        description="the confidence the plan's hours are checked at (0.9: P90, 0.5: P50): the runs' "
+        "deadline confidence, the largest where they differ",
+    )
+    hours_label: str = Field(
+        default="P90",
+        description="how `hours` is stated: P90 or P50, or `the speed model` for plans without spread",
+    )
+    hours_p50: float | None = Field(default=None, description="`hours` at P50, printed beside it")
+    hours_p90: float | None = Field(default=None, description="`hours` at P90")
+    hours_model: float | None = Field(
+        default=None, description="peak: the slowest copy's hours by the speed model alone (no spread)"
+    )
+    hours_words: str = Field(default="", description="`80.9 h at P90 (P50 61.7 h)`: hours as printed")
     horizon_hours: float | None
     last_job_end_hours: float | None
     queue_finish_p50: float | None = Field(
@@ -205,6 +232,9 @@ class PlanSummary(BaseModel):
     buyer: QuoteDetails | None
     alternatives: tuple[AlternativeLine, ...] = Field(
         default=(), description="the next cheapest bids, in price order (`--alternatives`)"
+    )
+    budget: str | None = Field(
+        default=None, description="how the solve shared its time limit among its phases (Plan.budget)"
     )
     commercial: Commercial | None = Field(
         default=None,
@@ -550,16 +580,56 @@ def summarised(names: tuple[str, ...] | list[str], limit: int = LIST_LIMIT) -> s
     return f"{', '.join(names[:limit])} and {len(names) - limit} more (all in the appendix)"
 
 
-def _hours_words(hours: float | None, without: tuple[str, ...], runs: int) -> str:
-    """The hours clause of a peak headline: only for runs that have hours, naming those without."""
+def planned_confidence(plan: Plan) -> float:
+    """The confidence the plan's hours are checked at: its runs' deadline confidence (the largest
+    where they differ; P90 by default)."""
+    return max((c for r in plan.runs if (c := r.deadline_confidence) is not None), default=DEFAULT_CONFIDENCE)
+
+
+def hours_words(hours: float | None, label: str, p50: float | None) -> str:
+    """`80.9 h at P90 (P50 61.7 h)`: hours at the planned confidence with P50 beside them; plain
+    `61.7 h` for plans without spread figures; empty without hours."""
     if hours is None:
         return ""
+    if label not in ("P90", "P50"):
+        return f"{hours:,.1f} h"
+    beside = f" (P50 {p50:,.1f} h)" if label != "P50" and p50 is not None else ""
+    return f"{hours:,.1f} h at {label}{beside}"
+
+
+def _hours_fields(plan: Plan, runs: tuple[RunLine, ...], mode: str) -> dict[str, object]:
+    """The summary's hours at the planned confidence, P50 and P90 beside them, and their words."""
+    confidence = planned_confidence(plan)
+    if mode == "queue":
+        hours, p50, p90 = plan.last_job_end_hours, queue_finish(plan, 0.5), queue_finish(plan, 0.9)
+    else:
+        hours = plan.confident_finish_hours
+        p50 = max((r.hours_p50 for r in runs if r.hours_p50 is not None), default=None)
+        p90 = max((r.hours_p90 for r in runs if r.hours_p90 is not None), default=None)
+    spread = p50 is not None and p90 is not None
+    label = confidence_words(confidence) if spread else "the speed model"
+    return {
+        "hours": hours,
+        "confidence": confidence,
+        "hours_label": label,
+        "hours_p50": p50,
+        "hours_p90": p90,
+        "hours_model": None if mode == "queue" else _longest("peak", runs, None),
+        "hours_words": hours_words(hours, label, p50),
+    }
+
+
+def _hours_clause(s: PlanSummary) -> str:
+    """The hours clause of a peak headline: only for runs that have hours, naming those without."""
+    if s.hours is None:
+        return ""
+    without, runs = s.runs_without_hours, len(s.runs)
     if not without:
-        return f"; every run trained within {hours:,.1f} h"
+        return f"; every run trained within {s.hours_words}"
     named = summarised(without)
     return (
         f"; the {runs - len(without)} run{'s' if runs - len(without) != 1 else ''} with train_tokens "
-        f"trained within {hours:,.1f} h ({named}: no train_tokens, no hours)"
+        f"trained within {s.hours_words} ({named}: no train_tokens, no hours)"
     )
 
 
@@ -567,9 +637,11 @@ def _hours_words(hours: float | None, without: tuple[str, ...], runs: int) -> st
 
 
 def _standing(plan: Plan) -> Literal["proven", "within gap", "unproven", "none"]:
-    if plan.status == Status.OPTIMAL:
+    """Proven only at gap 0: an optimal status with a gap left (a bound a hair below the price) is
+    stated with its gap, as a feasible plan's is."""
+    if plan.status == Status.OPTIMAL and not plan.gap:
         return "proven"
-    if plan.status == Status.FEASIBLE:
+    if plan.status in (Status.OPTIMAL, Status.FEASIBLE):
         return "within gap" if plan.gap is not None else "unproven"
     return "none"
 
@@ -581,7 +653,7 @@ def proof_words(plan: Plan, objective: str) -> str:
         if plan.horizon_hours is not None
         else "runs every copy of every run at once"
     )
-    if plan.status == Status.OPTIMAL:
+    if plan.status == Status.OPTIMAL and not plan.gap:
         best = (
             "cheapest set of servers"
             if objective == "price"
@@ -591,7 +663,7 @@ def proof_words(plan: Plan, objective: str) -> str:
             f"This is the {best} the catalogue allows for these runs: the solver proved that no set with a "
             f"lower {objective} {holds} under the rules below."
         )
-    if plan.status == Status.FEASIBLE:
+    if plan.status in (Status.OPTIMAL, Status.FEASIBLE):
         stop = f"This set of servers {holds}, but the search stopped at its time limit before it could prove"
         if plan.bound is None or plan.gap is None:
             return f"{stop} it the lowest {objective}; a longer search may find a cheaper one."
@@ -665,7 +737,7 @@ def _headline(s: PlanSummary) -> str:
     if s.mode == "queue":
         line += f"; {s.together}"
         return line
-    return line + _hours_words(s.hours, s.runs_without_hours, len(s.runs))
+    return line + _hours_clause(s)
 
 
 def key_figures(s: PlanSummary, plan: Plan) -> tuple[Figure, ...]:
@@ -684,7 +756,7 @@ def key_figures(s: PlanSummary, plan: Plan) -> tuple[Figure, ...]:
         out.append(Figure(label="Last job ends", value=f"{s.last_job_end_hours:,.1f} h"))
     elif s.hours is not None:
         label = "Runs with hours done within" if s.runs_without_hours else "Every run done within"
-        out.append(Figure(label=label, value=f"{s.hours:,.1f} h"))
+        out.append(Figure(label=label, value=s.hours_words))
     spread = _spread_figure(s)
     if spread is not None:
         out.append(spread)
@@ -744,6 +816,7 @@ def alternative_lines(plan: Plan, discount: float) -> tuple[AlternativeLine, ...
     for alt in plan.alternatives:
         runs = run_lines(alt.plan)
         mode = "queue" if alt.plan.horizon_hours is not None else "peak"
+        hours = _hours_fields(alt.plan, runs, mode)
         price_to_pay = _to_pay(alt.plan.total_price, discount)
         lines.append(
             AlternativeLine(
@@ -753,9 +826,13 @@ def alternative_lines(plan: Plan, discount: float) -> tuple[AlternativeLine, ...
                 more_to_pay=round(price_to_pay - _to_pay(plan.total_price, discount), 2),
                 differs=tuple(alt.differs),
                 servers=server_words(alt.plan),
-                hours=_longest(mode, runs, alt.plan.last_job_end_hours),
-                hours_p90=max((r.hours_p90 for r in runs if r.hours_p90 is not None), default=None),
+                hours=hours["hours"],
+                hours_p50=hours["hours_p50"],
+                hours_p90=hours["hours_p90"],
+                hours_words=hours["hours_words"],
                 proven_next=alt.proven_next,
+                status=alt.plan.status.value,
+                gap=alt.plan.gap,
             )
         )
     return tuple(lines)
@@ -776,10 +853,17 @@ def _longest(mode: str, runs: tuple[RunLine, ...], last: float | None) -> float 
 
 
 def summarize(
-    result: Result | Plan, workload: Workload | None = None, catalogue: Catalogue | None = None
+    result: Result | Plan,
+    workload: Workload | None = None,
+    catalogue: Catalogue | None = None,
+    copy: Copy = "buyer",
+    cost: Plan | None = None,
 ) -> PlanSummary:
     """The summary of a result's plan (or a plan), with the workload's buyer details and the
-    catalogue's origin; without them, no buyer details and the bundled catalogue."""
+    catalogue's origin; without them, no buyer details and the bundled catalogue. With `quote:` the
+    commercial block for `copy` (the plan's prices are the sell prices; `cost` is the same plan at
+    the catalogue's prices when they differ, `ftopt.model.commercial.sell_plan`), with a catalogue
+    the facility sheet."""
     plan = _plan_of(result)
     runs = run_lines(plan)
     without = tuple(r.name for r in runs if r.hours is None)
@@ -800,7 +884,7 @@ def summarize(
         "gpus_owned": sum(s.gpu_count for s in plan.servers if s.owned),
         "mode": mode,
         "together": together_words(plan, runs),
-        "hours": _longest(mode, runs, last),
+        **_hours_fields(plan, runs, mode),
         "horizon_hours": plan.horizon_hours,
         "last_job_end_hours": last,
         "queue_finish_p50": queue_finish(plan, 0.5),
@@ -819,9 +903,34 @@ def summarize(
         "rent": _rent(plan, without),
         "buyer": buyer,
         "alternatives": alternative_lines(plan, discount),
+        "budget": plan.budget.sharing if plan.budget is not None else None,
         "headline": "",
         "figures": (),
     }
     draft = PlanSummary.model_validate(fields)
     draft = draft.model_copy(update={"headline": _headline(draft)})
-    return draft.model_copy(update={"figures": key_figures(draft, plan)})
+    draft = draft.model_copy(update={"figures": key_figures(draft, plan)})
+    return _with_quote(draft, plan, cost or plan, workload, catalogue, copy)
+
+
+def _with_quote(
+    s: PlanSummary, sell: Plan, cost: Plan, workload: Workload | None, catalogue: Catalogue | None, copy: Copy
+) -> PlanSummary:
+    """The facility sheet (with a catalogue) and the commercial block (with `quote:`): the total in
+    the headline, the block's figures after the price figures."""
+    if catalogue is not None:
+        utilisation = workload.energy.utilisation if workload is not None else Energy().utilisation
+        s = s.model_copy(update={"facility": facility(cost, catalogue, utilisation)})
+    quote = workload.quote if workload is not None else None
+    if quote is None:
+        return s
+    lead = {p.item: p.lead_weeks for p in catalogue.prices if p.lead_weeks is not None} if catalogue else {}
+    block = commercial(cost, sell, quote, lead, copy)
+    figures = [f.model_copy(update={"label": "Hardware after discount"}) if f.label == "Price to pay" else f
+               for f in s.figures]  # fmt: skip
+    at = max(
+        (i + 1 for i, f in enumerate(figures) if f.label in ("Hardware after discount", "Price")), default=0
+    )
+    figures[at:at] = [Figure(label=label, value=value) for label, value in figure_pairs(block)]
+    update = {"commercial": block, "headline": s.headline + total_words(block), "figures": tuple(figures)}
+    return s.model_copy(update=update)

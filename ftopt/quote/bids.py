@@ -15,6 +15,7 @@ from ftopt.model.settings import SolveSettings
 from ftopt.model.workload import Workload
 
 if TYPE_CHECKING:
+    from ftopt.model.plan import Plan
     from ftopt.solver.frontier import Frontier
 
 #: Points `ftopt frontier` finds by default, and the HTML quote's three bids with it: both search
@@ -24,17 +25,24 @@ FRONTIER_POINTS = 10
 
 
 def quote_bids(
-    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float
+    workload: Workload,
+    catalogue: Catalogue,
+    settings: SolveSettings,
+    budget_s: float,
+    plan: Plan | None = None,
 ) -> Frontier | None:
     """The frontier behind the quote's three bids: the one `ftopt frontier` finds with the same
     settings, within `budget_s` (what the solve left of the time limit), so that they are that
     command's own points whenever the budget lets the frontier finish (None when no run gives
     train_tokens or no point was found; a queue bid's time axis is its last job's end, as in
-    `ftopt frontier`). OR-Tools is imported only here, when a frontier is asked for."""
+    `ftopt frontier`). The quote's own `plan` is the frontier's first point, so the cheapest bid is
+    never dearer than the plan beside it. OR-Tools is imported only here, when a frontier is asked for."""
     from ftopt.solver.frontier import frontier, has_train_tokens
 
     if not has_train_tokens(workload):
         return None
     same = replace(settings, deterministic=False, what_if=False, alternatives=0)  # as `ftopt frontier`
-    found = frontier(workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0))
-    return found if found.points else None
+    found = frontier(
+        workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0), first=plan
+    )
+    return found if found.points and found.solves else None  # not the plan alone, unsearched

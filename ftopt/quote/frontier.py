@@ -44,7 +44,10 @@ def point_record(point: FrontierPoint) -> dict[str, Any]:
         "servers": point.servers(),
         "server_count": point.server_count,
         "gap": point.gap,
+        "proven": point.proven,
         "seconds": round(point.seconds, 3),
+        "budget_s": round(point.budget_s, 3),
+        "reused": point.reused,
         "plan": point.plan.model_dump(mode="json", by_alias=True),
     }
 
@@ -58,6 +61,9 @@ def frontier_records(frontier: Frontier) -> dict[str, Any]:
         "reason": frontier.reason or None,
         "solves": frontier.solves,
         "seconds": round(frontier.seconds, 3),
+        "budget_s": round(frontier.budget_s, 3),
+        "sharing": frontier.sharing,
+        "proven_points": frontier.proven_points,
         "points": [point_record(p) for p in frontier.points],
     }
 
@@ -232,9 +238,10 @@ def three_bids_html(frontier: Frontier) -> str:
         return ""
     bids = [("cheapest", frontier.cheapest()), ("knee", frontier.knee()), ("fastest", frontier.fastest())]
     rows = "".join(_bid_row(name, p) for name, p in bids)
+    proof = frontier.proof_of([p for _, p in bids])
     return (
         '<section id="three-bids"><h2>Three bids: cheapest, knee, fastest</h2>'
-        f"<p>The same runs priced for three times to train, each the proven cheapest for its deadline: "
+        f"<p>The same runs priced for three times to train, {escape(proof)}: "
         "the cheapest plan, the fastest plan ftopt can build, and the knee of the "
         f"{len(frontier.points)}-point frontier between them (the point farthest from the line "
         "joining the two).</p>"

@@ -196,10 +196,14 @@ def summary_of(plan: Plan, summary: PlanSummary | None) -> PlanSummary:
 
 def _party_lines(b: QuoteDetails) -> list[tuple[str, str | None]]:
     """The quote's number, seller, customer, reference and dates, as (label, value or None)."""
-    number = (b.number or "") + (f", revision {b.revision}" if b.revision is not None else "")
+    revision = f", revision {b.revision}" if b.revision is not None else ""
+    number = f"{b.number}{revision}" if b.number else None
+    reference = f"{b.reference}{revision}" if b.reference and not b.number else b.reference
+    if not b.number and not b.reference and b.revision is not None:
+        reference = f"revision {b.revision}"
     seller = ", ".join(x for x in (b.seller.name, b.seller.address) if x) if b.seller else None
     customer = ", ".join(x for x in (b.customer.name, b.customer.contact) if x) if b.customer else None
-    return [("Quote", number), ("Seller", seller), ("Customer", customer), ("Reference", b.reference),
+    return [("Quote", number), ("Seller", seller), ("Customer", customer), ("Reference", reference),
             ("Date", b.date.isoformat() if b.date else None),
             ("Valid until", b.valid_until.isoformat() if b.valid_until else None)]  # fmt: skip
 
@@ -536,11 +540,8 @@ def alternative_rows(summary: PlanSummary) -> list[list[str]]:
 
 
 def alternative_hours(alt: AlternativeLine) -> str:
-    """`31.2 h (57.1 h at P90)`, `31.2 h`, or `-` without hours."""
-    if alt.hours is None:
-        return "-"
-    text = f"{alt.hours:,.1f} h"
-    return text + (f" ({alt.hours_p90:,.1f} h at P90)" if alt.hours_p90 is not None else "")
+    """`57.1 h at P90 (P50 31.2 h)`, `31.2 h` without spread, or `-` without hours."""
+    return alt.hours_words or "-"
 
 
 ALTERNATIVE_HEADERS = ("option", "price to pay", "more than option 1", "hours", "what differs", "servers")

@@ -9,18 +9,21 @@ solver and the quote renderer and nothing of the web stack. It calls what `ftopt
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ftopt.catalogue.loader import load_catalogue
-from ftopt.errors import FtoptError, one_line
+from ftopt.errors import FtoptError, InputError, one_line, quoted
 from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Plan
 from ftopt.model.settings import Progress, SolveSettings
 from ftopt.model.workload import Workload
 from ftopt.quote.bids import quote_bids
-from ftopt.quote.copies import quote_copy
-from ftopt.quote.formats import render
+from ftopt.quote.copies import logo_uri, quote_copy
+from ftopt.quote.formats import QuoteOptions, render_bytes
 from ftopt.reading.workload_file import load_workload_text
 from ftopt.serve.revisions import stamped
 from ftopt.serve.solve_request import SolveRequest
@@ -54,9 +57,10 @@ def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | Non
     result = solve(workload, catalogue, settings, on_progress, workload_name=workload.name or "bid")
     plan = result.plan_or_raise()
     left = request.time_limit - (time.perf_counter() - started)
-    bids = _frontier(workload, catalogue, settings, left) if request.frontier else None
+    bids = _frontier(workload, catalogue, settings, left, plan) if request.frontier else None
     shown, summary = quote_copy(plan, workload, catalogue)  # the buyer's copy, as `ftopt solve` renders it
-    html = render(shown, "html", bids, True, summary)
+    options = QuoteOptions(bids, True, logo_beside(workload, request.files))
+    html = render_bytes(shown, "html", summary, options).decode("utf-8")
     return {
         "state": "done",
         "price": plan.total_price,
@@ -70,14 +74,13 @@ def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | Non
 
 
 def _frontier(
-    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float
+    workload: Workload, catalogue: Catalogue, settings: SolveSettings, budget_s: float, plan: Plan
 ) -> Frontier | None:
     """The frontier behind the quote's three bids, as `ftopt solve --format html` finds it: the
     `ftopt frontier` search with the same settings, in what the solve left of the time limit (None
-    for a bid without train_tokens, a queue bid, or no point found)."""
-    if workload.queue is not None:
-        return None
-    return quote_bids(workload, catalogue, settings, budget_s)
+    for a bid without train_tokens or no point found; a queue bid's time axis is its last job's end).
+    The plan is the first point, so the cheapest bid is never dearer than it."""
+    return quote_bids(workload, catalogue, settings, budget_s, plan)
 
 
 def frontier_points(found: Frontier) -> list[dict[str, Any]]:
@@ -88,8 +91,29 @@ def frontier_points(found: Frontier) -> list[dict[str, Any]]:
             "total_price": p.total_price,
             "tco": p.tco,
             "status": p.status.value,
+            "gap": p.gap,
+            "proven": p.proven,
             "servers": p.servers(),
             "currency": p.plan.currency,
         }
         for p in found.points
     ]
+
+
+def logo_beside(workload: Workload, files: tuple[tuple[str, bytes], ...]) -> str:
+    """The seller's logo as a data: URI, read as `ftopt solve` reads it beside the bid's file: here
+    the files kept beside the bid, written into a fresh folder ("" without a logo)."""
+    quote = workload.quote
+    if quote is None or quote.seller is None or quote.seller.logo is None:
+        return ""
+    kept = dict(files)
+    if quote.seller.logo not in kept:
+        raise InputError(
+            WORKLOAD_NAME,
+            "quote.seller.logo",
+            f"no file {quoted(quote.seller.logo)} is kept beside this bid: upload it under the bid's files",
+        )
+    with tempfile.TemporaryDirectory(prefix="ftopt-bid-") as folder:
+        for name, data in kept.items():
+            (Path(folder) / name).write_bytes(data)
+        return logo_uri(Path(folder) / "bid.yaml", workload)

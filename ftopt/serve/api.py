@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ftopt.catalogue.schema import workload_schema
 from ftopt.errors import one_line
+from ftopt.quote.copies import COPIES
 from ftopt.serve import bids
 from ftopt.serve.bids import NotFound, Workbench
 from ftopt.serve.examples import bundled, example
@@ -232,21 +233,26 @@ def _solve(request: Request, job_id: int) -> Solve:
 
 
 @router.get("/bids/{bid_id}/versions/{number}/quote", summary="The quote of the version's latest solve")
-def get_quote(request: Request, bid_id: int, number: int, format: str = "html") -> Response:
+def get_quote(
+    request: Request, bid_id: int, number: int, format: str = "html", copy: str = "buyer"
+) -> Response:
     if format not in FORMATS:
         raise WorkloadError(
             f"ftopt: format: expected one of {', '.join(FORMATS)}, got {format[:40]!r}", "format"
         )
+    if copy not in COPIES:
+        raise WorkloadError(f"ftopt: copy: expected one of {', '.join(COPIES)}, got {copy[:40]!r}", "copy")
     solved = bids.solved_plan(bench_of(request), bid_id, number)
     if solved is None:
         raise NotFound(f"version {number} of bid {bid_id} has no finished solve")
     plan, solve = solved
-    summary = bids.summary_of(bench_of(request), bid_id, number, plan)
+    view = bids.quote_of(bench_of(request), bid_id, number, plan, "seller" if copy == "seller" else "buyer")
+    stored = solve.quote_html if copy == "buyer" else None  # the worker rendered the buyer's copy
     try:
-        download = quote(plan, solve.quote_html, format, summary)
+        download = quote(view.plan, stored, format, view.summary, view.logo)
     except NoPdf as err:
         raise Problem(501, "no-pdf", f"ftopt: {err}") from None
-    filename = f"bid-{bid_id}-v{number}.{download.suffix}"
+    filename = f"bid-{bid_id}-v{number}{'' if copy == 'buyer' else '-seller'}.{download.suffix}"
     disposition = "inline" if format == "html" else "attachment"
     headers = {"Content-Disposition": f'{disposition}; filename="{filename}"'}
     return Response(download.body, media_type=download.media_type, headers=headers)

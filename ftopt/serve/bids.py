@@ -8,17 +8,18 @@ is stored, so a stored version always solves or fails for a reason about the bid
 from __future__ import annotations
 
 import re
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from ftopt.errors import InputError, one_line
+from ftopt.model.commercial import Copy
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.relaxation import CATALOGUE_RULES, relaxation_id
-from ftopt.model.summary import PlanSummary, summarize
+from ftopt.model.summary import PlanSummary
+from ftopt.model.workload import Workload
+from ftopt.quote.copies import quote_copy
+from ftopt.serve.answer import logo_beside
 from ftopt.serve.diff import Change, PlanDiff, plan_diff, workload_changes
 from ftopt.serve.jobs import Jobs
 from ftopt.serve.revisions import stamped
@@ -85,6 +86,8 @@ def require_version(bench: Workbench, bid_id: int, number: int | None = None) ->
 def solve(bench: Workbench, bid_id: int, number: int | None, knobs: dict[str, Any], author: str) -> Solve:
     """Queue a solve of a version; `QueueFull` when the queue is full."""
     version = require_version(bench, bid_id, number)
+    workload = check(version.workload, bench.catalogue).workload
+    _logo(workload, tuple((n, k.data) for n, k in bench.store.files(bid_id).items()))  # found before a solve
     request = SolveRequest(workload=version.workload, **{"time_limit": bench.time_limit, **knobs})
     return bench.jobs.submit(bid_id, version.number, request, author)
 
@@ -97,11 +100,41 @@ def solved_plan(bench: Workbench, bid_id: int, number: int) -> tuple[Plan, Solve
     return Plan.model_validate_json(solve.plan), solve
 
 
+@dataclass(frozen=True)
+class QuoteView:
+    """A version's quote as one copy shows it: the plan (at sell prices where the quote has a
+    margin), its summary with the commercial block, and the seller's logo as a data: URI."""
+
+    plan: Plan
+    summary: PlanSummary
+    logo: str
+
+
+def quote_of(
+    bench: Workbench, bid_id: int, number: int, plan: Plan, copy: Copy = "buyer", logo: bool = True
+) -> QuoteView:
+    """The quote every view of a version's plan is rendered from (page, downloads, comparison): the
+    plan with the version's commercial lines, revision and (with `logo`) the seller's logo, as
+    `ftopt solve --copy` renders it."""
+    workload = check(
+        stamped(require_version(bench, bid_id, number).workload, number), bench.catalogue
+    ).workload
+    shown, summary = quote_copy(plan, workload, bench.catalogue, copy)
+    files = tuple((name, kept.data) for name, kept in bench.store.files(bid_id).items())
+    return QuoteView(shown, summary, _logo(workload, files) if logo else "")
+
+
+def _logo(workload: Workload, files: tuple[tuple[str, bytes], ...]) -> str:
+    """The logo, or the bid's error naming `quote.seller.logo`."""
+    try:
+        return logo_beside(workload, files)
+    except InputError as err:
+        raise WorkloadError(f"ftopt: {one_line(str(err))}", err.field, err.line) from None
+
+
 def summary_of(bench: Workbench, bid_id: int, number: int, plan: Plan) -> PlanSummary:
-    """The summary every view of a version's plan is rendered from (page, downloads): the plan with
-    the version's buyer details and the workbench's catalogue, as `ftopt solve` summarises it."""
-    workload = check(stamped(require_version(bench, bid_id, number).workload, number), bench.catalogue)
-    return summarize(plan, workload.workload, bench.catalogue)
+    """The buyer's summary of a version's plan (what the comparison and the page state)."""
+    return quote_of(bench, bid_id, number, plan, logo=False).summary
 
 
 def ease(bench: Workbench, bid_id: int, number: int, index: int, author: str) -> Version:
@@ -174,16 +207,6 @@ def attach(bench: Workbench, bid_id: int, name: str, data: bytes, author: str) -
     if len(data) > MAX_FILE_BYTES:
         raise WorkloadError(f"ftopt: {name}: {len(data):,} bytes; at most {MAX_FILE_BYTES:,}", "file")
     return bench.store.add_file(bid_id, name, data, author)
-
-
-@contextmanager
-def bid_folder(bench: Workbench, bid_id: int) -> Iterator[Path]:
-    """A bid's files written into a fresh folder, and the path its workload would have there: what
-    a quote reads a logo relative to, as `ftopt solve` reads it beside the bid's file."""
-    with tempfile.TemporaryDirectory(prefix="ftopt-bid-") as folder:
-        for name, kept in bench.store.files(bid_id).items():
-            (Path(folder) / name).write_bytes(kept.data)
-        yield Path(folder) / "bid.yaml"
 
 
 @dataclass(frozen=True)

@@ -113,6 +113,12 @@ def _delta(before: float | None, after: float | None) -> float | None:
     return None if before is None or after is None else round(after - before, 3)
 
 
+def _model_hours(summary: PlanSummary) -> float | None:
+    """The hours the diff sets beside P90: a peak plan's speed-model hours, a queue's last job's end
+    (the summary's `hours` is now stated at the planned confidence, P90 by default)."""
+    return summary.hours_model if summary.hours_model is not None else summary.hours
+
+
 def _p90(summary: PlanSummary) -> float | None:
     spread = summary.hours_p50_p90
     return spread[1] if spread is not None else None
@@ -129,8 +135,8 @@ def plan_diff(before: Plan, after: Plan, summaries: tuple[PlanSummary, PlanSumma
         price_before=s_before.price_to_pay,
         price_after=s_after.price_to_pay,
         currency=s_after.currency,
-        hours_before=s_before.hours,
-        hours_after=s_after.hours,
+        hours_before=_model_hours(s_before),
+        hours_after=_model_hours(s_after),
         hours_p90_before=_p90(s_before),
         hours_p90_after=_p90(s_after),
         gpus_before=s_before.gpus,

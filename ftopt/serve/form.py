@@ -144,7 +144,8 @@ def _add(section: Section, value: Any, key: str, prop: Mapping[str, Any], path: 
     if items is not None and "properties" in _resolve(items):
         section.lists.append(_entries(value, _resolve(items), path, key))
         return
-    if nested is None or has_text:  # a catalogue id, or a value of its own
+    scalar = value is not None and not isinstance(value, Mapping | list)
+    if nested is None or has_text or scalar:  # an id, a value, or a mapping written as one (a name)
         section.inputs.append(_input(key, prop, variants, path, value, items is not None))
     if nested is not None:  # a mapping; beside an id, the inline alternative (a model of your own)
         inline = value if isinstance(value, Mapping) else None
@@ -268,14 +269,15 @@ def changes(text: str, typed: Mapping[str, str]) -> list[tuple[str, Any]]:
 
 
 def _replaced_id(doc: Document, path: str, edits: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    """A field typed into the inline alternative of a field that holds an id (a model's
-    architecture where the run names a catalogue model) replaces the id: its removal, once."""
+    """A field typed into the mapping alternative of a field that holds a scalar (a model's
+    architecture where the run names a catalogue model, a customer's contact where the bid names the
+    customer) turns the scalar into a mapping with it as the name, once; a typed name wins."""
     steps = parse_path(path)
     for cut in range(1, len(steps)):
         held = doc.get(steps[:cut])
         if held is not None and not isinstance(held, dict | list):
-            above = _path_text(steps[:cut])
-            return [] if (above, None) in edits else [(above, None)]
+            above = _path_text(steps[:cut])  # the id becomes the mapping's name (a customer's, a model's)
+            return [] if any(p == above for p, _ in edits) else [(above, {"name": held})]
     return []
 
 

@@ -188,6 +188,7 @@ class Jobs:
             workload=version.workload,
             solver_workers=self.settings.solver_workers,
             revision=version.number,
+            files=tuple((name, kept.data) for name, kept in self.store.files(solve.bid_id).items()),
             **solve.settings,
         )
         process, conn = worker.ready()

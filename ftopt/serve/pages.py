@@ -259,9 +259,10 @@ def _solved_context(bench: Workbench, bid_id: int, number: int) -> dict[str, Any
     if not solved:
         return {"plan": None, "summary": None, "solved": None, "frontier": None}
     plan, record = solved
-    summary = bids.summary_of(bench, bid_id, number, plan)
+    view = bids.quote_of(bench, bid_id, number, plan, logo=False)  # the buyer's copy: sell prices
+    summary = view.summary
     return {
-        "plan": plan,
+        "plan": view.plan,
         "summary": summary,
         "options": alternative_rows(summary),
         "option_headers": ALTERNATIVE_HEADERS,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary
-from ftopt.quote.formats import render
+from ftopt.quote.formats import QuoteOptions, render, render_bytes
 from ftopt.quote.xlsx import write_xlsx
 
 #: format → (the renderer's format name, media type, file suffix).
@@ -68,11 +68,13 @@ def find_chromium() -> str | None:
     return "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None
 
 
-def quote(plan: Plan, quote_html: str | None, fmt: str, summary: PlanSummary) -> Download:
-    """The quote of `plan` in `fmt` (a key of FORMATS), from its summary with the workload's buyer
-    details, as `ftopt solve` renders it; `NoPdf` when a PDF cannot be made."""
+def quote(plan: Plan, quote_html: str | None, fmt: str, summary: PlanSummary, logo: str = "") -> Download:
+    """The quote of `plan` in `fmt` (a key of FORMATS), from its summary with the workload's
+    commercial lines, as `ftopt solve` renders it; `quote_html`, the worker's HTML of the buyer's
+    copy (with the frontier's three bids), where it is the copy asked for; `logo` a data: URI for
+    HTML and PDF; `NoPdf` when a PDF cannot be made."""
     name, media, suffix = FORMATS[fmt]
-    html = quote_html or render(plan, "html", None, True, summary) or ""
+    html = quote_html or render_bytes(plan, "html", summary, QuoteOptions(None, True, logo)).decode("utf-8")
     if fmt == "html":
         return Download(html.encode("utf-8"), media, suffix)
     if fmt == "pdf":

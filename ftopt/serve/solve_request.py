@@ -23,6 +23,8 @@ class SolveRequest:
     solver_workers: int = 1
     #: The version's number, which the quote names as its revision (None: the text as it is).
     revision: int | None = None
+    #: The files kept beside the bid, (name, bytes): the seller's logo the quote embeds.
+    files: tuple[tuple[str, bytes], ...] = ()
 
     def settings(self) -> dict[str, Any]:
         """The knobs, as stored with the solve."""

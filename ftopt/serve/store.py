@@ -15,6 +15,7 @@ workbench is refused rather than changed.
 
 from __future__ import annotations
 
+import base64
 import json
 import sqlite3
 import threading
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Base64Bytes, BaseModel, ConfigDict, Field
 
 from ftopt.reading.safe_yaml import SAFE_LOADER
 
@@ -79,9 +80,24 @@ CREATE TRIGGER IF NOT EXISTS finished_solves_frozen BEFORE UPDATE ON solves
 
 #: Each migration's statements, by the version it brings the store to (the schema above is version 1).
 #: Version 2: each bid's customer (from its latest version's `quote.customer`), to search bids by.
+#: Version 3: files kept beside a bid (the seller's logo its quote names), insert-only like versions.
 MIGRATIONS: dict[int, str] = {
-    2: "ALTER TABLE bids ADD COLUMN customer TEXT NOT NULL DEFAULT '';"
-    "CREATE INDEX IF NOT EXISTS bids_by_customer ON bids(customer COLLATE NOCASE);",
+    2: "ALTER TABLE bids ADD COLUMN customer TEXT NOT NULL DEFAULT '';\n"
+    "CREATE INDEX IF NOT EXISTS bids_by_customer ON bids(customer COLLATE NOCASE);\n",
+    3: """CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    bid_id INTEGER NOT NULL REFERENCES bids(id),
+    name TEXT NOT NULL,
+    data BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    author TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS files_by_bid ON files(bid_id, name);
+CREATE TRIGGER IF NOT EXISTS files_never_updated BEFORE UPDATE ON files
+    BEGIN SELECT RAISE(ABORT, 'a file is never overwritten; add a new one'); END;
+CREATE TRIGGER IF NOT EXISTS files_never_deleted BEFORE DELETE ON files
+    BEGIN SELECT RAISE(ABORT, 'a file is never deleted'); END;
+""",
 }
 SCHEMA_VERSION = max(MIGRATIONS)
 
@@ -159,6 +175,27 @@ class Solve:
         return self.state in FINISHED
 
 
+@dataclass(frozen=True)
+class BidFile:
+    """A file kept beside a bid (the seller's logo), as last uploaded under its name."""
+
+    bid_id: int
+    name: str
+    data: bytes
+    created_at: str
+    author: str
+
+
+class ExportedFile(BaseModel):
+    """A file in an export file, its bytes in base64."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=100)
+    data: Base64Bytes = Field(max_length=2_000_000)
+    created_at: str = Field(max_length=40)
+    author: str = Field(default="", max_length=100)
+
+
 class ExportedVersion(BaseModel):
     """A version in an export file."""
 
@@ -201,6 +238,7 @@ class BidExport(BaseModel):
     author: str = Field(default="", max_length=100)
     versions: list[ExportedVersion] = Field(min_length=1, max_length=1000)
     solves: list[ExportedSolve] = Field(default_factory=list, max_length=10_000)
+    files: list[ExportedFile] = Field(default_factory=list, max_length=100)
 
 
 class Store:
@@ -251,7 +289,7 @@ class Store:
     def _step(self, number: int) -> None:
         """One migration and its data, with the store's new version, in one transaction."""
         with self._write() as db:
-            for statement in MIGRATIONS[number].split(";"):
+            for statement in MIGRATIONS[number].split(";\n"):
                 if statement.strip():
                     db.execute(statement)
             if number == 2:
@@ -368,6 +406,26 @@ class Store:
         )
         return _version(row) if row else None
 
+    # files beside a bid
+
+    def add_file(self, bid_id: int, name: str, data: bytes, author: str) -> BidFile:
+        """Keep `data` beside the bid under `name`; an earlier file of that name stays, hidden."""
+        with self._write() as db:
+            found = BidFile(bid_id, name, data, now(), author)
+            db.execute(
+                "INSERT INTO files(bid_id, name, data, created_at, author) VALUES (?,?,?,?,?)",
+                (bid_id, name, data, found.created_at, author),
+            )
+            return found
+
+    def files(self, bid_id: int) -> dict[str, BidFile]:
+        """The bid's files by name, each as last uploaded."""
+        rows = self._connection().execute("SELECT * FROM files WHERE bid_id=? ORDER BY id", (bid_id,))
+        return {
+            r["name"]: BidFile(r["bid_id"], r["name"], bytes(r["data"]), r["created_at"], r["author"])
+            for r in rows
+        }
+
     # solves
 
     def create_solve(self, bid_id: int, version: int, settings: dict[str, Any], author: str) -> Solve:
@@ -457,8 +515,17 @@ class Store:
         solves = [
             ExportedSolve(**_fields(s, ExportedSolve)) for s in reversed(self.solves(bid_id)) if s.finished
         ]
+        files = [
+            ExportedFile(name=f.name, data=base64.b64encode(f.data), created_at=f.created_at, author=f.author)
+            for f in self.files(bid_id).values()
+        ]
         return BidExport(
-            name=bid.name, created_at=bid.created_at, author=bid.author, versions=versions, solves=solves
+            name=bid.name,
+            created_at=bid.created_at,
+            author=bid.author,
+            versions=versions,
+            solves=solves,
+            files=files,
         )
 
     def import_bid(self, record: BidExport) -> int:
@@ -492,6 +559,11 @@ class Store:
                         s.finished_at, s.author,
                     ),
                 )  # fmt: skip
+            for f in record.files:
+                db.execute(
+                    "INSERT INTO files(bid_id, name, data, created_at, author) VALUES (?,?,?,?,?)",
+                    (bid_id, f.name, f.data, f.created_at, f.author),
+                )
             return bid_id
 
 

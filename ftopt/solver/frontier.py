@@ -2,11 +2,19 @@
 
 Why by tightening deadlines: the count model minimises one figure, and the makespan is a max over
 copies, so each point is one ordinary solve with a deadline on every run that trains tokens. The first
-solve has the workload's own deadlines; each next one sets every run's deadline just below the last
-point's makespan (× (1 − 1e-6)), so the slowest copy must get faster, until no plan exists or enough
-points are found. Each point is the proven optimum (its status says so) for its deadline, so
-the prices rise as the makespans fall. A solve that leaves the price unchanged but finishes sooner
-dominates the point before it, which is dropped: the frontier keeps only points nothing beats on both.
+solve has the workload's own deadlines (or is the plan the caller already solved for them: the
+quote's own plan, so its cheapest bid is never dearer than the plan it sits beside); each next one
+sets every run's deadline just below the last point's makespan (× (1 − 1e-6)), so the slowest copy
+must get faster, until no plan exists, enough points are found or the budget is spent. A point is
+the proven optimum for its deadline only when its status is optimal at gap 0 (`FrontierPoint.proven`);
+otherwise it is the best plan found in its share of the budget, with its gap. A solve that leaves the
+price unchanged but finishes sooner dominates the point before it, which is dropped: the frontier
+keeps only points nothing beats on both.
+
+Why one budget for the whole frontier: `--time-limit` bounds the command, not each solve (a limit
+per point let `frontier --time-limit 60` run 622 s). Each solve gets what is left divided by the
+points still wanted, so a point that proves early leaves its time to the next ones
+(`Frontier.sharing` says so in words, and each point records its share).
 
 With `objective: tco` the figure minimised and plotted is the TCO (purchase + energy over the years).
 
@@ -24,7 +32,6 @@ from dataclasses import dataclass, field, replace
 
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
-from ftopt.model.result import Result
 from ftopt.model.settings import SolveSettings
 from ftopt.model.spread import DEFAULT_CONFIDENCE, confidence_words
 from ftopt.model.workload import Workload
@@ -34,6 +41,8 @@ from ftopt.solver.solve import solve
 TIGHTEN = 1e-6
 #: A frontier solve is not started with less of the budget left than this, seconds.
 MIN_SOLVE_S = 0.5
+#: How the frontier shares its budget, in the words its JSON and its pages state.
+SHARING = "one budget for the whole frontier: each solve gets what is left divided by the points still wanted"
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,13 @@ class FrontierPoint:
     plan: Plan
     seconds: float
     objective: str = "price"
+    budget_s: float = 0.0  # the share of the frontier's budget this point's solve was allowed
+    reused: bool = False  # the caller's plan (or an earlier point's), not a solve of its own
+
+    @property
+    def proven(self) -> bool:
+        """Whether this point is proven the cheapest for its deadline: optimal, at gap 0."""
+        return self.status == Status.OPTIMAL and not self.gap
 
     @property
     def value(self) -> float:
@@ -86,6 +102,17 @@ class Frontier:
     reason: str = ""  # the last solve's reason for stopping, in words
     queue: bool = False  # a queue bid: the time axis is the last job's end, not the longest copy's hours
     confidence: float = DEFAULT_CONFIDENCE  # the deadline confidence the time axis is drawn at
+    budget_s: float = 0.0  # the whole frontier's time limit, seconds
+    sharing: str = SHARING  # how the budget was shared across the points, in words
+
+    def proof_of(self, points: list[FrontierPoint]) -> str:
+        """Whether these points (the quote's three bids) are each proven, in words (`proof_words`)."""
+        return proof_words(points)
+
+    @property
+    def proven_points(self) -> int:
+        """Points proven the cheapest for their deadline (optimal at gap 0)."""
+        return sum(1 for p in self.points if p.proven)
 
     @property
     def hours_label(self) -> str:
@@ -113,6 +140,22 @@ class Frontier:
             return (1 - x - y) / 2**0.5
 
         return max(self.points, key=lambda p: (distance(p), -p.makespan_hours))
+
+
+def proof_words(points: list[FrontierPoint]) -> str:
+    """Whether `points` are each proven the cheapest for its deadline, in the words a quote prints:
+    "proven" only for points at gap 0, the others as the best found with their largest gap."""
+    proven = [p for p in points if p.proven]
+    if len(proven) == len(points):
+        return "each the proven cheapest for its deadline"
+    gaps = [p.gap for p in points if not p.proven and p.gap is not None]
+    within = f", within {max(gaps):.1%} of the lower bound" if gaps else ", without a lower bound"
+    if not proven:
+        return f"each the best found for its deadline in the time limit{within}"
+    return (
+        f"{len(proven)} of {len(points)} proven the cheapest for their deadline, the others the best "
+        f"found in the time limit{within}"
+    )
 
 
 def has_train_tokens(workload: Workload) -> bool:
@@ -147,8 +190,7 @@ def pareto(points: list[FrontierPoint]) -> list[FrontierPoint]:
     return sorted(kept, key=lambda p: (p.makespan_hours, p.value))
 
 
-def _point(result: Result, objective: str, seconds: float) -> FrontierPoint | None:
-    plan = result.plan
+def _point(plan: Plan | None, objective: str, seconds: float, budget_s: float) -> FrontierPoint | None:
     hours = None if plan is None else plan.confident_finish_hours
     if plan is None or hours is None:
         return None
@@ -161,7 +203,51 @@ def _point(result: Result, objective: str, seconds: float) -> FrontierPoint | No
         plan=plan,
         seconds=seconds,
         objective=objective,
+        budget_s=budget_s,
     )
+
+
+def _cheapest_known(
+    point: FrontierPoint, known: list[FrontierPoint], deadline: float | None
+) -> FrontierPoint:
+    """The solve's point, or a plan already in hand that meets its deadline for less (a solve that
+    stopped at its share of the budget may return a dearer plan than one known to hold)."""
+    holds = [k for k in known if deadline is None or k.makespan_hours <= deadline + 1e-9]
+    better = min(holds, key=lambda k: k.value, default=None)
+    if better is None or better.value >= point.value:
+        return point
+    return replace(better, seconds=point.seconds, budget_s=point.budget_s, reused=True)
+
+
+@dataclass
+class _Walk:
+    """The frontier's search state: the workload, the settings, the budget and the points so far."""
+
+    workload: Workload
+    catalogue: Catalogue
+    settings: SolveSettings
+    points: int
+    started: float
+    budget_s: float
+    found: list[FrontierPoint] = field(default_factory=list)
+    overrun: float = 0.0  # the most a solve has taken beyond its share (building, decoding, verifying)
+
+    def left(self) -> float:
+        """What is left of the budget once the next solve's expected overrun is kept back."""
+        return self.budget_s - (time.perf_counter() - self.started) - self.overrun
+
+    def share(self) -> float:
+        """This solve's share: what is left of the budget over the points still wanted (at most the
+        whole of what is left). A solve of a big bid takes seconds beyond its limit to build its
+        problem and verify its plan (2.5 s for a 0.5 s share on 778 GPUs): the largest overrun seen
+        is kept back, so the frontier ends within its budget, not one overrun per point past it."""
+        left = self.left()
+        wanted = max(1, self.points - len(pareto(self.found)))
+        return min(left, max(left / wanted, MIN_SOLVE_S))
+
+    def spent(self, share: float, seconds: float) -> None:
+        """Record what a solve given `share` took."""
+        self.overrun = max(self.overrun, seconds - share)
 
 
 def frontier(
@@ -171,52 +257,74 @@ def frontier(
     points: int = 10,
     budget_s: float | None = None,
     on_point: Callable[[FrontierPoint], None] | None = None,
+    first: Plan | None = None,
 ) -> Frontier:
     """Up to `points` Pareto points of price (or TCO) against makespan, by tightening deadlines.
 
-    `budget_s` bounds the whole search (the HTML quote's three bids use it): each solve has
-    `settings.time_limit` or what is left of the budget, whichever is less, and none starts with
-    under `MIN_SOLVE_S` left. At most 4 × `points` + 4 solves are made, as equal-price steps are
+    `budget_s` (by default `settings.time_limit`) bounds the whole search: each solve gets what is
+    left divided by the points still wanted (less the largest overrun a solve has shown), and none
+    starts with under `MIN_SOLVE_S` left. `first`
+    is a plan already solved for the workload's own deadlines (the quote's plan): it is the first
+    point, not solved again. At most 4 × `points` + 4 solves are made, as equal-price steps are
     dropped.
     """
     settings = replace(settings or SolveSettings(), what_if=False)
-    started = time.perf_counter()
+    budget = settings.time_limit if budget_s is None else budget_s
+    walk = _Walk(workload, catalogue, settings, points, time.perf_counter(), budget)
     out = Frontier(
         objective=workload.objective,
         queue=workload.queue is not None,
         confidence=workload.deadline_confidence,
+        budget_s=budget,
     )
-    found: list[FrontierPoint] = []
-    current = workload
+    deadline: float | None = None
+    seed = _point(first, workload.objective, 0.0, 0.0)
+    pending = [] if seed is None else [replace(seed, reused=True)]
     while True:
-        limit = settings.time_limit
-        if budget_s is not None:
-            limit = min(limit, budget_s - (time.perf_counter() - started))
-        if limit < MIN_SOLVE_S:
-            out.stopped = "budget"
-            break
-        if out.solves >= 4 * points + 4:
-            out.stopped = "points"
-            break
-        began = time.perf_counter()
-        result = solve(current, catalogue, replace(settings, time_limit=limit))
-        out.solves += 1
-        point = _point(result, workload.objective, time.perf_counter() - began)
+        point = pending.pop() if pending else _next_point(walk, out, deadline)
         if point is None:
-            out.stopped = {
-                Status.INFEASIBLE: "infeasible",
-                Status.NO_PLAN_IN_TIME: "no-plan-in-time",
-            }.get(result.status, "no-makespan")
-            out.reason = "; ".join(r.text for r in result.reasons)
             break
-        found.append(point)
+        walk.found.append(point)
         if on_point is not None:
             on_point(point)
-        if len(pareto(found)) >= points:
+        if len(pareto(walk.found)) >= points:
             out.stopped = "points"
             break
         m = point.makespan_hours
-        current = with_deadline(workload, min(m * (1 - TIGHTEN), m - TIGHTEN))
-    out.points = pareto(found)[:points]
-    out.seconds = time.perf_counter() - started
+        deadline = min(m * (1 - TIGHTEN), m - TIGHTEN)
+    out.points = pareto(walk.found)[:points]
+    out.seconds = time.perf_counter() - walk.started
     return out
+
+
+def _next_point(walk: _Walk, out: Frontier, deadline: float | None) -> FrontierPoint | None:
+    """The next point, or None with why the frontier stops: the budget is spent, too many solves,
+    or the solve found no plan with hours."""
+    if walk.left() < MIN_SOLVE_S:
+        out.stopped = "budget"
+        return None
+    if out.solves >= 4 * walk.points + 4:
+        out.stopped = "points"
+        return None
+    return _solve_point(walk, out, deadline)
+
+
+def _solve_point(walk: _Walk, out: Frontier, deadline: float | None) -> FrontierPoint | None:
+    """One solve at `deadline` (None: the workload's own) in its share of the budget; None, with
+    why the frontier stops, when it has no plan with hours."""
+    share = walk.share()
+    current = walk.workload if deadline is None else with_deadline(walk.workload, deadline)
+    began = time.perf_counter()
+    result = solve(current, walk.catalogue, replace(walk.settings, time_limit=share))
+    out.solves += 1
+    seconds = time.perf_counter() - began
+    walk.spent(share, seconds)
+    point = _point(result.plan, walk.workload.objective, seconds, share)
+    if point is None:
+        out.stopped = {
+            Status.INFEASIBLE: "infeasible",
+            Status.NO_PLAN_IN_TIME: "no-plan-in-time",
+        }.get(result.status, "no-makespan")
+        out.reason = "; ".join(r.text for r in result.reasons)
+        return None
+    return _cheapest_known(point, walk.found, deadline)

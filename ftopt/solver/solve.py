@@ -1,10 +1,15 @@
 """The library entry point: `solve(workload, catalogue) -> Result`.
 
-The model counts servers per build and per heavy configuration. Heavy configurations are first
-priced for their heavy copies alone, an optimistic relaxation; when every server of its plan holds
-what it carries with the RAM and disk bought (or right-sized at no extra cost), that plan is optimal
-for the true rules. Otherwise the safe configurations, which budget for light copies, give a valid
-plan, and the relaxation's bound says how far from optimal it may be.
+One solve is three steps, each going down the layers and never back up:
+
+1. **The budget** (`_Budget`): `time_limit` bounds the whole call. The search gets `SEARCH_SHARE`
+   of it (less on bids of many copies, whose plan and verifier take longer); the what-if re-solves
+   and the alternatives get what it leaves; the plan records how it was shared (`Plan.budget`).
+2. **A search strategy**: peak (`ftopt.solver.search.peak`: every copy at once) or queue
+   (`ftopt.solver.search.queue`: every job within the horizon, starting from the peak search).
+   Each returns an unfinished plan with its proof, or the status and reasons why there is none.
+3. **One finish step** (`finish`), the same for both: rent, binding rules and savings, supply
+   findings, the independent verifier, the alternatives and the budget record.
 
 Every outcome is a `Result`: a plan (optimal or feasible), a proof that none exists with the
 reasons, or no plan in time. Invalid input (an id the catalogue lacks) raises `InputError`, and a
@@ -17,79 +22,30 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-from ortools.sat.python import cp_model
-
-from ftopt.errors import InputError, NoPlanInTimeError, quoted
+from ftopt.errors import InputError, quoted
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
-from ftopt.model.plan import Alternative, Plan, Status
+from ftopt.model.plan import Alternative, Budget, Plan, Status
 from ftopt.model.references import unknown_references
 from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.settings import Progress, SolveSettings
 from ftopt.model.workload import Workload
-from ftopt.solver.cpsat.families import admits
 from ftopt.solver.cpsat.family import Relaxation
-from ftopt.solver.cpsat.formulation import build_formulation
-from ftopt.solver.decode.bills import fabric_price
-from ftopt.solver.decode.layout import ServerLayout, price_of
-from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent
+from ftopt.solver.decode.layout import ServerLayout
+from ftopt.solver.decode.plan_builder import build_plan
+from ftopt.solver.decode.rent import with_rent
+from ftopt.solver.decode.verification import verify
 from ftopt.solver.explain.disproportion import disproportions
-from ftopt.solver.explain.reasons import describe_core, precheck
 from ftopt.solver.explain.supply import with_supply
 from ftopt.solver.explain.whatif import binding_rules, feasible_if, relaxations, savings
-from ftopt.solver.problem.data import ProblemData, build_problem
+from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.search.alternatives import ServerKey, next_cheapest, server_set
-from ftopt.solver.search.greedy import greedy_plan
-from ftopt.solver.search.lp import price_floor
-from ftopt.solver.search.queue import solve_queue
-from ftopt.solver.search.run import Outcome, make_solver, proven_cents, run_model
+from ftopt.solver.search.peak import Alternatives, PeakSearch, Searched, search_peak
+from ftopt.solver.search.queue import search_queue
 
-__all__ = ["Progress", "SolveSettings", "solve"]
-
-
-class _Infeasible(Exception):
-    """Internal: the model is proven infeasible; carries the reasons."""
-
-    def __init__(self, reasons: list[Finding]) -> None:
-        super().__init__()
-        self.reasons = reasons
-
-
-def _feasible(data: ProblemData, settings: SolveSettings, seconds: float) -> bool | None:
-    """Whether any plan meets every rule (no price asked), None when `seconds` did not settle it.
-
-    One worker, every rule enforced: with a server limit one below the fewest servers a plan needs,
-    this answers in 0.06 s where the optimising portfolio used the whole time limit and the
-    assumption model (below) took over 10 s."""
-    built = build_formulation(data)
-    built.enforce_all()
-    built.model.clear_objective()
-    solver = make_solver(replace(settings, workers=1), max(0.05, seconds))
-    status = solver.solve(built.model)
-    if status == cp_model.INFEASIBLE:
-        return False
-    return True if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
-
-
-def _infeasible(data: ProblemData, settings: SolveSettings, seconds: float, limit_binds: bool) -> _Infeasible:
-    """Which runs and limits conflict, from CP-SAT's assumption core, for a model known infeasible.
-
-    When the core takes longer than `seconds`, every run is named, with the server limit when
-    `limit_binds` (a plan exists without it: the greedy found one)."""
-    built = build_formulation(data)
-    model = built.model
-    model.clear_objective()
-    model.add_assumptions([*built.place_run.values(), built.server_limit])
-    solver = make_solver(replace(settings, workers=1), max(0.05, seconds))
-    if solver.solve(model) != cp_model.INFEASIBLE:
-        if limit_binds:
-            return _Infeasible(describe_core(data, list(range(len(data.profiles))), True))
-        return _Infeasible([finding(FindingKind.CONFLICT, "runs")])
-    core = set(solver.sufficient_assumptions_for_infeasibility())
-    runs = [r for r, lit in built.place_run.items() if lit.index in core]
-    return _Infeasible(describe_core(data, runs, built.server_limit.index in core))
+__all__ = ["Progress", "SolveSettings", "finish", "solve"]
 
 
 #: What-if re-solves together take this share of the solve's own time, and at least WHAT_IF_MIN_S.
@@ -109,61 +65,6 @@ SEARCH_SHARE = 0.9
 AFTER_SEARCH_S_PER_COPY = 0.002
 #: Shortest time an alternative search is worth starting, seconds.
 ALTERNATIVES_MIN_S = 1.0
-#: Longest single-worker feasibility pass when the greedy plan breaks the server limit, seconds.
-QUICK_CHECK_S = 5.0
-#: Longest search for the smallest conflicting set of runs, once the bid is known impossible, seconds.
-CORE_S = 2.0
-
-
-def _greedy(data: ProblemData, servers: list[ServerLayout] | None) -> Outcome | None:
-    """First-fit decreasing's plan, when it keeps every family's rule of the site."""
-    if servers is None or not admits(data, [s.build for s in servers]):
-        return None  # first fit ignores the site's rules (limit, stock, racks); the model keeps them
-    fabric = fabric_price(data.catalogue, servers)  # its multi-node copies' switches and cables
-    return Outcome(servers, False, round((price_of(servers) + fabric) * 100), 0.0, fabric)
-
-
-def _best_outcome(
-    data: ProblemData,
-    settings: SolveSettings,
-    deadline: float,
-    on_progress: Callable[[Progress], None] | None,
-) -> tuple[Outcome, float]:
-    """The cheapest buildable outcome and the proven lower bound on the price (cents).
-
-    The greedy plan comes first, in milliseconds: it is CP-SAT's hint and the answer when the
-    search has nothing cheaper at the limit, so a plan is never dearer than first-fit decreasing's.
-    """
-    unlimited = greedy_plan(data)
-    greedy = _greedy(data, unlimited)
-    if greedy is None:  # the greedy broke a limit: settle quickly whether any plan keeps it
-        left = deadline - time.perf_counter()
-        if _feasible(data, settings, min(QUICK_CHECK_S, left)) is False:
-            raise _infeasible(data, settings, min(CORE_S, left), unlimited is not None)
-    floor = price_floor(data, deadline - time.perf_counter())  # big models only; CP-SAT may give none
-    relaxed = run_model(data, settings, deadline, on_progress, greedy.servers if greedy else None)
-    if relaxed is None:
-        left = max(CORE_S, deadline - time.perf_counter())
-        raise _infeasible(data, settings, left, unlimited is not None)
-    candidates = [o for o in (greedy, relaxed) if o is not None and o.servers is not None]
-    candidates += _safe_outcome(data, settings, deadline, relaxed, candidates)
-    if not candidates:
-        raise NoPlanInTimeError("no buildable plan found in time; raise --time-limit")
-    return min(candidates, key=lambda o: (o.price_cents, o is greedy)), max(relaxed.bound, floor)
-
-
-def _safe_outcome(
-    data: ProblemData, settings: SolveSettings, deadline: float, relaxed: Outcome, candidates: list[Outcome]
-) -> list[Outcome]:
-    """When the decoded plan costs more than the search's objective (heavy configurations that did
-    not budget for the light copies they take), a re-solve on the safe configurations hinted with
-    the best plan so far; empty when none is needed or found."""
-    exact = relaxed.price_cents <= relaxed.objective or data.exact
-    if not relaxed.found or exact:
-        return []
-    best = min(candidates, key=lambda o: o.price_cents)
-    safe = run_model(data.with_safe_configs(), settings, deadline, plan=best.servers)
-    return [safe] if safe is not None and safe.servers is not None else []
 
 
 @dataclass
@@ -178,6 +79,11 @@ class _Clock:
         self.marks[phase] = self.marks.get(phase, 0.0) + now - since
         return now
 
+    def split(self, part: str, of: str, seconds: float) -> None:
+        """Count `seconds` of phase `of` as phase `part` instead."""
+        self.marks[part] = self.marks.get(part, 0.0) + seconds
+        self.marks[of] = max(0.0, self.marks.get(of, 0.0) - seconds)
+
     def timings(self) -> PhaseTimings:
         return PhaseTimings(**self.marks, total=time.perf_counter() - self.started)
 
@@ -188,6 +94,48 @@ def check_references(workload: Workload, catalogue: Catalogue) -> None:
         raise InputError("<workload>", ref.field, f"unknown {ref.what} {quoted(ref.value)}")
 
 
+@dataclass
+class _Budget:
+    """How the time limit is shared: when the search must end, and the seconds each later phase
+    was allowed (recorded in the plan as `Plan.budget`)."""
+
+    started: float
+    limit: float
+    search_end: float
+    shares: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ends(self) -> float:
+        """When the whole solve must end."""
+        return self.started + self.limit
+
+    def allow(self, phase: str, seconds: float) -> None:
+        """Record that `phase` was allowed `seconds` (0: skipped)."""
+        self.shares[phase] = round(max(seconds, 0.0), 3)
+
+    def record(self) -> Budget:
+        """The plan's record of it, with the sharing in words."""
+        search = self.search_end - self.started
+        shares = {"search": round(search, 3), **self.shares}
+        later = ", ".join(f"the {p} {s:.3g} s" for p, s in self.shares.items() if s > 0)
+        words = (
+            f"one budget of {self.limit:g} s for the whole solve: the search up to {search:.3g} s"
+            + (f", then {later} at most, of what it leaves" if later else "")
+            + ", the rest kept for building and verifying the plan"
+        )
+        return Budget(limit_s=self.limit, shares=shares, sharing=words)
+
+
+def _budget(workload: Workload, settings: SolveSettings, started: float) -> _Budget:
+    """The search's share: `SEARCH_SHARE` of the limit, less `AFTER_SEARCH_S_PER_COPY` per copy (or
+    job) beyond it, and at least half of the limit whatever the bid's size."""
+    queued = workload.queue is not None
+    copies = sum(run.job_count if queued else run.concurrent for run in workload.runs)
+    limit = settings.time_limit
+    search = min(SEARCH_SHARE * limit, max(limit / 2, limit - AFTER_SEARCH_S_PER_COPY * copies))
+    return _Budget(started, limit, started + search)
+
+
 def solve(
     workload: Workload,
     catalogue: Catalogue,
@@ -195,7 +143,8 @@ def solve(
     on_progress: Callable[[Progress], None] | None = None,
     workload_name: str | None = None,
 ) -> Result:
-    """The cheapest set of servers that holds every copy of every run at once, and where each goes.
+    """The cheapest set of servers that holds every copy of every run at once (or, with a queue,
+    every job within the horizon), and where each goes.
 
     With `settings.verify` (the default) the plan is re-checked by the independent verifier before
     it is returned; switch it off only where speed matters more than that check (the what-if
@@ -205,52 +154,19 @@ def solve(
     started = time.perf_counter()
     clock = _Clock(started, {})
     check_references(workload, catalogue)
+    budget = _budget(workload, settings, started)
     if workload.queue is not None:  # every job within the horizon, not every copy at once
-        return solve_queue(workload, catalogue, settings, solve, workload_name)
-    # Parts that arrive after site.delivery_weeks are left out; the plan is verified against all.
-    data = build_problem(workload, catalogue.arriving_within(workload.site.delivery_weeks))
-    mark = clock.lap("build", started)
-    reasons = precheck(data)
-    if reasons:
-        return _impossible(data, reasons, settings, clock)
-    try:
-        after = AFTER_SEARCH_S_PER_COPY * sum(data.copies)
-        limit = settings.time_limit  # the search keeps at least half of it whatever the bid's size
-        search_end = started + min(SEARCH_SHARE * limit, max(limit / 2, limit - after))
-        outcome, bound = _best_outcome(data, settings, search_end, on_progress)
-    except _Infeasible as exc:
-        clock.lap("search", mark)
-        return _impossible(data, exc.reasons, settings, clock)
-    except NoPlanInTimeError:
-        clock.lap("search", mark)
-        reason = finding(FindingKind.NO_PLAN, "time-limit", seconds=settings.time_limit)
-        return Result(status=Status.NO_PLAN_IN_TIME, reasons=(reason,), timings=clock.timings())
-    assert outcome.servers is not None
-    # The bound is a valid lower bound whichever model found the plan: a plan at the bound is optimal
-    # even when the model that found it stopped before its own proof (the safe configurations' run).
-    # Prices are whole cents, so a bound of 8183999.999999999 (CP-SAT's float) proves 8184000.
-    bound = proven_cents(bound)
-    proven = outcome.price_cents <= bound
-    plan = build_plan(
-        data,
-        outcome.servers,
-        Status.OPTIMAL if proven else Status.FEASIBLE,
-        bound=min(bound, outcome.price_cents) / 100,
-        wall_seconds=time.perf_counter() - started,
-        workload_name=workload_name,
-    )
-    plan = with_rent(plan, data.catalogue)
-    mark = clock.lap("search", mark)
-    ends = started + settings.time_limit
-    plan = _explain_optimum(data, plan, settings, proven, time.perf_counter() - started, ends)
-    plan = with_supply(plan, workload, catalogue)
-    mark = clock.lap("explain", mark)
-    if settings.verify:
-        verify(plan, workload, catalogue)
-        mark = clock.lap("verify", mark)
-    if settings.alternatives:
-        plan = _with_alternatives(data, plan, outcome.servers, settings, workload_name, ends)
-        clock.lap("alternatives", mark)
+        searched = search_queue(workload, catalogue, settings, budget.search_end, started)
+    else:
+        ask = PeakSearch(settings, budget.search_end, started, on_progress, workload_name)
+        searched = search_peak(workload, catalogue, ask)
+    clock.lap("search", started)
+    clock.split("build", "search", searched.build_s)
+    if searched.plan is None and searched.status == Status.INFEASIBLE and searched.data is not None:
+        return _impossible(searched.data, list(searched.reasons), settings, clock)
+    if searched.plan is None:
+        return Result(status=searched.status, reasons=searched.reasons, timings=clock.timings())
+    plan = finish(searched, _Finishing(workload, catalogue, settings, budget, clock, workload_name))
     return Result(
         status=plan.status,
         plan=plan,
@@ -262,6 +178,103 @@ def solve(
     )
 
 
+@dataclass(frozen=True)
+class _Finishing:
+    """What the finish step needs beside the plan: the bid, the settings, the budget and the clock."""
+
+    workload: Workload
+    catalogue: Catalogue
+    settings: SolveSettings
+    budget: _Budget
+    clock: _Clock
+    workload_name: str | None
+
+
+def finish(searched: Searched, job: _Finishing) -> Plan:
+    """The one finish step of every plan, peak or queue: rent, binding rules and what-if savings,
+    supply findings, the independent verifier, the alternatives, and how the budget was shared."""
+    assert searched.plan is not None and searched.data is not None
+    settings, budget, clock = job.settings, job.budget, job.clock
+    mark = time.perf_counter()
+    name = job.workload_name or job.workload.name
+    plan = searched.plan.model_copy(
+        update={"wall_seconds": round(mark - budget.started, 3), "workload": name}
+    )
+    plan = with_rent(plan, job.catalogue)
+    # A queue plan's relaxations ease the queue bid itself (its plans are compared with queue plans).
+    data = searched.data if job.workload.queue is None else replace(searched.data, workload=job.workload)
+    plan = _explain_optimum(data, plan, settings, searched.proven, mark - budget.started, budget.ends, budget)
+    plan = with_supply(plan, job.workload, job.catalogue)
+    mark = clock.lap("explain", mark)
+    if settings.verify:
+        verify(
+            plan, job.workload, job.catalogue, "the queue plan" if job.workload.queue else "the solver's plan"
+        )
+        mark = clock.lap("verify", mark)
+    if settings.alternatives:
+        plan = _alternatives(searched, plan, job)
+        clock.lap("alternatives", mark)
+    return plan.model_copy(update={"budget": budget.record()})
+
+
+def _alternatives(searched: Searched, plan: Plan, job: _Finishing) -> Plan:
+    """The next cheapest bids: cut from the peak search's servers, or found by the queue strategy's
+    own search (`Searched.alternatives`)."""
+    if searched.servers is not None and searched.data is not None:
+        return _with_alternatives(
+            searched.data,
+            plan,
+            searched.servers,
+            job.settings,
+            job.workload_name,
+            job.budget.ends,
+            job.budget,
+        )
+    if searched.alternatives is None:
+        return plan
+    return _with_queue_alternatives(searched.alternatives, plan, job)
+
+
+def _with_queue_alternatives(find: Alternatives, plan: Plan, job: _Finishing) -> Plan:
+    """A queue plan's alternatives, each verified against the queue bid, in what is left of the
+    time limit (skipped with a note as the peak plan's are)."""
+    settings = job.settings
+    seconds = min(_alternatives_cap(settings), job.budget.ends - time.perf_counter())
+    job.budget.allow("alternatives", _alternatives_cap(settings) if seconds >= ALTERNATIVES_MIN_S else 0.0)
+    if seconds < ALTERNATIVES_MIN_S:
+        return with_note(plan, skipped("the alternatives", settings.time_limit))
+    found, timed_out = find(plan, settings.alternatives, seconds)
+    offered = []
+    for rank, (other, proven) in enumerate(found, 1):
+        other = other.model_copy(update={"workload": plan.workload})
+        if proven and not other.gap:
+            other = other.model_copy(update={"status": Status.OPTIMAL})
+        if settings.verify:
+            verify(other, job.workload, job.catalogue, "the queue plan's alternative")
+        offered.append(
+            Alternative(
+                rank=rank,
+                price_difference=round(max(other.total_price - plan.total_price, 0.0), 2),
+                differs=differences(plan_server_set(plan), plan_server_set(other)),
+                proven_next=proven,
+                plan=other,
+            )
+        )
+    return _noted_short(plan.model_copy(update={"alternatives": offered}), len(found), timed_out, settings)
+
+
+def _alternatives_cap(settings: SolveSettings) -> float:
+    """The most the alternatives may take: half the limit (at least a second), within what is left."""
+    return max(1.0, settings.time_limit / 2)
+
+
+def plan_server_set(plan: Plan) -> Counter[ServerKey]:
+    """A plan's servers as a buyer tells them apart (`server_set` of laid-out servers, read back)."""
+    return Counter(
+        (s.chassis, s.gpu, s.gpu_count, s.ram_gb, round(s.nvme_tb * 1000), s.nic_count) for s in plan.servers
+    )
+
+
 def _with_alternatives(
     data: ProblemData,
     plan: Plan,
@@ -269,17 +282,24 @@ def _with_alternatives(
     settings: SolveSettings,
     workload_name: str | None,
     ends: float,
+    budget: _Budget | None = None,
 ) -> Plan:
     """The plan with the next cheapest bids whose server sets differ, each built and verified, in
     what is left of the time limit (skipped with a note when that is under a second, or when it ran
     out before the search found as many as asked)."""
-    seconds = min(max(1.0, settings.time_limit / 2), ends - time.perf_counter())
+    seconds = min(_alternatives_cap(settings), ends - time.perf_counter())
+    if budget is not None:
+        budget.allow("alternatives", _alternatives_cap(settings) if seconds >= ALTERNATIVES_MIN_S else 0.0)
     if seconds < ALTERNATIVES_MIN_S:
         return with_note(plan, skipped("the alternatives", settings.time_limit))
     offered = []
     found, timed_out = next_cheapest(data, settings, servers, settings.alternatives, seconds)
     for rank, alt in enumerate(found, 1):
-        other = build_plan(data, alt.servers, Status.FEASIBLE, plan.total_price, 0.0, workload_name)
+        # Its status and gap are its own search's: proven only when nothing cheaper differs from the
+        # options before it (gap 0), else the best found with its distance to that search's bound.
+        other = build_plan(data, alt.servers, Status.FEASIBLE, alt.bound_cents / 100, 0.0, workload_name)
+        if alt.proven and not other.gap:
+            other = other.model_copy(update={"status": Status.OPTIMAL})
         if settings.verify:
             verify(other, data.workload, data.catalogue)
         offered.append(
@@ -291,11 +311,14 @@ def _with_alternatives(
                 plan=other,
             )
         )
-    plan = plan.model_copy(update={"alternatives": offered})
-    if timed_out and len(found) < settings.alternatives:  # fewer than asked, and not for want of plans
-        what = (
-            "the alternatives" if not found else f"alternatives {len(found) + 1} to {settings.alternatives}"
-        )
+    return _noted_short(plan.model_copy(update={"alternatives": offered}), len(found), timed_out, settings)
+
+
+def _noted_short(plan: Plan, found: int, timed_out: bool, settings: SolveSettings) -> Plan:
+    """The plan, with a note when the time ran out before the search found as many as asked (fewer
+    than asked for want of plans needs no note: there is nothing to skip)."""
+    if timed_out and found < settings.alternatives:
+        what = "the alternatives" if not found else f"alternatives {found + 1} to {settings.alternatives}"
         plan = with_note(plan, skipped(what, settings.time_limit, "before the search found them"))
     return plan
 
@@ -314,7 +337,13 @@ def differences(base: Counter[ServerKey], other: Counter[ServerKey]) -> list[str
 
 
 def _explain_optimum(
-    data: ProblemData, plan: Plan, settings: SolveSettings, proven: bool, elapsed: float, ends: float
+    data: ProblemData,
+    plan: Plan,
+    settings: SolveSettings,
+    proven: bool,
+    elapsed: float,
+    ends: float,
+    budget: _Budget | None = None,
 ) -> Plan:
     """Attach the binding rules and, when asked and the optimum is proven, what relaxations save.
 
@@ -329,13 +358,17 @@ def _explain_optimum(
         eased = relaxations(data)
         reserve = (1 - SEARCH_SHARE) * settings.time_limit
         left = ends - reserve - time.perf_counter()
-        budget = min(settings.time_limit / 4, max(WHAT_IF_MIN_S, WHAT_IF_SHARE * elapsed), left)
-        if eased and budget < WHAT_IF_MIN_S:
+        seconds = min(settings.time_limit / 4, max(WHAT_IF_MIN_S, WHAT_IF_SHARE * elapsed), left)
+        if budget is not None and eased:
+            # the rule's cap, not the wall-clock share: --deterministic plans stay byte-identical
+            budget.allow("what-if re-solves", settings.time_limit / 4 if seconds >= WHAT_IF_MIN_S else 0.0)
+        if eased and seconds < WHAT_IF_MIN_S:
             plan = with_note(plan, skipped("the what-if savings", settings.time_limit))
-        elif eased:
-            seconds = budget / len(eased)  # no alternatives: a re-solve needs only its price
-            quick = replace(settings, time_limit=seconds, what_if=False, verify=False, alternatives=0)
-            until = time.perf_counter() + budget
+        elif eased:  # no alternatives: a re-solve needs only its price
+            quick = replace(
+                settings, time_limit=seconds / len(eased), what_if=False, verify=False, alternatives=0
+            )
+            until = time.perf_counter() + seconds
             saved = savings(data, plan, _resolver(data, quick), until)
     notes = [*plan.notes, *disproportions(plan)]
     return plan.model_copy(update={"binding": binding, "savings": saved, "notes": notes})

@@ -24,6 +24,35 @@ from ftopt.sweep.grid import Grid, load_grid, scenario_key
 from ftopt.sweep.scenario import FAILED, INVALID, CrashHook, Scenario, SweepContext
 from ftopt.sweep.store import ResultsWriter, read_records
 
+#: The shortest search a scenario is given, seconds (the command's least --time-limit).
+MIN_SCENARIO_S = 0.1
+#: Share of each scenario's slot its solve is given: the rest is kept for what the solve's limit does
+#: not cover (a worker's start-up, reading and editing the bid, the verifier on a big plan): on a
+#: 40-run bid of 778 GPUs these took 2-3 s per scenario beside a 3.3 s slot (benchmarks/time-limit.md).
+SCENARIO_SEARCH_SHARE = 0.6
+
+
+def scenario_share(limit: float, scenarios: int, parallel: int) -> float:
+    """Each scenario's solve time when `limit` bounds the whole sweep: its slot (the limit times
+    the scenarios solved at once, over the scenarios to solve) less what a scenario needs beyond
+    its solve (`SCENARIO_SEARCH_SHARE`), and never more than that share of the limit itself."""
+    if scenarios <= 0:
+        return limit * SCENARIO_SEARCH_SHARE
+    slot = min(limit, limit * max(1, parallel) / scenarios)
+    return max(MIN_SCENARIO_S, round(slot * SCENARIO_SEARCH_SHARE, 3))
+
+
+def sharing_words(limit: float, share: float, scenarios: int, parallel: int) -> str:
+    """How the sweep shared its time limit, in the words its records carry."""
+    words = (
+        f"one budget of {limit:g} s for the whole sweep: {scenarios} scenarios, {max(1, parallel)} at "
+        f"once, {share:.3g} s of search each (the rest of each one's slot kept for its worker and "
+        "its verifier)"
+    )
+    if share == MIN_SCENARIO_S and limit * max(1, parallel) * SCENARIO_SEARCH_SHARE / scenarios < share:
+        words += f" (the least a search is given: the sweep may run past {limit:g} s)"
+    return words
+
 
 @dataclass(frozen=True)
 class SweepPlan:
@@ -140,11 +169,21 @@ def run_sweep(
 
         try:
             if todo:
-                context = replace(plan.context, crash_hook=CrashHook.from_env())
+                context = replace(_shared(plan.context, len(todo), backend), crash_hook=CrashHook.from_env())
                 backend.run(context, todo, done, on_running)
         finally:
             summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _shared(context: SweepContext, scenarios: int, backend: Backend) -> SweepContext:
+    """The context with each scenario's share of the command's time limit (`scenario_share`): Ray's
+    parallelism is known only once connected, so it counts as one (shares no longer than needed)."""
+    parallel = getattr(backend, "workers", 0) or getattr(backend, "num_cpus", None) or 1
+    limit = context.time_limit if context.budget_s is None else context.budget_s
+    share = scenario_share(limit, scenarios, parallel)
+    words = sharing_words(limit, share, scenarios, parallel)
+    return replace(context, time_limit=share, budget_s=limit, sharing=words)
 
 
 def every_scenario_invalid(plan: SweepPlan, output: Path) -> str | None:

@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from ftopt.errors import FtoptError, InputError
 from ftopt.model.hardware import Catalogue
+from ftopt.model.plan import Status
 from ftopt.model.references import unknown_references
 from ftopt.model.result import Result
 from ftopt.model.workload import Workload
@@ -82,9 +83,11 @@ class SweepContext:
     workload_name: str
     bid: str  # fingerprint of the base workload and prices: a results file holds one bid only
     catalogues: dict[str, Catalogue]  # "" is the base catalogue; other keys are `prices` values
-    time_limit: float
+    time_limit: float  # each scenario's share of the command's budget (`scenario_share`)
     what_if: bool = False
     crash_hook: CrashHook | None = None  # tests only
+    budget_s: float | None = None  # the whole command's --time-limit; None: the limit is per scenario
+    sharing: str = "each scenario has the whole time limit"  # how the budget was shared, in words
 
 
 def apply_values(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
@@ -198,6 +201,10 @@ def base_record(scenario: Scenario, bid: str) -> dict[str, Any]:
         "makespan_hours": None,
         "deadline_confidences": [],
         "horizon_hours": None,
+        "proven": False,
+        "time_limit_s": None,
+        "budget_s": None,
+        "sharing": None,
         "wall_seconds": None,
         "cpu_seconds": None,
         "error": None,
@@ -231,6 +238,7 @@ def solve_scenario(context: SweepContext, scenario: Scenario) -> dict[str, Any]:
         record.update(status=FAILED, error=f"{type(exc).__name__}: {exc}")
     else:
         record.update(_solved_fields(result, catalogue))
+    record.update(time_limit_s=context.time_limit, budget_s=context.budget_s, sharing=context.sharing)
     record["wall_seconds"] = round(time.perf_counter() - started, 4)
     # CPU time of the worker process: below the wall time when other processes share the cores.
     record["cpu_seconds"] = round(time.process_time() - cpu, 4)
@@ -246,6 +254,7 @@ def _solved_fields(result: Result, catalogue: Catalogue) -> dict[str, Any]:
         "currency": catalogue.currency,
         "bound": result.bound,
         "gap": result.gap,
+        "proven": result.status == Status.OPTIMAL and not result.gap,  # proven only at gap 0
         "reasons": [r.model_dump(mode="json") for r in result.reasons],
     }
     if plan is not None:

@@ -183,6 +183,8 @@ def check_deadlines(ctx: Context) -> Iterator[Violation]:
         tolerance = max(RELATIVE * hours, 1e-6)
         for found in _reported(assignment.hours, hours, tolerance, complete, "hours", "{} h reported"):
             yield Violation("deadline", subject, found, f"the speed model gives {num(hours)} h")
+    if ctx.queued:  # a queue trains until its last job ends (the schedule rules check each end)
+        trained = [job.end_hours for job in ctx.plan.schedule] if trained else []
     yield from _makespan_faults(ctx.plan.makespan_hours, trained)
 
 
@@ -199,14 +201,18 @@ def _reported(
 
 
 def _makespan_faults(makespan: float | None, trained: list[float]) -> Iterator[Violation]:
-    """The plan's makespan is its longest copy's hours (when some copy's hours are known)."""
+    """The plan's makespan is its longest copy's hours, a queue's its last job's end (when some
+    copy's hours are known)."""
     if makespan is None or not trained:
         return
     longest = max([0.0, *trained])
     if close(makespan, longest, max(RELATIVE * longest, 1e-6)):
         return
     yield Violation(
-        "deadline", "plan", f"makespan {num(makespan)} h", f"the longest copy takes {num(longest)} h"
+        "deadline",
+        "plan",
+        f"makespan {num(makespan)} h",
+        f"the longest copy (or the last job) ends at {num(longest)} h",
     )
 
 

@@ -116,15 +116,18 @@ def test_the_quotes_frontier_spends_only_what_the_time_limit_left_and_says_when_
     from ftopt.quote.bids import quote_bids
     from ftopt.quote.frontier import three_bids_html
     from ftopt.reading.workload_file import load_workload
-    from ftopt.solver.solve import SolveSettings
+    from ftopt.solver.solve import SolveSettings, solve
 
     catalogue = load_catalogue()
     workload = load_workload(EXAMPLE, catalogue)
     settings = SolveSettings(time_limit=30, what_if=False)
-    spent = quote_bids(workload, catalogue, settings, budget_s=0.0)
+    plan = solve(workload, catalogue, settings).plan_or_raise()
+    spent = quote_bids(workload, catalogue, settings, budget_s=0.0, plan=plan)
     assert spent is None  # nothing left: no solve started, no bids claimed
-    full = quote_bids(workload, catalogue, settings, budget_s=30.0)
+    full = quote_bids(workload, catalogue, settings, budget_s=30.0, plan=plan)
     assert full is not None and full.stopped != "budget"
+    # the quote's own plan is the cheapest bid: never a dearer plan for the same deadlines
+    assert full.cheapest().total_price == plan.total_price and full.cheapest().reused
     assert "time limit ended this frontier" not in three_bids_html(full)
     full.stopped = "budget"
     assert "time limit ended this frontier" in three_bids_html(full)

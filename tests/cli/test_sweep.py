@@ -236,3 +236,25 @@ def test_a_sweep_records_the_hours_deadlines_are_held_to_as_the_frontier_does(tm
         assert record["deadline_confidences"] == [0.9]
     report = CliRunner().invoke(cli, ["sweep-report", str(output), "--format", "markdown"])
     assert report.exit_code == 0 and "makespan at P90 h" in report.stdout
+
+
+def test_the_time_limit_bounds_the_whole_sweep_and_each_record_says_its_share(tmp_path: Path):
+    """`--time-limit` was each scenario's: six scenarios at 60 s each could take six minutes. It is
+    now the sweep's: each scenario is searched for the limit × the scenarios at once ÷ the scenarios,
+    and each record carries that share, the budget, how it was shared, its status and whether it is
+    proven (optimal at gap 0)."""
+    from ftopt.sweep.runner import MIN_SCENARIO_S, SCENARIO_SEARCH_SHARE, scenario_share
+
+    assert scenario_share(60, 6, 2) == 20 * SCENARIO_SEARCH_SHARE  # its slot, less the worker's part
+    assert scenario_share(60, 1, 4) == 60 * SCENARIO_SEARCH_SHARE  # never more than the limit's share
+    assert scenario_share(1, 1000, 1) == MIN_SCENARIO_S
+    grid, output = write(tmp_path, SIX), tmp_path / "results.jsonl"
+    result = sweep("--grid", str(grid), "-o", str(output), "--jobs", "2", "--time-limit", "3")
+    assert result.exit_code == 0, result.output
+    records = lines(output)
+    assert len(records) == 6
+    for record in records:
+        assert record["time_limit_s"] == pytest.approx(SCENARIO_SEARCH_SHARE) and record["budget_s"] == 3
+        assert record["sharing"].startswith("one budget of 3 s for the whole sweep: 6 scenarios, 2 at once")
+        assert record["proven"] == (record["status"] == "optimal" and not record["gap"])
+    assert any(r["proven"] for r in records)

@@ -30,7 +30,7 @@ import yaml
 from click.testing import Result
 from openpyxl import load_workbook
 
-from ftopt.cli.solve import QUEUE_ALTERNATIVES, write_plan
+from ftopt.cli.solve import write_plan
 from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary, power_basis_words, spares_words
 from ftopt.quote.formats import render
@@ -61,7 +61,6 @@ COMMANDS = ("solve", "estimate", "frontier", "verify", "sweep", "sweep-report")
 #: refuse it. `peak` and `queue` are the two modes of one bid: no workload holds both, so no line.
 UNSUPPORTED: dict[frozenset[str], tuple[str | None, tuple[str, ...]]] = {
     frozenset({"peak", "queue"}): (None, ()),
-    frozenset({"queue", "alternatives"}): (QUEUE_ALTERNATIVES, ("solve",)),
 }
 
 EXAMPLES = [*sorted((ROOT / "examples").glob("*.yaml")), ROOT / "examples" / "vendor" / "l4-bid.yaml"]
@@ -220,7 +219,8 @@ def _figures(plan: Plan) -> dict[str, float | int | None]:
         "gpus": sum(s.gpu_count for s in plan.servers),
         "gpus_owned": sum(s.gpu_count for s in plan.servers if s.owned),
         "last_job_end_hours": last,
-        "hours": last if plan.horizon_hours is not None else plan.makespan_hours,
+        # at the confidence the plan is checked at (each run's deadline confidence, P90 by default)
+        "hours": last if plan.horizon_hours is not None else plan.confident_finish_hours,
     }
 
 

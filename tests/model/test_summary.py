@@ -53,7 +53,9 @@ def test_a_queue_headline_gives_the_horizon_and_the_last_jobs_end() -> None:
     plan, s = summary_of(EXAMPLES / "monthly-queue.yaml")
     last = max(j.end_hours for j in plan.schedule)
     assert s.mode == "queue" and s.hours == s.last_job_end_hours == pytest.approx(last)
-    assert plan.makespan_hours is not None and plan.makespan_hours < last  # the figure it used to print
+    longest = max(a.hours_p90 or 0.0 for a in plan.assignments)  # the figure it used to print
+    assert plan.makespan_hours == pytest.approx(last) and longest < last
+    assert f"{longest:,.1f} h" not in s.headline
     assert f"{last:,.1f} h" in s.headline and f"{plan.horizon_hours:,g} h horizon" in s.headline
     assert "every run trained within" not in s.headline
     assert "at once" not in s.proof and "within the horizon" in s.proof
@@ -66,8 +68,35 @@ def test_a_queue_headline_gives_the_horizon_and_the_last_jobs_end() -> None:
 def test_a_peak_plan_says_at_once() -> None:
     plan, s = summary_of(EXAMPLES / "deadline.yaml")
     assert s.mode == "peak" and s.together == "every copy of every run at once"
-    assert s.hours == pytest.approx(plan.makespan_hours)
-    assert f"every run trained within {plan.makespan_hours:,.1f} h" in s.headline
+    assert s.hours_model == pytest.approx(plan.makespan_hours)
+
+
+def test_the_headline_states_hours_at_the_confidence_the_plan_is_checked_at_with_p50_beside() -> None:
+    """The headline said "every run trained within 61.7 h" (the speed model's hours) while the plan
+    is checked at P90, 80.9 h. It now states the P90 figure the deadline holds, P50 beside it, and
+    the JSON names both."""
+    plan, s = summary_of(EXAMPLES / "deadline.yaml")
+    p90 = max(a.hours_p90 for a in plan.assignments if a.hours_p90 is not None)
+    p50 = max(a.hours_p50 for a in plan.assignments if a.hours_p50 is not None)
+    assert s.confidence == 0.9 and s.hours_label == "P90"
+    assert s.hours == pytest.approx(p90) and s.hours_p90 == pytest.approx(p90)
+    assert s.hours_p50 == pytest.approx(p50) and p50 < p90
+    assert s.hours_model is not None and s.hours_model < p90  # the figure it used to print
+    assert f"every run trained within {p90:,.1f} h at P90 (P50 {p50:,.1f} h)" in s.headline
+    assert f"{s.hours_model:,.1f} h" not in s.headline
+    figure = next(f for f in s.figures if f.label == "Every run done within")
+    assert figure.value == s.hours_words
+    data = s.model_dump()
+    assert data["hours_p50"] == s.hours_p50 and data["hours_p90"] == s.hours_p90
+
+
+def test_a_bid_checked_at_p50_states_p50() -> None:
+    """A workload with `deadline_confidence: 0.5` is checked at P50: its hours are the P50 ones."""
+    plan, workload, catalogue = solved(EXAMPLES / "deadline.yaml")
+    runs = [r.model_copy(update={"deadline_confidence": 0.5}) for r in plan.runs]
+    s = summarize(plan.model_copy(update={"runs": runs}), workload, catalogue)
+    assert s.confidence == 0.5 and s.hours_label == "P50" and s.hours == pytest.approx(s.hours_p50)
+    assert s.hours_words == f"{s.hours_p50:,.1f} h at P50"
 
 
 def test_hours_only_for_runs_that_have_them_and_no_rent_comparison_then(tmp_path: Path) -> None:
@@ -231,3 +260,12 @@ def test_an_amd_boards_link_is_named_infinity_fabric_and_an_old_plan_reads_as_nv
         update={"servers": [s.model_copy(update={"link_name": None}) for s in plan.servers]}
     )
     assert {link_words(older, a) for a in older.assignments} == {"NVLink"}
+
+
+def test_proven_is_said_only_at_gap_zero() -> None:
+    """An optimal status with a gap left is stated with its gap, never as proven."""
+    plan, workload, catalogue = solved(EXAMPLES / "deadline.yaml")
+    assert summarize(plan, workload, catalogue).standing == "proven"
+    left = plan.model_copy(update={"gap": 0.004, "bound": round(plan.total_price * 0.996, 2)})
+    s = summarize(left, workload, catalogue)
+    assert s.standing == "within gap" and "proved" not in s.proof and "0.4%" in s.proof

@@ -151,3 +151,16 @@ def test_a_missing_logo_is_the_bids_error(tmp_path: Path) -> None:
     (tmp_path / "logo.png").unlink()
     done = CliRunner().invoke(cli, ["solve", str(bid)])
     assert done.exit_code == 2 and "quote.seller.logo" in done.stderr and "Traceback" not in done.output
+
+
+def test_the_default_json_of_a_quoted_bid_verifies(tmp_path: Path) -> None:
+    """`ftopt verify` re-derives the summary, commercial block and facility sheet included."""
+    no_margin = {k: v for k, v in QUOTE.items() if k != "margin_percent"}
+    bid = write_bid(tmp_path, no_margin)
+    plan = tmp_path / "plan.json"
+    args = ["solve", str(bid), "--no-what-if", "--workers", "2", "--format", "json", "-o", str(plan)]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    record = json.loads(plan.read_text(encoding="utf-8"))
+    assert record["summary"]["commercial"]["total"] > record["total_price"]  # services, shipping, tax
+    done = CliRunner().invoke(cli, ["verify", str(bid), str(plan)])
+    assert done.exit_code == 0, done.output

@@ -69,5 +69,8 @@ def test_the_plan_diff_states_what_the_two_quotes_state():
     assert before[0].total_price == after[0].total_price and diff.added == diff.removed == {}
     assert diff.price_delta == round(-0.1 * before[0].total_price, 2) < 0
     spread = before[1].hours_p50_p90
-    assert spread is not None and (diff.hours_before, diff.hours_p90_before) == (before[1].hours, spread[1])
+    assert spread is not None and (diff.hours_before, diff.hours_p90_before) == (
+        before[1].hours_model,
+        spread[1],
+    )
     assert diff.hours_p90_before > diff.hours_before and diff.hours_p90_delta == 0

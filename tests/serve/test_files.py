@@ -9,7 +9,7 @@ import pytest
 
 from ftopt.serve.security import CSRF_COOKIE
 from ftopt.serve.store import Store
-from tests.serve.conftest import FIRST_PROJECT, create
+from tests.serve.conftest import FIRST_PROJECT, create, solve
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
@@ -83,3 +83,31 @@ def test_the_page_keeps_an_uploaded_logo_beside_the_bid(client):
     assert reply.status_code == 303
     page = client.get(f"/bids/{bid}/versions/1").text
     assert f'href="/api/bids/{bid}/files/logo.png"' in page
+
+
+LOGO_BID = FIRST_PROJECT + (
+    "quote:\n  number: Q-2027-0142\n  seller: {name: Example Systems GmbH, logo: logo.png}\n"
+    "  margin_percent: 18\n  tax_percent: 19\n"
+    "  services:\n    - {name: Installation and burn-in, price: 1500, per: server}\n"
+)
+
+
+def test_a_quote_embeds_the_logo_kept_beside_the_bid_in_both_copies(client):
+    bid = create(client, LOGO_BID)
+    refused = client.post(f"/api/bids/{bid}/solve", json={"time_limit": 10})
+    assert refused.status_code == 400 and refused.json()["errors"][0]["field"] == "quote.seller.logo"
+    assert "upload it" in refused.json()["detail"]
+    assert client.get(f"/bids/{bid}/versions/1").status_code == 200  # the page stays, to upload it
+    client.put(f"/api/bids/{bid}/files/logo.png", content=PNG, headers={"content-type": "image/png"})
+    solve(client, bid)
+    url = f"/api/bids/{bid}/versions/1/quote"
+    buyer = client.get(url, params={"format": "html"}).text
+    seller = client.get(url, params={"format": "html", "copy": "seller"}).text
+    assert "data:image/png;base64," in buyer and "data:image/png;base64," in seller
+    buyer_md = client.get(url, params={"format": "md"}).text
+    seller_md = client.get(url, params={"format": "md", "copy": "seller"})
+    assert "seller" in seller_md.headers["content-disposition"]
+    assert "margin" in seller_md.text.lower() and "cost" in seller_md.text.lower()
+    assert "(seller's copy)" not in buyer_md and "Q-2027-0142" in buyer_md
+    bad = client.get(url, params={"format": "md", "copy": "both"})
+    assert bad.status_code == 400 and bad.json()["errors"][0]["field"] == "copy"

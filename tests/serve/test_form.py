@@ -141,10 +141,22 @@ def test_the_form_has_every_field_of_the_schema():
     assert len(expected) > 120
 
 
+def test_a_customer_written_as_a_name_is_shown_and_gains_a_contact():
+    text = "runs: [{name: a, model: llama-3.1-8b, method: lora}]\nquote: {customer: Acme GmbH}  # the buyer\n"
+    form = {i.path: i for i in inputs(bid_form(text))}
+    assert form["quote.customer"].value == "Acme GmbH"
+    after = edited(text, changes(text, {"quote.customer.contact": "ann@acme.example"}))
+    workload = check(after, CATALOGUE).workload
+    assert (
+        workload.quote.customer.name == "Acme GmbH" and workload.quote.customer.contact == "ann@acme.example"
+    )
+    assert "# the buyer" in after
+
+
 def test_typing_an_inline_model_replaces_the_catalogue_id():
     text = "runs:\n  - name: a  # the support bot\n    model: llama-3.1-8b\n    method: lora\n"
     edits = changes(text, {"runs[0].model.name": "mine", "runs[0].model.architecture.layers": "32"})
-    assert edits[0] == ("runs[0].model", None)
+    assert edits[0] == ("runs[0].model", {"name": "llama-3.1-8b"})
     after = edited(text, edits)
     assert data_of(after)["runs"][0]["model"] == {"name": "mine", "architecture": {"layers": 32}}
     assert "# the support bot" in after

@@ -10,10 +10,12 @@ import markupsafe
 
 from ftopt.catalogue import load_catalogue
 from ftopt.model.plan import Plan
-from ftopt.model.summary import summarize
+from ftopt.model.summary import PlanSummary
+from ftopt.quote.copies import quote_copy
 from ftopt.quote.view import alternative_rows
 from ftopt.reading.workload_file import load_workload_text
 from ftopt.serve import api, pages
+from ftopt.serve.revisions import stamped
 from ftopt.serve.security import CSRF_COOKIE
 from tests.serve.conftest import FIRST_PROJECT, create, solve
 
@@ -149,7 +151,8 @@ def test_the_result_page_states_the_summary_as_every_download_does(client):
     stored = client.get(f"/api/bids/{bid}/versions/1/quote", params={"format": "json"})
     plan = Plan.model_validate(stored.json())
     catalogue = load_catalogue()
-    summary = summarize(plan, load_workload_text(discounted, "bid", catalogue), catalogue)
+    _, summary = quote_copy(plan, load_workload_text(stamped(discounted, 1), "bid", catalogue), catalogue)
+    assert summary == PlanSummary.model_validate(stored.json()["summary"])  # the download's own summary
     page = html.unescape(client.get(f"/bids/{bid}/versions/1").text)
     assert summary.discount_percent == 10 and summary.headline in page
     assert f'data-price="{summary.price_to_pay}"' in page

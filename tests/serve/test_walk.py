@@ -1,6 +1,8 @@
-"""The walk of issue 39 in Chromium: a racked bid built in the form with its buyer's details, solved,
-saved as three revisions (form, YAML with comments, form again), two compared, the quote
-downloaded; no comment of the YAML is lost, and every API error the browser meets is problem+json.
+"""The walk of issue 39 in Chromium: a racked bid built in the form with its commercial lines (quote
+number, customer and contact, seller and logo, discount, validity, margin, tax, a service), solved,
+saved as three revisions (form, YAML with comments, form again), two compared, the buyer's and the
+seller's PDF downloaded; the page's figures are the JSON's, no comment of the YAML is lost, and every
+API error the browser meets is problem+json.
 
 Needs Debian's `chromium` (see test_browser.py); skipped, with the reason, without it.
 """
@@ -23,6 +25,10 @@ pytestmark = pytest.mark.skipif(
     reason="Chromium is not installed (apt-get install chromium; .ci/run installs it): browser test not run",
 )
 TIMEOUT_MS = 90_000
+PNG = (  # a 1×1 pixel PNG
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4"
+    b"\x89\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82"
+)
 COMMENTS = ("# Acme's support assistant: two QLoRA copies at once", "# two copies side by side")
 
 
@@ -46,22 +52,42 @@ def solve_here(page) -> float:
     return float(page.get_attribute("#price", "data-price"))
 
 
+def open_section(page, path: str) -> None:
+    """Open a closed part of the form (a nested mapping or a new entry) by its field path."""
+    page.click(f"details[data-path='{path}'] > summary")
+
+
 def build_racked_bid(page, url: str) -> None:
-    """Revision 1: every field typed into the form; the rack's entry is opened first."""
+    """Revision 1: every field typed into the form, the commercial lines included."""
     page.goto(url + "/bids/new")
     page.fill("input[name=name]", "acme-chat")
     page.fill("input[name='runs[0].name']", "chat")
     page.fill("input[name='runs[0].model']", "llama-3.1-8b")
     page.select_option("select[name='runs[0].method']", "qlora")
     page.fill("input[name='runs[0].concurrent']", "2")
-    page.click("details[data-path='site.racks[0]'] > summary")
+    open_section(page, "site.racks[0]")
     page.fill("input[name='site.racks[0].name']", "a")
     page.fill("input[name='site.racks[0].units']", "8")
     page.fill("input[name='site.racks[0].feeds']", "230v-32a, 230v-32a")
-    page.fill("input[name='quote.customer']", "Acme GmbH")
+    page.fill("input[name='quote.number']", "Q-2027-0142")
+    open_section(page, "quote.customer")
+    page.fill("input[name='quote.customer.name']", "Acme GmbH")
+    page.fill("input[name='quote.customer.contact']", "ann@acme.example")
+    open_section(page, "quote.seller")
+    page.fill("input[name='quote.seller.name']", "Example Systems GmbH")
+    page.fill("input[name='quote.seller.logo']", "logo.png")
     page.fill("input[name='quote.discount_percent']", "8")
     page.fill("input[name='quote.valid_until']", "2027-01-31")
+    page.fill("input[name='quote.margin_percent']", "18")
+    page.fill("input[name='quote.tax_percent']", "19")
+    open_section(page, "quote.services[0]")
+    page.fill("input[name='quote.services[0].name']", "Installation and burn-in")
+    page.fill("input[name='quote.services[0].price']", "1500")
+    page.select_option("select[name='quote.services[0].per']", "server")
     page.click("#create")
+    page.wait_for_url("**/bids/1/versions/1")
+    page.set_input_files("#file-input", files=[{"name": "logo.png", "mimeType": "image/png", "buffer": PNG}])
+    page.click("#upload-file")
     page.wait_for_url("**/bids/1/versions/1")
 
 
@@ -109,16 +135,32 @@ def test_a_racked_bid_from_the_form_through_three_revisions_to_its_quote(page, t
         assert len(rows) == 1 and rows[0].split("\t")[:3] == ["quote.discount_percent", "8", "10"]
         assert f"{third - first:+,.2f}" in page.inner_text("#price-delta")
 
-        # the quote of revision 3, downloaded: it names its revision, customer and validity
+        # the quote of revision 3: the page's figures are the JSON's; both copies as PDF
         page.goto(server.url + "/bids/1/versions/3")
-        with page.expect_download() as download:
-            page.click("#download-md")
-        markdown = download.value.path().read_text(encoding="utf-8")
-        assert "revision 3" in markdown and "Acme GmbH" in markdown and "2027-01-31" in markdown
+        assert page.locator("#files a", has_text="logo.png").count() == 1
         with page.expect_download() as download:
             page.click("#download-json")
         record = json.loads(download.value.path().read_text(encoding="utf-8"))
-        assert record["summary"]["price_to_pay"] == third
+        summary = record["summary"]
+        assert summary["price_to_pay"] == third
+        shown = page.locator("#key-figures li").all_inner_texts()
+        assert shown == [f"{f['label']}: {f['value']}" for f in summary["figures"]]
+        assert any(text.startswith("Total to pay: ") for text in shown)
+        with page.expect_download() as download:
+            page.click("#download-md")
+        markdown = download.value.path().read_text(encoding="utf-8")
+        for words in ("Q-2027-0142", "Acme GmbH", "2027-01-31", "Example Systems GmbH", "Installation"):
+            assert words in markdown, words
+        assert re.search(r"[Rr]evision:? *3\b", markdown)
+        assert "(seller's copy)" not in markdown
+        for link in ("#download-pdf", "#download-seller-pdf"):
+            with page.expect_download() as download:
+                page.click(link)
+            assert download.value.path().read_bytes().startswith(b"%PDF"), link
+        seller = page.request.get(server.url + "/api/bids/1/versions/3/quote?format=md&copy=seller").text()
+        assert "(seller's copy)" in seller
+        html = page.request.get(server.url + "/api/bids/1/versions/3/quote?format=html").text()
+        assert "data:image/png;base64," in html  # the logo kept beside the bid
 
         # the bid list finds the bid by its customer
         page.goto(server.url + "/?customer=acme")

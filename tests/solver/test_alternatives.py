@@ -8,7 +8,8 @@ import pytest
 
 from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue
-from ftopt.model.plan import Plan
+from ftopt.model.plan import Plan, Status
+from ftopt.model.summary import summarize
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.search.alternatives import next_cheapest
@@ -40,6 +41,14 @@ def test_alternatives_are_dearer_in_order_all_different_and_verified(catalogue: 
         assert verify_plan(alt.plan, workload, catalogue) == []
         assert alt.price_difference == pytest.approx(alt.plan.total_price - plan.total_price, abs=0.01)
         assert alt.differs and all(line[0] in "+−" for line in alt.differs)
+        # its own proof: optimal only at gap 0 against its search's bound, never the plan's price
+        assert alt.plan.gap is not None and alt.plan.bound is not None
+        assert alt.plan.bound <= alt.plan.total_price + 0.005
+        assert (alt.plan.status == Status.OPTIMAL) == (alt.proven_next and alt.plan.gap == 0)
+    lines = summarize(plan).alternatives
+    assert [(line.status, line.gap) for line in lines] == [
+        (a.plan.status.value, a.plan.gap) for a in plan.alternatives
+    ]
 
 
 def test_the_first_alternative_is_no_dearer_than_any_plan_without_the_optimums_chassis(

@@ -46,7 +46,9 @@ def test_a_deadline_met_only_uncapped_confines_the_mode_to_uncapped_builds(catal
     assert lowest_caps(open_data.builds) == {"rtx-pro-6000-se": 450}
     assert {b.power_cap_w for b in open_data.builds} == {450, 600}
     assert all(m.min_power_w == 0 for m in open_data.modes)
-    tight = build_problem(workload_from(POWER_RUN % (222 * 1.31)), catalogue)  # 222 bare hours at P90
+    assert catalogue.spread is not None
+    p90 = catalogue.spread.of("hf-fsdp").p90  # the default stack's P90 hours factor
+    tight = build_problem(workload_from(POWER_RUN % (222 * p90)), catalogue)  # 222 bare hours at P90
     confined = [m for m in tight.modes if m.gpus == 2 and m.min_power_w == 600]
     assert confined, [(m.gpus, m.min_power_w, m.sizing.strategy) for m in tight.modes]
     for mode in confined:

@@ -224,3 +224,40 @@ def test_queue_options_are_whole_cards(catalogue: Catalogue) -> None:
     qp = queue_problem(data, workload)
     assert all(data.builds[o.build].mig is None for options in qp.options for o in options)
     assert all(options for options in qp.options)
+
+
+def test_a_queue_plans_makespan_is_its_last_jobs_end(month: tuple[Workload, Plan]) -> None:
+    """`makespan_hours` of a queue plan was its longest job's hours (98 h where the schedule ends at
+    626 h): a queue trains until its last job ends."""
+    _, plan = month
+    longest = max(a.hours_p90 or 0.0 for a in plan.assignments)
+    assert plan.makespan_hours == max(j.end_hours for j in plan.schedule) == plan.last_job_end_hours
+    assert plan.makespan_hours > longest
+
+
+def test_a_queue_plan_is_finished_like_a_peak_plan(catalogue: Catalogue) -> None:
+    """The queue path re-implemented finishing: its plans had no binding rules and no savings. With
+    one server allowed the limit binds, and lifting it saves what the month's queue costs without it."""
+    bid = MONTH.replace("inlet_c: 27}", "inlet_c: 27, max_servers: 1}")
+    settings = SolveSettings(time_limit=30, workers=2, what_if=True)
+    plan = solve(workload_from(bid), catalogue, settings).plan_or_raise()
+    free = solve(workload_from(MONTH), catalogue, settings).plan_or_raise()
+    assert plan.horizon_hours == 720 and len(plan.servers) == 1
+    assert FindingKind.SERVER_LIMIT in {b.kind for b in plan.binding}
+    eased = [s.figures["eased_price"] for s in plan.savings]
+    # queue against queue: no eased queue plan beats the month's queue without the limit
+    assert eased and all(free.total_price <= e < plan.total_price for e in eased)
+    assert plan.budget is not None and plan.budget.shares["what-if re-solves"] > 0
+    assert plan.budget.limit_s == 30 and plan.budget.shares["search"] <= 30
+
+
+def test_the_queue_search_never_calls_back_into_the_solve() -> None:
+    """The solve passed itself into the queue search (solve → queue → solve …): the data walk now
+    goes down the layers, so neither strategy imports the solve."""
+    import ast
+
+    for module in ("queue", "peak"):
+        path = Path(__file__).resolve().parents[2] / "ftopt" / "solver" / "search" / f"{module}.py"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert "ftopt.solver.solve" not in imported and "ftopt.solver.frontier" not in imported, module

@@ -92,3 +92,22 @@ def test_alternatives_the_search_ran_out_of_time_for_are_named_in_a_note(monkeyp
     monkeypatch.setattr(solve_module, "next_cheapest", cut_short(False))
     plan = solve(data.workload, catalogue(), settings).plan_or_raise()
     assert len(plan.alternatives) == 1 and not [n for n in plan.notes if n.subject == "skipped"]
+
+
+def test_a_fifty_run_bid_records_how_its_time_limit_was_shared() -> None:
+    """`--time-limit` bounds the whole solve: the plan says what the search, the what-if re-solves
+    and the alternatives were each allowed, and the shares fit inside the limit (wall time is
+    measured in benchmarks/, not here)."""
+    from tests.solver.test_frontier import _fifty_runs
+
+    workload, catalogue_ = _fifty_runs()
+    settings = SolveSettings(time_limit=2, workers=1, what_if=True, alternatives=1)
+    plan = solve(workload, catalogue_, settings).plan_or_raise()
+    budget = plan.budget
+    assert budget is not None and budget.limit_s == 2
+    assert 1.0 <= budget.shares["search"] <= 0.9 * 2 + 1e-9  # at least half, at most SEARCH_SHARE
+    assert set(budget.shares) <= {"search", "what-if re-solves", "alternatives"}
+    assert "alternatives" in budget.shares  # allowed its share, or 0 and a note that it was skipped
+    skipped = {n.figures.get("what") for n in plan.notes if n.subject == "skipped"}
+    assert (budget.shares["alternatives"] == 0) == ("the alternatives" in skipped)
+    assert budget.sharing.startswith("one budget of 2 s for the whole solve: the search up to 1.8 s")

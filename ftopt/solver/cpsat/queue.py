@@ -171,8 +171,8 @@ def _add_window_cuts(
                 model.add(sum(x * (g * m) for x, g, m in uses) <= gpus * span)
                 lanes += [(k, len(lanes), uses, gpus, span) for k in _lane_ks(uses, span)]
     budget = MAX_CUTS - len(model.proto.constraints)
-    for k, _, uses, gpus, span in sorted(lanes, key=lambda lane: lane[:2])[: max(0, budget)]:
-        model.add(sum(x * (g * lane_weight(m, span, k)) for x, g, m in uses) <= gpus * (k * span))
+    for k, _, uses, lane_gpus, span in sorted(lanes, key=lambda lane: lane[:2])[: max(0, budget)]:
+        model.add(sum(x * (g * lane_weight(m, span, k)) for x, g, m in uses) <= lane_gpus * (k * span))
     _add_pair_cuts(qp, model, servers, area)
 
 

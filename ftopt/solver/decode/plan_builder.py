@@ -1,5 +1,10 @@
 """Turns laid-out servers into the `Plan`: bill of materials, power, and per-copy figures.
 
+By concern: this module numbers servers and places copies; each copy's failure figures
+(`failures.py`), its P50/P90 hours (`spread.py`), the TCO and the price's bound (`tco.py`) and the
+notes (`notes.py`) are modules of their own with typed inputs, as are the last steps of a returned
+plan, rent (`rent.py`) and the verifier's check (`verification.py`).
+
 Step time and link kind are recomputed on the server's actual topology: a replicated run whose GPUs
 happen to share a bridge all-reduces over NVLink, not over PCIe as its estimate assumed. So are the
 speed model's tokens per second, hours and energy: on the link kind the copy's GPUs get in that
@@ -13,12 +18,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from ftopt.errors import UnverifiedPlanError
 from ftopt.model.fabric import node_network
-from ftopt.model.failures import failure_cost
-from ftopt.model.findings import Finding, FindingKind, finding
-from ftopt.model.hardware import Catalogue
-from ftopt.model.memory import GB, checkpoint_bytes
 from ftopt.model.parallelism import config_record
 from ftopt.model.plan import (
     Assignment,
@@ -33,20 +33,19 @@ from ftopt.model.plan import (
     Server,
     SiteSummary,
     Status,
-    Tco,
 )
-from ftopt.model.power import load_w, planned_load_w, supplies_words, vendor_load_w, wall_w
-from ftopt.model.rent import rent_for
+from ftopt.model.power import load_w, planned_load_w, vendor_load_w, wall_w
 from ftopt.model.speed import Speed, energy_kwh, hours_to_train
-from ftopt.model.spread import FigureBands, SpreadFactors, hours_at_confidence
-from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE
-from ftopt.model.timing import server_energy_cost, server_energy_kwh
 from ftopt.model.topology import topology_domains, topology_profile
 from ftopt.model.traffic import transfer_seconds
-from ftopt.model.workload import Algorithm, Run, Workload
+from ftopt.model.workload import Algorithm
 from ftopt.solver.decode.bills import bill_of_materials, build_fabric
+from ftopt.solver.decode.failures import FailureInput, with_failures
 from ftopt.solver.decode.layout import ServerLayout
+from ftopt.solver.decode.notes import plan_notes, price_list_summary
 from ftopt.solver.decode.racks import place_in_racks, rack_uses, racked
+from ftopt.solver.decode.spread import SpreadInput, with_spread
+from ftopt.solver.decode.tco import plan_tco, price_bound
 from ftopt.solver.problem.builds import Build, build_parts
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.problem.modes import Mode, placed_speed
@@ -272,68 +271,6 @@ class _Assignments:
         )
 
 
-def _notes(data: ProblemData) -> list[Finding]:
-    """The rules and defaults every plan was made under, with their figures."""
-    rules, sizing = data.catalogue.rules, data.workload.sizing
-    notes = [
-        finding(
-            FindingKind.RULE,
-            "host",
-            ram_per_gpu_memory=rules.host_ram_per_gpu_memory,
-            reserve_gb=rules.host_ram_reserve_gb,
-            cores_per_gpu=rules.cores_per_gpu,
-            data_tb_per_socket=rules.data_tb_per_socket,
-        ),
-        finding(
-            FindingKind.RULE,
-            "power",
-            supplies=sorted({f"{b.chassis.id}: {supplies_words(b.chassis)}" for b in data.builds}),
-        ),
-        finding(
-            FindingKind.RULE,
-            "memory",
-            states_only=sizing.states_only,
-            flash_attention=sizing.flash_attention,
-            cuda_context_gb=sizing.cuda_context_gb,
-            allocator_reserve=_reserve(data),
-            memory_margin=sizing.memory_margin,
-        ),
-        finding(FindingKind.RULE, "step-time", mfu=sizing.mfu),
-        *_tight_margins(data),
-    ]
-    assumed = sorted(p.item for p in data.catalogue.prices if p.assumption)
-    if assumed:
-        notes.append(finding(FindingKind.RULE, "prices", items=assumed))
-    return notes
-
-
-def _reserve(data: ProblemData) -> float:
-    """The allocator reserve the plan was sized with: the workload's, else the calibration's."""
-    given, margins = data.workload.sizing.allocator_reserve, data.catalogue.margins
-    if given is not None:
-        return given
-    return margins.reserve() if margins else LEGACY_ALLOCATOR_RESERVE
-
-
-def _tight_margins(data: ProblemData) -> list[Finding]:
-    """A note for every run whose workload margin is below the error measured for its stack and
-    method: the plan is tighter than the calibration says is safe, and every format must say so."""
-    given = data.workload.sizing.memory_margin
-    if given is None:
-        return []
-    return [
-        finding(
-            FindingKind.TIGHT_MARGIN,
-            p.run.name,
-            given=given,
-            measured=round(p.memory_margin, 3),
-            basis=p.margin_basis,
-        )
-        for p in data.profiles
-        if given < p.memory_margin
-    ]
-
-
 def _site(data: ProblemData) -> SiteSummary:
     """The site; with racks, its largest circuit stands for the feed (the racks report has them all)."""
     site = data.workload.site
@@ -364,107 +301,6 @@ def _runs(data: ProblemData) -> list[RunSummary]:
     ]
 
 
-def price_list_summary(catalogue: Catalogue) -> str:
-    """Currency and the range of price dates, for the quote's header; "indicative" only for the
-    bundled prices (a vendor's catalogue or a user's price list gives its own)."""
-    dates = sorted(p.date for p in catalogue.prices)
-    origin = catalogue.origin
-    own = origin.price_list is not None or origin.vendor_prices
-    return f"{catalogue.currency}, {'' if own else 'indicative '}prices dated {dates[0]} to {dates[-1]}"
-
-
-def plan_tco(data: ProblemData, servers: list[Server], purchase: float) -> Tco:
-    """Purchase plus each server's energy over the years at the workload's energy settings."""
-    energy = data.workload.energy
-    kwh = sum(server_energy_kwh(s.power_w, energy) for s in servers)
-    cost = round(sum(round(server_energy_cost(s.power_w, energy), 2) for s in servers), 2)
-    return Tco(
-        objective=data.workload.objective,
-        purchase=purchase,
-        energy_kwh=round(kwh, 1),
-        energy_cost=cost,
-        total=round(purchase + cost, 2),
-        price_per_kwh=energy.price_per_kwh,
-        pue=energy.pue,
-        utilisation=energy.utilisation,
-        years=energy.years,
-    )
-
-
-def _with_failures(data: ProblemData, servers: list[Server], a: Assignment) -> Assignment:
-    """The copy with its checkpoint interval, expected interruptions and hours with failures
-    (ftopt.model.failures): its checkpoint lands on the data drives of all its servers at once."""
-    reliability = data.catalogue.reliability
-    if a.hours is None or reliability is None:
-        return a
-    by_id = {s.id: s for s in servers}
-    nodes = a.nodes or [Node(server=a.server, gpus=a.gpus)]
-    write_gbps = sum(
-        data.catalogue.drive(by_id[n.server].data_drive).write_gbps * by_id[n.server].data_drive_count
-        for n in nodes
-    )
-    run = next(p for p in data.profiles if p.run.name == a.run)
-    method = data.catalogue.methods.method(run.run.method)
-    checkpoint = checkpoint_bytes(run.counts, method, a.optimizer, run.run.lora_rank) / GB
-    gpus = sum(len(n.gpus) for n in nodes)
-    cost = failure_cost(a.hours, gpus, checkpoint, write_gbps, reliability, len(a.spares))
-    bare = failure_cost(a.hours, gpus, checkpoint, write_gbps, reliability)
-    return a.model_copy(
-        update={
-            "checkpoint_write_s": round(cost.write_h * 3600, 3),
-            "checkpoint_interval_h": round(cost.interval_h, 3),
-            "expected_interruptions": round(cost.interruptions, 3),
-            "restart_hours": round(cost.restart_h, 6),
-            "failure_overhead": round(cost.overhead, 6),
-            "hours_with_failures": round(a.hours * (1 + cost.overhead), 6),
-            "hours_p90_without_spares": _p90_without_spares(data, a, a.hours, bare.overhead),
-        }
-    )
-
-
-def _p90_without_spares(data: ProblemData, a: Assignment, hours: float, bare_overhead: float) -> float | None:
-    """A copy with spares: its hours at P90 with the failure overhead it would have without them
-    (what the spares buy, as the quote states it); None for a copy without spares or spread data."""
-    factors = _spread_factors(data, a)
-    if not a.spares or factors is None:
-        return None
-    return round(hours_at_confidence(hours, bare_overhead, factors, 0.9), 6)
-
-
-def _spread_factors(data: ProblemData, a: Assignment) -> SpreadFactors | None:
-    """The spread factors of the copy's stack (None without spread data)."""
-    spread = data.catalogue.spread
-    if spread is None:
-        return None
-    run = next(p for p in data.profiles if p.run.name == a.run)
-    return spread.of(run.stack.id if run.stack else None)
-
-
-def _copy_bands(data: ProblemData, a: Assignment) -> FigureBands | None:
-    """The bands of the copy's memory, hours and energy (spread.yaml's, by stack and method)."""
-    spread = data.catalogue.spread
-    run = next(p for p in data.profiles if p.run.name == a.run)
-    stack = run.stack.id if run.stack else None
-    return spread.copy_bands(stack, run.method.id) if spread is not None else None
-
-
-def _with_spread(data: ProblemData, a: Assignment) -> Assignment:
-    """The copy with its hours at P50 and P90 (ftopt.model.spread): its hours with failures (its
-    servers' chosen drives: at most what the deadline check bounded them by) × its stack's spread
-    factors."""
-    factors = _spread_factors(data, a)
-    if a.hours is None or factors is None:
-        return a.model_copy(update={"bands": _copy_bands(data, a)})
-    return a.model_copy(
-        update={
-            "hours_p50": round(hours_at_confidence(a.hours, a.failure_overhead, factors, 0.5), 6),
-            "hours_p90": round(hours_at_confidence(a.hours, a.failure_overhead, factors, 0.9), 6),
-            "spread_basis": factors.basis,
-            "bands": _copy_bands(data, a),
-        }
-    )
-
-
 def build_plan(
     data: ProblemData,
     layouts: list[ServerLayout],
@@ -479,8 +315,8 @@ def build_plan(
     servers, racks = _in_racks(data, servers, layouts)
     fabric = build_fabric(data.catalogue, servers)
     total = round(sum(s.price for s in servers) + (fabric.price if fabric else 0.0), 2)
-    tco = plan_tco(data, servers, total)
-    bound, gap = _price_bound(tco, total, bound)
+    tco = plan_tco(data.workload.energy, data.workload.objective, servers, total)
+    bound, gap = price_bound(tco, total, bound)
     hours = [a.hours for a in assignments if a.hours is not None]
     energies = [a.energy_kwh for a in assignments if a.energy_kwh is not None]
     return Plan(
@@ -499,7 +335,7 @@ def build_plan(
         runs=_runs(data),
         servers=servers,
         assignments=assignments,
-        notes=_notes(data) + _spares_note(data, assignments),
+        notes=plan_notes(data, assignments),
         fabric=fabric,
         racks=racks,
     )
@@ -524,26 +360,19 @@ def _servers_and_copies(
             continue
         assignments += [placed.place(mode, gpus, layout, server_id) for mode, gpus in layout.copies]
     assignments += [placed.place_nodes(mode, nodes, spares[g]) for g, (mode, nodes) in groups.items()]
-    return servers, [_with_spread(data, _with_failures(data, servers, a)) for a in assignments]
+    return servers, _with_figures(data, servers, assignments)
 
 
-def _spares_note(data: ProblemData, assignments: list[Assignment]) -> list[Finding]:
-    """A note naming the runs with spares and those whose copies each fit one server (no spare)."""
-    spared = [p.run for p in data.profiles if p.run.spares]
-    if not spared:
-        return []
-    spanning = {a.run for a in assignments if a.multinode}
-    reliability = data.catalogue.reliability
-    repair = (reliability.repair_hours if reliability else None) or 0.0
-    return [finding(FindingKind.RULE, "spares", **_spared_runs(spared, spanning), repair_hours=repair)]
-
-
-def _spared_runs(spared: list[Run], spanning: set[str]) -> dict[str, list[str]]:
-    """The runs with spares, and those of them whose copies each fit one server."""
-    return {
-        "runs": [f"{r.name}: {r.spares} per copy" for r in spared],
-        "one_server": [r.name for r in spared if r.name not in spanning],
-    }
+def _with_figures(
+    data: ProblemData, servers: list[Server], assignments: list[Assignment]
+) -> list[Assignment]:
+    """Each copy with its failure figures, then its hours at P50 and P90: servers by id and runs by
+    name are looked up in dicts built once, so this is linear in copies."""
+    spread = SpreadInput.of(data.catalogue.spread, data.profiles)
+    failures = FailureInput(
+        data.catalogue, {s.id: s for s in servers}, {p.run.name: p for p in data.profiles}, spread
+    )
+    return [with_spread(spread, with_failures(failures, a)) for a in assignments]
 
 
 def _in_racks(
@@ -557,30 +386,3 @@ def _in_racks(
         raise ValueError("the plan's servers do not fit the site's racks")
     servers = [racked(data, server, place) for server, place in zip(servers, places, strict=True)]
     return servers, rack_uses(data, servers, layouts)
-
-
-def _price_bound(tco: Tco, total: float, bound: float) -> tuple[float, float]:
-    """The solver's bound as a bound on the price, and the plan's gap to it."""
-    if tco.objective == "tco":
-        # The solver's bound is on the TCO; as a bound on the price it keeps the same distance.
-        gap = (tco.total - bound) / tco.total if tco.total else 0.0
-        return total - max(tco.total - bound, 0.0), gap
-    return bound, (total - bound) / total if total else 0.0
-
-
-# The last steps every returned plan takes, whichever search made it (ordinary or queue).
-
-
-def with_rent(plan: Plan, catalogue: Catalogue) -> Plan:
-    """The plan with its training hours priced on public clouds (buy or rent), when it trains hours."""
-    return plan.model_copy(update={"rent": rent_for(plan, catalogue.cloud)})
-
-
-def verify(plan: Plan, workload: Workload, catalogue: Catalogue, what: str = "the solver's plan") -> None:
-    """Re-check the plan with code that shares nothing with the solver; a failure is ftopt's bug."""
-    from ftopt.verify import verify_plan  # the verifier is optional at import time for the solver
-
-    violations = verify_plan(plan, workload, catalogue)
-    if violations:
-        lines = "; ".join(str(v) for v in violations)
-        raise UnverifiedPlanError(f"internal error: {what} fails verification: {lines}")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 
 from ftopt.model.plan import Node, Plan, RunSummary, ScheduledJob
-from ftopt.model.workload import Workload
+from ftopt.model.workload import Run, Workload
 from ftopt.solver.cpsat.queue import QueueModel
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.problem.data import ProblemData
@@ -134,7 +134,8 @@ def starts_by_copy(
 
 def attach_schedule(plan: Plan, workload: Workload, starts: dict[tuple[str, int], float]) -> Plan:
     """The plan with a schedule (each job from its start for its hours at its run's deadline
-    confidence: with failures, P90 by default), the horizon, and run summaries in queue terms."""
+    confidence: with failures, P90 by default), the horizon, its makespan the last job's end, and
+    run summaries in queue terms."""
     queue = workload.queue
     assert queue is not None
     confidence = {r.name: r.deadline_confidence for r in workload.runs}
@@ -154,17 +155,21 @@ def attach_schedule(plan: Plan, workload: Workload, starts: dict[tuple[str, int]
             )
         )
     schedule.sort(key=lambda j: (j.start_hours, j.run, j.job))
+    ends = [j.end_hours for j in schedule]
+    runs = {r.name: r for r in workload.runs}  # by name, once: linear in runs
     return plan.model_copy(
         update={
             "horizon_hours": queue.horizon_hours,
             "schedule": schedule,
-            "runs": [_summary(s, workload) for s in plan.runs],
+            # a queue trains until its last job ends, not for its longest job's hours
+            "makespan_hours": max(ends) if ends and plan.makespan_hours is not None else None,
+            "runs": [_summary(s, runs[s.name]) for s in plan.runs],
         }
     )
 
 
-def _summary(summary: RunSummary, workload: Workload) -> RunSummary:
-    run = next(r for r in workload.runs if r.name == summary.name)
+def _summary(summary: RunSummary, run: Run) -> RunSummary:
+    """The run's summary in queue terms: one copy at a time, its jobs, its window."""
     return summary.model_copy(
         update={
             "concurrent": 1,

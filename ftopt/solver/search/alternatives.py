@@ -21,7 +21,7 @@ from ftopt.solver.decode.bills import fabric_price
 from ftopt.solver.decode.counts import decode
 from ftopt.solver.decode.layout import ServerLayout, price_of
 from ftopt.solver.problem.data import ProblemData
-from ftopt.solver.search.run import make_solver
+from ftopt.solver.search.run import make_solver, proven_cents
 
 #: Cut-and-re-solve rounds per alternative asked for: a round whose decoded servers repeat an
 #: offered set is cut and tried again, at most this many times over.
@@ -32,11 +32,14 @@ ServerKey = tuple[str, str, int, int, int, int]
 
 @dataclass(frozen=True)
 class Found:
-    """One plan of the sequence: its servers, its price (cents) and whether it is proven next."""
+    """One plan of the sequence: its servers, its price (cents), whether it is proven next, and the
+    search's lower bound (cents, on the objective: the price or the TCO) on any plan whose server set
+    differs from the ones before it."""
 
     servers: list[ServerLayout]
     price_cents: int
     proven: bool
+    bound_cents: int = 0
 
 
 def server_set(servers: list[ServerLayout]) -> Counter[ServerKey]:
@@ -99,5 +102,8 @@ def next_cheapest(
             continue
         offered.append(server_set(servers))
         cents = round((price_of(servers) + fabric_price(data.catalogue, servers)) * 100)
-        found.append(Found(servers, cents, status == cp_model.OPTIMAL))
+        bound = proven_cents(solver.best_objective_bound)
+        if data.workload.objective == "price":  # a decoded plan never beats the search's own bound
+            bound = min(cents, bound)
+        found.append(Found(servers, cents, status == cp_model.OPTIMAL, bound))
     return sorted(found, key=lambda f: f.price_cents), timed_out

@@ -11,15 +11,16 @@
 The cheapest plan is returned with the queue model's bound: a proof when every option of every run
 is in the model (`ftopt.solver.problem.queue.QueueProblem.complete`).
 
-The plan returned is priced for rent, given its supply findings and checked by the independent
-verifier against the queue workload (`ftopt.solver.decode.plan_builder`), once.
+The plan returned is unfinished: the solve's one finish step (`ftopt.solver.solve.finish`) prices it
+for rent, adds its binding rules, savings, alternatives and supply findings and verifies it, as for
+a peak plan. The peak bid is the peak search itself (`ftopt.solver.search.peak`), called down the
+layers: this module never calls back into the solve.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
@@ -27,13 +28,12 @@ from ortools.sat.python import cp_model
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan, Status
-from ftopt.model.result import PhaseTimings, Result
 from ftopt.model.settings import SolveSettings
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.families import admits
 from ftopt.solver.cpsat.queue import add_hint, aggregate_bound, build_queue_model
 from ftopt.solver.decode.layout import ServerLayout
-from ftopt.solver.decode.plan_builder import build_plan, verify, with_rent
+from ftopt.solver.decode.plan_builder import build_plan
 from ftopt.solver.decode.queue import (
     attach_schedule,
     lay_out,
@@ -42,9 +42,10 @@ from ftopt.solver.decode.queue import (
     realise,
     starts_by_copy,
 )
-from ftopt.solver.explain.supply import with_supply
-from ftopt.solver.problem.data import build_problem
+from ftopt.solver.problem.data import ProblemData, build_problem
 from ftopt.solver.problem.queue import QueueProblem, ScheduledOption, peak_workload, queue_problem
+from ftopt.solver.search.peak import Alternatives, PeakSearch, Searched, search_peak
+from ftopt.solver.search.queue_alternatives import QueueAsk, next_cheapest_queue
 from ftopt.solver.search.queue_greedy import (
     GreedyPlan,
     greedy_queue,
@@ -88,21 +89,16 @@ def with_bound(plan: Plan, bound: float | None) -> Plan:
 ALONE = frozenset({FindingKind.NO_FIT, FindingKind.NO_SERVER, FindingKind.NO_CARD, FindingKind.DEADLINE})
 
 
-#: The ordinary solve, which the peak bid is (passed in: `ftopt.solver.solve` dispatches here).
-PeakSolve = Callable[[Workload, Catalogue, SolveSettings], Result]
-
-
-def _peak(
-    workload: Workload, catalogue: Catalogue, settings: SolveSettings, seconds: float, solve: PeakSolve
-) -> Result:
-    """The peak bid's result, its plan (if any) made a queue plan: each job at its release."""
+def _peak(workload: Workload, catalogue: Catalogue, settings: SolveSettings, seconds: float) -> Searched:
+    """The peak bid's search, its plan (if any) made a queue plan: each job at its release."""
     quick = replace(settings, time_limit=max(1.0, seconds), what_if=False, alternatives=0, verify=False)
-    result = solve(peak_workload(workload), catalogue, quick)
-    if result.plan is None:
-        return result
+    now = time.perf_counter()
+    searched = search_peak(peak_workload(workload), catalogue, PeakSearch(quick, now + seconds, now))
+    if searched.plan is None:
+        return searched
     releases = {r.name: r.release_hours or 0.0 for r in workload.runs}
-    starts = {(a.run, a.copy_): releases[a.run] for a in result.plan.assignments}
-    return result.model_copy(update={"plan": attach_schedule(result.plan, workload, starts)})
+    starts = {(a.run, a.copy_): releases[a.run] for a in searched.plan.assignments}
+    return replace(searched, plan=attach_schedule(searched.plan, workload, starts))
 
 
 @dataclass
@@ -234,37 +230,28 @@ def _proved(
     return QueueOutcome(plans, max(found, floor or 0.0) / 100 if proof else None)
 
 
-def solve_queue(
-    workload: Workload,
-    catalogue: Catalogue,
-    settings: SolveSettings,
-    peak_solve: PeakSolve,
-    workload_name: str | None = None,
-) -> Result:
-    """The cheapest servers that train every job of every run inside its window and the horizon."""
-    started = time.perf_counter()
-    deadline = started + settings.time_limit
-    peak_result = _peak(workload, catalogue, settings, PEAK_SHARE * settings.time_limit, peak_solve)
+def search_queue(
+    workload: Workload, catalogue: Catalogue, settings: SolveSettings, deadline: float, started: float
+) -> Searched:
+    """The cheapest servers that train every job of every run inside its window and the horizon,
+    searched until `deadline`; the plan unfinished (the solve's finish step completes it)."""
+    peak_result = _peak(workload, catalogue, settings, PEAK_SHARE * (deadline - started))
     if peak_result.status == Status.INFEASIBLE and any(r.kind in ALONE for r in peak_result.reasons):
         # A run that fits no card, or misses its window's length even alone, has no queue plan either.
-        return Result(status=Status.INFEASIBLE, reasons=peak_result.reasons, timings=_timings(started))
+        return Searched(Status.INFEASIBLE, reasons=peak_result.reasons)
     peak = peak_result.plan
     data = build_problem(peak_workload(workload), catalogue.arriving_within(workload.site.delivery_weeks))
     if peak_result.status == Status.INFEASIBLE and not data.builds:
         # The site rules out every server (an inlet no card allows, a feed none fits): proven, as for
         # the peak bid, with its reasons.
-        return Result(status=Status.INFEASIBLE, reasons=peak_result.reasons, timings=_timings(started))
+        return Searched(Status.INFEASIBLE, reasons=peak_result.reasons)
     qp = queue_problem(data, workload)
     outcome = _queue_plans(qp, workload, settings, deadline, _objective(peak) if peak is not None else None)
     candidates = [*outcome.plans, *([peak] if peak is not None else [])]
     if not candidates:
-        return Result(
-            status=_no_plan_status(qp, outcome),
-            reasons=_no_plan(qp, workload, outcome, settings),
-            timings=_timings(started),
-        )
+        return Searched(_no_plan_status(qp, outcome), reasons=_no_plan(qp, workload, outcome, settings))
     best = min(candidates, key=lambda p: (_objective(p), p is peak))
-    return _result(best, outcome, workload, catalogue, settings, started, workload_name)
+    return _searched(best, outcome, data, started, _alternatives(QueueAsk(qp, workload, settings)))
 
 
 def _no_plan(
@@ -284,37 +271,30 @@ def _no_plan_status(qp: QueueProblem, outcome: QueueOutcome) -> Status:
     return Status.INFEASIBLE if outcome.infeasible and qp.complete else Status.NO_PLAN_IN_TIME
 
 
-def _result(
-    best: Plan,
-    outcome: QueueOutcome,
-    workload: Workload,
-    catalogue: Catalogue,
-    settings: SolveSettings,
-    started: float,
-    workload_name: str | None,
-) -> Result:
-    """The cheapest plan with the model's bound, priced for rent, its supply findings, verified."""
+def _searched(
+    best: Plan, outcome: QueueOutcome, data: ProblemData, started: float, more: Alternatives
+) -> Searched:
+    """The cheapest plan with the model's bound, its status and its search time; the problem data
+    (every job as a copy) its binding rules are read from, and how to find its alternatives."""
     bound = proven_cents(outcome.bound * 100) / 100 if outcome.bound is not None else None
     plan = with_bound(best, bound).model_copy(
-        update={
-            "wall_seconds": round(time.perf_counter() - started, 3),
-            "workload": workload_name or workload.name,
-        }
+        update={"wall_seconds": round(time.perf_counter() - started, 3)}
     )
-    plan = with_supply(with_rent(plan, catalogue), workload, catalogue)
-    if settings.verify:
-        verify(plan, workload, catalogue, "the queue plan")
-    return Result(
-        status=plan.status,
-        plan=plan,
-        price=plan.total_price,
-        bound=plan.bound,
-        gap=plan.gap,
-        verified=settings.verify,
-        timings=_timings(started),
-    )
+    return Searched(plan.status, plan, data, alternatives=more)
 
 
-def _timings(started: float) -> PhaseTimings:
-    elapsed = time.perf_counter() - started
-    return PhaseTimings(search=elapsed, total=elapsed)
+def _alternatives(ask: QueueAsk) -> Alternatives:
+    """The queue plan's next cheapest bids, each with its own search's bound and status: cut from
+    the queue model (`next_cheapest_queue`), built as any queue plan."""
+
+    def find(first: Plan, n: int, seconds: float) -> tuple[list[tuple[Plan, bool]], bool]:
+        found, timed_out = next_cheapest_queue(
+            ask, first, n, seconds, lambda laid: _plan_of(ask.qp, ask.workload, laid)
+        )
+        # a bound proves something only when every option is in the model, as for the plan itself
+        proof = ask.qp.complete
+        return [
+            (with_bound(f.plan, f.bound if proof else None), f.proven and proof) for f in found
+        ], timed_out
+
+    return find

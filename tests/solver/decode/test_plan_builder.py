@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-
-from ftopt.errors import UnverifiedPlanError
 from ftopt.model.plan import Status
-from ftopt.solver.decode.plan_builder import (
-    build_link,
-    build_plan,
-    price_list_summary,
-    verify,
-    with_rent,
-)
+from ftopt.solver.decode.plan_builder import build_link, build_plan
+from ftopt.solver.decode.rent import with_rent
 from ftopt.solver.explain.supply import with_supply
 from ftopt.solver.search.greedy import greedy_plan
-from ftopt.verify.violation import Violation
 from tests.solver.tiny import SMALL, catalogue, problem
 
 
@@ -44,10 +35,6 @@ def test_one_gpu_has_no_link_and_two_pcie_cards_a_pcie_one() -> None:
     assert link == "pcie" and gbps is not None and gbps > 0
 
 
-def test_the_price_list_summary_names_the_currency() -> None:
-    assert price_list_summary(catalogue()).startswith(catalogue().currency)
-
-
 def _plan():
     data = problem(SMALL)
     servers = greedy_plan(data)
@@ -61,17 +48,6 @@ def test_supply_findings_join_the_binding_rules_and_keep_those_there() -> None:
     supplied = with_supply(kept, data.workload, catalogue())
     assert supplied.binding[: len(kept.binding)] == kept.binding
     assert with_rent(plan, catalogue()).model_copy(update={"rent": plan.rent}) == plan
-
-
-def test_a_plan_the_verifier_rejects_raises_and_names_what_failed(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ftopt.verify
-
-    data, plan = _plan()
-    verify(plan, data.workload, catalogue())  # the greedy's plan holds
-    broken = [Violation("host-ram", "server s1", "768 GB", "≥ 2256 GB")]
-    monkeypatch.setattr(ftopt.verify, "verify_plan", lambda *args: broken)
-    with pytest.raises(UnverifiedPlanError, match=r"the queue plan fails verification: .*host-ram"):
-        verify(plan, data.workload, catalogue(), "the queue plan")
 
 
 def test_every_copy_and_server_carries_its_bands_with_their_basis() -> None:
