@@ -75,6 +75,7 @@ def ffd_prices(bid: Path) -> dict[str, float | None]:
     from benchmarks.baselines.ffd import first_fit_decreasing
     from ftopt import load_catalogue
     from ftopt.reading.workload_file import load_workload
+    from ftopt.solver.decode.bills import fabric_price
     from ftopt.solver.decode.layout import price_of
     from ftopt.solver.problem.data import build_problem
     from ftopt.solver.search.greedy import greedy_plan
@@ -85,8 +86,9 @@ def ffd_prices(bid: Path) -> dict[str, float | None]:
     if workload.queue is None:
         with contextlib.suppress(ValueError):  # a copy the spreadsheet's servers do not hold
             prices["ffd"] = first_fit_decreasing(workload, catalogue).plan.total_price
-        plan = greedy_plan(build_problem(workload, catalogue))
-        prices["ffd_per_gpu"] = price_of(plan) if plan else None
+        data = build_problem(workload, catalogue)
+        plan = greedy_plan(data)  # with its multi-node copies' fabric, as the plan prices it
+        prices["ffd_per_gpu"] = price_of(plan) + fabric_price(catalogue, plan) if plan else None
     return prices
 
 
