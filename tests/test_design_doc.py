@@ -99,6 +99,8 @@ USERS_FILES = {
     "my-prices.yaml",
     "mine/bridges.yaml",
     "bid.yaml",  # a workbench download
+    "workload.yaml",  # the reader's own workload and grid, in the Ray how-to
+    "grid.yaml",
     "ruamel.yaml",  # not a file: the YAML library the workbench writes with
 }
 #: A Markdown link's target: page-relative, checked by the strict site build (tests/test_docs.py).
