@@ -1,5 +1,5 @@
-"""Every `ftopt ...` command in a fenced block of the how-to pages and the getting-started tour runs
-as written, from a clone's root, and succeeds.
+"""Every `ftopt ...` command in a fenced block of the how-to pages, the getting-started tour and the
+README's tour runs as written, from a clone's root, and succeeds.
 
 Each block runs in a fresh folder that sees the repository's `examples/` (so files a command writes,
 `-o quote.html`, land there and not in the repository), its commands in order (a later one may read
@@ -20,7 +20,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = (*sorted((ROOT / "docs" / "how-to").glob("*.md")), ROOT / "docs" / "getting-started.md")
+PAGES = (
+    *sorted((ROOT / "docs" / "how-to").glob("*.md")),
+    ROOT / "docs" / "getting-started.md",
+    ROOT / "README.md",
+)
 MARK = re.compile(r"<!-- test: (slow|skip)(?: (.+?))? -->")
 
 
@@ -45,7 +49,7 @@ def blocks(path: Path) -> list[Block]:
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.startswith("```"):
             if fence and commands:
-                name = str(path.relative_to(ROOT / "docs"))
+                name = str(path.relative_to(ROOT / "docs" if path.parent != ROOT else ROOT))
                 found.append(Block(name, start, tuple(commands), *(mark or (None, ""))))
             fence, start, commands = not fence, number, []
             if not fence:

@@ -1,4 +1,4 @@
-"""The bundled examples give the answers the README documents, and each answer verifies.
+"""The bundled examples give the answers docs/reference/examples.md documents, and each answer verifies.
 
 What is asserted is the shape of each answer the README explains (card, count, bridges, optimiser,
 power cap), not a price copied from a run; prices follow from the catalogue and may be updated.
