@@ -30,7 +30,6 @@ _SUMMARY = ConfigDict(frozen=True, extra="forbid")
 
 #: The algorithm of a supervised run, as `RunSummary.algorithm` leaves it unset.
 SUPERVISED = "sft"
-_ADAPTER_WORDS = {"full": "full", "lora": "LoRA", "qlora": "QLoRA"}
 
 
 class Figure(BaseModel):
@@ -267,8 +266,8 @@ class PlanSummary(BaseModel):
 def method_words(run: RunSummary) -> str:
     """`GRPO, LoRA r32`, `DPO, full`, `full`, `QLoRA r16`: the algorithm (when not supervised) and
     the adapter with its rank."""
-    adapter = _ADAPTER_WORDS.get(run.method, run.method)
-    if run.lora_rank and run.method != "full":
+    adapter = run.method_label or run.method
+    if run.lora_rank:  # stated for adapter methods only (the registry's `trains: adapter`)
         adapter += f" r{run.lora_rank}"
     algorithm = run.algorithm or SUPERVISED
     return adapter if algorithm == SUPERVISED else f"{algorithm.upper()}, {adapter}"
