@@ -454,14 +454,14 @@ def _verdicts(outcomes: list[Outcome], planning: list[Outcome]) -> list[str]:
     verdict = "met" if covers and share >= COVER_TARGET else "not met"
     lines.append(
         "- Cross-validated, memory ftopt plans with (× (1 + margin) derived without the point's source) "
-        f"at least the measurement: {covered} of {len(covers)} ({share:.0%}); target {COVER_TARGET:.0%}: "
+        f"at least the measurement: {covered} of {len(covers)} ({share:.1%}); target {COVER_TARGET:.0%}: "
         f"{verdict}."
     )
     hours = spread_covers(planning)
     held = sum(1 for _, _, ok in hours if ok)
     share = held / len(hours) if hours else 0.0
     lines.append(
-        f"- Cross-validated, P90 hours at least the real hours: {held} of {len(hours)} ({share:.0%}); "
+        f"- Cross-validated, P90 hours at least the real hours: {held} of {len(hours)} ({share:.1%}); "
         f"target 88%: {'met' if hours and share >= 0.88 else 'not met'}."
     )
     return lines

@@ -32,7 +32,7 @@ def method_fields(methods: MethodRegistry) -> dict[str, dict[str, Any]]:
     adapters = [("none", "all weights")] + [(str(m.id), m.label) for m in methods.methods if not m.full]
 
     def words(pairs: list[tuple[str, str]]) -> str:
-        return ", ".join(f"{name} ({label})" for name, label in pairs)
+        return ", ".join(name if label == name else f"{name} ({label})" for name, label in pairs)
 
     return {
         "method": {

@@ -127,7 +127,7 @@ def gpus_cell(sizing: Sizing) -> str:
 def method_label(run: Run) -> str:
     """`lora`, or `grpo (lora)` for an RL run with its adapter."""
     label = run.algorithm_label
-    return label if label == run.method.value else f"{label} ({run.method.value})"
+    return label if label == run.method else f"{label} ({run.method})"
 
 
 def run_record(run: RunEstimate) -> dict[str, Any]:

@@ -37,6 +37,8 @@ entry) are counted apart.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ftopt.model.architecture import Architecture
 from ftopt.model.workload import Recompute
 
@@ -103,54 +105,48 @@ def keeps_matmuls(recompute: Recompute, selective: str) -> bool:
     return recompute == Recompute.SELECTIVE and selective == SELECTIVE_MATMULS
 
 
-def resident_activation_bytes(
-    arch: Architecture,
-    seq: int,
-    batch: int,
-    recompute: Recompute,
-    flash_attention: bool,
-    selective: str = SELECTIVE_LAYER,
-) -> float:
+@dataclass(frozen=True)
+class MicroBatch:
+    """One micro-batch as the activation rules see it: the model, `batch` sequences of `seq` tokens,
+    the recomputation, whether attention is FlashAttention's, and what selective recomputation keeps
+    (`Stack.selective_keeps`). The six travel together through every rule of this module."""
+
+    arch: Architecture
+    seq: int
+    batch: int
+    recompute: Recompute
+    flash_attention: bool
+    selective: str = SELECTIVE_LAYER
+
+
+def resident_activation_bytes(mb: MicroBatch) -> float:
     """What stays stored through the whole backward pass: the layer inputs, what the op-level policy
     saves, or every layer's activations."""
+    arch, seq, batch, recompute = mb.arch, mb.seq, mb.batch, mb.recompute
     if recompute == Recompute.FULL:
         return layer_input_bytes(arch, seq, batch)
-    if keeps_matmuls(recompute, selective):
+    if keeps_matmuls(recompute, mb.selective):
         return arch.layers * matmul_outputs_bytes_per_token(arch) * seq * batch
-    flash = flash_attention or recompute == Recompute.SELECTIVE
+    flash = mb.flash_attention or recompute == Recompute.SELECTIVE
     return arch.layers * layer_activation_bytes(arch, seq, batch, flash)
 
 
-def working_activation_bytes(
-    arch: Architecture,
-    seq: int,
-    batch: int,
-    recompute: Recompute,
-    flash_attention: bool,
-    selective: str = SELECTIVE_LAYER,
-) -> float:
+def working_activation_bytes(mb: MicroBatch) -> float:
     """The one layer at work in the backward pass: rebuilt under full recomputation (under the
     op-level policy, the part it did not save), plus its gradients."""
+    arch, seq, batch = mb.arch, mb.seq, mb.batch
     rebuilt = 0.0
-    if recompute == Recompute.FULL:
-        rebuilt = layer_activation_bytes(arch, seq, batch, flash_attention)
-    elif keeps_matmuls(recompute, selective):
-        layer = layer_activation_bytes(arch, seq, batch, flash_attention)
+    if mb.recompute == Recompute.FULL:
+        rebuilt = layer_activation_bytes(arch, seq, batch, mb.flash_attention)
+    elif keeps_matmuls(mb.recompute, mb.selective):
+        layer = layer_activation_bytes(arch, seq, batch, mb.flash_attention)
         rebuilt = layer - matmul_outputs_bytes_per_token(arch) * seq * batch
     return rebuilt + backward_working_bytes(arch, seq, batch)
 
 
-def activation_bytes(
-    arch: Architecture,
-    seq: int,
-    batch: int,
-    recompute: Recompute,
-    flash_attention: bool,
-    selective: str = SELECTIVE_LAYER,
-) -> float:
+def activation_bytes(mb: MicroBatch) -> float:
     """All layers' activations on one GPU for one micro-batch, with one layer's backward working set."""
-    resident = resident_activation_bytes(arch, seq, batch, recompute, flash_attention, selective)
-    return resident + working_activation_bytes(arch, seq, batch, recompute, flash_attention, selective)
+    return resident_activation_bytes(mb) + working_activation_bytes(mb)
 
 
 def logits_bytes(arch: Architecture, seq: int, batch: int, bytes_per_entry: float = FP32) -> float:

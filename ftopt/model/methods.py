@@ -6,7 +6,8 @@ so a new method touched a dozen of them. Here a method (how the weights train: f
 DoRA, …) and an algorithm (what the run optimises: SFT, DPO, GRPO, PPO) each declare what the rules
 ask of them, and the rules read the declaration. The figures live in
 `ftopt/catalogue/data/methods.yaml` with their sources and reach the code through `Catalogue.methods`;
-a vendor's `--catalogue DIR` may replace an entry. The workload names a method by its `Method` id.
+a vendor's `--catalogue DIR` may replace an entry. The workload names a method by its id, which
+`ftopt.model.references` checks against this registry: a method is added by its entry alone.
 
 A method declares
 - its trainable parameters (`trains`: all, or an adapter of rank r on every linear layer, plus for
@@ -28,7 +29,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ftopt.model.architecture import ParamCounts
-from ftopt.model.workload import Algorithm, Method, Optimizer
+from ftopt.model.stack import MethodMfu
+from ftopt.model.workload import FULL_METHOD, METHOD_ID, Algorithm, Optimizer
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -60,16 +62,35 @@ class Offers(BaseModel):
     auto_optimizers: tuple[Optimizer, ...] = Field(
         min_length=1, description="what `optimizer: auto` may choose from (the stack may offer fewer)"
     )
+    optimizers: tuple[Optimizer, ...] | None = Field(
+        default=None,
+        min_length=1,
+        description="the optimisers a run of the method may name at all (None: any its stack offers); "
+        "a method defined by its optimiser states (full fine-tune with 8-bit moments) fixes them here",
+    )
     cpu_offload: bool = Field(description="the optimiser states may live in host RAM (ZeRO-Offload)")
     model_parallel: bool = Field(description="tensor, pipeline and context parallelism may split it")
+
+    @model_validator(mode="after")
+    def _auto_within_allowed(self) -> Offers:
+        """What `auto` chooses is something the method allows at all."""
+        if self.optimizers is not None and not set(self.auto_optimizers) <= set(self.optimizers):
+            raise ValueError("offers.auto_optimizers must be among offers.optimizers")
+        return self
+
+    def allows(self, optimizer: Optimizer | str) -> bool:
+        """Whether a run of the method may name this optimiser."""
+        return self.optimizers is None or optimizer in self.optimizers
 
 
 class TrainingMethod(BaseModel):
     """How the weights train: one entry of methods.yaml."""
 
     model_config = _FROZEN
-    id: Method = Field(description="the workload's `method` (or an RL run's `adapter`) value")
-    label: str = Field(min_length=1, max_length=40, description="its name in quotes and tables")
+    id: str = Field(pattern=METHOD_ID, description="the workload's `method` (or an RL run's `adapter`) value")
+    label: str = Field(
+        min_length=1, max_length=40, description="its name in quotes and tables (`LoRA` in `LoRA r16`)"
+    )
     trains: Literal["all", "adapter"] = Field(description="all weights, or a low-rank adapter")
     base: Literal["bf16", "nf4"] = Field(
         description="how the base weights are stored: BF16, or NF4 linear layers (QLoRA)"
@@ -82,7 +103,7 @@ class TrainingMethod(BaseModel):
         description="the widest linear layer is materialised in BF16 while it works (QLoRA's "
         "dequantisation, DoRA's W + BA for its column norms)",
     )
-    calibrated_as: Method | None = Field(
+    calibrated_as: str | None = Field(
         default=None,
         description="whose stack MFU and memory margin it reads, until it has calibration points of its own",
     )
@@ -99,7 +120,7 @@ class TrainingMethod(BaseModel):
         return self.trains == "all"
 
     @property
-    def calibration(self) -> Method:
+    def calibration(self) -> str:
         """The method whose measured MFU and memory margin this one reads."""
         return self.calibrated_as or self.id
 
@@ -127,6 +148,11 @@ class TrainingAlgorithm(BaseModel):
         return Phase.GENERATION in self.phases
 
 
+#: The methods with calibration points of their own: each has an MFU per stack (stacks.yaml) and a
+#: memory margin (margins.yaml); any other method names one of them as `calibrated_as`.
+CALIBRATED = tuple(MethodMfu.model_fields)
+
+
 def _listed_once(kind: str, ids: list[str], known: set[str]) -> None:
     """Every known id of `kind` is listed, none twice."""
     missing = sorted(known - set(ids))
@@ -143,18 +169,33 @@ class MethodRegistry(BaseModel):
 
     @model_validator(mode="after")
     def _every_id_once(self) -> MethodRegistry:
-        """Each method and algorithm ftopt knows has exactly one entry (lookups assume it), and a
-        method calibrated as another names one with its own calibration, not a chain."""
-        _listed_once("method", [str(m.id) for m in self.methods], {str(m) for m in Method})
+        """Each method and algorithm has exactly one entry (lookups assume it), `full` among the
+        methods (an RL run's `adapter: none`), and every method reads calibration points that exist:
+        its own, or those of the calibrated method it names."""
+        _listed_once("method", [m.id for m in self.methods], {FULL_METHOD, *CALIBRATED})
         _listed_once("algorithm", [str(a.id) for a in self.algorithms], {str(a) for a in Algorithm})
         for m in self.methods:
             if m.calibrated_as is not None and self.method(m.calibrated_as).calibrated_as is not None:
-                raise ValueError(f"method {m.id}: calibrated_as must name a calibrated method")
+                raise ValueError(f"method {m.id}: calibrated_as must name a calibrated method, not a chain")
+            if m.calibration not in CALIBRATED:
+                raise ValueError(
+                    f"method {m.id}: has no calibration points of its own; calibrated_as must name "
+                    f"one of {', '.join(CALIBRATED)}"
+                )
         return self
 
-    def method(self, method_id: Method | str) -> TrainingMethod:
-        """The entry of a method id (every `Method` has one: the validator says so)."""
-        return next(m for m in self.methods if m.id == method_id)
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """Every method id, in the registry's order (what a workload's `method` may name)."""
+        return tuple(m.id for m in self.methods)
+
+    def method(self, method_id: str) -> TrainingMethod:
+        """The entry of a method id; the workload's ids are checked against `ids` before any rule
+        asks (`ftopt.model.references`), so an unknown id here is a caller's bug."""
+        found = next((m for m in self.methods if m.id == method_id), None)
+        if found is None:
+            raise KeyError(f"method {method_id!r} is not in the registry ({', '.join(self.ids)})")
+        return found
 
     def algorithm(self, algorithm_id: Algorithm | str) -> TrainingAlgorithm:
         """The entry of an algorithm id."""

@@ -30,8 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ftopt.model.architecture import Architecture
-from ftopt.model.methods import TrainingMethod
-from ftopt.model.stack import Parallelism, Stack
+from ftopt.model.profile import RunProfile
+from ftopt.model.stack import Parallelism
 from ftopt.model.workload import Offload, Recompute, Run
 
 BF16 = 2
@@ -98,10 +98,8 @@ def _powers(limit: int) -> tuple[int, ...]:
     return tuple(d for d in DEGREES if d <= limit)
 
 
-def degree_choices(
-    run: Run, method: TrainingMethod, arch: Architecture, stack: Stack | None, gpus: int, domain: int
-) -> list[Degrees]:
-    """Every split of `gpus` the stack offers and the model allows.
+def degree_choices(profile: RunProfile, gpus: int, domain: int) -> list[Degrees]:
+    """Every split of `gpus` the run's stack offers and its model and method allow.
 
     tp only inside one NVLink domain of `domain` GPUs (0 or 1: none) and dividing the KV heads (each
     rank keeps whole groups); pp across domains (at most gpus / domain stages) and no deeper than
@@ -109,7 +107,8 @@ def degree_choices(
     for a method that does not offer it (QLoRA: no stack shards NF4 weights by tensor; methods.yaml)
     or under CPU offload (ZeRO-Offload runs one model-parallel rank).
     """
-    offered = stack.parallelism if stack else None
+    run, method, arch = profile.run, profile.method, profile.arch
+    offered = profile.stack.parallelism if profile.stack else None
     plain = [Degrees(dp=gpus)]
     if offered is None or not method.offers.model_parallel or run.offload == Offload.CPU:
         return plain
@@ -161,13 +160,11 @@ def accumulation_for(run: Run, micro_batch: int, degrees: Degrees) -> int | None
     return max(1, BUBBLE_MICRO_BATCHES_PER_STAGE * (degrees.pp - 1))
 
 
-def config_choices(
-    run: Run, method: TrainingMethod, arch: Architecture, stack: Stack | None, gpus: int, domain: int
-) -> list[TrainingConfig]:
+def config_choices(profile: RunProfile, gpus: int, domain: int) -> list[TrainingConfig]:
     """Every configuration of a copy of `gpus` GPUs the run, its method and the stack allow, in a
     fixed order."""
-    found = []
-    for degrees in degree_choices(run, method, arch, stack, gpus, domain):
+    run, found = profile.run, list[TrainingConfig]()
+    for degrees in degree_choices(profile, gpus, domain):
         for micro_batch in run.micro_batch_choices:
             accumulation = accumulation_for(run, micro_batch, degrees)
             if accumulation is None:

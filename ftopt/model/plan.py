@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ftopt.model.findings import Finding, FindingKind
 from ftopt.model.spread import Band, FigureBands
-from ftopt.model.workload import MAX_MICRO_BATCH, Method, Offload, Optimizer, Recompute, Strategy
+from ftopt.model.workload import MAX_MICRO_BATCH, Offload, Optimizer, Recompute, Strategy
 
 _PLAN = ConfigDict(frozen=True, extra="forbid")
 
@@ -407,7 +407,14 @@ class RunSummary(BaseModel):
     model_config = _PLAN
     name: str
     model: str
-    method: Method = Field(description="full, lora or qlora (an RL run's adapter)")
+    method: str = Field(
+        min_length=1, description="the method id of the registry (methods.yaml), an RL run's adapter"
+    )
+    method_label: str | None = Field(
+        default=None,
+        description="the registry's label of the method (`LoRA`), as the quote prints it; None in plans "
+        "written before the label was stated, which print the id",
+    )
     seq_len: int = Field(gt=0)
     micro_batch: Annotated[int, Field(gt=0, le=MAX_MICRO_BATCH)] | Literal["auto"]
     concurrent: int = Field(gt=0)

@@ -10,11 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ftopt.model.hardware import Catalogue, Gpu, Kind
+from ftopt.model.methods import MethodRegistry
 from ftopt.model.stack import Stack
-from ftopt.model.workload import Workload
+from ftopt.model.workload import FULL_METHOD, Algorithm, Offload, Run, Workload
 
 #: What an UnknownReference names when the stack exists but runs on none of the allowed cards.
 OFF_PLATFORM = "stack for the allowed cards"
+#: What an UnknownReference names when a run asks for CPU offload under a method whose registry
+#: entry does not offer it (`offers.cpu_offload`); its `known` are the methods that do.
+NO_OFFLOAD = "method for offload cpu"
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,7 @@ def unknown_references(workload: Workload, catalogue: Catalogue) -> list[Unknown
     """Every model, feed, stack, card and chassis id of the workload that the catalogue does not hold."""
     found = _unknown_models(workload, catalogue, "model")
     found += _unknown_models(workload, catalogue, "reward_model")
+    found += _unknown_methods(workload, catalogue)
     found += _unknown_feeds(workload, catalogue)
     found += _unknown_owned_parts(workload, catalogue)
     if catalogue.stacks:  # without stack data in the catalogue, no stack id can be checked
@@ -56,6 +61,44 @@ def _unknown_models(workload: Workload, catalogue: Catalogue, field: str) -> lis
         for i, run in enumerate(workload.runs)
         if isinstance(model := getattr(run, field), str) and not catalogue.has("models", model)
     ]
+
+
+def _unknown_methods(workload: Workload, catalogue: Catalogue) -> list[UnknownReference]:
+    """Runs whose method (an RL run's adapter) the catalogue's method registry lacks, or whose
+    method does not offer the CPU offload the run asks for. The registry, not an enum, says which
+    methods exist, so that a vendor's methods.yaml or a new entry adds one without code."""
+    found = [_method_fault(i, run, catalogue.methods) for i, run in enumerate(workload.runs)]
+    return [f for f in found if f is not None]
+
+
+def _method_fault(i: int, run: Run, registry: MethodRegistry) -> UnknownReference | None:
+    """The first thing wrong with run `i`'s method: unknown, or asked for an optimiser or an offload
+    its entry does not offer."""
+    return _unknown_method(i, run, registry) or _not_offered(i, run, registry)
+
+
+def _unknown_method(i: int, run: Run, registry: MethodRegistry) -> UnknownReference | None:
+    """A method (an RL run's adapter) the registry lacks."""
+    rl = run.algorithm != Algorithm.SFT
+    # An RL run's `adapter: none` arrives as the full method; its other adapters train one.
+    known = registry.ids if not rl else ("none", *(m.id for m in registry.methods if not m.full))
+    if run.method in known or (rl and run.method == FULL_METHOD):
+        return None
+    what = "adapter" if rl else "method"
+    return UnknownReference(("runs", i, what), what, run.method, known)
+
+
+def _not_offered(i: int, run: Run, registry: MethodRegistry) -> UnknownReference | None:
+    """An optimiser or a CPU offload the run's (known) method does not offer."""
+    offers = registry.method(run.method).offers
+    if run.optimizer != "auto" and not offers.allows(run.optimizer):
+        allowed = tuple(str(o) for o in offers.optimizers or ())
+        what = f"optimizer for method {run.method}"
+        return UnknownReference(("runs", i, "optimizer"), what, str(run.optimizer), allowed)
+    if run.offload == Offload.CPU and not offers.cpu_offload:
+        offering = tuple(m.id for m in registry.methods if m.offers.cpu_offload)
+        return UnknownReference(("runs", i, "offload"), NO_OFFLOAD, run.method, offering)
+    return None
 
 
 def _unknown_stacks(workload: Workload, catalogue: Catalogue) -> list[UnknownReference]:

@@ -33,7 +33,14 @@ from ftopt.model.roles import (
     reference_gb,
     reward_gb,
 )
-from ftopt.model.rollout import Engine, RolloutConstants, generation_time, lay_out_engine, switch_seconds
+from ftopt.model.rollout import (
+    Engine,
+    RolloutConstants,
+    Sampler,
+    generation_time,
+    lay_out_engine,
+    switch_seconds,
+)
 from ftopt.model.sizing import (
     CopySetup,
     Ranker,
@@ -107,9 +114,8 @@ def lay_out_copy_engine(
     if gpus < 1:
         return None  # a separate engine without GPUs of its own: no engine to lay out
     fraction = rollout.memory_fraction if colocated else constants.separate_memory_fraction
-    return lay_out_engine(
-        profile.counts, profile.arch, gpu, gpus, fraction * gpu.memory_gb, rollout, constants
-    )
+    sampler = Sampler(profile.counts, profile.arch, rollout, constants)
+    return lay_out_engine(sampler, gpu, gpus, fraction * gpu.memory_gb)
 
 
 def copy_engine(profile: RunProfile, gpu: Gpu, sizing: Sizing, constants: RolloutConstants) -> Engine | None:
@@ -135,11 +141,9 @@ def role_shares(
 ) -> tuple[States | None, dict[Role, float]]:
     """PPO's critic states (None without a critic) and GB per training GPU of the reference, reward
     model and critic, held beside the policy as `strategy` holds them over `gpus`."""
-    run, counts = profile.run, profile.counts
-    master = profile.stack.master_weights if profile.stack else "fp32"
-    critic = critic_states(run, profile.method, profile.algorithm, counts, optimizer, offload, master)
+    critic = critic_states(profile, optimizer, offload)
     return critic, {
-        Role.REFERENCE: reference_gb(run, profile.method, profile.algorithm, counts, strategy, gpus),
+        Role.REFERENCE: reference_gb(profile, strategy, gpus),
         Role.REWARD: reward_gb(profile.reward_counts, strategy, gpus),
         Role.CRITIC: critic_gb(critic, strategy, gpus),
     }
@@ -162,7 +166,6 @@ def size_rl(
     """Memory of one RL copy laid out this way: the policy's sizing on the training GPUs (`policy`,
     when the caller has it already), with the reference, reward model and critic beside it there,
     and the rollout engine's share."""
-    run, counts = profile.run, profile.counts
     train = layout.total - layout.engine_gpus
     if policy is None:
         args = (layout.strategy, layout.optimizer, layout.offload, options)
@@ -174,9 +177,7 @@ def size_rl(
         first = 0 if layout.placement == Placement.COLOCATED else train
         roles.append(RoleMemory(Role.ROLLOUT, engine.gpus, first, engine.budget_gb))
     idle, generation = phase_memory(policy, sum(shares.values()), engine, layout.placement, constants)
-    disk = extra_disk_gb(
-        run, profile.method, profile.algorithm, counts, profile.reward_counts, layout.optimizer
-    )
+    disk = extra_disk_gb(profile, layout.optimizer)
     return replace(
         policy,
         gpus=layout.total,
@@ -337,7 +338,7 @@ def rl_phases(
         critic = update_seconds + forward_seconds(matmul_params(counts, arch), tokens, gpu, train, constants)
     colocated = sizing.placement == Placement.COLOCATED
     return RlPhases(
-        generation=generation_time(counts, arch, gpu, engine, rollout, constants).seconds,
+        generation=generation_time(Sampler(counts, arch, rollout, constants), gpu, engine).seconds,
         scoring=scoring,
         critic=critic,
         sync=sync_seconds(profile, sizing, gpu, link, speed),
@@ -403,7 +404,7 @@ def size_rl_multinode(setup: CopySetup, net: Network, constants: RolloutConstant
     copies do not model (`setup.offload` is not read: multi-node copies never offload)."""
     profile, gpu, gpus, strategy = setup.profile, setup.gpu, setup.gpus, setup.strategy
     optimizer = setup.optimizer
-    run, counts = profile.run, profile.counts
+    run = profile.run
     rollout = run.rollout
     placement: Placement | None = None
     if profile.algorithm.generates and rollout is not None:
@@ -419,7 +420,7 @@ def size_rl_multinode(setup: CopySetup, net: Network, constants: RolloutConstant
     if engine is not None:
         roles.append(RoleMemory(Role.ROLLOUT, node, 0, engine.budget_gb))
     idle, generation = phase_memory(policy, sum(shares.values()), engine, placement, constants)
-    disk = extra_disk_gb(run, profile.method, profile.algorithm, counts, profile.reward_counts, optimizer)
+    disk = extra_disk_gb(profile, optimizer)
     return replace(
         policy,
         train_gpus=gpus,

@@ -20,6 +20,7 @@ from ftopt.model.architecture import ParamCounts
 from ftopt.model.memory import BF16, GB, States, checkpoint_bytes, model_states
 from ftopt.model.methods import Role as Role  # declared with the algorithms that hold it
 from ftopt.model.methods import TrainingAlgorithm, TrainingMethod
+from ftopt.model.profile import RunProfile
 from ftopt.model.workload import Offload, Optimizer, Run, Strategy
 
 
@@ -47,17 +48,11 @@ def frozen_bytes_per_gpu(params: int, strategy: Strategy, gpus: int) -> float:
     return total / gpus if strategy == Strategy.FSDP else total
 
 
-def reference_gb(
-    run: Run,
-    method: TrainingMethod,
-    algorithm: TrainingAlgorithm,
-    counts: ParamCounts,
-    strategy: Strategy,
-    gpus: int,
-) -> float:
-    """The reference model per training GPU, GB (0 when the base or precomputed figures serve)."""
-    held = has_reference(run, method, algorithm)
-    return frozen_bytes_per_gpu(counts.total, strategy, gpus) / GB if held else 0.0
+def reference_gb(profile: RunProfile, strategy: Strategy, gpus: int) -> float:
+    """The reference model per training GPU, GB (0 when the base or precomputed figures serve): a
+    frozen copy of the policy's model."""
+    held = has_reference(profile.run, profile.method, profile.algorithm)
+    return frozen_bytes_per_gpu(profile.counts.total, strategy, gpus) / GB if held else 0.0
 
 
 def reward_gb(reward: ParamCounts | None, strategy: Strategy, gpus: int) -> float:
@@ -65,36 +60,28 @@ def reward_gb(reward: ParamCounts | None, strategy: Strategy, gpus: int) -> floa
     return 0.0 if reward is None else frozen_bytes_per_gpu(reward.total, strategy, gpus) / GB
 
 
-def critic_states(
-    run: Run,
-    method: TrainingMethod,
-    algorithm: TrainingAlgorithm,
-    counts: ParamCounts,
-    optimizer: Optimizer,
-    offload: Offload,
-    master: str,
-) -> States | None:
+def critic_states(profile: RunProfile, optimizer: Optimizer, offload: Offload) -> States | None:
     """The critic of an algorithm that declares one (PPO): a second trainable model of the policy's
     shape, trained the policy's way (its own frozen base under an adapter, since its value head and
-    adapter differ from the policy's)."""
-    if Role.CRITIC not in algorithm.roles:
+    adapter differ from the policy's), with the master weights of the run's stack."""
+    if Role.CRITIC not in profile.algorithm.roles:
         return None
-    return model_states(counts, method, optimizer, offload, run.lora_rank, master_weights=master)
+    master = profile.stack.master_weights if profile.stack else "fp32"
+    run = profile.run
+    return model_states(
+        profile.counts, profile.method, optimizer, offload, run.lora_rank, master_weights=master
+    )
 
 
-def extra_disk_gb(
-    run: Run,
-    method: TrainingMethod,
-    algorithm: TrainingAlgorithm,
-    counts: ParamCounts,
-    reward: ParamCounts | None,
-    optimizer: Optimizer,
-) -> float:
+def extra_disk_gb(profile: RunProfile, optimizer: Optimizer) -> float:
     """NVMe beyond the policy's: the reward model's BF16 weights, and a critic's checkpoints (as
     many as the policy keeps, each like the policy's)."""
+    run, reward = profile.run, profile.reward_counts
     disk = 0.0 if reward is None else reward.total * BF16
-    if Role.CRITIC in algorithm.roles:
-        disk += run.keep_checkpoints * checkpoint_bytes(counts, method, optimizer, run.lora_rank)
+    if Role.CRITIC in profile.algorithm.roles:
+        disk += run.keep_checkpoints * checkpoint_bytes(
+            profile.counts, profile.method, optimizer, run.lora_rank
+        )
     return disk / GB
 
 

@@ -70,18 +70,23 @@ def tp_choices(gpus: int) -> list[int]:
     return [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= gpus and gpus % t == 0]
 
 
-def lay_out_engine(
-    counts: ParamCounts,
-    arch: Architecture,
-    gpu: Gpu,
-    gpus: int,
-    budget_gb: float,
-    rollout: Rollout,
-    constants: RolloutConstants,
-) -> Engine:
+@dataclass(frozen=True)
+class Sampler:
+    """What generates a step's responses: the policy's model (counts and architecture), the run's
+    rollout (prompts, responses, group size) and the engine's constants. The four travel together
+    through the engine's layout and its timing."""
+
+    counts: ParamCounts
+    arch: Architecture
+    rollout: Rollout
+    constants: RolloutConstants
+
+
+def lay_out_engine(sampler: Sampler, gpu: Gpu, gpus: int, budget_gb: float) -> Engine:
     """The narrowest tensor-parallel layout whose shards hold the weights and one sequence's cache,
     with as many sequences in flight as the rest of the budget holds (at most the replica's share).
     When none fits, the widest layout, with no sequence in flight (`fits` is False)."""
+    counts, arch, rollout, constants = sampler.counts, sampler.arch, sampler.rollout, sampler.constants
     weights = counts.total * BF16 / GB
     kv_sequence = kv_bytes_per_token(arch) * (rollout.prompt_len + rollout.response_len) / GB
     choices = tp_choices(gpus)
@@ -130,14 +135,7 @@ def allreduce_seconds(arch: Architecture, gpu: Gpu, engine: Engine, constants: R
     return 2 * arch.layers * one
 
 
-def generation_time(
-    counts: ParamCounts,
-    arch: Architecture,
-    gpu: Gpu,
-    engine: Engine,
-    rollout: Rollout,
-    constants: RolloutConstants,
-) -> Generation:
+def generation_time(sampler: Sampler, gpu: Gpu, engine: Engine) -> Generation:
     """Time to generate one step's responses on `engine`.
 
     Decode: each replica decodes its share of the sequences for `decode_steps` steps, each reading
@@ -148,6 +146,7 @@ def generation_time(
     differs between vLLM and SGLang, rollout.yaml). Prefill: 2 FLOPs per active
     parameter per prompt token over all the engine's GPUs, as compute.
     """
+    counts, arch, rollout, constants = sampler.counts, sampler.arch, sampler.rollout, sampler.constants
     if not engine.fits:
         return Generation(math.inf, math.inf)
     share = math.ceil(rollout.sequences / engine.replicas)

@@ -7,19 +7,20 @@ estimate command prints these records; the solver turns the ones that fit into p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from dataclasses import dataclass
+from functools import lru_cache
 
 from ftopt.model.activations import (
     FP32,
     SELECTIVE_LAYER,
+    MicroBatch,
     logits_bytes,
     offloadable_activation_bytes,
     overhead_bytes,
     resident_activation_bytes,
     working_activation_bytes,
 )
-from ftopt.model.architecture import Architecture, ParamCounts, count_params
+from ftopt.model.architecture import Architecture
 from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.memory import (
     BF16,
@@ -33,7 +34,7 @@ from ftopt.model.memory import (
     states_per_gpu,
     upcast_rest_bytes,
 )
-from ftopt.model.methods import TrainingAlgorithm, TrainingMethod
+from ftopt.model.methods import TrainingMethod
 from ftopt.model.parallelism import (
     TrainingConfig,
     bubble_factor,
@@ -42,8 +43,9 @@ from ftopt.model.parallelism import (
     last_stage_activations,
     split_activations,
 )
+from ftopt.model.profile import RunProfile as RunProfile  # where callers have long imported it
 from ftopt.model.roles import RoleMemory
-from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE, RolloutConstants, Stack
+from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE, Stack
 from ftopt.model.topology import link_profile, reference_topology, topology_profile
 from ftopt.model.traffic import (
     compute_seconds,
@@ -64,38 +66,6 @@ from ftopt.model.workload import (
     Strategy,
 )
 
-
-@dataclass(frozen=True)
-class RunProfile:
-    """A run together with its model's architecture, parameter counts and training stack.
-
-    Without a stack (None) memory follows ftopt's historical accounting, which is hf-fsdp's.
-    """
-
-    run: Run
-    model_name: str
-    arch: Architecture
-    stack: Stack | None = None
-    memory_margin: float = 0.0  # the stack and method's planning margin (margins.yaml)
-    reward_arch: Architecture | None = None  # an RL run's reward model, if it has one
-    method: TrainingMethod = field(kw_only=True)  # the run's method entry (methods.yaml)
-    algorithm: TrainingAlgorithm = field(kw_only=True)  # the run's algorithm entry (methods.yaml)
-    rollout: RolloutConstants = field(kw_only=True)  # the catalogue's rollout constants (rollout.yaml)
-    # where memory_margin comes from (MemoryMargins.basis), and the allocator reserve to plan with
-    margin_basis: str = field(default="no calibration", kw_only=True)
-    allocator_reserve: float = field(default=LEGACY_ALLOCATOR_RESERVE, kw_only=True)
-
-    @cached_property
-    def counts(self) -> ParamCounts:
-        """Exact parameter counts of the run's model."""
-        return count_params(self.arch)
-
-    @cached_property
-    def reward_counts(self) -> ParamCounts | None:
-        """Exact parameter counts of the reward model (None without one)."""
-        return None if self.reward_arch is None else count_params(self.reward_arch)
-
-
 #: Bytes per logit entry without a stack: the default stack's (hf-fsdp) figure.
 LEGACY_LOGIT_BYTES = 12.0
 
@@ -111,7 +81,7 @@ def stack_margin(run: Run, catalogue: Catalogue) -> float:
     0 without a margins file."""
     margins = catalogue.margins
     method = catalogue.methods.method(run.method).calibration
-    return margins.of(run.stack or DEFAULT_STACK, method.value) if margins else 0.0
+    return margins.of(run.stack or DEFAULT_STACK, method) if margins else 0.0
 
 
 def stack_margin_basis(run: Run, catalogue: Catalogue) -> str:
@@ -119,7 +89,7 @@ def stack_margin_basis(run: Run, catalogue: Catalogue) -> str:
     19's figures), for the method it is calibrated as."""
     margins = catalogue.margins
     method = catalogue.methods.method(run.method).calibration
-    return margins.basis(run.stack or DEFAULT_STACK, method.value) if margins else "no calibration"
+    return margins.basis(run.stack or DEFAULT_STACK, method) if margins else "no calibration"
 
 
 def profile_run(run: Run, catalogue: Catalogue) -> RunProfile:
@@ -345,14 +315,15 @@ def activations_per_gpu(
     seq, batch, flash, recompute = run.seq_len, config.micro_batch, options.flash_attention, config.recompute
     selective = stack.selective_keeps if stack else SELECTIVE_LAYER
     widen = activation_upcast(profile)
-    resident = resident_activation_bytes(arch, seq, batch, recompute, flash, selective) * widen
+    mb = MicroBatch(arch, seq, batch, recompute, flash, selective)
+    resident = resident_activation_bytes(mb) * widen
     host = 0.0
     if stack and stack.activation_offload and recompute == Recompute.FULL:
         # Offloaded checkpointing keeps the layer inputs in host RAM, one layer's worth on the card.
         host = offloadable_activation_bytes(arch, seq, batch) * widen
         resident -= host
     d = config.degrees
-    working = working_activation_bytes(arch, seq, batch, recompute, flash, selective) * widen / (d.tp * d.cp)
+    working = working_activation_bytes(mb) * widen / (d.tp * d.cp)
     logit_bytes = stack.loss.logit_bytes if stack else LEGACY_LOGIT_BYTES
     loss = logits_bytes(arch, seq, batch, logit_bytes) / (d.tp * d.cp)
     first = split_activations(resident, config) + working
@@ -532,7 +503,7 @@ def chosen_sizings(setup: CopySetup, rank: Ranker | None = None, domain: int | N
     so the solver sees one or two modes where there were dozens of configurations."""
     profile = setup.profile
     domain = card_domain(setup.gpu) if domain is None else domain
-    configs = config_choices(profile.run, profile.method, profile.arch, profile.stack, setup.gpus, domain)
+    configs = config_choices(profile, setup.gpus, domain)
 
     def size(config: TrainingConfig) -> Sizing:
         return size_run(setup, config=config)

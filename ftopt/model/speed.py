@@ -345,7 +345,7 @@ def estimate_speed(
     kind = context.link if context.link is not None else link_kind(gpu, sizing.gpus)
     tokens_per_step = config.tokens_per_step(run.seq_len)
     method = profile.method
-    mfu = stack.method_mfu(gpu.card_class, method.calibration.value)
+    mfu = stack.method_mfu(gpu.card_class, method.calibration)
     flops = flops_per_token(profile.counts, profile.arch, run.seq_len, method, config.recompute)
     # A method's measured extra time (DoRA's norms) stretches its calibrated method's matrix work.
     compute = flops * tokens_per_step / sizing.gpus / (gpu.bf16_dense_tflops * 1e12 * mfu)

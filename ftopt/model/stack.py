@@ -13,11 +13,11 @@ method (full, lora, qlora).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, model_validator
 
-from ftopt.model.workload import DEFAULT_STACK, Method, RolloutEngine
+from ftopt.model.workload import DEFAULT_STACK, METHOD_ID, RolloutEngine
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -113,8 +113,8 @@ class Stack(BaseModel):
         "non-quantised parameter to FP32, so the base's embeddings, head and norms take 4 B and the "
         "activations are FP32 (twice the BF16 bytes)",
     )
-    methods: tuple[Method, ...] = Field(
-        default=(Method.FULL, Method.LORA, Method.QLORA),
+    methods: tuple[Annotated[str, Field(pattern=METHOD_ID)], ...] = Field(
+        default=("full", "lora", "qlora"),
         min_length=1,
         description="training methods it has recipes for (ids of methods.yaml)",
     )

@@ -30,7 +30,6 @@ _SUMMARY = ConfigDict(frozen=True, extra="forbid")
 
 #: The algorithm of a supervised run, as `RunSummary.algorithm` leaves it unset.
 SUPERVISED = "sft"
-_ADAPTER_WORDS = {"full": "full", "lora": "LoRA", "qlora": "QLoRA"}
 
 
 class Figure(BaseModel):
@@ -267,8 +266,8 @@ class PlanSummary(BaseModel):
 def method_words(run: RunSummary) -> str:
     """`GRPO, LoRA r32`, `DPO, full`, `full`, `QLoRA r16`: the algorithm (when not supervised) and
     the adapter with its rank."""
-    adapter = _ADAPTER_WORDS.get(run.method, run.method)
-    if run.lora_rank and run.method != "full":
+    adapter = run.method_label or run.method
+    if run.lora_rank:  # stated for adapter methods only (the registry's `trains: adapter`)
         adapter += f" r{run.lora_rank}"
     algorithm = run.algorithm or SUPERVISED
     return adapter if algorithm == SUPERVISED else f"{algorithm.upper()}, {adapter}"
@@ -853,6 +852,11 @@ def _longest(mode: str, runs: tuple[RunLine, ...], last: float | None) -> float 
     return max((r.hours for r in runs if r.hours is not None), default=None)
 
 
+def _budget_words(plan: Plan) -> str | None:
+    """How the solve shared its time limit (`Plan.budget`), in words; None for plans without it."""
+    return plan.budget.sharing if plan.budget is not None else None
+
+
 def summarize(
     result: Result | Plan,
     workload: Workload | None = None,
@@ -904,7 +908,7 @@ def summarize(
         "rent": _rent(plan, without),
         "buyer": buyer,
         "alternatives": alternative_lines(plan, discount),
-        "budget": plan.budget.sharing if plan.budget is not None else None,
+        "budget": _budget_words(plan),
         "headline": "",
         "figures": (),
     }

@@ -51,21 +51,20 @@ MAX_MICRO_BATCH = 4096
 MAX_SPARES = 8
 
 
-class Method(StrEnum):
-    """How the weights are trained: the ids of `ftopt/catalogue/data/methods.yaml`, whose entries
-    (`ftopt.model.methods.TrainingMethod`) say what each means for memory, time and choices."""
-
-    FULL = "full"
-    LORA = "lora"
-    QLORA = "qlora"
-    DORA = "dora"
+#: How the weights are trained: an id of `ftopt/catalogue/data/methods.yaml`, whose entry
+#: (`ftopt.model.methods.TrainingMethod`) says what it means for memory, time and choices. The id is
+#: checked against the catalogue's registry (`ftopt.model.references`), not an enum here, so that a
+#: method is added by its registry entry alone (docs/contributing/add-a-method.md).
+METHOD_ID = r"^[a-z0-9][a-z0-9.\-]*$"
+#: The method an RL run's `adapter: none` trains with: every weight (the registry's `full` entry).
+FULL_METHOD = "full"
 
 
 class Algorithm(StrEnum):
     """What the run optimises: supervised next-token loss, or a preference / reinforcement objective.
 
     A workload names the last three as `method` (`method: grpo` with `adapter: lora`); the run then
-    carries the adapter as its `Method`, so every memory and speed rule of the trained weights reads
+    carries the adapter as its method id, so every memory and speed rule of the trained weights reads
     the same field for supervised and RL runs.
     """
 
@@ -78,34 +77,28 @@ class Algorithm(StrEnum):
 #: Algorithms that generate their own samples with a rollout engine.
 GENERATING = (Algorithm.GRPO, Algorithm.PPO)
 
-#: `adapter` values of an RL run and the `Method` the policy trains with.
-ADAPTERS = {"none": Method.FULL} | {m.value: m for m in Method if m != Method.FULL}
-
-
-def _choices(names: list[str]) -> str:
-    """`a, b or c`: the names a field accepts, as an error message lists them."""
-    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
-
-
 #: The `method` values that name an algorithm (and take an `adapter`).
 RL_METHODS = tuple(a.value for a in Algorithm if a != Algorithm.SFT)
-#: Every `method` a workload may write.
-METHODS = (*(m.value for m in Method), *RL_METHODS)
 
 
 def _adapter_without_rl(method: Any, given: bool) -> str:
     """What is wrong when a run has `adapter` but its `method` names no RL algorithm: a method that
-    is missing or misspelt is the mistake to name, not the adapter."""
+    is missing or misspelt as an algorithm is the mistake to name, not the adapter."""
     rl = f"{', '.join(RL_METHODS[:-1])} and {RL_METHODS[-1]}"
     if not given:
         return f"@method: method is missing; a run with an adapter names its method ({rl})"
-    if not isinstance(method, str) or method not in METHODS:
-        hint = did_you_mean(method, METHODS) if isinstance(method, str) else ""
-        return (
-            f"@method: expected one of {', '.join(METHODS)}{f' ({hint})' if hint else ''}, "
-            f"got {quoted(method)}"
-        )
-    return f"@adapter: applies to methods {rl}; a supervised run names {_choices(list(Method))} as its method"
+    hint = did_you_mean(method, RL_METHODS) if isinstance(method, str) else ""
+    if hint:
+        return f"@method: expected {', '.join(RL_METHODS)} with an adapter ({hint}), got {quoted(method)}"
+    return f"@adapter: applies to methods {rl}; a supervised run names its training method as method"
+
+
+def _policy_method(adapter: Any) -> str:
+    """The method an RL run's policy trains with: every weight for `adapter: none`, else the adapter
+    (an adapter method of the registry, which `ftopt.model.references` checks)."""
+    if not isinstance(adapter, str) or adapter == FULL_METHOD:
+        raise ValueError(f"@adapter: expected none or an adapter (lora, qlora, …), got {adapter!r}")
+    return FULL_METHOD if adapter == "none" else adapter
 
 
 class Placement(StrEnum):
@@ -218,9 +211,11 @@ class Run(BaseModel):
     model_config = _FROZEN
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$", description="unique run name")
     model: str | InlineModel = Field(description="catalogue model id or an inline architecture")
-    method: Method = Field(
-        description="full, lora or qlora; or dpo, grpo, ppo with `adapter: none|lora|qlora` (the "
-        "adapter becomes the method, the algorithm its own field)"
+    method: str = Field(
+        min_length=1,
+        description="a training method of the catalogue's registry (methods.yaml: full, lora, qlora, "
+        "...); or dpo, grpo, ppo with `adapter: none` or an adapter method (the adapter becomes the "
+        "method, the algorithm its own field)",
     )
     optimizer: Optimizer | Literal["auto"] = Field(default="auto", description="AdamW precision")
     offload: Offload | Literal["auto"] = Field(default=Offload.NONE, description="optimiser offload")
@@ -340,12 +335,10 @@ class Run(BaseModel):
                 raise ValueError(_adapter_without_rl(method, "method" in data))
             return data
         data = dict(data)
-        adapter = data.pop("adapter", "none")
-        if not isinstance(adapter, str) or adapter not in ADAPTERS:
-            raise ValueError(f"@adapter: expected {_choices(list(ADAPTERS))}, got {adapter!r}")
+        adapter = _policy_method(data.pop("adapter", "none"))
         if "algorithm" in data:
             raise ValueError("@algorithm: give the algorithm as method, not both")
-        data["algorithm"], data["method"] = method, ADAPTERS[adapter].value
+        data["algorithm"], data["method"] = method, adapter
         if method in {a.value for a in GENERATING}:
             _rollout_seq_len(method, data)
         return data
@@ -399,9 +392,9 @@ class Run(BaseModel):
         return self
 
     @model_validator(mode="after")
-    def _offload_needs_full(self) -> Run:
-        if self.offload == Offload.CPU and self.method != Method.FULL:
-            raise ValueError("@offload: cpu applies to method full only (adapters have no large states)")
+    def _offload_runs_32bit_adam(self) -> Run:
+        """Whether the method offers CPU offload at all is its registry entry's to say
+        (`ftopt.model.references`); the optimiser it runs is DeepSpeed's, whatever the method."""
         if self.offload == Offload.CPU and self.optimizer in (
             Optimizer.ADAMW_8BIT,
             Optimizer.ADAMW_8BIT_PAGED,
@@ -429,7 +422,7 @@ class Run(BaseModel):
     @property
     def algorithm_label(self) -> str:
         """The method as the workload names it: full, lora, qlora, or dpo, grpo, ppo."""
-        return self.method.value if self.algorithm == Algorithm.SFT else self.algorithm.value
+        return self.method if self.algorithm == Algorithm.SFT else self.algorithm.value
 
     @property
     def job_count(self) -> int:

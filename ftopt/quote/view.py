@@ -188,11 +188,6 @@ def group_heading(plan: Plan, group: ServerGroup) -> str:
     )
 
 
-def objective_name(plan: Plan) -> str:
-    """What the bid minimises, in the buyer's words."""
-    return "total cost of ownership" if plan.tco is not None and plan.tco.objective == "tco" else "price"
-
-
 def summary_of(plan: Plan, summary: PlanSummary | None) -> PlanSummary:
     """The summary a renderer lays out: the one given, or the plan's own (no buyer details, the
     catalogue unnamed) for a caller that has only the plan."""

@@ -151,14 +151,6 @@ def group_sheet_names(plan: Plan) -> list[str]:
     return names
 
 
-def server_total_cells(plan: Plan) -> dict[str, str]:
-    """Where each group sheet keeps one server's total: sheet name → cell."""
-    return {
-        name: f"E{len(group.server.bill_of_materials) + 2}"
-        for name, group in zip(group_sheet_names(plan), server_groups(plan), strict=True)
-    }
-
-
 def _bill_total(lines: list[LineItem]) -> float:
     return sum(line.quantity * line.unit_price for line in lines)
 

@@ -12,7 +12,13 @@ import yaml
 
 from ftopt.errors import InputError, did_you_mean, quoted, raise_all
 from ftopt.model.hardware import Catalogue
-from ftopt.model.references import OFF_PLATFORM, UnknownReference, allowed_gpus, unknown_references
+from ftopt.model.references import (
+    NO_OFFLOAD,
+    OFF_PLATFORM,
+    UnknownReference,
+    allowed_gpus,
+    unknown_references,
+)
 from ftopt.model.stack import Stack, default_stack
 from ftopt.model.workload import Run, Workload
 from ftopt.reading.safe_yaml import locate, parse_yaml_text, read_yaml, require_mapping, validate
@@ -39,6 +45,9 @@ def reference_message(ref: UnknownReference) -> str:
     if ref.what == OFF_PLATFORM:
         known = ", ".join(ref.known)
         return f"stack {quoted(ref.value)} runs on none of the allowed cards; expected one of: {known}"
+    if ref.what == NO_OFFLOAD:
+        known = ", ".join(ref.known)
+        return f"cpu applies to methods {known}, not {ref.value} (its optimiser states are small)"
     hint = did_you_mean(ref.value, ref.known)
     hint = f" ({hint})" if hint else ""
     return f"unknown {ref.what} {quoted(ref.value)}{hint}; expected one of: {', '.join(ref.known)}"
@@ -55,6 +64,8 @@ def stack_errors(
         if not catalogue.has("stacks", stack_id):
             continue  # an unknown id is reported by check_workload_references
         for field, problem in _stack_problems(run, catalogue.stack(stack_id), stack_id):
+            if field == "method" and run.method not in catalogue.methods.ids:
+                continue  # a method the registry lacks is reported once, as unknown
             path, line = locate(node, ("runs", i, field), False)
             errors.append(InputError(file, path, problem, line))
     return errors
@@ -67,10 +78,8 @@ def _stack_problems(run: Run, stack: Stack, stack_id: str) -> list[tuple[str, st
         problems.append(
             ("optimizer", f"stack {stack_id} offers {', '.join(stack.optimizers)}; not {run.optimizer}")
         )
-    if run.method.value not in stack.methods:
-        problems.append(
-            ("method", f"stack {stack_id} trains {', '.join(stack.methods)}; not {run.method.value}")
-        )
+    if run.method not in stack.methods:
+        problems.append(("method", f"stack {stack_id} trains {', '.join(stack.methods)}; not {run.method}"))
     if run.precision == "fp8" and stack.fp8 is None:
         problems.append(("precision", f"stack {stack_id} does not train in fp8; use bf16"))
     return problems

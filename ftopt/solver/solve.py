@@ -127,11 +127,14 @@ class _Budget:
 
 
 def _budget(workload: Workload, settings: SolveSettings, started: float) -> _Budget:
-    """The search's share: `SEARCH_SHARE` of the limit, less `AFTER_SEARCH_S_PER_COPY` per copy (or
-    job) beyond it, and at least half of the limit whatever the bid's size."""
-    queued = workload.queue is not None
-    copies = sum(run.job_count if queued else run.concurrent for run in workload.runs)
+    """The search's share: `SEARCH_SHARE` of the limit, less `AFTER_SEARCH_S_PER_COPY` per copy
+    beyond it, and at least half of the limit whatever the bid's size. The queue search keeps its own
+    margin for building and verifying its plan (`ftopt.solver.search.queue.MARGIN_SHARE`), so it is
+    given the whole limit, as before the finish step was shared."""
     limit = settings.time_limit
+    if workload.queue is not None:
+        return _Budget(started, limit, started + limit)
+    copies = sum(run.concurrent for run in workload.runs)
     search = min(SEARCH_SHARE * limit, max(limit / 2, limit - AFTER_SEARCH_S_PER_COPY * copies))
     return _Budget(started, limit, started + search)
 
@@ -358,7 +361,9 @@ def _explain_optimum(
         eased = relaxations(data)
         reserve = (1 - SEARCH_SHARE) * settings.time_limit
         left = ends - reserve - time.perf_counter()
-        seconds = min(settings.time_limit / 4, max(WHAT_IF_MIN_S, WHAT_IF_SHARE * elapsed), left)
+        # at least WHAT_IF_MIN_S per re-solve: a queue re-solve in an eighth of a second found nothing
+        floor = WHAT_IF_MIN_S * max(1, len(eased))
+        seconds = min(settings.time_limit / 4, max(floor, WHAT_IF_SHARE * elapsed), left)
         if budget is not None and eased:
             # the rule's cap, not the wall-clock share: --deterministic plans stay byte-identical
             budget.allow("what-if re-solves", settings.time_limit / 4 if seconds >= WHAT_IF_MIN_S else 0.0)

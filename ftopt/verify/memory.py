@@ -46,7 +46,7 @@ def margin_of(ctx: Context, run: Run) -> float:
     margins = ctx.catalogue.margins
     per_method = margins.margins.get(run.stack or DEFAULT_STACK) if margins else None
     calibration = _method(ctx, run).calibration
-    return float(getattr(per_method, calibration.value)) if per_method else 0.0
+    return float(getattr(per_method, calibration)) if per_method else 0.0
 
 
 def _rounded_up(error: float) -> float:
@@ -70,7 +70,7 @@ def measured_margin_of(ctx: Context, run: Run) -> tuple[float, str]:
     margins, stack = ctx.catalogue.margins, run.stack or DEFAULT_STACK
     if margins is None:
         return 0.0, "no calibration"
-    per_method, method = margins.margins.get(stack), _method(ctx, run).calibration.value
+    per_method, method = margins.margins.get(stack), _method(ctx, run).calibration
     derived = derived_margin(margins, stack, method)
     table = float(getattr(per_method, method)) if per_method else 0.0
     return (table if derived is None else derived), margins.basis(stack, method)

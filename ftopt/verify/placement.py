@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
+from ftopt.model.methods import TrainingMethod
 from ftopt.model.plan import COMPLETE_SINCE, Assignment, RunSummary
 from ftopt.model.workload import Run
 from ftopt.verify.context import Context, copy_subject
@@ -129,26 +130,26 @@ def check_run_summaries(ctx: Context) -> Iterator[Violation]:
                 f"stack {summary.stack}",
                 f"the run trains with {_stack_of(ctx, run)}",
             )
-        for name, said, asked in _stated_fields(summary, run):
+        for name, said, asked in _stated_fields(summary, run, ctx.catalogue.methods.method(run.method)):
             if said != asked:
                 yield Violation(
                     "run-summary", f"run {run.name}", f"{name} {said}", f"the workload states {asked}"
                 )
 
 
-def _stated_fields(summary: RunSummary, run: Run) -> list[tuple[str, object, object]]:
+def _stated_fields(summary: RunSummary, run: Run, method: TrainingMethod) -> list[tuple[str, object, object]]:
     """(field, as the plan states it, as the workload states it) for each field a reader of the plan
     takes as the workload's. The deadline is left out: a frontier point's plan is solved for a
     tighter one, and the timing rules check the workload's own deadline."""
     algorithm = None if run.algorithm.value == "sft" else run.algorithm.value
     return [
         ("model", summary.model, run.model_id),
-        ("method", str(summary.method), run.method.value),
+        ("method", summary.method, run.method),
         ("algorithm", summary.algorithm, algorithm),
         ("seq_len", summary.seq_len, run.seq_len),
         ("micro_batch", summary.micro_batch, run.micro_batch),
         ("concurrent", summary.concurrent, run.concurrent),
-        ("lora_rank", summary.lora_rank, None if run.method.value == "full" else run.lora_rank),
+        ("lora_rank", summary.lora_rank, None if method.full else run.lora_rank),
         ("train_tokens", summary.train_tokens, run.train_tokens),
     ]
 

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from ftopt.errors import InputError, quoted
 from ftopt.model.hardware import Catalogue
-from ftopt.model.plan import COMPLETE_SINCE, Assignment, Plan, Status
+from ftopt.model.plan import COMPLETE_SINCE, Assignment, Plan
 from ftopt.model.summary import PlanSummary, summarize
 from ftopt.model.workload import Workload
 from ftopt.reading.safe_yaml import expected_text, locate
@@ -79,13 +79,15 @@ Fault = tuple[tuple[str | int, ...], str]
 
 
 def _plan_faults(plan: Plan) -> Iterator[Fault]:
-    """Plan-wide figures a version 3 plan states: the bound and gap of a plan, the site, the TCO,
+    """Plan-wide figures a version 3 plan states: the site, the TCO, a bound and a gap together,
     and the makespan and energy wherever a copy has hours and energy."""
     if plan.schema_version < COMPLETE_SINCE:
         return
     needed = {"site": "the site the plan is for", "tco": "the purchase and energy over the years"}
-    if plan.status in (Status.OPTIMAL, Status.FEASIBLE):
-        needed |= {"bound": "the solver's lower bound", "gap": "the gap to that bound"}
+    if plan.bound is not None:  # a search without a bound (the queue's greedy) states neither
+        needed["gap"] = "the gap to the lower bound the plan states"
+    if plan.gap is not None:
+        needed["bound"] = "the lower bound the plan states a gap to"
     if any(a.hours is not None for a in plan.assignments):
         needed["makespan_hours"] = "the longest copy's hours, since copies state hours"
     if any(a.energy_kwh is not None for a in plan.assignments):

@@ -29,7 +29,7 @@ hardware: {{gpus: [rtx-pro-6000-se]}}
 
 
 def test_the_readmes_quote_reads_with_its_date_unquoted(tmp_path: Path) -> None:
-    """The README's quote block, as it is written there (the date unquoted)."""
+    """The quote block of docs/reference/quote.md (the README's until it moved), as written there."""
     quote = (
         "quote: {customer: ACME Labs, reference: Q-2026-117, valid_until: 2027-01-31,\n"
         "        discount_percent: 12.5, notes: Prices exclude VAT.}\n"

@@ -146,7 +146,7 @@ def test_offload_cpu_with_lora(tmp_path: Path) -> None:
     line = error_line(estimate(str(path)))
     # A rule across fields of one run points at the field that breaks it.
     assert line.startswith(f"ftopt: {path}:5: runs[0].offload: ")
-    assert "cpu applies to method full only" in line
+    assert "cpu applies to methods full, not lora" in line
 
 
 def test_missing_method(tmp_path: Path) -> None:
@@ -164,10 +164,10 @@ def test_missing_runs(tmp_path: Path) -> None:
 
 
 def test_unknown_method_lists_the_choices(tmp_path: Path) -> None:
-    path = write(tmp_path, GOOD_RUN.replace("method: lora", "method: LoRA"))
+    path = write(tmp_path, GOOD_RUN.replace("method: lora", "method: lorra"))
     line = error_line(estimate(str(path)))
-    assert line.startswith(f"ftopt: {path}:4: runs[0].method: ")
-    assert "'full', 'lora', 'qlora' or 'dora'" in line
+    assert line.startswith(f"ftopt: {path}:4: runs[0].method: unknown method 'lorra' (did you mean 'lora'?)")
+    assert line.endswith("expected one of: full, lora, qlora, dora, full-8bit"), line
 
 
 def test_workload_file_that_does_not_exist(tmp_path: Path) -> None:

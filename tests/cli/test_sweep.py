@@ -207,7 +207,9 @@ def test_a_queue_sweep_records_and_reports_the_last_jobs_end_not_the_longest_job
     )
     assert result.exit_code == 0, result.output
     records = lines(output)
-    assert len(records) == 4 and all(r["status"] == "optimal" for r in records)
+    # --time-limit is the whole sweep's (60 s over four scenarios): a long horizon may stop at a gap
+    assert len(records) == 4 and all(r["status"] in ("optimal", "feasible") for r in records)
+    assert all(r["proven"] == (r["status"] == "optimal" and not r["gap"]) for r in records)
     for record in records:
         ends = [job["end_hours"] for job in record["plan"]["schedule"]]
         assert record["makespan_hours"] == pytest.approx(max(ends))

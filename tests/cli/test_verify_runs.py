@@ -33,11 +33,18 @@ def _verify(tmp_path: Path, plan: dict, field: str, value: object):
     return invoke("verify", FIRST, path)
 
 
+def test_a_plan_stating_another_method_breaks_the_run_summary_rule(tmp_path: Path, plan: dict) -> None:
+    """A method id is any registry's id, so a plan's `oops` parses; the verifier names the lie."""
+    result = _verify(tmp_path, plan, "method", "oops")
+    assert result.exit_code == 1
+    assert "run-summary: run llama70b-lora: method oops, the workload states lora" in result.output
+
+
 @pytest.mark.parametrize(
     ("field", "value", "expected"),
     [
         ("algorithm", "oops", "runs[0].algorithm: expected"),
-        ("method", "oops", "runs[0].method: expected"),
+        ("method", "", "runs[0].method"),
         ("micro_batch", 12345, "runs[0].micro_batch"),
         ("seq_len", 0, "runs[0].seq_len"),
     ],

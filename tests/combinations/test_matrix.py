@@ -5,8 +5,8 @@ Features: peak, queue, inventory, stock and lead times, racks, vendor catalogue,
 deadlines (and the frontier), the `tco` objective, alternatives. Nine of them combine freely with
 peak: the twelve triples of `affine_plane_triples` hold each of their 36 pairs once. Queue pairs come
 in a few queue workloads, and the pairs ftopt does not support yet are data (`UNSUPPORTED`), listed
-word for word in the README's "Combinations not supported" table: every command on them must end in
-the documented one line and exit 2.
+word for word in the "Combinations not supported" table of docs/reference/commands.md: every command
+on them must end in the documented one line and exit 2.
 
 Each workload is solved once (`solve --format json`, which carries the plan and its `summary`); the
 other formats are rendered in-process from that plan and summary. The summary's figures (price,
@@ -165,9 +165,9 @@ def test_every_pair_of_features_has_a_workload_or_a_documented_refusal():
     assert refused == set(UNSUPPORTED) - {frozenset({"peak", "queue"})}
 
 
-def test_the_readme_lists_exactly_the_unsupported_pairs():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Combinations not supported", 1)[1].split("\n#", 1)[0]
+def test_the_commands_reference_lists_exactly_the_unsupported_pairs():
+    text = (ROOT / "docs" / "reference" / "commands.md").read_text(encoding="utf-8")
+    section = text.split("## Combinations not supported", 1)[1].split("\n#", 1)[0]
     found = {}
     for row in (line for line in section.splitlines() if line.startswith("| `")):
         pair, says, commands = [cell.strip() for cell in row.strip("|").split("|")[:3]]

@@ -1,4 +1,4 @@
-"""The bundled examples give the answers the README documents, and each answer verifies.
+"""The bundled examples give the answers docs/reference/examples.md documents, and each answer verifies.
 
 What is asserted is the shape of each answer the README explains (card, count, bridges, optimiser,
 power cap), not a price copied from a run; prices follow from the catalogue and may be updated.
@@ -13,7 +13,7 @@ import pytest
 from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
-from ftopt.model.workload import Method, Workload
+from ftopt.model.workload import Workload
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
@@ -367,8 +367,6 @@ def test_dora_8b_needs_more_cards_than_the_same_run_as_lora_to_meet_its_deadline
     assert copy.hours_p90 is not None and copy.hours_p90 <= 70
     catalogue = load_catalogue()
     workload = load_workload(EXAMPLES / "dora-8b.yaml", catalogue)
-    lora = workload.model_copy(
-        update={"runs": (workload.runs[0].model_copy(update={"method": Method.LORA}),)}
-    )
+    lora = workload.model_copy(update={"runs": (workload.runs[0].model_copy(update={"method": "lora"}),)})
     cheaper = solve(lora, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
     assert len(cheaper.assignments[0].gpus) == 2 and cheaper.total_price < plan.total_price

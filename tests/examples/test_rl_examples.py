@@ -1,4 +1,4 @@
-"""The preference and RL examples give the answers the README documents, and each answer verifies:
+"""The preference and RL examples give the answers docs/how-to/rl.md documents, and each answer verifies:
 DPO on a 70B model with LoRA, GRPO on an 8B and a 32B model (colocated or separate by price or deadline)."""
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import pytest
 from ftopt.model.activations import (
     SELECTIVE_LAYER,
     SELECTIVE_MATMULS,
+    MicroBatch,
     activation_bytes,
     backward_working_bytes,
     layer_activation_bytes,
@@ -45,28 +46,29 @@ def test_backward_working_set(toy_arch: Architecture) -> None:
 
 def test_no_recompute_stores_every_layer(toy_arch: Architecture) -> None:
     # 2 layers · 3,360 + 960 = 7,680; with FlashAttention 2 · 2,880 + 960 = 6,720
-    assert activation_bytes(toy_arch, S, B, Recompute.NONE, flash_attention=False) == 7680
-    assert activation_bytes(toy_arch, S, B, Recompute.NONE, flash_attention=True) == 6720
+    assert activation_bytes(MicroBatch(toy_arch, S, B, Recompute.NONE, flash_attention=False)) == 7680
+    assert activation_bytes(MicroBatch(toy_arch, S, B, Recompute.NONE, flash_attention=True)) == 6720
 
 
 def test_full_recompute_keeps_layer_inputs_and_one_layer(toy_arch: Architecture) -> None:
     # 2·s·b·h per layer · L = 2·96·2 = 384, plus one layer rebuilt (3,360) and its gradients (960)
-    assert activation_bytes(toy_arch, S, B, Recompute.FULL, flash_attention=False) == 4704
+    assert activation_bytes(MicroBatch(toy_arch, S, B, Recompute.FULL, flash_attention=False)) == 4704
     # with FlashAttention: 384 + 2,880 + 960 = 4,224
-    assert activation_bytes(toy_arch, S, B, Recompute.FULL, flash_attention=True) == 4224
+    assert activation_bytes(MicroBatch(toy_arch, S, B, Recompute.FULL, flash_attention=True)) == 4224
 
 
 def test_selective_recompute_has_no_score_term(toy_arch: Architecture) -> None:
     # selective recomputation rebuilds the attention scores: 2 · 2,880 + 960 = 6,720 either way
     for flash in (False, True):
-        assert activation_bytes(toy_arch, S, B, Recompute.SELECTIVE, flash_attention=flash) == 6720
+        selective = MicroBatch(toy_arch, S, B, Recompute.SELECTIVE, flash_attention=flash)
+        assert activation_bytes(selective) == 6720
 
 
 def test_full_recompute_saves_memory_on_a_deep_model(toy_arch: Architecture) -> None:
     # 32 layers: NONE 32 · 2,880 + 960 = 93,120; FULL 32 · 192 + 2,880 + 960 = 9,984
     deep = toy_arch.model_copy(update={"layers": 32})
-    none = activation_bytes(deep, S, B, Recompute.NONE, flash_attention=True)
-    full = activation_bytes(deep, S, B, Recompute.FULL, flash_attention=True)
+    none = activation_bytes(MicroBatch(deep, S, B, Recompute.NONE, flash_attention=True))
+    full = activation_bytes(MicroBatch(deep, S, B, Recompute.FULL, flash_attention=True))
     assert none == 93_120
     assert full == 9984
 
@@ -104,13 +106,14 @@ def test_torchtitans_op_policy_keeps_the_input_attention_and_every_other_matrix_
     # per token: input 2h 16 + Q 2q 16 + V 2k 8 + attention output 2·8 16 + gate 2I 32 + down 2h 16 = 104
     assert matmul_outputs_bytes_per_token(toy_arch) == 104
     # both layers keep it for s·b = 12 tokens: 2 · 104 · 12 = 2,496
-    assert resident_activation_bytes(toy_arch, S, B, Recompute.SELECTIVE, True, SELECTIVE_MATMULS) == 2496
+    op_level = MicroBatch(toy_arch, S, B, Recompute.SELECTIVE, True, SELECTIVE_MATMULS)
+    assert resident_activation_bytes(op_level) == 2496
     # the layer at work rebuilds the rest of itself (2,880 - 1,248 = 1,632) beside its gradients (960)
-    assert working_activation_bytes(toy_arch, S, B, Recompute.SELECTIVE, True, SELECTIVE_MATMULS) == 2592
-    total = activation_bytes(toy_arch, S, B, Recompute.SELECTIVE, True, SELECTIVE_MATMULS)
+    assert working_activation_bytes(op_level) == 2592
+    total = activation_bytes(op_level)
     assert total == 5088
     # between full recomputation (4,224) and Megatron's selective, which keeps the whole layer (6,720)
-    assert activation_bytes(toy_arch, S, B, Recompute.FULL, True, SELECTIVE_MATMULS) == 4224
-    assert activation_bytes(toy_arch, S, B, Recompute.SELECTIVE, True, SELECTIVE_LAYER) == 6720
+    assert activation_bytes(MicroBatch(toy_arch, S, B, Recompute.FULL, True, SELECTIVE_MATMULS)) == 4224
+    assert activation_bytes(MicroBatch(toy_arch, S, B, Recompute.SELECTIVE, True, SELECTIVE_LAYER)) == 6720
     # the op policy changes selective recomputation only
-    assert activation_bytes(toy_arch, S, B, Recompute.NONE, True, SELECTIVE_MATMULS) == 6720
+    assert activation_bytes(MicroBatch(toy_arch, S, B, Recompute.NONE, True, SELECTIVE_MATMULS)) == 6720

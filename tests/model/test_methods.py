@@ -19,7 +19,7 @@ from ftopt.model.methods import MethodRegistry, Phase
 from ftopt.model.roles import Role
 from ftopt.model.sizing import CopySetup, optimizer_choices, profile_run, size_run
 from ftopt.model.speed import SpeedContext, estimate_speed, planning_host
-from ftopt.model.workload import Algorithm, Method, Offload, Optimizer, Run, SizingOptions, Strategy
+from ftopt.model.workload import Algorithm, Offload, Optimizer, Run, SizingOptions, Strategy
 
 A32, NONE = Optimizer.ADAMW_32BIT, Offload.NONE
 
@@ -31,15 +31,23 @@ def catalogue() -> Catalogue:
 
 def test_every_method_and_algorithm_has_one_entry(catalogue: Catalogue) -> None:
     registry = catalogue.methods
-    assert {m.id for m in registry.methods} == set(Method)
+    assert len(registry.ids) == len(set(registry.ids)) and {"full", "lora", "qlora"} <= set(registry.ids)
     assert {a.id for a in registry.algorithms} == set(Algorithm)
     assert all(m.label and m.sources for m in registry.methods)
 
 
-def test_a_registry_missing_a_method_is_refused(catalogue: Catalogue) -> None:
+def test_a_registry_missing_a_calibrated_method_is_refused(catalogue: Catalogue) -> None:
+    """full, lora and qlora carry the calibration points (stack MFU, margins) others read."""
     data = catalogue.methods.model_dump()
-    data["methods"] = [m for m in data["methods"] if m["id"] != "dora"]
-    with pytest.raises(ValidationError, match="missing \\['dora'\\]"):
+    data["methods"] = [m for m in data["methods"] if m["id"] != "qlora"]
+    with pytest.raises(ValidationError, match="missing \\['qlora'\\]"):
+        MethodRegistry.model_validate(data)
+
+
+def test_a_method_without_calibration_points_must_borrow_some(catalogue: Catalogue) -> None:
+    data = catalogue.methods.model_dump()
+    data["methods"] = [*data["methods"], {**data["methods"][0], "id": "galore", "calibrated_as": None}]
+    with pytest.raises(ValidationError, match="galore: has no calibration points"):
         MethodRegistry.model_validate(data)
 
 

@@ -35,46 +35,44 @@ def config(mb: int = 1, acc: int = 1, recompute: Recompute = FULL, **degrees: in
 
 def test_hugging_face_stacks_offer_data_parallelism_only(catalogue: Catalogue) -> None:
     p = profile(catalogue, stack="hf-fsdp", seq_len=131072)
-    assert degree_choices(p.run, p.method, p.arch, p.stack, 8, 8) == [Degrees(dp=8)]
+    assert degree_choices(p, 8, 8) == [Degrees(dp=8)]
 
 
 def test_megatron_splits_within_the_domain_and_only_long_sequences_by_context(catalogue: Catalogue) -> None:
     short = profile(catalogue, stack="megatron", seq_len=4096)
-    found = degree_choices(short.run, short.method, short.arch, short.stack, 8, 4)
+    found = degree_choices(short, 8, 4)
     assert all(d.gpus == 8 for d in found)
     assert {d.cp for d in found} == {1}  # 4,096 tokens: no context parallelism
     assert max(d.tp for d in found) == 4  # a 4-GPU NVLink domain bounds tensor parallelism
     assert max(d.pp for d in found) == 2  # stages across the two domains, not inside one
-    pcie = degree_choices(short.run, short.method, short.arch, short.stack, 8, 1)
+    pcie = degree_choices(short, 8, 1)
     assert max(d.pp for d in pcie) == 8 and max(d.tp for d in pcie) == 1
     long = profile(catalogue, stack="megatron", seq_len=131072)
-    assert max(d.cp for d in degree_choices(long.run, long.method, long.arch, long.stack, 8, 8)) == 8
+    assert max(d.cp for d in degree_choices(long, 8, 8)) == 8
 
 
 def test_no_model_parallelism_for_qlora_or_offload(catalogue: Catalogue) -> None:
     for fields in ({"method": "qlora"}, {"offload": "cpu"}):
         p = profile(catalogue, stack="megatron", seq_len=131072, **fields)
-        assert degree_choices(p.run, p.method, p.arch, p.stack, 8, 8) == [Degrees(dp=8)]
+        assert degree_choices(p, 8, 8) == [Degrees(dp=8)]
 
 
 def test_an_integer_micro_batch_and_a_fixed_recomputation_are_respected(catalogue: Catalogue) -> None:
     p = profile(catalogue, stack="hf-fsdp", micro_batch=3, gradient_checkpointing=False)
-    assert {(c.micro_batch, c.recompute) for c in config_choices(p.run, p.method, p.arch, p.stack, 8, 4)} == {
-        (3, Recompute.SELECTIVE)
-    }
+    assert {(c.micro_batch, c.recompute) for c in config_choices(p, 8, 4)} == {(3, Recompute.SELECTIVE)}
     auto = profile(catalogue, stack="hf-fsdp", gradient_checkpointing="auto")
-    chosen = config_choices(auto.run, auto.method, auto.arch, auto.stack, 8, 4)
+    chosen = config_choices(auto, 8, 4)
     assert {c.micro_batch for c in chosen} == {1, 2, 4, 8}
     assert {c.recompute for c in chosen} == {Recompute.FULL, Recompute.SELECTIVE}
 
 
 def test_global_batch_tokens_fix_the_accumulation(catalogue: Catalogue) -> None:
     p = profile(catalogue, stack="megatron", global_batch_tokens=64 * 4096)
-    chosen = config_choices(p.run, p.method, p.arch, p.stack, 8, 8)
+    chosen = config_choices(p, 8, 8)
     assert chosen
     assert all(c.tokens_per_step(4096) == 64 * 4096 for c in chosen)
     odd = profile(catalogue, stack="hf-fsdp", global_batch_tokens=3 * 4096)
-    assert config_choices(odd.run, odd.method, odd.arch, odd.stack, 8, 4) == []  # 3 sequences over 8 replicas
+    assert config_choices(odd, 8, 4) == []  # 3 sequences over 8 replicas
 
 
 def test_tensor_parallelism_splits_replicated_states_and_activations(catalogue: Catalogue) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ftopt.model.hardware import Catalogue
-from ftopt.model.references import allowed_gpus, unknown_references
+from ftopt.model.references import NO_OFFLOAD, allowed_gpus, unknown_references
 from ftopt.model.workload import Workload
 
 
@@ -51,6 +51,37 @@ def test_a_cuda_stack_on_amd_cards_only_is_off_platform(catalogue: Catalogue) ->
     assert found.field == "runs[0].stack" and found.value == "hf-fsdp"  # the run inherits it
     amd = catalogue.gpu("mi300x")
     assert found.known and all(catalogue.stack(s).runs_on(amd.platform, amd.card_class) for s in found.known)
+
+
+def test_a_method_is_checked_against_the_catalogues_registry(catalogue: Catalogue) -> None:
+    """The registry, not an enum, says which methods exist: `sft` is an algorithm, `lorra` a typo,
+    and an RL run's adapter must be an adapter method (or none)."""
+    runs = [
+        {"name": "a", "model": "llama-3.1-8b", "method": "sft"},
+        {"name": "b", "model": "llama-3.1-8b", "method": "lorra"},
+        {"name": "c", "model": "llama-3.1-8b", "method": "dpo", "adapter": "lorra"},
+        {"name": "d", "model": "llama-3.1-8b", "method": "dpo", "adapter": "qlora"},
+    ]
+    found = unknown_references(_workload(runs=runs), catalogue)
+    assert [(u.field, u.what, u.value) for u in found] == [
+        ("runs[0].method", "method", "sft"),
+        ("runs[1].method", "method", "lorra"),
+        ("runs[2].adapter", "adapter", "lorra"),
+    ]
+    assert found[0].known == catalogue.methods.ids
+    assert found[2].known[0] == "none" and "full" not in found[2].known
+
+
+def test_offload_cpu_needs_a_method_that_offers_it(catalogue: Catalogue) -> None:
+    """The offload rule is the registry entry's `offers.cpu_offload`: LoRA's states are small."""
+    runs = [
+        {"name": "a", "model": "llama-3.1-8b", "method": "lora", "offload": "cpu"},
+        {"name": "b", "model": "llama-3.1-8b", "method": "full", "offload": "cpu"},
+    ]
+    (found,) = unknown_references(_workload(runs=runs), catalogue)
+    assert (found.field, found.what, found.value) == ("runs[0].offload", NO_OFFLOAD, "lora")
+    assert found.known == tuple(m.id for m in catalogue.methods.methods if m.offers.cpu_offload)
+    assert "full" in found.known and "lora" not in found.known
 
 
 def test_allowed_gpus_keep_the_catalogue_order(catalogue: Catalogue) -> None:

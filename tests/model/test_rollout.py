@@ -11,6 +11,7 @@ from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue
 from ftopt.model.rl import Layout, rl_speed, size_rl
 from ftopt.model.rollout import (
+    Sampler,
     allreduce_seconds,
     decode_steps,
     generation_time,
@@ -42,7 +43,9 @@ def test_engine_takes_the_narrowest_layout_that_holds_the_weights(catalogue: Cat
     profile = profile_run(Run(name="r", model="llama-3.3-70b", method="full"), catalogue)
     gpu = catalogue.gpu("h200-nvl")
     rollout = Rollout()
-    engine = lay_out_engine(profile.counts, profile.arch, gpu, 8, 0.4 * gpu.memory_gb, rollout, CONSTANTS)
+    engine = lay_out_engine(
+        Sampler(profile.counts, profile.arch, rollout, CONSTANTS), gpu, 8, 0.4 * gpu.memory_gb
+    )
     # 141 GB of BF16 weights: a shard of 70.6 GB on two cards exceeds 56.4 GB, 35 GB on four does not.
     assert engine.tp == 4 and engine.replicas == 2 and engine.fits
     assert engine.need_gb <= engine.budget_gb
@@ -53,8 +56,10 @@ def test_decode_is_bound_by_memory_bandwidth(catalogue: Catalogue) -> None:
     profile = profile_run(Run(name="r", model="llama-3.1-8b", method="full"), catalogue)
     gpu = catalogue.gpu("h200-nvl")
     rollout = Rollout(prompts_per_step=1, group_size=1, response_len=1000)
-    engine = lay_out_engine(profile.counts, profile.arch, gpu, 1, 0.5 * gpu.memory_gb, rollout, CONSTANTS)
-    time = generation_time(profile.counts, profile.arch, gpu, engine, rollout, CONSTANTS)
+    engine = lay_out_engine(
+        Sampler(profile.counts, profile.arch, rollout, CONSTANTS), gpu, 1, 0.5 * gpu.memory_gb
+    )
+    time = generation_time(Sampler(profile.counts, profile.arch, rollout, CONSTANTS), gpu, engine)
     # One sequence runs to the cap: each of 1,000 decode steps reads the 16 GB of weights (plus a
     # little cache) and pays the engine's fixed per-step cost.
     bandwidth = gpu.memory_bandwidth_gbps * 1e9 * CONSTANTS.decode_bandwidth_efficiency
@@ -62,7 +67,7 @@ def test_decode_is_bound_by_memory_bandwidth(catalogue: Catalogue) -> None:
     fixed = 1000 * CONSTANTS.step_overhead_s(rollout.engine)
     assert time.decode_seconds == pytest.approx(weights_read + fixed, rel=0.02)
     faster = gpu.model_copy(update={"memory_bandwidth_gbps": 2 * gpu.memory_bandwidth_gbps})
-    quicker = generation_time(profile.counts, profile.arch, faster, engine, rollout, CONSTANTS)
+    quicker = generation_time(Sampler(profile.counts, profile.arch, rollout, CONSTANTS), faster, engine)
     assert quicker.decode_seconds == pytest.approx(weights_read / 2 + fixed, rel=0.02)
 
 
@@ -75,8 +80,12 @@ def test_each_engine_pays_its_own_fixed_time_per_decode_step(catalogue: Catalogu
     times = {}
     for engine in RolloutEngine:
         rollout = Rollout(engine=engine, prompts_per_step=1, group_size=1, prompt_len=100, response_len=1000)
-        layout = lay_out_engine(profile.counts, profile.arch, gpu, 1, 0.5 * gpu.memory_gb, rollout, constants)
-        times[engine] = generation_time(profile.counts, profile.arch, gpu, layout, rollout, constants)
+        layout = lay_out_engine(
+            Sampler(profile.counts, profile.arch, rollout, constants), gpu, 1, 0.5 * gpu.memory_gb
+        )
+        times[engine] = generation_time(
+            Sampler(profile.counts, profile.arch, rollout, constants), gpu, layout
+        )
     # One sequence runs 1,000 decode steps; each reads 16.06 GB of weights at 4.8 TB/s x 0.6 (5.58 ms)
     # and its engine's fixed time: 3 ms under vLLM, 20 ms under SGLang.
     reads = (
@@ -117,10 +126,12 @@ def test_the_scheduler_caps_the_sequences_in_flight(catalogue: Catalogue) -> Non
     profile = profile_run(Run(name="r", model="llama-3.1-8b", method="full"), catalogue)
     gpu = catalogue.gpu("h200-nvl")
     rollout = Rollout(prompts_per_step=512, group_size=8, prompt_len=128, response_len=256)
-    engine = lay_out_engine(profile.counts, profile.arch, gpu, 1, 0.9 * gpu.memory_gb, rollout, CONSTANTS)
+    engine = lay_out_engine(
+        Sampler(profile.counts, profile.arch, rollout, CONSTANTS), gpu, 1, 0.9 * gpu.memory_gb
+    )
     assert engine.in_flight == CONSTANTS.max_num_seqs  # the KV cache would hold more
     wider = CONSTANTS.model_copy(update={"max_num_seqs": 4 * CONSTANTS.max_num_seqs})
-    more = lay_out_engine(profile.counts, profile.arch, gpu, 1, 0.9 * gpu.memory_gb, rollout, wider)
+    more = lay_out_engine(Sampler(profile.counts, profile.arch, rollout, wider), gpu, 1, 0.9 * gpu.memory_gb)
     assert more.in_flight > engine.in_flight
 
 
@@ -128,7 +139,9 @@ def test_tensor_parallel_replicas_pay_all_reduces_per_decoded_token(catalogue: C
     profile = profile_run(Run(name="r", model="llama-3.3-70b", method="full"), catalogue)
     gpu = catalogue.gpu("h200-nvl")
     rollout = Rollout()
-    engine = lay_out_engine(profile.counts, profile.arch, gpu, 8, 0.4 * gpu.memory_gb, rollout, CONSTANTS)
+    engine = lay_out_engine(
+        Sampler(profile.counts, profile.arch, rollout, CONSTANTS), gpu, 8, 0.4 * gpu.memory_gb
+    )
     assert engine.tp == 4
     exchanges = allreduce_seconds(profile.arch, gpu, engine, CONSTANTS)
     # Two all-reduces per layer, each at least its fixed latency.
@@ -136,8 +149,12 @@ def test_tensor_parallel_replicas_pay_all_reduces_per_decoded_token(catalogue: C
     single = replace(engine, tp=1)
     assert allreduce_seconds(profile.arch, gpu, single, CONSTANTS) == 0.0
     free = CONSTANTS.model_copy(update={"tp_allreduce_latency_us": 0.0})
-    with_cost = generation_time(profile.counts, profile.arch, gpu, engine, rollout, CONSTANTS).decode_seconds
-    without = generation_time(profile.counts, profile.arch, gpu, engine, rollout, free).decode_seconds
+    with_cost = generation_time(
+        Sampler(profile.counts, profile.arch, rollout, CONSTANTS), gpu, engine
+    ).decode_seconds
+    without = generation_time(
+        Sampler(profile.counts, profile.arch, rollout, free), gpu, engine
+    ).decode_seconds
     assert with_cost > without
 
 
@@ -145,11 +162,15 @@ def test_more_engine_memory_means_fewer_waves_and_less_time(catalogue: Catalogue
     profile = profile_run(Run(name="r", model="llama-3.1-8b", method="full"), catalogue)
     gpu = catalogue.gpu("h200-nvl")
     rollout = Rollout(prompts_per_step=512, group_size=8, response_len=4096)
-    small = lay_out_engine(profile.counts, profile.arch, gpu, 1, 0.2 * gpu.memory_gb, rollout, CONSTANTS)
-    large = lay_out_engine(profile.counts, profile.arch, gpu, 1, 0.9 * gpu.memory_gb, rollout, CONSTANTS)
+    small = lay_out_engine(
+        Sampler(profile.counts, profile.arch, rollout, CONSTANTS), gpu, 1, 0.2 * gpu.memory_gb
+    )
+    large = lay_out_engine(
+        Sampler(profile.counts, profile.arch, rollout, CONSTANTS), gpu, 1, 0.9 * gpu.memory_gb
+    )
     assert small.in_flight < large.in_flight
-    slow = generation_time(profile.counts, profile.arch, gpu, small, rollout, CONSTANTS).seconds
-    fast = generation_time(profile.counts, profile.arch, gpu, large, rollout, CONSTANTS).seconds
+    slow = generation_time(Sampler(profile.counts, profile.arch, rollout, CONSTANTS), gpu, small).seconds
+    fast = generation_time(Sampler(profile.counts, profile.arch, rollout, CONSTANTS), gpu, large).seconds
     assert fast < slow
 
 

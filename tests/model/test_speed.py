@@ -20,7 +20,7 @@ from ftopt.model.speed import (
     planning_host,
     power_factor,
 )
-from ftopt.model.workload import Energy, Method, Offload, Optimizer, Recompute, Run, SizingOptions, Strategy
+from ftopt.model.workload import Energy, Offload, Optimizer, Recompute, Run, SizingOptions, Strategy
 
 
 @pytest.fixture(scope="module")
@@ -161,17 +161,17 @@ def test_recomputation_adds_one_forward_pass(catalogue: Catalogue) -> None:
         # One forward: 2 FLOPs per multiplied parameter plus causal attention, 2·s·a·d per layer.
         forward = 2 * matmul_params(counts, arch) + arch.layers * 2 * 4096 * arch.heads * arch.head_dim
         assert again - plain == pytest.approx(forward)
-    full = flops_per_token(counts, arch, 4096, catalogue.methods.method(Method.FULL), Recompute.SELECTIVE)
+    full = flops_per_token(counts, arch, 4096, catalogue.methods.method("full"), Recompute.SELECTIVE)
     assert 6 * counts.total * 0.9 < full < 6 * counts.total * 1.2  # the 6·P rule plus attention
 
 
 def test_longer_sequences_cost_more_per_token(catalogue: Catalogue) -> None:
     model = catalogue.model("llama-3.1-8b")
     short = flops_per_token(
-        model.params, model.architecture, 1024, catalogue.methods.method(Method.FULL), Recompute.FULL
+        model.params, model.architecture, 1024, catalogue.methods.method("full"), Recompute.FULL
     )
     long = flops_per_token(
-        model.params, model.architecture, 32768, catalogue.methods.method(Method.FULL), Recompute.FULL
+        model.params, model.architecture, 32768, catalogue.methods.method("full"), Recompute.FULL
     )
     assert long > short
 

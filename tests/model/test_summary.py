@@ -135,8 +135,20 @@ def test_method_words_name_the_adapter_and_rank() -> None:
 
     base = {"name": "r", "model": "m", "seq_len": 1, "micro_batch": 1, "concurrent": 1}
     assert method_words(RunSummary(**base, method="full")) == "full"
-    assert method_words(RunSummary(**base, method="lora", lora_rank=32)) == "LoRA r32"
-    assert method_words(RunSummary(**base, method="qlora", lora_rank=16, algorithm="ppo")) == "PPO, QLoRA r16"
+    lora = RunSummary(**base, method="lora", method_label="LoRA", lora_rank=32)
+    assert method_words(lora) == "LoRA r32"
+    qlora = RunSummary(**base, method="qlora", method_label="QLoRA", lora_rank=16, algorithm="ppo")
+    assert method_words(qlora) == "PPO, QLoRA r16"
+    # A plan written before the label was stated prints the registry id.
+    assert method_words(RunSummary(**base, method="dora", lora_rank=8)) == "dora r8"
+
+
+def test_the_quote_prints_the_registrys_label() -> None:
+    """DoRA was printed as `dora r16` by hand; the plan now states methods.yaml's label."""
+    plan, s = summary_of(EXAMPLES / "dora-8b.yaml")
+    dora = load_catalogue().methods.method("dora")
+    assert plan.runs[0].method_label == dora.label == "DoRA"
+    assert s.runs[0].method == f"DoRA r{plan.runs[0].lora_rank}"
 
 
 def test_the_catalogue_in_use_is_named_with_a_content_hash() -> None:

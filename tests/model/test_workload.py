@@ -21,7 +21,7 @@ def test_runs_inherit_the_workloads_stack() -> None:
     [
         {"name": "a", "model": "llama-3.1-8b", "method": "lora", "gpus": 3},
         {"name": "a", "model": "llama-3.1-8b", "method": "lora", "concurrent": 0},
-        {"name": "a", "model": "llama-3.1-8b", "method": "sft"},
+        {"name": "a", "model": "llama-3.1-8b", "method": ""},
     ],
     ids=["gpu-count", "concurrent", "method"],
 )

@@ -3,13 +3,13 @@ its algorithm with the adapter as its method, so that supervised runs read exact
 
 from __future__ import annotations
 
-from ftopt.model.workload import Algorithm, Method, Placement, Run
+from ftopt.model.workload import Algorithm, Placement, Run
 
 
 def test_rl_method_becomes_algorithm_and_adapter_method() -> None:
     run = Run.model_validate({"name": "r", "model": "m", "method": "grpo", "adapter": "qlora"})
-    assert (run.algorithm, run.method, run.algorithm_label) == (Algorithm.GRPO, Method.QLORA, "grpo")
-    assert Run.model_validate({"name": "r", "model": "m", "method": "dpo"}).method == Method.FULL
+    assert (run.algorithm, run.method, run.algorithm_label) == (Algorithm.GRPO, "qlora", "grpo")
+    assert Run.model_validate({"name": "r", "model": "m", "method": "dpo"}).method == "full"
 
 
 def test_generating_run_trains_on_prompt_plus_response_with_default_rollout() -> None:

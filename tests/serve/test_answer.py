@@ -24,3 +24,19 @@ def test_a_bid_no_plan_can_meet_fails_with_the_clis_reason() -> None:
     assert found["state"] == "failed"
     assert found["error"].startswith("no plan exists: site inlet 60 °C rules out h200-nvl")
     assert "\n" not in found["error"]
+
+
+def test_a_queue_bid_gets_its_frontier_with_each_points_proof() -> None:
+    """The workbench said a frontier "is not available" for queue bids: it now searches one, its time
+    axis the last job's end, each point with its status, gap and whether it is proven."""
+    from pathlib import Path
+
+    queue = (Path(__file__).resolve().parents[2] / "examples" / "monthly-queue.yaml").read_text()
+    found = answer(SolveRequest(queue, time_limit=20, what_if=False, frontier=True))
+    assert found["state"] == "done" and found["frontier"] is not None
+    points = json.loads(found["frontier"])
+    plan = Plan.model_validate(json.loads(found["plan"]))
+    assert points and max(p["total_price"] for p in points) >= plan.total_price
+    assert min(p["total_price"] for p in points) <= plan.total_price  # never dearer than the plan
+    for p in points:
+        assert p["proven"] == (p["status"] == "optimal" and not p["gap"])

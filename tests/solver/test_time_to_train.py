@@ -42,7 +42,7 @@ def _bid(deadline: float | None = None, **extra: Any) -> Workload:
 
 def test_without_a_deadline_the_plan_is_todays_and_reports_hours() -> None:
     plan = solve(_bid(), CATALOGUE, SETTINGS).plan_or_raise()
-    assert plan.total_price == 128420.0  # the README's first-project answer
+    assert plan.total_price == 128420.0  # the first-project answer the README's tour shows
     lora = next(a for a in plan.assignments if a.run == "llama70b-lora")
     assert lora.hours is not None and lora.hours > 36 and lora.energy_kwh is not None
     assert plan.makespan_hours == lora.hours

@@ -285,7 +285,8 @@ def _runs(data: ProblemData) -> list[RunSummary]:
         RunSummary(
             name=p.run.name,
             model=p.run.model_id,
-            method=p.run.method.value,
+            method=p.run.method,
+            method_label=p.method.label,
             seq_len=p.run.seq_len,
             micro_batch=p.run.micro_batch,
             concurrent=p.run.concurrent,

@@ -28,7 +28,7 @@ class SpreadInput:
     def of(cls, spread: Spread | None, profiles: list[RunProfile]) -> SpreadInput:
         """The input for a bid's runs: dicts, so a copy's stack and method are found without a scan."""
         stacks = {p.run.name: p.stack.id if p.stack else None for p in profiles}
-        return cls(spread, stacks, {p.run.name: p.method.id.value for p in profiles})
+        return cls(spread, stacks, {p.run.name: p.method.id for p in profiles})
 
     def factors(self, run: str) -> SpreadFactors | None:
         """The spread factors of the run's stack (None without spread data)."""

@@ -59,7 +59,7 @@ def test_every_copy_and_server_carries_its_bands_with_their_basis() -> None:
     assert spread is not None and spread.bands is not None
     for a in plan.assignments:
         run = next(p for p in data.profiles if p.run.name == a.run)
-        assert a.bands == spread.copy_bands(run.stack.id if run.stack else None, run.method.id.value)
+        assert a.bands == spread.copy_bands(run.stack.id if run.stack else None, run.method.id)
         assert a.bands is not None and a.bands.energy == a.bands.hours
         words = a.bands.memory_per_gpu.words(f"{a.memory_per_gpu_gb.total:.1f} GB")
         assert f"{a.bands.memory_per_gpu.points} points" in words
