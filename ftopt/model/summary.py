@@ -915,14 +915,20 @@ def summarize(
     draft = PlanSummary.model_validate(fields)
     draft = draft.model_copy(update={"headline": _headline(draft)})
     draft = draft.model_copy(update={"figures": key_figures(draft, plan)})
-    return _with_quote(draft, plan, cost or plan, workload, catalogue, copy)
+    return _with_quote(draft, plan, cost, workload, catalogue, copy)
 
 
 def _with_quote(
-    s: PlanSummary, sell: Plan, cost: Plan, workload: Workload | None, catalogue: Catalogue | None, copy: Copy
+    s: PlanSummary,
+    sell: Plan,
+    cost: Plan | None,
+    workload: Workload | None,
+    catalogue: Catalogue | None,
+    copy: Copy,
 ) -> PlanSummary:
     """The facility sheet (with a catalogue) and the commercial block (with `quote:`): the total in
     the headline, the block's figures after the price figures."""
+    cost = cost or sell
     if catalogue is not None:
         utilisation = workload.energy.utilisation if workload is not None else Energy().utilisation
         s = s.model_copy(update={"facility": facility(cost, catalogue, utilisation)})
@@ -931,11 +937,20 @@ def _with_quote(
         return s
     lead = {p.item: p.lead_weeks for p in catalogue.prices if p.lead_weeks is not None} if catalogue else {}
     block = commercial(cost, sell, quote, lead, copy)
-    figures = [f.model_copy(update={"label": "Hardware after discount"}) if f.label == "Price to pay" else f
-               for f in s.figures]  # fmt: skip
-    at = max(
-        (i + 1 for i, f in enumerate(figures) if f.label in ("Hardware after discount", "Price")), default=0
-    )
-    figures[at:at] = [Figure(label=label, value=value) for label, value in figure_pairs(block)]
-    update = {"commercial": block, "headline": s.headline + total_words(block), "figures": tuple(figures)}
+    update = {"commercial": block, "headline": s.headline + total_words(block), "figures": _figures(s, block)}
     return s.model_copy(update=update)
+
+
+def _figures(s: PlanSummary, block: Commercial) -> tuple[Figure, ...]:
+    """The key figures with the commercial block's after the price figures; where services, shipping
+    or tax make the total differ from the price to pay, that one is the hardware after discount."""
+    extras = block.total != s.price_to_pay
+    figures = list(s.figures)
+    if extras:
+        figures = [f.model_copy(update={"label": "Hardware after discount"}) if f.label == "Price to pay"
+                   else f for f in figures]  # fmt: skip
+    prices = ("Hardware after discount", "Price to pay", "Price")
+    at = max((i + 1 for i, f in enumerate(figures) if f.label in prices), default=0)
+    added = [Figure(label=label, value=value) for label, value in figure_pairs(block)
+             if extras or label != "Total to pay"]  # fmt: skip
+    return tuple(figures[:at] + added + figures[at:])

@@ -194,16 +194,20 @@ def summary_of(plan: Plan, summary: PlanSummary | None) -> PlanSummary:
     return summary if summary is not None else summarize(plan)
 
 
+def _reference(b: QuoteDetails) -> str | None:
+    """The customer's reference; without a quote number it carries the revision (`Q-7, revision 2`)."""
+    if b.number or b.revision is None:
+        return b.reference
+    return f"{b.reference}, revision {b.revision}" if b.reference else f"revision {b.revision}"
+
+
 def _party_lines(b: QuoteDetails) -> list[tuple[str, str | None]]:
     """The quote's number, seller, customer, reference and dates, as (label, value or None)."""
     revision = f", revision {b.revision}" if b.revision is not None else ""
     number = f"{b.number}{revision}" if b.number else None
-    reference = f"{b.reference}{revision}" if b.reference and not b.number else b.reference
-    if not b.number and not b.reference and b.revision is not None:
-        reference = f"revision {b.revision}"
     seller = ", ".join(x for x in (b.seller.name, b.seller.address) if x) if b.seller else None
     customer = ", ".join(x for x in (b.customer.name, b.customer.contact) if x) if b.customer else None
-    return [("Quote", number), ("Seller", seller), ("Customer", customer), ("Reference", reference),
+    return [("Quote", number), ("Seller", seller), ("Customer", customer), ("Reference", _reference(b)),
             ("Date", b.date.isoformat() if b.date else None),
             ("Valid until", b.valid_until.isoformat() if b.valid_until else None)]  # fmt: skip
 
@@ -215,7 +219,8 @@ def buyer_lines(summary: PlanSummary) -> list[tuple[str, str]]:
         return []
     lines = _party_lines(b)
     if b.discount_percent:
-        pays = "for the hardware" if summary.commercial is not None else "to pay"
+        extras = summary.commercial is not None and summary.commercial.total != summary.price_to_pay
+        pays = "for the hardware" if extras else "to pay"
         lines.append(("Discount", f"{b.discount_percent:g} % off {money(summary.price, summary.currency)}: "
                       f"{money(summary.price_to_pay, summary.currency)} {pays}"))  # fmt: skip
     lines += [("Payment terms", b.payment_terms), ("Notes", b.notes)]
