@@ -34,3 +34,22 @@ def test_every_link_it_gives_reaches_a_file() -> None:
     targets = [t for t in re.findall(r"\]\(([^)\s]+)\)", README) if not t.startswith(("http", "#"))]
     assert len(targets) >= 15, "the README links into docs/"
     assert [t for t in targets if not (ROOT / t.split("#")[0]).is_file()] == []
+
+
+def test_the_tours_answers_are_what_ftopt_prints() -> None:
+    """Every line of the tour's printed answers (the first project's headline, the deadline bid's
+    headline and its deadline-bound reasons) is a line the solve prints today."""
+    from click.testing import CliRunner
+
+    from ftopt.cli.main import cli
+
+    shown = re.findall(r"```\n(USD .*?)```", README, re.S)
+    assert len(shown) == 2, "the tour shows two answers"
+    for block, example in zip(shown, ("first-project", "deadline"), strict=True):
+        path = ROOT / "examples" / f"{example}.yaml"
+        result = CliRunner().invoke(cli, ["solve", str(path), "--time-limit", "30"])
+        assert result.exit_code == 0, result.output
+        printed = [line.rstrip() for line in result.output.splitlines()]
+        for line in block.splitlines():
+            if line.strip() not in ("", "..."):
+                assert any(p.startswith(line.rstrip()) for p in printed), line
