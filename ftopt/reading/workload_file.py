@@ -10,8 +10,8 @@ from pathlib import Path
 
 import yaml
 
-from ftopt.errors import InputError, did_you_mean, quoted, raise_all
-from ftopt.model.hardware import Catalogue
+from ftopt.errors import InputError, InputErrors, did_you_mean, quoted, raise_all
+from ftopt.model.hardware import Catalogue, Kind
 from ftopt.model.references import (
     NO_OFFLOAD,
     OFF_PLATFORM,
@@ -101,7 +101,17 @@ def load_workload_text(text: str, name: str, catalogue: Catalogue) -> Workload:
 
 def _checked(data: object, node: yaml.Node | None, name: str, catalogue: Catalogue) -> Workload:
     require_mapping(data, name, "runs and site")
-    workload = validate(Workload, data, node, name)
+    try:
+        workload = validate(Workload, data, node, name)
+    except InputError as err:  # a file with field errors still reports its unknown ids with them
+        if isinstance(err, InputErrors) and err.more:
+            raise  # already past the bound: the first fifty show the pattern
+        found = err.errors if isinstance(err, InputErrors) else [err]
+        seen = {e.field for e in found}
+        written = written_id_errors(data, node, name, catalogue)
+        every = [*found, *(e for e in written if e.field not in seen)]
+        raise_all(sorted(every, key=lambda e: e.line if e.line is not None else 1 << 30))
+        raise
     workload = with_default_stack(workload, data, catalogue)
     check_workload_references(workload, catalogue, node, name)
     return workload
@@ -117,3 +127,41 @@ def with_default_stack(workload: Workload, data: object, catalogue: Catalogue) -
     if stack == workload.stack or not catalogue.has("stacks", stack):
         return workload
     return Workload.model_validate({**data, "stack": stack})
+
+
+#: The plain id fields of a run a file that fails validation is still checked for: what a typo
+#: most often hits, reported beside the file's other errors (the full reference check needs a
+#: valid workload).
+RUN_IDS: tuple[tuple[str, Kind | None], ...] = (("model", "models"), ("method", None), ("stack", "stacks"))
+
+
+def written_id_errors(
+    data: object, node: yaml.Node | None, file: str, catalogue: Catalogue
+) -> list[InputError]:
+    """Unknown ids written as plain strings in each run's model, method and stack and the site's
+    feed, read off the raw file: a file with field errors names its unknown ids too."""
+    if not isinstance(data, dict):
+        return []
+    checks: list[tuple[tuple[str | int, ...], str, object, tuple[str, ...]]] = []
+    runs = data.get("runs")
+    for i, run in enumerate(runs if isinstance(runs, list) else []):
+        for field, kind in RUN_IDS if isinstance(run, dict) else ():
+            known = _method_ids(catalogue) if kind is None else catalogue.ids(kind)
+            what = "method" if kind is None else kind.removesuffix("s")
+            checks.append((("runs", i, field), what, run.get(field), known))
+    site = data.get("site")
+    if isinstance(site, dict):
+        checks.append((("site", "feed"), "feed", site.get("feed"), catalogue.ids("feeds")))
+    errors = []
+    for loc, what, value, known in checks:
+        if isinstance(value, str) and known and value not in known:
+            path, line = locate(node, loc, False)
+            ref = UnknownReference(loc, what, value, known)
+            errors.append(InputError(file, path, reference_message(ref), line))
+    return errors
+
+
+def _method_ids(catalogue: Catalogue) -> tuple[str, ...]:
+    """What a run's `method:` may name: a training method of the registry, or an RL algorithm."""
+    registry = catalogue.methods
+    return (*registry.ids, *(str(a.id) for a in registry.algorithms))

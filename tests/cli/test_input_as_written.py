@@ -80,6 +80,25 @@ def test_a_bid_with_three_mistakes_reports_all_three(tmp_path: Path) -> None:
     ]
 
 
+def test_an_unknown_id_is_reported_beside_the_files_field_errors(tmp_path: Path) -> None:
+    """A typo in a method id and two out-of-range numbers: all three at once, in line order (the
+    full reference check needs a valid workload, so the plain ids are read off the file)."""
+    path = write(
+        tmp_path,
+        """\
+        runs:
+          - {name: a, model: llama-3.1-8b, method: loraa, seq_len: 2048}
+          - {name: b, model: llama-3.1-8b, method: qlora, seq_len: -5}
+        site: {feed: 400v-3p-32a, inlet_c: 250}
+        """,
+    )
+    result = invoke("solve", path)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    fields = [line.split(": ")[2] for line in result.stderr.splitlines()]
+    assert fields == ["runs[0].method", "runs[1].seq_len", "site.inlet_c"]
+    assert "unknown method 'loraa' (did you mean 'lora'?)" in result.stderr
+
+
 def test_unknown_ids_are_reported_together(tmp_path: Path) -> None:
     text = BID.format(tokens="2B").replace("llama-3.1-8b", "llama-9b").replace("400v-3p-32a", "400v-9a")
     result = invoke("estimate", write(tmp_path, text))
