@@ -9,14 +9,19 @@ wrote themselves (a numbering of their own) is left as they wrote it.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ruamel.yaml.error import YAMLError
 
 from ftopt.serve.roundtrip import Document, RoundTripError
 
 
+@lru_cache(maxsize=256)
 def stamped(text: str, number: int) -> str:
     """`text` with `quote.revision: number` unless it names one (comments and the rest kept); a
-    text the round-trip reader cannot take (it is stricter than ftopt's loader) is left as it is."""
+    text the round-trip reader cannot take (it is stricter than ftopt's loader) is left as it is.
+    Cached: a pure function of a stored text, and a round-trip parse on every page view of a solved
+    version was most of its time under load."""
     try:
         doc = Document(text)
     except (RoundTripError, YAMLError):
