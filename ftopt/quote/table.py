@@ -7,6 +7,8 @@ On a terminal the tables fit its width with rich's box lines; written to a file 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
@@ -49,12 +51,19 @@ from ftopt.quote.view import (
 UNBOUNDED_WIDTH = 10_000
 
 
-def _table(console: Console, headers: list[tuple[str, bool]], title: str | None = None) -> Table:
-    """An empty table with (header, numeric) columns, styled for the console it goes to."""
+def _table(
+    console: Console,
+    headers: list[tuple[str, bool]],
+    title: str | None = None,
+    rows: Iterable[Sequence[str]] = (),
+) -> Table:
+    """A table with (header, numeric) columns and `rows`, styled for the console it goes to."""
     plain = console.width >= UNBOUNDED_WIDTH
     table = Table(title=title, show_edge=False, pad_edge=False, box=box.ASCII if plain else box.HEAVY_HEAD)
     for header, numeric in headers:
         table.add_column(header, justify="right" if numeric else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*row)
     return table
 
 
@@ -83,28 +92,22 @@ def block_table(console: Console, block: Block) -> Table:
 
 def placement_table(console: Console, plan: Plan) -> Table:
     """Each copy: server, GPUs, strategy and link, optimiser, memory per GPU, host RAM, step time."""
-    table = _table(console, placement_headers(plan), "placement per copy (memory per GPU, GB)")
+    table = _table(
+        console, placement_headers(plan), "placement per copy (memory per GPU, GB)", placement_rows(plan)
+    )
     table.caption, table.caption_justify = BOUND_NOTE, "left"
-    for row in placement_rows(plan):
-        table.add_row(*row)
     return table
 
 
 def runs_table(console: Console, plan: Plan) -> Table:
     """The buyer's run table: one row per run and way of training it."""
     columns, rows = run_table(plan)
-    table = _table(console, [(c.header, c.numeric) for c in columns], "runs")
-    for row in rows:
-        table.add_row(*row)
-    return table
+    return _table(console, [(c.header, c.numeric) for c in columns], "runs", rows)
 
 
 def racks_table(console: Console, plan: Plan) -> Table:
     """Units used per rack and the load on each circuit."""
-    table = _table(console, list(RACK_COLUMNS), "racks")
-    for row in rack_rows(plan):
-        table.add_row(*row)
-    return table
+    return _table(console, list(RACK_COLUMNS), "racks", rack_rows(plan))
 
 
 def alternatives_table(console: Console, summary: PlanSummary) -> Table | None:
@@ -112,25 +115,17 @@ def alternatives_table(console: Console, summary: PlanSummary) -> Table | None:
     rows = alternative_rows(summary)
     if not rows:
         return None
-    table = _table(console, list(ALTERNATIVE_COLUMNS), "other options (option 1 is the bid above)")
-    for row in rows:
-        table.add_row(*row)
-    return table
+    return _table(console, list(ALTERNATIVE_COLUMNS), "other options (option 1 is the bid above)", rows)
 
 
 def schedule_table(console: Console, summary: PlanSummary) -> Table:
     """A queue plan's jobs: run, job, servers, GPUs, start and end hours."""
-    table = _table(console, list(SCHEDULE_COLUMNS), "schedule")
-    for row in schedule_rows(summary):
-        table.add_row(*row)
-    return table
+    return _table(console, list(SCHEDULE_COLUMNS), "schedule", schedule_rows(summary))
 
 
 def headroom_table(console: Console, summary: PlanSummary) -> list[RenderableType]:
     """Each copy's memory left free against its planning margin (the summary's headroom lines)."""
-    table = _table(console, list(HEADROOM_COLUMNS), "memory headroom per GPU")
-    for row in headroom_rows(summary):
-        table.add_row(*row)
+    table = _table(console, list(HEADROOM_COLUMNS), "memory headroom per GPU", headroom_rows(summary))
     return [Text(""), Text(HEADROOM_NOTE), table] if summary.headroom else []
 
 
@@ -140,10 +135,7 @@ def schedule_and_rates(console: Console, plan: Plan, summary: PlanSummary) -> li
     if summary.schedule:
         parts += [Text(""), Text(schedule_note(summary)), schedule_table(console, summary)]
     if rates := rent_rows(plan, summary):
-        table = _table(console, list(RENT_COLUMNS), "buy or rent: cloud rates")
-        for row in rates:
-            table.add_row(*row)
-        parts += [Text(""), table]
+        parts += [Text(""), _table(console, list(RENT_COLUMNS), "buy or rent: cloud rates", rates)]
     return parts
 
 
