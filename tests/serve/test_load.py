@@ -20,4 +20,4 @@ def test_fifty_clients_lose_nothing_and_a_flood_is_refused(tmp_path):
     assert figures["lost"] == 0 and figures["errors"] == 0
     assert figures["bids"] >= CLIENTS and figures["versions"] == 2 * figures["bids"]
     assert figures["solves_queued"] >= 1 and figures["solves_refused"] >= 1  # a flood is queued, then refused
-    assert figures["requests"] >= CLIENTS and figures["p95_ms"] > 0  # timed, judged in benchmarks/
+    assert figures["requests"] >= CLIENTS  # every client was served; its times are judged in benchmarks/
