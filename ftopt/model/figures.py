@@ -140,6 +140,38 @@ class DisproportionFigures(Figures):
     plan_per_hour: float
 
 
+class OffloadDisproportionFigures(Figures):
+    """Runs the plan offloads to host RAM (their `offload: auto` let it): what that saves against the
+    re-solved plan without offload, the hours it adds at P90, and the plan's own rate."""
+
+    saved: float
+    without_price: float
+    without_status: str
+    currency: str
+    hours_lost: float
+    confidence: float
+    saved_per_hour: float
+    plan_per_hour: float
+
+
+class RentDisproportionFigures(Figures):
+    """Buying against renting the plan's GPU-hours, when one side is far off: `side` buy, the purchase
+    pays off after more workloads than the servers can train in their years; rent, renting the
+    workload once costs more than the servers."""
+
+    side: str  # "buy" or "rent"
+    purchase: float
+    rent_cost: float
+    currency: str
+    gpu_hours: float
+    queue: bool  # a queue plan: the workload is the horizon's jobs
+    purchase_multiple: float  # rent_cost / purchase
+    workloads_to_pay_off: float  # purchase / rent_cost
+    workloads_in_life: float  # years × 8,760 h × utilisation / the workload's hours
+    years: float
+    utilisation: float
+
+
 class LiquidSmallFigures(Figures):
     """The largest rack liquid loop, and the smallest full-load draw of the liquid-cooled servers that
     are all a run fits, kW."""
@@ -302,6 +334,8 @@ BY_KIND: dict[str, type[Figures]] = {
     "feasible-if": FeasibleIfFigures,
     "deadline-bound": DeadlineBoundFigures,
     "disproportion": DisproportionFigures,
+    "offload-disproportion": OffloadDisproportionFigures,
+    "rent-disproportion": RentDisproportionFigures,
     "liquid-small": LiquidSmallFigures,
     "no-fit": NoFitFigures,
     "no-server": NoServerFigures,

@@ -42,6 +42,10 @@ class FindingKind(StrEnum):
     LIQUID = "liquid"  # a rack's liquid loop is full (no room for one more liquid-cooled server)
     DEADLINE_BOUND = "deadline-bound"  # a deadline, not memory, puts each copy of a run on several cards
     DISPROPORTION = "disproportion"  # something bought costs much against what it buys (a spare)
+    OFFLOAD_DISPROPORTION = "offload-disproportion"  # CPU offload saves little against the hours it adds
+    RENT_DISPROPORTION = (
+        "rent-disproportion"  # buying never pays off against renting, or renting dwarfs buying
+    )
     # what one eased rule would save
     SAVING = "saving"
     # why no plan exists
@@ -56,6 +60,13 @@ class FindingKind(StrEnum):
     FEASIBLE_IF = "feasible-if"  # a relaxation whose re-solve finds a plan for a bid without one
     # assumptions and defaults applied
     RULE = "rule"
+
+
+#: The kinds that weigh a purchase against what it buys: the quote lists them in a block of their
+#: own (`PlanSummary.weighed`), not among the rules and defaults applied.
+WEIGHED = frozenset(
+    {FindingKind.DISPROPORTION, FindingKind.OFFLOAD_DISPROPORTION, FindingKind.RENT_DISPROPORTION}
+)
 
 
 class Finding(BaseModel):
@@ -222,6 +233,36 @@ def _disproportion(subject: str, f: dict[str, Any]) -> str:
         f"{f['what']} {subject} cost {money(f['cost'], currency)} and save {_hours(f['hours_saved'])} h at "
         f"P{round(f['confidence'] * 100)}: {money(f['cost_per_hour'], currency)} per hour saved, "
         f"against {money(f['plan_per_hour'], currency)} per hour of the whole plan"
+    )
+
+
+def _offload_disproportion(subject: str, f: dict[str, Any]) -> str:
+    currency, level = f["currency"], f"P{round(f['confidence'] * 100)}"
+    cheapest = "the cheapest plan" if f["without_status"] == "optimal" else "the best plan found"
+    saves = f"saves {money(f['saved'], currency)}" if f["saved"] > 0 else "saves nothing"
+    return (
+        f"CPU offload of {subject} {saves} against {cheapest} without it "
+        f"({money(f['without_price'], currency)}, re-solved) and adds {_hours(f['hours_lost'])} h at "
+        f"{level}: {money(f['saved_per_hour'], currency)} per hour it adds, against "
+        f"{money(f['plan_per_hour'], currency)} per hour of the whole plan"
+    )
+
+
+def _rent_disproportion(subject: str, f: dict[str, Any]) -> str:
+    currency = f["currency"]
+    what = "the horizon's jobs" if f["queue"] else "every run"
+    rent = (
+        f"renting the same {f['gpu_hours']:,.1f} GPU-hours of {what} on demand costs "
+        f"{money(f['rent_cost'], currency)}"
+    )
+    buy = money(f["purchase"], currency)
+    if f["side"] == "rent":
+        return f"{rent}, {f['purchase_multiple']:,.1f} × the {buy} the servers cost to buy"
+    return (
+        f"buying the servers costs {buy} and {rent}: the purchase pays off after "
+        f"{f['workloads_to_pay_off']:,.0f} such workloads, more than the {f['workloads_in_life']:,.0f} its "
+        f"servers can train back to back in {f['years']:g} year{'' if f['years'] == 1 else 's'} at "
+        f"{f['utilisation']:.0%} use"
     )
 
 
@@ -398,6 +439,8 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.TIGHT_MARGIN: _tight_margin,
     FindingKind.DEADLINE_BOUND: _deadline_bound,
     FindingKind.DISPROPORTION: _disproportion,
+    FindingKind.OFFLOAD_DISPROPORTION: _offload_disproportion,
+    FindingKind.RENT_DISPROPORTION: _rent_disproportion,
     FindingKind.SAVING: _saving,
     FindingKind.FEASIBLE_IF: _feasible_if,
     FindingKind.LIQUID_SMALL: lambda s, f: (

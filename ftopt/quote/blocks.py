@@ -160,10 +160,27 @@ def facility_block(facility: Facility) -> Block:
     )
 
 
+def weighed_block(summary: PlanSummary) -> Block | None:
+    """What the plan buys at a cost large against what it buys, one sentence with both figures a row;
+    None when nothing is flagged."""
+    if not summary.weighed:
+        return None
+    return Block(
+        id="weighed",
+        title="Weighed against what it buys",
+        note="What this plan buys at a cost large against the hours, money or risk it buys, or buying "
+        "against renting far apart, each with both figures, for the buyer to weigh.",
+        columns=(("flagged", False),),
+        rows=tuple((text,) for text in summary.weighed),
+    )
+
+
 def quote_blocks(plan: Plan, summary: PlanSummary) -> list[Block]:
-    """The blocks every format prints after the key figures: commercial lines, the facility sheet."""
+    """The blocks every format prints after the key figures: commercial lines, the facility sheet,
+    what is weighed against what it buys."""
     del plan  # every cell comes from the summary
     blocks = [commercial_block(summary)]
     if summary.facility is not None and summary.facility.servers:
         blocks.append(facility_block(summary.facility))
+    blocks.append(weighed_block(summary))
     return [b for b in blocks if b is not None]

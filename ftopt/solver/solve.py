@@ -37,7 +37,12 @@ from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.plan_builder import build_plan
 from ftopt.solver.decode.rent import with_rent
 from ftopt.solver.decode.verification import verify
-from ftopt.solver.explain.disproportion import disproportions
+from ftopt.solver.explain.disproportion import (
+    disproportions,
+    offload_disproportion,
+    offloaded_runs,
+    rent_disproportion,
+)
 from ftopt.solver.explain.supply import with_supply
 from ftopt.solver.explain.whatif import binding_rules, feasible_if, relaxations, savings
 from ftopt.solver.problem.data import ProblemData
@@ -356,26 +361,38 @@ def _explain_optimum(
     min(5 s, a quarter of the limit) before, and four of them on a 10,000-copy bid took longer than
     the solve."""
     saved: list[Finding] = []
+    weighed: list[Finding] = []
     binding = binding_rules(data, plan)
     if settings.what_if and proven:
+        # one re-solve more where the plan chose CPU offload: the bid without it prices what it saves
+        offloaded = 1 if offloaded_runs(data.workload, plan) else 0
         eased = relaxations(data)
         reserve = (1 - SEARCH_SHARE) * settings.time_limit
         left = ends - reserve - time.perf_counter()
         # at least WHAT_IF_MIN_S per re-solve: a queue re-solve in an eighth of a second found nothing
-        floor = WHAT_IF_MIN_S * max(1, len(eased))
+        floor = WHAT_IF_MIN_S * max(1, len(eased) + offloaded)
         seconds = min(settings.time_limit / 4, max(floor, WHAT_IF_SHARE * elapsed), left)
         if budget is not None and eased:
             # the rule's cap, not the wall-clock share: --deterministic plans stay byte-identical
             budget.allow("what-if re-solves", settings.time_limit / 4 if seconds >= WHAT_IF_MIN_S else 0.0)
-        if eased and seconds < WHAT_IF_MIN_S:
+        count = len(eased) + offloaded
+        if count and seconds < WHAT_IF_MIN_S:
             plan = with_note(plan, skipped("the what-if savings", settings.time_limit))
-        elif eased:  # no alternatives: a re-solve needs only its price
-            quick = replace(
-                settings, time_limit=seconds / len(eased), what_if=False, verify=False, alternatives=0
-            )
+        elif count:  # no alternatives: a re-solve needs only its price
+            quick = replace(settings, time_limit=seconds / count, what_if=False, verify=False, alternatives=0)
             until = time.perf_counter() + seconds
             saved = savings(data, plan, _resolver(data, quick), until)
-    notes = [*plan.notes, *disproportions(plan)]
+            if offloaded and time.perf_counter() < until:
+                weighed = offload_disproportion(
+                    data.workload, plan, lambda w: solve(w, data.catalogue, quick)
+                )
+    energy = data.workload.energy
+    notes = [
+        *plan.notes,
+        *disproportions(plan),
+        *weighed,
+        *rent_disproportion(plan, energy.years, energy.utilisation),
+    ]
     return plan.model_copy(update={"binding": binding, "savings": saved, "notes": notes})
 
 
