@@ -160,3 +160,24 @@ def test_the_result_page_states_the_summary_as_every_download_does(client):
         assert f"{figure.label}: {figure.value}" in page, figure.label
     (option,) = alternative_rows(summary)
     assert summary.alternatives and all(cell in page for cell in option)
+
+
+def test_the_result_page_lists_what_is_weighed_against_what_it_buys(client):
+    """The summary's weighed lines (here CPU offload the solver chose on a tie) are on the page as in
+    every download."""
+    offload = """
+site: {feed: 400v-3p-16a, inlet_c: 25}
+hardware: {gpus: [rtx-pro-6000-se]}
+runs: [{name: full, model: llama-3.1-8b, method: full, optimizer: auto, offload: auto, seq_len: 4096,
+        gradient_checkpointing: true, train_tokens: 100000000}]
+"""
+    bid = create(client, offload)
+    solve(client, bid, version=1, what_if=True)  # the offload is weighed against a re-solve without it
+    stored = client.get(f"/api/bids/{bid}/versions/1/quote", params={"format": "json"}).json()
+    weighed = stored["summary"]["weighed"]
+    assert len(weighed) == 1 and weighed[0].startswith("CPU offload of full saves nothing")
+    page = html.unescape(client.get(f"/bids/{bid}/versions/1").text)
+    assert 'id="weighed"' in page and weighed[0] in page
+    plain = create(client, FIRST_PROJECT)
+    solve(client, plain, version=1)
+    assert 'id="weighed"' not in client.get(f"/bids/{plain}/versions/1").text
