@@ -17,8 +17,11 @@ from datetime import date
 from functools import cache, lru_cache
 from typing import Any
 
+import yaml
+
 from ftopt.catalogue.schema import workload_schema
 from ftopt.model.hardware import Catalogue
+from ftopt.reading.safe_yaml import SAFE_LOADER
 from ftopt.serve.roundtrip import Document, parse_path
 
 #: The top-level sections in the order the form shows them; fields not named here follow.
@@ -120,7 +123,7 @@ def _text(value: Any) -> str:
         return ", ".join(_text(v) for v in value)
     if isinstance(value, date):
         return value.isoformat()
-    return str(value)  # a number as the round-trip reader holds it; compared, never re-parsed
+    return str(value)  # a number as the workload loader reads it; compared, never re-parsed
 
 
 def _object_def(variants: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
@@ -245,10 +248,19 @@ def _entries(held: Any, definition: Mapping[str, Any], path: str, key: str) -> E
 def bid_form(text: str) -> Section:
     """The whole form for a workload text (an empty text: the form of a new bid).
 
-    Cached by text, and only ever read: a stored version's text never changes, and the round-trip
-    parse is most of a version page's time; under 50 clients the uncached form tripled the pages'
-    p95 (benchmarks/serve_load.py)."""
-    return _section(Document(text).tree, _schema(), "", "bid")
+    Its values are read as the workload loader reads them (libyaml's safe loader, what `ftopt solve`
+    sees), not through the round-trip document: the form only shows and compares values, and the
+    round-trip parse, ten times slower, was most of a version page's time under load
+    (benchmarks/serve-load.md); edits still go through `Document`, which keeps the comments. Cached
+    by text, and only ever read: a stored version's text never changes."""
+    return _section(_values(text), _schema(), "", "bid")
+
+
+def _values(text: str) -> Any:
+    try:
+        return yaml.load(text, Loader=SAFE_LOADER)
+    except yaml.YAMLError:  # not a stored version's text (those were read by the loader): as written
+        return Document(text).tree
 
 
 def inputs(section: Section) -> list[Input]:
