@@ -66,7 +66,8 @@ def test_text_typed_into_a_part_that_loads_when_opened_comes_back_after_an_error
     error's page draws it whole with the typed text, not as an empty part to load again."""
     assert 'data-path="quote.seller" data-lazy' in client.get("/bids/new").text
     form = {"csrf": _csrf(client), "runs[0].name": "r", "runs[0].model": "llama-3.1-8b",
-            "runs[0].method": "lora", "runs[0].concurrent": "0", "quote.seller.name": "Example GmbH"}  # fmt: skip
+            "runs[0].method": "lora", "runs[0].concurrent": "0",
+            "quote.seller.name": "Example GmbH"}  # fmt: skip
     reply = client.post("/bids/new", data=form)
     assert reply.status_code == 400 and 'name="quote.seller.name" value="Example GmbH"' in reply.text
     assert 'data-path="quote.seller" data-lazy' not in reply.text
