@@ -112,7 +112,7 @@ def _row(name: str, servers: list[Server], known: dict[str, Chassis], utilisatio
         heat_btu_h=round(power * BTU_H_PER_W),
         airflow_cfm=round(sum(airflow)) if airflow else None,
         airflow_lacking=count - len(airflow),
-        weight_kg=round(sum(weight), 1) if weight else None,
+        weight_kg=round(sum(weight), 2) if weight else None,
         weight_lacking=count - len(weight),
         missing=tuple(lacking),
     )

@@ -147,7 +147,7 @@ def _facility_row(row: FacilityRow) -> tuple[str, ...]:
     airflow = _partial(
         f"{row.airflow_cfm:,}" if row.airflow_cfm is not None else "", row.airflow_lacking, count
     )
-    weight = _partial(f"{row.weight_kg:,.1f}" if row.weight_kg is not None else "", row.weight_lacking, count)
+    weight = _partial(f"{row.weight_kg:,.2f}" if row.weight_kg is not None else "", row.weight_lacking, count)
     power = (
         f"{row.power_max_w:,}",
         f"{row.power_years_average_w:,}",

@@ -63,7 +63,7 @@ def test_a_sum_over_some_servers_counts_those_it_leaves_out(racked: tuple[Plan, 
                for i, s in enumerate(plan.servers)]  # fmt: skip
     mixed = plan.model_copy(update={"servers": servers})
     sheet = facility(mixed, catalogue.model_copy(update={"chassis": chassis}), 0.8)
-    assert sheet.bid.weight_kg == round(50.0 * (len(servers) - half), 1)
+    assert sheet.bid.weight_kg == round(50.0 * (len(servers) - half), 2)
     assert sheet.bid.weight_lacking == half
     assert sheet.bid.airflow_cfm is None and sheet.bid.airflow_lacking == len(servers)
     assert "not-in-catalogue" in sheet.bid.missing
@@ -104,7 +104,28 @@ def test_published_weight_and_airflow_are_summed_with_their_sources(racked: tupl
     }
     chassis = tuple(c.model_copy(update=figures) if c.id in used else c for c in catalogue.chassis)
     sheet = facility(plan, catalogue.model_copy(update={"chassis": chassis}), 0.5)
-    assert sheet.bid.weight_kg == round(40.5 * len(plan.servers), 1)
+    assert sheet.bid.weight_kg == round(40.5 * len(plan.servers), 2)
     assert sheet.bid.airflow_cfm == round(500 * len(plan.servers))
     assert sheet.bid.missing == () and sheet.bid.weight_lacking == sheet.bid.airflow_lacking == 0
     assert sheet.sources == figures["facility_sources"]
+
+
+def test_the_catalogues_published_figures_are_summed_and_the_rest_counted(
+    racked: tuple[Plan, Catalogue],
+) -> None:
+    """The bundled data: servers of the HGX H200 class carry the DGX H100/H200's published 130.45 kg
+    and 1,105 CFM; beside one of the B200 class (a weight, no airflow) the airflow is a sum over the
+    H200 servers that says it leaves one out."""
+    plan, catalogue = racked
+    known = {c.id: c for c in catalogue.chassis}
+    h200, b200 = known["hgx-h200-8gpu"], known["hgx-b200-8gpu"]
+    assert h200.weight_kg and h200.airflow_cfm and b200.weight_kg and b200.airflow_cfm is None
+    servers = [s.model_copy(update={"chassis": h200.id}) for s in plan.servers]
+    servers[-1] = servers[-1].model_copy(update={"chassis": b200.id})
+    sheet = facility(plan.model_copy(update={"servers": servers}), catalogue, 0.8)
+    n = len(servers)
+    assert sheet.bid.weight_kg == round(h200.weight_kg * (n - 1) + b200.weight_kg, 2)
+    assert sheet.bid.weight_lacking == 0
+    assert sheet.bid.airflow_cfm == round(h200.airflow_cfm * (n - 1)) and sheet.bid.airflow_lacking == 1
+    assert sheet.bid.missing == (b200.id,)
+    assert any(s.startswith("airflow_cfm: ") and "docs.nvidia.com" in s for s in sheet.sources)
