@@ -217,7 +217,10 @@ class Chassis(_Item):
         default=None, gt=0, le=5000, description="airflow at full load, cubic feet per minute (air-cooled)"
     )
     facility_sources: tuple[str, ...] = Field(
-        default=(), description="where weight_kg and airflow_cfm are published, with the date read"
+        default=(),
+        description="where weight_kg and airflow_cfm are published, with the date read: one entry per "
+        "figure, starting with its field name ('weight_kg: 130.45 kg, NVIDIA DGX H100/H200 …'); an "
+        "entry may also say where a figure was looked for and not found",
     )
     inlet_limits: dict[str, float] = Field(
         default_factory=dict,
@@ -230,6 +233,16 @@ class Chassis(_Item):
     coolant_max_c: float | None = Field(
         default=None, gt=0, le=70, description="liquid only: warmest coolant supply the cold plates take, °C"
     )
+
+    @model_validator(mode="after")
+    def _facility_figures_name_their_source(self) -> Chassis:
+        """A weight or airflow reaches the data-centre team as a published figure, so each one set
+        must say where it is published: a `facility_sources` entry that starts with its field name."""
+        for field in ("weight_kg", "airflow_cfm"):
+            cited = any(source.startswith(f"{field}: ") for source in self.facility_sources)
+            if getattr(self, field) is not None and not cited:
+                raise ValueError(f"@{field}: give its source in facility_sources, starting '{field}: '")
+        return self
 
     @model_validator(mode="after")
     def _liquid_names_its_coolant_limit(self) -> Chassis:
