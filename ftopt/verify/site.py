@@ -228,3 +228,16 @@ def check_coolant(ctx: Context) -> Iterator[Violation]:
                 f"site coolant {num(coolant)} °C",
                 f"{p.chassis.id} takes at most {num(most)} °C",
             )
+
+
+#: The site's rules in the order their violations are listed (the verifier's RULES takes them as one
+#: block): a rule family whose rule is the site's adds its check here, and only here.
+RULES = (
+    check_power_cap,
+    check_power_estimate,
+    check_power_feed,
+    check_power_supplies,
+    check_feed,
+    check_inlet,
+    check_coolant,
+)

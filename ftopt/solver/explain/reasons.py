@@ -324,6 +324,8 @@ def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) 
     copies = sum(data.copies[r] for r in core_runs)
     site = data.workload.site
     limit = site.max_servers if limit_in_core else None
+    # the families' constraints share the site's literal: each family says why, where it can
+    own = families.impossible(data) if limit_in_core else []
     if limit_in_core and site.racks is not None:  # the racks share the server limit's literal
         units = sum(rack.units for rack in site.racks)
         circuits = sum(len(rack.feeds) for rack in site.racks)
@@ -333,5 +335,5 @@ def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) 
         conflict = finding(
             FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit, racks=racks
         )
-        return [*families.impossible(data), conflict]
-    return [finding(FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit)]
+        return [*own, conflict]
+    return [*own, finding(FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit)]
