@@ -167,7 +167,7 @@ def test_unknown_method_lists_the_choices(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD_RUN.replace("method: lora", "method: lorra"))
     line = error_line(estimate(str(path)))
     assert line.startswith(f"ftopt: {path}:4: runs[0].method: unknown method 'lorra' (did you mean 'lora'?)")
-    assert line.endswith("expected one of: full, lora, qlora, dora, full-8bit"), line
+    assert line.endswith("expected one of: full, lora, qlora, dora, full-8bit, galore"), line
 
 
 def test_workload_file_that_does_not_exist(tmp_path: Path) -> None:
