@@ -178,7 +178,10 @@ def _slowest(
 _Best = tuple[float, int, Finding]
 
 
-def _late(run: Run, hours: float, gpu: str, sizing: Sizing, link: str | None, servers: int = 1) -> Finding:
+def _late(run: Run, fastest: tuple[float, str | None], gpu: str, sizing: Sizing, servers: int = 1) -> Finding:
+    """The deadline reason: the run's fastest way (`fastest`: its hours and slowest link) on `gpu`
+    cards as `sizing` trains it, over `servers` servers."""
+    hours, link = fastest
     return finding(
         FindingKind.DEADLINE,
         run.name,
@@ -206,7 +209,7 @@ def _fastest_single_server(
         for mode in fitting_modes(run_index, profile, gpu, data.workload.sizing, None, rank):
             reached = _reachable(data, builds, profile, mode, gpu)
             if reached is not None and (best is None or (reached[0], mode.gpus) < best[:2]):
-                reason = _late(profile.run, reached[0], gpu.id, mode.sizing, reached[1])
+                reason = _late(profile.run, reached, gpu.id, mode.sizing)
                 best = (reached[0], mode.gpus, reason)
     return best
 
@@ -250,7 +253,7 @@ def _fastest_on_servers_of(data: ProblemData, profile: RunProfile, build: Build)
         disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / servers)
         hours = spanning_hours(profile, sizing, networked, net, catalogue, disk)
         if hours is not None and (best is None or (hours, sizing.gpus) < best[:2]):
-            best = (hours, sizing.gpus, _late(profile.run, hours, build.gpu.id, sizing, NETWORK, servers))
+            best = (hours, sizing.gpus, _late(profile.run, (hours, NETWORK), build.gpu.id, sizing, servers))
     return best
 
 
