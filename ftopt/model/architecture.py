@@ -239,9 +239,9 @@ def count_params(arch: Architecture) -> ParamCounts:
     kinds = [(full, _decoder_layer(arch, True))]
     if arch.layers > full:
         kinds.append((arch.layers - full, _decoder_layer(arch, False)))
-    linear = sum(n * k.linear for n, k in kinds)
-    lora = sum(n * k.lora_per_rank for n, k in kinds)
-    other = sum(n * k.other for n, k in kinds) + arch.hidden  # and the final norm
+    linear = _over_layers(kinds, "linear")
+    lora = _over_layers(kinds, "lora_per_rank")
+    other = _over_layers(kinds, "other") + arch.hidden  # and the final norm
     mtp_linear, mtp_other = _mtp_params(arch)
     embedding = arch.vocab * arch.hidden
     embeddings = embedding * (1 if arch.tied_embeddings else 2)
@@ -262,9 +262,14 @@ def count_params(arch: Architecture) -> ParamCounts:
         active=total - inactive,
         lora_per_rank=lora,
         largest_layer=embedding,
-        adapted_outputs=sum(n * k.outputs for n, k in kinds),
-        long_sides=sum(n * k.long_sides for n, k in kinds),
+        adapted_outputs=_over_layers(kinds, "outputs"),
+        long_sides=_over_layers(kinds, "long_sides"),
     )
+
+
+def _over_layers(kinds: list[tuple[int, _LayerCounts]], count: str) -> int:
+    """One count of a decoder layer summed over the layers of each kind (full and linear attention)."""
+    return sum(n * int(getattr(k, count)) for n, k in kinds)
 
 
 def image_tokens(width_px: int, height_px: int, patch: int, spatial_merge: int) -> int:

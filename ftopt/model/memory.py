@@ -102,6 +102,16 @@ def _projected_states(
     return counts.total * per_param + projected_moments_bytes(counts, optimizer, rank, moment)
 
 
+def _full_per_param(optimizer: Optimizer, master_weights: str, fp32_grad_buffer: bool) -> int:
+    """Bytes per parameter of a full fine-tune on the GPUs: mixed precision or pure BF16, 32- or
+    8-bit moments, and Hugging Face's FP32 gradient buffer where the workload counts it."""
+    if master_weights == "bf16":
+        per_param = PURE_BF16_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else PURE_BF16_ADAM_8BIT
+    else:
+        per_param = FULL_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else FULL_ADAM_8BIT
+    return per_param + (FP32_GRAD_BUFFER if fp32_grad_buffer else 0)
+
+
 def model_states(
     counts: ParamCounts,
     method: TrainingMethod,
@@ -125,11 +135,7 @@ def model_states(
     if method.full:
         if offload == Offload.CPU:
             return States(counts.total * BF16, counts.total * OFFLOAD_HOST, trainable)
-        if master_weights == "bf16":
-            per_param = PURE_BF16_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else PURE_BF16_ADAM_8BIT
-        else:
-            per_param = FULL_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else FULL_ADAM_8BIT
-        per_param += FP32_GRAD_BUFFER if fp32_grad_buffer else 0
+        per_param = _full_per_param(optimizer, master_weights, fp32_grad_buffer)
         if optimizer == Optimizer.ADAMW_8BIT_PAGED:
             per_param -= MOMENTS_8BIT
             return States(counts.total * per_param, counts.total * MOMENTS_8BIT, trainable)

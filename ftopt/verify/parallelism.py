@@ -189,9 +189,11 @@ def _expected_full_states_gb(ctx: Context, a: Assignment, run: Run) -> float | N
     per_param = FULL_STATE_BYTES.get((master, str(a.optimizer)))
     if per_param is None:
         return None
-    copy: float = profile.counts.total * per_param
-    if profile.method.projected_states:
-        copy = _projected_copy_bytes(profile.counts, str(a.optimizer), master, run.lora_rank)
+    copy = (
+        _projected_copy_bytes(profile.counts, str(a.optimizer), master, run.lora_rank)
+        if profile.method.projected_states
+        else profile.counts.total * per_param
+    )
     dp, tp, pp, cp = degrees
     shards = dp * cp if str(a.strategy) in ("fsdp", "hsdp") else 1
     return copy / (tp * pp) / shards / 1e9

@@ -121,15 +121,23 @@ def impossible(data: ProblemData) -> list[Finding]:
     limit = _limit_w(data)
     if limit is None:
         return []
+    outlet = str(Outlet.policy(data.workload, "outlet"))
     found = []
     for r, profile in enumerate(data.profiles):
-        holding = [b for m in data.modes_of(r) for b in data.builds if compatible(data.modes[m], b)]
-        if holding and not data.has_multinode(r) and all(cord_w(b) > limit for b in holding):
-            need = min(cord_w(b) for b in holding)
-            outlet = str(Outlet.policy(data.workload, "outlet"))
+        need = _least_cord_w(data, r)
+        if need is not None and need > limit:
             reason = Outlet.finding("impossible", profile.run.name, outlet=outlet, limit_w=limit, need_w=need)
             found.append(reason)
     return found
+
+
+def _least_cord_w(data: ProblemData, r: int) -> int | None:
+    """The least a cord carries among the servers that hold run `r` alone; None when the run has a
+    multi-node option or no server holds it (other reasons say why then)."""
+    holding = [b for m in data.modes_of(r) for b in data.builds if compatible(data.modes[m], b)]
+    if not holding or data.has_multinode(r):
+        return None
+    return min(cord_w(b) for b in holding)
 
 
 #: The outlets: builds whose cords would carry more than the site's outlet take no server.

@@ -319,6 +319,12 @@ def _placeable(data: ProblemData, run_index: int, modes: list[int]) -> bool:
     return fits or data.has_multinode(run_index)
 
 
+def _families_reasons(data: ProblemData, limit_in_core: bool) -> list[Finding]:
+    """The families' own reasons, when the site's literal is in the core: their constraints share it,
+    so each family that can tell why says so."""
+    return families.impossible(data) if limit_in_core else []
+
+
 def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) -> list[Finding]:
     """An assumption core as findings: which runs cannot run together under which limit, after any
     rule family's own reason (a liquid loop too small for any server) when the site's rules are in
@@ -327,8 +333,7 @@ def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) 
     copies = sum(data.copies[r] for r in core_runs)
     site = data.workload.site
     limit = site.max_servers if limit_in_core else None
-    # the families' constraints share the site's literal: each family says why, where it can
-    own = families.impossible(data) if limit_in_core else []
+    own = _families_reasons(data, limit_in_core)
     if limit_in_core and site.racks is not None:  # the racks share the server limit's literal
         units = sum(rack.units for rack in site.racks)
         circuits = sum(len(rack.feeds) for rack in site.racks)
