@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
 from ftopt.model.failures import Reliability
+from ftopt.model.family_data import FamilyData, PolicyField
 from ftopt.model.methods import MethodRegistry
 from ftopt.model.mig import Mig
 from ftopt.model.rent import CloudPrices
@@ -549,6 +550,8 @@ class Catalogue(BaseModel):
     nics: tuple[Nic, ...] = ()
     switches: tuple[Switch, ...] = ()
     cables: tuple[Cable, ...] = ()
+    # Each rule family's own data file (families/<name>.yaml): its site.policy fields and items.
+    families: dict[str, FamilyData] = Field(default_factory=dict)
     # Where the files came from (issue 26): named in every quote; not part of an export.
     origin: CatalogueOrigin = Field(default_factory=CatalogueOrigin, exclude=True)
     # Lookups by id, built on first use: plain dicts in a private attribute, so the catalogue
@@ -718,6 +721,11 @@ class Catalogue(BaseModel):
     def ids(self, kind: Kind) -> tuple[str, ...]:
         """All ids of one kind, in catalogue order."""
         return tuple(self._index(kind))
+
+    def policy_fields(self) -> dict[str, tuple[str, PolicyField]]:
+        """Every `site.policy` field the rule families' data files declare, with its family."""
+        families = self.families.items()
+        return {name: (family, f) for family, data in families for name, f in data.fields.items()}
 
     def price(self, item_id: str) -> Price:
         """The price entry of an item."""

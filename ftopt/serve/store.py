@@ -352,7 +352,7 @@ class Store:
                 (name, stamp, author, customer_of(workload)),
             )
             bid_id = int(cursor.lastrowid or 0)
-            return self._insert_version(db, bid_id, 1, workload, note, author)
+            return self._insert_version(db, Version(bid_id, 1, workload, note, now(), author))
 
     def add_version(self, bid_id: int, workload: str, author: str, note: str) -> Version:
         """The next version of a bid; the earlier ones stay as they were."""
@@ -361,16 +361,15 @@ class Store:
             if row[0] is None:
                 raise KeyError(bid_id)
             db.execute("UPDATE bids SET customer=? WHERE id=?", (customer_of(workload), bid_id))
-            return self._insert_version(db, bid_id, int(row[0]) + 1, workload, note, author)
+            return self._insert_version(db, Version(bid_id, int(row[0]) + 1, workload, note, now(), author))
 
     @staticmethod
-    def _insert_version(
-        db: sqlite3.Connection, bid_id: int, number: int, workload: str, note: str, author: str
-    ) -> Version:
-        version = Version(bid_id, number, workload, note, now(), author)
+    def _insert_version(db: sqlite3.Connection, version: Version) -> Version:
+        """Write one version row, as made (its number is the bid's next)."""
+        v = version
         db.execute(
             "INSERT INTO versions(bid_id, number, workload, note, created_at, author) VALUES (?,?,?,?,?,?)",
-            (bid_id, number, workload, note, version.created_at, author),
+            (v.bid_id, v.number, v.workload, v.note, v.created_at, v.author),
         )
         return version
 

@@ -83,7 +83,7 @@ def _saving(plan: Plan, relaxation: Relaxation, eased: Plan, extra: float | None
     return finding(
         FindingKind.SAVING,
         words,
-        relaxation=relaxation.id.value,
+        relaxation=str(relaxation.id),
         saved=round(max(0.0, plan.total_price - eased.total_price), 2),
         eased_price=eased.total_price,
         price=plan.total_price,
@@ -110,7 +110,7 @@ def feasible_if(data: ProblemData, resolve: Resolve, until: float | None = None)
             finding(
                 FindingKind.FEASIBLE_IF,
                 f"deadlines +{extra:g} h" if extra is not None else relaxation.words,
-                relaxation=relaxation.id.value,
+                relaxation=str(relaxation.id),
                 eased_price=eased.total_price,
                 currency=eased.currency,
                 eased_status=eased.status.value,
