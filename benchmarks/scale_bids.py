@@ -27,10 +27,7 @@ from typing import Any
 import yaml
 
 from benchmarks.generate import _apportion, _checkpoint_template, _heavy_template, _run_template
-from ftopt import load_catalogue
-from ftopt.model.workload import Workload
-from ftopt.solver.problem.data import build_problem
-from ftopt.solver.problem.modes import compatible
+from ftopt import Workload, load_catalogue, runs_fitting
 
 SITE = {"feed": "400v-3p-32a", "inlet_c": 25}
 SEED = 38
@@ -52,12 +49,7 @@ QUEUES = {"q200": 200, "q1000": 1000}
 def _fitting(runs: list[dict[str, Any]], hardware: dict[str, Any] | None) -> list[bool]:
     """Per candidate run, whether some allowed build holds one copy of it (one problem for all)."""
     doc = {"site": SITE, "runs": runs, **({"hardware": hardware} if hardware else {})}
-    data = build_problem(Workload.model_validate(doc), load_catalogue())
-    return [
-        any(compatible(data.modes[m], b) for m in data.modes_of(r) for b in data.builds)
-        or data.has_multinode(r)
-        for r in range(len(runs))
-    ]
+    return runs_fitting(Workload.model_validate(doc), load_catalogue())
 
 
 #: Rounds in a row that may draw no unseen run before the template is taken as exhausted.
