@@ -39,7 +39,6 @@ from ftopt.model.sizing import (
     optimizer_choices,
     profile_run,
 )
-from ftopt.model.sizing_memo import SizingMemo, sizing_memo
 from ftopt.model.speed import Host, Speed, SpeedContext, hours_to_train, planning_host, speed_ranker
 from ftopt.model.workload import MULTI_NODE_COUNTS, Offload, Run, SizingOptions, Workload
 
@@ -236,12 +235,10 @@ def iter_estimates(
     options = workload.sizing.model_copy(update=articles) if states_only else workload.sizing
     cards = allowed_gpus(catalogue, workload)
     shapes = {gpu.id: server_shapes(catalogue, gpu) for gpu in cards}  # per card, not per run and card
-    memo = SizingMemo()  # runs that differ only in name share their sizings; open only while sizing
     for run in workload.runs:
         profile = profile_run(run, catalogue)
         found: list[EstimateOption] = []
-        with sizing_memo(memo):
-            for gpu in cards:
-                found += single_server_options(profile, gpu, catalogue, options)
-                found += multi_server_options(profile, gpu, catalogue, options, shapes[gpu.id])
+        for gpu in cards:
+            found += single_server_options(profile, gpu, catalogue, options)
+            found += multi_server_options(profile, gpu, catalogue, options, shapes[gpu.id])
         yield RunEstimate(profile, tuple(found))

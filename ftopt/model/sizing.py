@@ -45,7 +45,6 @@ from ftopt.model.parallelism import (
 )
 from ftopt.model.profile import RunProfile as RunProfile  # where callers have long imported it
 from ftopt.model.roles import RoleMemory
-from ftopt.model.sizing_memo import active_memo
 from ftopt.model.stack import LEGACY_ALLOCATOR_RESERVE, Stack
 from ftopt.model.topology import link_profile, reference_topology, topology_profile
 from ftopt.model.traffic import (
@@ -502,15 +501,9 @@ def chosen_sizings(setup: CopySetup, rank: Ranker | None = None, domain: int | N
     """The configurations worth planning for one copy trained as `setup` says: every one the run and
     the stack allow (`parallelism.config_choices`) is sized, and only the undominated ones are kept,
     so the solver sees one or two modes where there were dozens of configurations."""
+    profile = setup.profile
     domain = card_domain(setup.gpu) if domain is None else domain
-    memo = active_memo()  # runs that differ only in name share one sizing (sizing_memo.py)
-    if memo is None:
-        return _chosen(setup, rank, domain)
-    return memo.chosen(setup, rank is not None, domain, lambda: _chosen(setup, rank, domain))
-
-
-def _chosen(setup: CopySetup, rank: Ranker | None, domain: int) -> list[Sizing]:
-    configs = config_choices(setup.profile, setup.gpus, domain)
+    configs = config_choices(profile, setup.gpus, domain)
 
     def size(config: TrainingConfig) -> Sizing:
         return size_run(setup, config=config)

@@ -19,7 +19,6 @@ from ftopt.model.hardware import Catalogue, Gpu
 from ftopt.model.mig import MigProfile
 from ftopt.model.references import allowed_gpus
 from ftopt.model.sizing import RunProfile, profile_run
-from ftopt.model.sizing_memo import sizing_memo
 from ftopt.model.workload import Workload
 from ftopt.solver.problem.builds import Build, enumerate_builds
 from ftopt.solver.problem.configs import HeavyClass, HeavyConfig, HeavyShape, LightBudget, enumerate_configs
@@ -339,13 +338,7 @@ def _slice_modes(
 
 
 def build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
-    """Builds, modes, the light pool and the heavy configurations for a workload; runs that differ
-    only in name, copies, GPU count or checkpoints kept share their sizings (`sizing_memo`)."""
-    with sizing_memo():
-        return _build_problem(workload, catalogue)
-
-
-def _build_problem(workload: Workload, catalogue: Catalogue) -> ProblemData:
+    """Builds, modes, the light pool and the heavy configurations for a workload."""
     build_set = enumerate_builds(catalogue, workload)
     gpus = [g for g in allowed_gpus(catalogue, workload) if any(f.gpu.id == g.id for f in build_set.builds)]
     profiles = [profile_run(run, catalogue) for run in workload.runs]
