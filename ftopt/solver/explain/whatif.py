@@ -48,12 +48,14 @@ def _in_time(data: ProblemData, until: float | None) -> Iterator[Relaxation]:
 
 
 def savings(data: ProblemData, plan: Plan, resolve: Resolve, until: float | None = None) -> list[Finding]:
-    """One re-solve per relaxation (until `until`); a finding for each whose plan is cheaper or has
-    another server count."""
+    """One re-solve per relaxation (until `until`); a finding for each whose plan is cheaper, or as
+    cheap with another server count. A re-solve that stopped on a dearer plan than the bid's own (its
+    short share of the time limit) says nothing of the relaxation: it was reported as "the same
+    price" before, and is left out now."""
     found = []
     for relaxation in _in_time(data, until):
         eased = resolve(relaxation).plan
-        if eased is None:
+        if eased is None or eased.total_price > plan.total_price + 0.005:
             continue
         cheaper = eased.total_price < plan.total_price - 0.005
         if not cheaper and len(eased.servers) == len(plan.servers):
