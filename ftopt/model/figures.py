@@ -96,7 +96,7 @@ class Relaxed(Figures):
     @classmethod
     def _known(cls, value: str | None) -> str | None:
         if value is not None and relaxation_id(value) is None:
-            raise ValueError(f"an id of {', '.join(r.value for r in RelaxationId)}")
+            raise ValueError(f"an id of {', '.join(r.value for r in RelaxationId)} or a rule family's own")
         return value
 
 
@@ -316,8 +316,17 @@ class SkippedFigures(Figures):
     on: str = "on the plan itself"  # what the limit went on: the plan, or searching for `what`
 
 
+class FamilyFigures(BaseModel):
+    """A rule family's own finding (`family`, `family-reason`): the family that worded it and the
+    figures its sentence names. The family words the sentence itself (`Family.finding`), so the
+    figures are the family's to choose: numbers, words or lists, each named."""
+
+    model_config = ConfigDict(frozen=True, extra="allow", strict=True)
+    rule: str
+
+
 #: The figures of each kind of finding, by its value (`FindingKind` is a string enum).
-BY_KIND: dict[str, type[Figures]] = {
+BY_KIND: dict[str, type[BaseModel]] = {
     "power-cap": PowerCapFigures,
     "host-ram": HostRamFigures,
     "nvme": NvmeFigures,
@@ -348,6 +357,8 @@ BY_KIND: dict[str, type[Figures]] = {
     "lead-time": LeadTimeFigures,
     "queue-heavy": NoFigures,
     "tight-margin": TightMarginFigures,
+    "family": FamilyFigures,
+    "family-reason": FamilyFigures,
 }
 
 #: A rule note's figures depend on which rule it states (its subject); any other subject is a
@@ -363,7 +374,7 @@ RULES_BY_SUBJECT: dict[str, type[Figures]] = {
 }
 
 
-def figures_type(kind: str, subject: str) -> type[Figures]:
+def figures_type(kind: str, subject: str) -> type[BaseModel]:
     """The figures type a finding of this kind about this subject must match."""
     if kind == "rule":
         return RULES_BY_SUBJECT.get(subject, StatementFigures)

@@ -46,6 +46,7 @@ class FindingKind(StrEnum):
     RENT_DISPROPORTION = (
         "rent-disproportion"  # buying never pays off against renting, or renting dwarfs buying
     )
+    FAMILY = "family"  # a rule family's own binding line, worded by the family (Family.finding)
     # what one eased rule would save
     SAVING = "saving"
     # why no plan exists
@@ -58,6 +59,7 @@ class FindingKind(StrEnum):
     QUEUE_HEAVY = "queue-heavy"  # queue mode schedules light jobs only, and the peak bid has no plan
     LIQUID_SMALL = "liquid-small"  # a run fits only liquid-cooled servers, and no loop carries one
     FEASIBLE_IF = "feasible-if"  # a relaxation whose re-solve finds a plan for a bid without one
+    FAMILY_REASON = "family-reason"  # a rule family's own reason a bid has no plan, worded by it
     # assumptions and defaults applied
     RULE = "rule"
 
@@ -405,6 +407,12 @@ def _tight_margin(subject: str, f: dict[str, Any]) -> str:
     )
 
 
+def _family_words(subject: str, f: dict[str, Any]) -> str:
+    """A rule family's finding has no wording here: the family words it from its figures when it
+    makes it (`Family.finding`), and the plan's JSON carries that sentence back."""
+    raise ValueError(f"@text: a {f.get('rule', 'rule family')} finding carries the sentence its family wrote")
+
+
 _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.POWER_CAP: _power_cap,
     FindingKind.HOST_RAM: _host_ram,
@@ -463,6 +471,8 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
         "no plan found; widen the window or lift the server limit"
     ),
     FindingKind.RULE: _rule,
+    FindingKind.FAMILY: _family_words,
+    FindingKind.FAMILY_REASON: _family_words,
 }
 
 

@@ -63,6 +63,14 @@ def test_the_facility_block_has_a_row_per_rack_and_the_bid_last(summaries) -> No
     assert [row[0] for row in block.rows] == [r.name for r in shown.racks]
     assert block.foot[0][0] == "bid" and f"{summary.facility.bid.power_max_w:,}" in block.foot[0]
     assert "<svg" in block.figure
+    assert block.columns[4][0] == summary.facility.average_label
+    bid = summary.facility.bid
+    weight, airflow = block.foot[0][-1], block.foot[0][-2]
+    if bid.weight_lacking == len(bid.servers):  # the racked example's PCIe servers publish no weight
+        assert weight.startswith("—") and f"any of {len(bid.servers)} servers" in weight
+    if bid.airflow_lacking == len(bid.servers):
+        assert airflow.startswith("—")
+        assert all(name in block.note.split("Not published for: ")[1] for name in bid.missing)
     assert [b.id for b in quote_blocks(shown, summary)] == ["commercial", "facility"]
 
 

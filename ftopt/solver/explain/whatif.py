@@ -48,13 +48,15 @@ def _in_time(data: ProblemData, until: float | None) -> Iterator[Relaxation]:
 
 
 def savings(data: ProblemData, plan: Plan, resolve: Resolve, until: float | None = None) -> list[Finding]:
-    """One re-solve per relaxation (until `until`); a finding for each whose plan is cheaper or has
-    another server count. The deadline's least extension is searched last, in the time the other
-    relaxations left, so that its re-solves never crowd one of them out."""
+    """One re-solve per relaxation (until `until`); a finding for each whose plan is cheaper, or as
+    cheap with another server count. A re-solve that stopped on a dearer plan than the bid's own (its
+    short share of the time limit) says nothing of the relaxation: it was reported as "the same
+    price" before, and is left out now. The deadline's least extension is searched last, in the time
+    the other relaxations left, so that its re-solves never crowd one of them out."""
     kept: list[tuple[Relaxation, Plan]] = []
     for relaxation in _in_time(data, until):
         eased = resolve(relaxation).plan
-        if eased is None:
+        if eased is None or eased.total_price > plan.total_price + 0.005:
             continue
         cheaper = eased.total_price < plan.total_price - 0.005
         if cheaper or len(eased.servers) != len(plan.servers):
@@ -86,7 +88,7 @@ def _saving(plan: Plan, relaxation: Relaxation, eased: Plan, extra: float | None
     return finding(
         FindingKind.SAVING,
         words,
-        relaxation=relaxation.id.value,
+        relaxation=str(relaxation.id),
         saved=round(max(0.0, plan.total_price - eased.total_price), 2),
         eased_price=eased.total_price,
         price=plan.total_price,
@@ -111,7 +113,7 @@ def feasible_if(data: ProblemData, resolve: Resolve, until: float | None = None)
             finding(
                 FindingKind.FEASIBLE_IF,
                 f"deadlines +{extra:g} h" if extra is not None else relaxation.words,
-                relaxation=relaxation.id.value,
+                relaxation=str(relaxation.id),
                 eased_price=eased.total_price,
                 currency=eased.currency,
                 eased_status=eased.status.value,
