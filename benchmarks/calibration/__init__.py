@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -119,15 +119,12 @@ def recompute(
     profile = profile_run(run, catalogue)
     assert profile.stack is not None and catalogue.speed is not None
     if overrides and config.get("stack_overrides"):
-        profile = type(profile)(
-            run,
-            profile.model_name,
-            profile.arch,
-            type(profile.stack).model_validate({**profile.stack.model_dump(), **config["stack_overrides"]}),
-            method=profile.method,
-            algorithm=profile.algorithm,
-            rollout=profile.rollout,
+        # replace, not rebuild: the profile keeps its margin and fitted allocator reserve (until
+        # 2026-12-05 a rebuilt profile fell back to the legacy reserve on every overridden point)
+        stack = type(profile.stack).model_validate(
+            {**profile.stack.model_dump(), **config["stack_overrides"]}
         )
+        profile = replace(profile, stack=stack)
     gpu = cards.get(config["card"]) or catalogue.gpu(config["card"])
     gpus = int(config["gpus"])
     strategy = Strategy(config.get("strategy", "single" if gpus == 1 else "fsdp"))

@@ -87,7 +87,13 @@ def test_split_goes_by_source_and_fit_sources_are_the_constants_sources() -> Non
         splits.setdefault(o.source, set()).add(o.split)
     assert all(len(s) == 1 for s in splits.values()), splits
     moved = {s for c in read_changes() for s in c.get("moved_to_fit") or []}
-    assert moved == {"torchtitan-h100", "qwen-readme", "fms-acceleration", "unsloth-context"}
+    assert moved == {
+        "torchtitan-h100",
+        "qwen-readme",
+        "fms-acceleration",
+        "unsloth-context",
+        "peft-fsdp-qlora",
+    }
     for source, text in sources_of().items():
         cited = _address(text) in constants
         expected = {"fit"} if cited or source in moved else {"held-out"}
