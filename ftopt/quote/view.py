@@ -273,8 +273,9 @@ HEADROOM_COLUMNS: tuple[tuple[str, bool], ...] = (
 #: The sentence above the headroom table.
 HEADROOM_NOTE = (
     "Memory headroom per GPU: what each copy leaves free on its card beyond the memory ftopt counts, "
-    "against the planning margin it must leave (the error measured for its stack and method on "
-    "held-out calibration points, unless the workload's sizing.memory_margin sets it)."
+    "against the planning margin it must leave (its stack and method's cross-validated error: each "
+    "calibration source predicted by constants fitted without it; unless the workload's "
+    "sizing.memory_margin sets it)."
 )
 
 
@@ -646,8 +647,9 @@ def margin_basis_short(basis: str | None) -> str:
         return "pooled, " + basis.rsplit(", ", 1)[-1]
     if basis.startswith("worst-source"):
         return "worst source"
-    if basis.startswith("held-out error of "):
-        return basis.removeprefix("held-out error of ")
+    for prefix in ("cross-validated error of ", "held-out error of "):  # the latter: plans before 2026-12-05
+        if basis.startswith(prefix):
+            return basis.removeprefix(prefix)
     return "workload" if "workload" in basis else basis
 
 
