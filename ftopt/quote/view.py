@@ -299,6 +299,25 @@ def headroom_rows(summary: PlanSummary) -> list[list[str]]:
     return [headroom_row(h) for h in summary.headroom]
 
 
+BAND_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("of", False), ("figure", False), ("with its band", False), ("basis", False),
+)  # fmt: skip
+#: The section's title and the sentence above its table.
+BAND_TITLE = "Figures with their bands"
+BAND_NOTE = (
+    "Each figure with its band: the 10th and 90th percentile of measured / ftopt - 1 over calibration "
+    "points nobody fitted to (each source predicted by constants fitted without it), for the copy's "
+    "stack and method (its stack for hours and energy; every stack's points where fewer than three "
+    "sources measured it), with the points and sources behind it; wall power against published "
+    "system maxima."
+)
+
+
+def band_rows(summary: PlanSummary) -> list[list[str]]:
+    """Each copy's (identical copies once) and server's figure with its band, as text."""
+    return [[b.subject, b.figure, b.words, b.basis] for b in summary.bands]
+
+
 def schedule_note(summary: PlanSummary) -> str:
     """The sentence above the schedule: the jobs, the horizon and the last job's end."""
     return f"Schedule: {summary.together}."
