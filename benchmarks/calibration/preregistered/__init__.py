@@ -81,6 +81,7 @@ def comparison(after: bool = False) -> dict[str, dict[str, int]]:
     the committed predictions, or with `after` against today's model (`recomputed`)."""
     out: dict[str, dict[str, int]] = {}
     sources: dict[str, set[str]] = {}
+    errors: dict[str, list[float]] = {}
     for path in registered_files():
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         for point in data["points"]:
@@ -94,8 +95,13 @@ def comparison(after: bool = False) -> dict[str, dict[str, int]]:
             row["within"] += verdict[0]
             row["covered"] += verdict[1]
             sources.setdefault(point["kind"], set()).add(data["source"])
+            ratio = point["predicted"]["figure"] / float(point["published"])
+            errors.setdefault(point["kind"], []).append(abs(ratio - 1))
     for kind, row in out.items():
         row["sources"] = len(sources[kind])
+        ordered, n = sorted(errors[kind]), len(errors[kind])
+        middle = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+        row["median_percent"] = round(100 * middle)
     return out
 
 
