@@ -1,9 +1,10 @@
 """`python -m benchmarks.profile_solve BID.yaml [--time-limit S]`: where one solve's time goes.
 
-Prints the solver's own phase timings (`Result.timings`: build, search, explain, verify), the
-seconds of loading and validating the bid, of rendering the JSON the CLI writes, and cProfile's
-functions by cumulative time (CP-SAT's own search shows as `solve` of the OR-Tools wrapper). What
-benchmarks/profile.md reports was measured with this script.
+Prints the solver's own phase timings (wall; `Result.timings`: build, search, explain, verify), the
+solve's CPU seconds (all threads, CP-SAT's workers each counted: the measure to compare on a loaded
+machine) with the load average, the seconds of loading and validating the bid, of rendering the
+JSON the CLI writes, and cProfile's functions by cumulative time (CP-SAT's own search shows as
+`solve` of the OR-Tools wrapper). What benchmarks/profile.md reports was measured with this script.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import os
 import pstats
 import time
 from pathlib import Path
@@ -35,12 +37,12 @@ def main(argv: list[str] | None = None) -> int:
     loaded = time.perf_counter() - started
     settings = SolveSettings(time_limit=args.time_limit, what_if=args.what_if)
     profile = cProfile.Profile()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     if not args.no_cprofile:
         profile.enable()
     result = solve(workload, catalogue, settings)
     profile.disable()
-    solved = time.perf_counter() - started
+    solved, cpu = time.perf_counter() - started, time.process_time() - cpu
     started = time.perf_counter()
     text = result.model_dump_json()
     rendered = time.perf_counter() - started
@@ -49,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.bid.name}: {result.status.value} price {result.price} bound {result.bound} gap {result.gap}"
     )
     print(
-        f"load {loaded:.2f} s; solve {solved:.2f} s (build {t.build:.2f}, search {t.search:.2f}, "
+        f"load {loaded:.2f} s; solve {solved:.2f} s, {cpu:.2f} s CPU at a load of {os.getloadavg()[0]:.1f} "
+        f"(build {t.build:.2f}, search {t.search:.2f}, "
         f"explain {t.explain:.2f}, verify {t.verify:.2f}); "
         f"result JSON {rendered:.2f} s, {len(text) / 1e6:.1f} MB"
     )

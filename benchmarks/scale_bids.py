@@ -27,10 +27,7 @@ from typing import Any
 import yaml
 
 from benchmarks.generate import _apportion, _checkpoint_template, _heavy_template, _run_template
-from ftopt import load_catalogue
-from ftopt.model.workload import Workload
-from ftopt.solver.problem.data import build_problem
-from ftopt.solver.problem.modes import compatible
+from ftopt import Workload, load_catalogue, runs_fitting
 
 SITE = {"feed": "400v-3p-32a", "inlet_c": 25}
 SEED = 38
@@ -52,21 +49,25 @@ QUEUES = {"q200": 200, "q1000": 1000}
 def _fitting(runs: list[dict[str, Any]], hardware: dict[str, Any] | None) -> list[bool]:
     """Per candidate run, whether some allowed build holds one copy of it (one problem for all)."""
     doc = {"site": SITE, "runs": runs, **({"hardware": hardware} if hardware else {})}
-    data = build_problem(Workload.model_validate(doc), load_catalogue())
-    return [
-        any(compatible(data.modes[m], b) for m in data.modes_of(r) for b in data.builds)
-        or data.has_multinode(r)
-        for r in range(len(runs))
-    ]
+    return runs_fitting(Workload.model_validate(doc), load_catalogue())
+
+
+#: Rounds in a row that may draw no unseen run before the template is taken as exhausted.
+MAX_EMPTY_ROUNDS = 50
 
 
 def _draw_runs(
     rng: random.Random, kind: str, distinct: int, hardware: dict[str, Any] | None
 ) -> list[dict[str, Any]]:
-    """`distinct` distinct runs of `kind` that each fit some build alone."""
+    """`distinct` distinct runs of `kind` that each fit some build alone.
+
+    A round may draw only runs already seen (at 5,000 runs the templates' space thins out): it is
+    drawn again rather than checked empty, and a template that yields nothing new for
+    MAX_EMPTY_ROUNDS rounds is reported as too small for the bid."""
     template = {"heavy": _heavy_template, "checkpoints": _checkpoint_template}.get(kind)
     runs: list[dict[str, Any]] = []
     seen: set[str] = set()
+    empty = 0
     while len(runs) < distinct:
         candidates = []
         for _ in range(2 * (distinct - len(runs)) + 10):
@@ -75,6 +76,12 @@ def _draw_runs(
             if signature not in seen:
                 seen.add(signature)
                 candidates.append(run)
+        if not candidates:
+            empty += 1
+            if empty >= MAX_EMPTY_ROUNDS:
+                raise ValueError(f"{kind}: only {len(runs)} distinct runs fit, {distinct} asked")
+            continue
+        empty = 0
         fits = _fitting([{**r, "name": f"c{i}"} for i, r in enumerate(candidates)], hardware)
         runs += [r for r, ok in zip(candidates, fits, strict=True) if ok][: distinct - len(runs)]
     for index, run in enumerate(runs, start=1):

@@ -73,12 +73,7 @@ def solve_process(tree: Path, bid: Path, time_limit: float) -> dict[str, Any]:
 def ffd_prices(bid: Path) -> dict[str, float | None]:
     """The two first-fit decreasing prices of a bid (None where one finds no plan)."""
     from benchmarks.baselines.ffd import first_fit_decreasing
-    from ftopt import load_catalogue
-    from ftopt.reading.workload_file import load_workload
-    from ftopt.solver.decode.bills import fabric_price
-    from ftopt.solver.decode.layout import price_of
-    from ftopt.solver.problem.data import build_problem
-    from ftopt.solver.search.greedy import greedy_plan
+    from ftopt import first_fit_price, load_catalogue, load_workload
 
     catalogue = load_catalogue()
     workload = load_workload(bid, catalogue)
@@ -86,9 +81,7 @@ def ffd_prices(bid: Path) -> dict[str, float | None]:
     if workload.queue is None:
         with contextlib.suppress(ValueError):  # a copy the spreadsheet's servers do not hold
             prices["ffd"] = first_fit_decreasing(workload, catalogue).plan.total_price
-        data = build_problem(workload, catalogue)
-        plan = greedy_plan(data)  # with its multi-node copies' fabric, as the plan prices it
-        prices["ffd_per_gpu"] = price_of(plan) + fabric_price(catalogue, plan) if plan else None
+        prices["ffd_per_gpu"] = first_fit_price(workload, catalogue)  # with its fabric, as plans price it
     return prices
 
 

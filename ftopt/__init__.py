@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ftopt.model.settings import Progress, SolveSettings
     from ftopt.model.workload import Workload
     from ftopt.reading.workload_file import load_workload
+    from ftopt.solver.baselines import first_fit_price, runs_fitting
     from ftopt.solver.frontier import Frontier, FrontierPoint, frontier
     from ftopt.solver.solve import solve
     from ftopt.verify import Violation, verify_plan
@@ -70,9 +71,11 @@ _EXPORTS = {
     "Violation": "ftopt.verify",
     "Workload": "ftopt.model.workload",
     "estimate": "ftopt.model.estimate",
+    "first_fit_price": "ftopt.solver.baselines",
     "frontier": "ftopt.solver.frontier",
     "load_catalogue": "ftopt.catalogue.loader",
     "load_workload": "ftopt.reading.workload_file",
+    "runs_fitting": "ftopt.solver.baselines",
     "solve": "ftopt.solver.solve",
     "verify_plan": "ftopt.verify",
 }
@@ -100,9 +103,11 @@ __all__ = [
     "Workload",
     "__version__",
     "estimate",
+    "first_fit_price",
     "frontier",
     "load_catalogue",
     "load_workload",
+    "runs_fitting",
     "solve",
     "verify_plan",
 ]

@@ -283,6 +283,15 @@ def planning_outcomes(outcomes: list[Outcome] | None = None) -> list[Outcome]:
     return cross_validated(outcomes if outcomes is not None else run_calibration(overrides=False))
 
 
+def calibration_method(method: str) -> str:
+    """The method whose margin a point's method plans with: its own, or the one its registry entry is
+    calibrated as (GaLore and full with 8-bit Adam read full's)."""
+    from ftopt.catalogue import load_catalogue
+
+    methods = load_catalogue().methods
+    return methods.method(method).calibration if method in methods.ids else method
+
+
 def planned_covers(planning: list[Outcome]) -> list[tuple[Outcome, float, bool]]:
     """Each memory point (cross-validated, no overrides) with the margin its stack and method would
     plan with had its source never been seen (margins derived from the other sources' points) and
@@ -296,7 +305,7 @@ def planned_covers(planning: list[Outcome]) -> list[tuple[Outcome, float, bool]]
         stacks = sorted({str(o.stack) for o in rows})
         margins = derive_margins(others, stacks)
         for o in (o for o in rows if o.source == source):
-            margin = margins[str(o.stack)][str(o.method)]
+            margin = margins[str(o.stack)][calibration_method(str(o.method))]
             assert o.ftopt is not None
             out.append((o, margin, o.ftopt * (1 + margin) >= o.published * (1 - 1e-9)))
     return out

@@ -18,6 +18,8 @@ from ftopt.model.hardware import ITEM_KINDS, Catalogue, CatalogueOrigin
 from ftopt.reading.safe_yaml import read_yaml, validate
 
 KINDS = (*ITEM_KINDS, "prices")
+#: The folder of the rule families' own data files (ftopt.model.family_data), one file per family.
+FAMILIES = "families"
 #: Kinds a catalogue directory may leave out: the speed data (stacks, speed constants) and the
 #: fabric for multi-node plans, the planning memory margins, the interruption rates and the speed
 #: model's spread. A directory written before they existed still loads.
@@ -43,6 +45,7 @@ def _load(directory: Path) -> Catalogue:
             continue
         data, _ = read_yaml(path)
         parts[kind] = data
+    parts["families"] = _family_files(directory)
     file = str(directory)
     try:
         return validate(Catalogue, parts, None, file)
@@ -50,7 +53,24 @@ def _load(directory: Path) -> Catalogue:
         kind = exc.field.split("[")[0].split(".")[0]
         known = (*KINDS, *OPTIONAL, *PACKAGED_DEFAULT, "rules")
         path = directory / f"{kind}.yaml" if kind in known else directory
+        if kind == FAMILIES:  # families.<name>.items[0].id → families/<name>.yaml, items[0].id
+            name, _, rest = exc.field.removeprefix(f"{FAMILIES}.").partition(".")
+            file_of = _family_dir(directory) / f"{name}.yaml"
+            raise InputError(str(file_of), rest or exc.field, exc.expected) from None
         raise InputError(str(path), exc.field, exc.expected) from None
+
+
+def _family_dir(directory: Path) -> Path:
+    """Where the rule families' data files are: the directory's `families/`, else the packaged one
+    (a catalogue directory written before families existed still loads with the packaged rules)."""
+    own = directory / FAMILIES
+    return own if own.is_dir() else data_dir() / FAMILIES
+
+
+def _family_files(directory: Path) -> dict[str, object]:
+    """Each rule family's data file by its name (`families/outlet.yaml` → `outlet`): the catalogue
+    loads every one, and the family's module names its file (`Family.data`)."""
+    return {path.stem: read_yaml(path)[0] for path in sorted(_family_dir(directory).glob("*.yaml"))}
 
 
 def load_catalogue(

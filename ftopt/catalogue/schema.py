@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ftopt.catalogue.loader import load_catalogue
+from ftopt.model.hardware import Catalogue
 from ftopt.model.methods import MethodRegistry
 from ftopt.model.workload import Algorithm, Workload
 
@@ -46,13 +47,39 @@ def method_fields(methods: MethodRegistry) -> dict[str, dict[str, Any]]:
     }
 
 
-def workload_schema(methods: MethodRegistry | None = None) -> dict[str, Any]:
+def policy_fields(catalogue: Catalogue) -> dict[str, Any]:
+    """`site.policy` as the rule families' data files declare it: each field an id of its family's
+    items or a number in its range, and no other key."""
+    properties: dict[str, Any] = {}
+    for name, (family, field) in catalogue.policy_fields().items():
+        described = {"description": f"{field.description} (rule family {family})"}
+        if field.kind == "id":
+            properties[name] = {"enum": list(catalogue.families[family].ids), **described}
+            continue
+        bounds = {k: v for k, v in (("minimum", field.minimum), ("maximum", field.maximum)) if v is not None}
+        properties[name] = {"type": "number", **bounds, **described}
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+def workload_schema(
+    methods: MethodRegistry | None = None, catalogue: Catalogue | None = None
+) -> dict[str, Any]:
     """The workload's JSON Schema, titled, with its dialect named for validators; the method names
-    come from the packaged catalogue's registry unless one is given."""
+    and the site policies come from the packaged catalogue unless one is given."""
     schema = Workload.model_json_schema()
+    catalogue = catalogue or load_catalogue()
     run = schema["$defs"]["Run"]["properties"]
     run.update(_RUN_ALIASES)
-    run.update(method_fields(methods or load_catalogue().methods))
+    run.update(method_fields(methods or catalogue.methods))
+    site = schema["$defs"]["Site"]["properties"]
+    described = {"description": site["policy"]["description"], "default": site["policy"].get("default", {})}
+    site["policy"] = {"$ref": "#/$defs/Policy", **described}
+    schema["$defs"]["Policy"] = {
+        "title": "Policy",
+        "description": "The site policies the rule families' data files declare "
+        "(ftopt/catalogue/data/families/).",
+        **policy_fields(catalogue),
+    }
     customer = schema["$defs"]["QuoteDetails"]["properties"]["customer"]
     customer["anyOf"].insert(0, {"type": "string", "minLength": 1, "maxLength": 200})  # the name alone
     return {"$schema": SCHEMA_DIALECT, **schema, "title": "ftopt workload"}

@@ -9,7 +9,6 @@ when the run gives `train_tokens`). No rule is computed here: the records come f
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -30,6 +29,7 @@ from ftopt.cli import (
     table_or_json_option,
 )
 from ftopt.cli.errors import handle_errors
+from ftopt.cli.started import process_started
 from ftopt.model.estimate import EstimateOption, RunEstimate, iter_estimates
 from ftopt.model.parallelism import config_label, config_record
 from ftopt.model.sizing import RunProfile, Sizing
@@ -318,18 +318,9 @@ class _Limited:
 def _since_process_start() -> float:
     """Seconds since this process started (Python's start-up and imports count against the limit)."""
     try:
-        return max(0.0, time.time() - _process_started())
+        return max(0.0, time.time() - process_started())
     except OSError:
         return 0.0
-
-
-def _process_started() -> float:
-    """The process's start, in seconds since the epoch, from /proc (Linux); OSError elsewhere."""
-    with open(f"/proc/{os.getpid()}/stat", encoding="ascii") as stat:
-        ticks = int(stat.read().rsplit(")", 1)[1].split()[19])
-    with open("/proc/stat", encoding="ascii") as boot:
-        booted = next(int(line.split()[1]) for line in boot if line.startswith("btime"))
-    return booted + ticks / os.sysconf("SC_CLK_TCK")
 
 
 @contextmanager

@@ -36,7 +36,10 @@ cli.add_command(serve_command)
 
 
 def main() -> None:
-    """Console-script entry point (`ftopt`)."""
+    """Console-script entry point (`ftopt`): the process's start is the commands' time-limit start."""
+    from ftopt.cli.started import mark_program_start
+
+    mark_program_start()
     cli(prog_name="ftopt")
 
 

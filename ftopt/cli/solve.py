@@ -31,7 +31,7 @@ from ftopt.model.commercial import Copy
 from ftopt.model.findings import money
 from ftopt.model.plan import Plan
 from ftopt.model.summary import PlanSummary, summarize
-from ftopt.quote.bids import quote_bids
+from ftopt.quote.bids import bids_for_copy, quote_bids
 from ftopt.quote.copies import COPIES, check_currency, logo_uri, quote_copy
 from ftopt.quote.formats import FORMATS, QuoteOptions, render_bytes
 from ftopt.quote.table import render_table
@@ -39,7 +39,6 @@ from ftopt.reading.workload_file import load_workload
 
 if TYPE_CHECKING:
     from ftopt.model.settings import Progress
-    from ftopt.solver.frontier import Frontier
 
 
 def _progress_printer(quiet: bool) -> Callable[[Progress], None] | None:
@@ -149,26 +148,26 @@ def solve_command(
         budget = settings.time_limit - (time.perf_counter() - started)
         bids = quote_bids(parsed, catalogue, settings, budget, plan)
     shown, summary = quote_copy(plan, parsed, catalogue, copy)
-    write_plan(shown, fmt, output, bids, internals, summary, logo)
+    sold, cost = bids_for_copy(bids, parsed, copy)  # the bids at the prices this copy shows
+    write_plan(shown, fmt, output, QuoteOptions(sold, internals, logo, cost), summary)
 
 
 def write_plan(
     plan: Plan,
     fmt: str,
     output: Path | None,
-    bids: Frontier | None = None,
-    internals: bool = True,
+    options: QuoteOptions | None = None,
     summary: PlanSummary | None = None,
-    logo: str = "",
 ) -> None:
     """The plan in `fmt`, to `output` or stdout (the table goes through rich; xlsx and pdf need
-    `output`); `logo` is the seller's logo as a data: URI, for HTML and PDF."""
+    `output`); `options` the three bids, the appendix and the seller's logo (HTML and PDF)."""
     summary = summary if summary is not None else summarize(plan)
+    options = options if options is not None else QuoteOptions()
     if fmt == "table" and output is None:  # the terminal's width on a terminal, every cell whole off one
         with plain_console(output) as console:
-            render_table(plan, console, internals, summary)
+            render_table(plan, console, options.internals, summary)
         return
-    body = render_bytes(plan, fmt, summary, QuoteOptions(bids, internals, logo))
+    body = render_bytes(plan, fmt, summary, options)
     if output:
         output.write_bytes(body)
     else:

@@ -32,7 +32,7 @@ from ftopt.cli import (
     time_limit_option,
 )
 from ftopt.cli.errors import handle_errors, one_line
-from ftopt.sweep.scenario import FAILED
+from ftopt.sweep.scenario import FAILED, NOT_RUN
 
 if TYPE_CHECKING:
     from ftopt.sweep.backends import Backend
@@ -159,10 +159,12 @@ def sweep_command(
     catalogue_dir: Path | None,
 ) -> None:
     """Solve WORKLOAD once per scenario of the grid, one JSON line per scenario in the output file."""
-    from ftopt.sweep.runner import prepare
+    from ftopt.cli.started import command_started
+    from ftopt.sweep.runner import prepare, with_deadline
 
     backend = _backend(ray_address, jobs)
     plan = prepare(workload, grid_path, prices, time_limit, what_if, catalogue_dir)
+    plan = with_deadline(plan, command_started())  # the process's start-up counts against the limit
     summary = _run(plan, output, backend, retry_failed, quiet)
     if not quiet:
         statuses = ", ".join(f"{n} {s}" for s, n in summary.statuses.most_common()) or "nothing new"
@@ -204,7 +206,8 @@ def _run(plan: SweepPlan, output: Path, backend: Backend, retry_failed: bool, qu
 
 def _exit_on_failures(summary: SweepSummary, plan: SweepPlan, output: Path) -> None:
     """Exit 1 when scenarios failed (a rerun may finish them), 2 when every scenario is invalid
-    (the grid or the workload is wrong); else return, for exit 0."""
+    (the grid or the workload is wrong), 4 when the time limit was spent before some scenarios ran
+    (a rerun runs them); else return, for exit 0."""
     from ftopt.sweep.runner import every_scenario_invalid
 
     if summary.statuses[FAILED]:
@@ -224,6 +227,13 @@ def _exit_on_failures(summary: SweepSummary, plan: SweepPlan, output: Path) -> N
             err=True,
         )
         sys.exit(2)
+    if summary.statuses[NOT_RUN]:
+        click.echo(
+            f"ftopt: {summary.statuses[NOT_RUN]} scenarios not run: the --time-limit budget was spent "
+            f"(labelled in {output}); rerun to solve them",
+            err=True,
+        )
+        sys.exit(4)
 
 
 @click.command("sweep-report")

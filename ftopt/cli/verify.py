@@ -25,6 +25,7 @@ from ftopt.model.plan import Plan
 from ftopt.reading.workload_file import load_workload
 from ftopt.verify import Violation, verify_plan
 from ftopt.verify.components import missing_parts
+from ftopt.verify.copies import bid_margin, sell_catalogue
 from ftopt.verify.reading import PlanFile, load_plan_file
 from ftopt.verify.shape import shape_faults
 from ftopt.verify.violation import plural
@@ -72,7 +73,8 @@ def check(
         raise InputError(str(plan_file), "servers", f"names parts {where} lacks: {shown}{hint}")
     workload = load_workload(workload_file, catalogue)
     raise_all(shape_faults(plan, read.summary, workload, catalogue, (read.file, read.node)))
-    return plan, verify_plan(plan, workload, catalogue)
+    # a quote copy at sell prices is checked against the catalogue raised by the bid's margin
+    return plan, verify_plan(plan, workload, sell_catalogue(catalogue, bid_margin(read.summary, workload)))
 
 
 def _named(read: PlanFile) -> dict[str, Any] | None:

@@ -99,6 +99,7 @@ class ParamCounts:
     lora_per_rank: int  # adapter weights per unit of LoRA rank on all linear layers
     largest_layer: int  # biggest single tensor group gathered at once under FSDP
     adapted_outputs: int = 0  # output features of every adapted linear layer (DoRA's magnitudes)
+    long_sides: int = 0  # Σ max(d_in, d_out) over the adapted linear layers (GaLore moments per rank)
 
     def lora_params(self, rank: int) -> int:
         """Adapter weights of a rank-`rank` LoRA on every linear layer: r·(d_in + d_out) each."""
@@ -117,6 +118,10 @@ class _Linear:
     @property
     def lora_per_rank(self) -> int:
         return self.d_in + self.d_out
+
+    @property
+    def long_side(self) -> int:
+        return max(self.d_in, self.d_out)
 
 
 def _full_attention_linears(arch: Architecture) -> list[_Linear]:
@@ -170,6 +175,7 @@ class _LayerCounts:
     lora_per_rank: int  # Σ (d_in + d_out) over those linear layers
     other: int  # norms, router, DeltaNet extras
     outputs: int = 0  # Σ d_out over those linear layers
+    long_sides: int = 0  # Σ max(d_in, d_out) over those linear layers
 
 
 def _decoder_layer(arch: Architecture, full_attention: bool) -> _LayerCounts:
@@ -185,6 +191,7 @@ def _decoder_layer(arch: Architecture, full_attention: bool) -> _LayerCounts:
         + arch.experts * sum(lin.lora_per_rank for lin in mlp),
         other=other + attention_other,
         outputs=sum(lin.d_out for lin in attention) + arch.experts * sum(lin.d_out for lin in mlp),
+        long_sides=sum(lin.long_side for lin in attention) + arch.experts * sum(lin.long_side for lin in mlp),
     )
 
 
@@ -232,9 +239,9 @@ def count_params(arch: Architecture) -> ParamCounts:
     kinds = [(full, _decoder_layer(arch, True))]
     if arch.layers > full:
         kinds.append((arch.layers - full, _decoder_layer(arch, False)))
-    linear = sum(n * k.linear for n, k in kinds)
-    lora = sum(n * k.lora_per_rank for n, k in kinds)
-    other = sum(n * k.other for n, k in kinds) + arch.hidden  # and the final norm
+    linear = _over_layers(kinds, "linear")
+    lora = _over_layers(kinds, "lora_per_rank")
+    other = _over_layers(kinds, "other") + arch.hidden  # and the final norm
     mtp_linear, mtp_other = _mtp_params(arch)
     embedding = arch.vocab * arch.hidden
     embeddings = embedding * (1 if arch.tied_embeddings else 2)
@@ -255,8 +262,14 @@ def count_params(arch: Architecture) -> ParamCounts:
         active=total - inactive,
         lora_per_rank=lora,
         largest_layer=embedding,
-        adapted_outputs=sum(n * k.outputs for n, k in kinds),
+        adapted_outputs=_over_layers(kinds, "outputs"),
+        long_sides=_over_layers(kinds, "long_sides"),
     )
+
+
+def _over_layers(kinds: list[tuple[int, _LayerCounts]], count: str) -> int:
+    """One count of a decoder layer summed over the layers of each kind (full and linear attention)."""
+    return sum(n * int(getattr(k, count)) for n, k in kinds)
 
 
 def image_tokens(width_px: int, height_px: int, patch: int, spatial_merge: int) -> int:

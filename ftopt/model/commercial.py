@@ -111,15 +111,43 @@ def _sell_server(server: Server, k: float) -> Server:
     return server.model_copy(update={"bill_of_materials": bill, "price": cents(sum(x.price for x in bill))})
 
 
+#: The figures of each kind of finding that are amounts of the plan's own prices (a cloud's rent is
+#: not), which the sell-price copy raises by the margin; the per-hour rates round to the unit.
+_PRICED: dict[FindingKind, tuple[str, ...]] = {
+    FindingKind.SAVING: ("saved", "eased_price", "price"),
+    FindingKind.DISPROPORTION: ("cost", "cost_per_hour", "plan_per_hour"),
+    FindingKind.OFFLOAD_DISPROPORTION: ("saved", "without_price", "saved_per_hour", "plan_per_hour"),
+    FindingKind.RENT_DISPROPORTION: ("purchase",),
+}
+_RATES = frozenset({"cost_per_hour", "plan_per_hour", "saved_per_hour"})
+
+
 def _sell_finding(f: Finding, k: float) -> Finding:
-    """A saving's amounts at sell prices, worded again; other findings carry no price."""
-    if f.kind != FindingKind.SAVING:
+    """A finding's amounts at sell prices, worded again (a saving, a disproportion); other findings
+    carry no price. Buying against renting also restates how many workloads pay the purchase off."""
+    keys = _PRICED.get(f.kind)
+    if keys is None:
         return f
     figures = dict(f.figures)
-    for key in ("saved", "eased_price", "price"):
-        if isinstance(figures.get(key), int | float):
-            figures[key] = cents(float(figures[key]) * k)  # type: ignore[arg-type]
+    for key in keys:
+        value = figures.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            figures[key] = float(round(value * k)) if key in _RATES else cents(value * k)
+    if f.kind == FindingKind.RENT_DISPROPORTION:
+        for key, factor in (("workloads_to_pay_off", k), ("purchase_multiple", 1 / k)):
+            value = figures.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                figures[key] = round(value * factor, 3)
     return f.model_copy(update={"figures": figures, "text": describe(f.kind, f.subject, figures)})
+
+
+def _sell_findings(plan: Plan, k: float) -> dict[str, list[Finding]]:
+    """The binding rules, savings and notes with their amounts at sell prices."""
+    return {
+        "binding": [_sell_finding(f, k) for f in plan.binding],
+        "savings": [_sell_finding(f, k) for f in plan.savings],
+        "notes": [_sell_finding(f, k) for f in plan.notes],
+    }
 
 
 def sell_plan(plan: Plan, margin_percent: float) -> Plan:
@@ -139,7 +167,7 @@ def sell_plan(plan: Plan, margin_percent: float) -> Plan:
         "fabric": fabric,
         "total_price": total,
         "bound": cents(plan.bound * k) if plan.bound is not None else None,
-        "binding": [_sell_finding(f, k) for f in plan.binding],
+        **_sell_findings(plan, k),
     }
     if plan.tco is not None:
         update["tco"] = plan.tco.model_copy(

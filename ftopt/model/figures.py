@@ -96,7 +96,7 @@ class Relaxed(Figures):
     @classmethod
     def _known(cls, value: str | None) -> str | None:
         if value is not None and relaxation_id(value) is None:
-            raise ValueError(f"an id of {', '.join(r.value for r in RelaxationId)}")
+            raise ValueError(f"an id of {', '.join(r.value for r in RelaxationId)} or a rule family's own")
         return value
 
 
@@ -138,6 +138,38 @@ class DisproportionFigures(Figures):
     confidence: float
     cost_per_hour: float
     plan_per_hour: float
+
+
+class OffloadDisproportionFigures(Figures):
+    """Runs the plan offloads to host RAM (their `offload: auto` let it): what that saves against the
+    re-solved plan without offload, the hours it adds at P90, and the plan's own rate."""
+
+    saved: float
+    without_price: float
+    without_status: str
+    currency: str
+    hours_lost: float
+    confidence: float
+    saved_per_hour: float
+    plan_per_hour: float
+
+
+class RentDisproportionFigures(Figures):
+    """Buying against renting the plan's GPU-hours, when one side is far off: `side` buy, the purchase
+    pays off after more workloads than the servers can train in their years; rent, renting the
+    workload once costs more than the servers."""
+
+    side: str  # "buy" or "rent"
+    purchase: float
+    rent_cost: float
+    currency: str
+    gpu_hours: float
+    queue: bool  # a queue plan: the workload is the horizon's jobs
+    purchase_multiple: float  # rent_cost / purchase
+    workloads_to_pay_off: float  # purchase / rent_cost
+    workloads_in_life: float  # years × 8,760 h × utilisation / the workload's hours
+    years: float
+    utilisation: float
 
 
 class LiquidSmallFigures(Figures):
@@ -284,8 +316,17 @@ class SkippedFigures(Figures):
     on: str = "on the plan itself"  # what the limit went on: the plan, or searching for `what`
 
 
+class FamilyFigures(BaseModel):
+    """A rule family's own finding (`family`, `family-reason`): the family that worded it and the
+    figures its sentence names. The family words the sentence itself (`Family.finding`), so the
+    figures are the family's to choose: numbers, words or lists, each named."""
+
+    model_config = ConfigDict(frozen=True, extra="allow", strict=True)
+    rule: str
+
+
 #: The figures of each kind of finding, by its value (`FindingKind` is a string enum).
-BY_KIND: dict[str, type[Figures]] = {
+BY_KIND: dict[str, type[BaseModel]] = {
     "power-cap": PowerCapFigures,
     "host-ram": HostRamFigures,
     "nvme": NvmeFigures,
@@ -302,6 +343,8 @@ BY_KIND: dict[str, type[Figures]] = {
     "feasible-if": FeasibleIfFigures,
     "deadline-bound": DeadlineBoundFigures,
     "disproportion": DisproportionFigures,
+    "offload-disproportion": OffloadDisproportionFigures,
+    "rent-disproportion": RentDisproportionFigures,
     "liquid-small": LiquidSmallFigures,
     "no-fit": NoFitFigures,
     "no-server": NoServerFigures,
@@ -314,6 +357,8 @@ BY_KIND: dict[str, type[Figures]] = {
     "lead-time": LeadTimeFigures,
     "queue-heavy": NoFigures,
     "tight-margin": TightMarginFigures,
+    "family": FamilyFigures,
+    "family-reason": FamilyFigures,
 }
 
 #: A rule note's figures depend on which rule it states (its subject); any other subject is a
@@ -329,7 +374,7 @@ RULES_BY_SUBJECT: dict[str, type[Figures]] = {
 }
 
 
-def figures_type(kind: str, subject: str) -> type[Figures]:
+def figures_type(kind: str, subject: str) -> type[BaseModel]:
     """The figures type a finding of this kind about this subject must match."""
     if kind == "rule":
         return RULES_BY_SUBJECT.get(subject, StatementFigures)

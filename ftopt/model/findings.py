@@ -42,6 +42,11 @@ class FindingKind(StrEnum):
     LIQUID = "liquid"  # a rack's liquid loop is full (no room for one more liquid-cooled server)
     DEADLINE_BOUND = "deadline-bound"  # a deadline, not memory, puts each copy of a run on several cards
     DISPROPORTION = "disproportion"  # something bought costs much against what it buys (a spare)
+    OFFLOAD_DISPROPORTION = "offload-disproportion"  # CPU offload saves little against the hours it adds
+    RENT_DISPROPORTION = (
+        "rent-disproportion"  # buying never pays off against renting, or renting dwarfs buying
+    )
+    FAMILY = "family"  # a rule family's own binding line, worded by the family (Family.finding)
     # what one eased rule would save
     SAVING = "saving"
     # why no plan exists
@@ -54,8 +59,16 @@ class FindingKind(StrEnum):
     QUEUE_HEAVY = "queue-heavy"  # queue mode schedules light jobs only, and the peak bid has no plan
     LIQUID_SMALL = "liquid-small"  # a run fits only liquid-cooled servers, and no loop carries one
     FEASIBLE_IF = "feasible-if"  # a relaxation whose re-solve finds a plan for a bid without one
+    FAMILY_REASON = "family-reason"  # a rule family's own reason a bid has no plan, worded by it
     # assumptions and defaults applied
     RULE = "rule"
+
+
+#: The kinds that weigh a purchase against what it buys: the quote lists them in a block of their
+#: own (`PlanSummary.weighed`), not among the rules and defaults applied.
+WEIGHED = frozenset(
+    {FindingKind.DISPROPORTION, FindingKind.OFFLOAD_DISPROPORTION, FindingKind.RENT_DISPROPORTION}
+)
 
 
 class Finding(BaseModel):
@@ -225,6 +238,36 @@ def _disproportion(subject: str, f: dict[str, Any]) -> str:
     )
 
 
+def _offload_disproportion(subject: str, f: dict[str, Any]) -> str:
+    currency, level = f["currency"], f"P{round(f['confidence'] * 100)}"
+    cheapest = "the cheapest plan" if f["without_status"] == "optimal" else "the best plan found"
+    saves = f"saves {money(f['saved'], currency)}" if f["saved"] > 0 else "saves nothing"
+    return (
+        f"CPU offload of {subject} {saves} against {cheapest} without it "
+        f"({money(f['without_price'], currency)}, re-solved) and adds {_hours(f['hours_lost'])} h at "
+        f"{level}: {money(f['saved_per_hour'], currency)} per hour it adds, against "
+        f"{money(f['plan_per_hour'], currency)} per hour of the whole plan"
+    )
+
+
+def _rent_disproportion(subject: str, f: dict[str, Any]) -> str:
+    currency = f["currency"]
+    what = "the horizon's jobs" if f["queue"] else "every run"
+    rent = (
+        f"renting the same {f['gpu_hours']:,.1f} GPU-hours of {what} on demand costs "
+        f"{money(f['rent_cost'], currency)}"
+    )
+    buy = money(f["purchase"], currency)
+    if f["side"] == "rent":
+        return f"{rent}, {f['purchase_multiple']:,.1f} × the {buy} the servers cost to buy"
+    return (
+        f"buying the servers costs {buy} and {rent}: the purchase pays off after "
+        f"{f['workloads_to_pay_off']:,.0f} such workloads, more than the {f['workloads_in_life']:,.0f} its "
+        f"servers can train back to back in {f['years']:g} year{'' if f['years'] == 1 else 's'} at "
+        f"{f['utilisation']:.0%} use"
+    )
+
+
 def _no_fit(subject: str, f: dict[str, Any]) -> str:
     margin = float(f.get("margin") or 0.0)
     with_margin = f" with its {margin:.0%} memory margin" if margin else ""
@@ -364,6 +407,12 @@ def _tight_margin(subject: str, f: dict[str, Any]) -> str:
     )
 
 
+def _family_words(subject: str, f: dict[str, Any]) -> str:
+    """A rule family's finding has no wording here: the family words it from its figures when it
+    makes it (`Family.finding`), and the plan's JSON carries that sentence back."""
+    raise ValueError(f"@text: a {f.get('rule', 'rule family')} finding carries the sentence its family wrote")
+
+
 _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.POWER_CAP: _power_cap,
     FindingKind.HOST_RAM: _host_ram,
@@ -398,6 +447,8 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
     FindingKind.TIGHT_MARGIN: _tight_margin,
     FindingKind.DEADLINE_BOUND: _deadline_bound,
     FindingKind.DISPROPORTION: _disproportion,
+    FindingKind.OFFLOAD_DISPROPORTION: _offload_disproportion,
+    FindingKind.RENT_DISPROPORTION: _rent_disproportion,
     FindingKind.SAVING: _saving,
     FindingKind.FEASIBLE_IF: _feasible_if,
     FindingKind.LIQUID_SMALL: lambda s, f: (
@@ -420,6 +471,8 @@ _WORDING: dict[FindingKind, Callable[[str, dict[str, Any]], str]] = {
         "no plan found; widen the window or lift the server limit"
     ),
     FindingKind.RULE: _rule,
+    FindingKind.FAMILY: _family_words,
+    FindingKind.FAMILY_REASON: _family_words,
 }
 
 

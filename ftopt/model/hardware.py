@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ftopt.model.architecture import Architecture, ParamCounts, count_params
 from ftopt.model.failures import Reliability
+from ftopt.model.family_data import FamilyData, PolicyField
 from ftopt.model.methods import MethodRegistry
 from ftopt.model.mig import Mig
 from ftopt.model.rent import CloudPrices
@@ -217,7 +218,10 @@ class Chassis(_Item):
         default=None, gt=0, le=5000, description="airflow at full load, cubic feet per minute (air-cooled)"
     )
     facility_sources: tuple[str, ...] = Field(
-        default=(), description="where weight_kg and airflow_cfm are published, with the date read"
+        default=(),
+        description="where weight_kg and airflow_cfm are published, with the date read: one entry per "
+        "figure, starting with its field name ('weight_kg: 130.45 kg, NVIDIA DGX H100/H200 …'); an "
+        "entry may also say where a figure was looked for and not found",
     )
     inlet_limits: dict[str, float] = Field(
         default_factory=dict,
@@ -230,6 +234,16 @@ class Chassis(_Item):
     coolant_max_c: float | None = Field(
         default=None, gt=0, le=70, description="liquid only: warmest coolant supply the cold plates take, °C"
     )
+
+    @model_validator(mode="after")
+    def _facility_figures_name_their_source(self) -> Chassis:
+        """A weight or airflow reaches the data-centre team as a published figure, so each one set
+        must say where it is published: a `facility_sources` entry that starts with its field name."""
+        for field in ("weight_kg", "airflow_cfm"):
+            cited = any(source.startswith(f"{field}: ") for source in self.facility_sources)
+            if getattr(self, field) is not None and not cited:
+                raise ValueError(f"@{field}: give its source in facility_sources, starting '{field}: '")
+        return self
 
     @model_validator(mode="after")
     def _liquid_names_its_coolant_limit(self) -> Chassis:
@@ -536,6 +550,8 @@ class Catalogue(BaseModel):
     nics: tuple[Nic, ...] = ()
     switches: tuple[Switch, ...] = ()
     cables: tuple[Cable, ...] = ()
+    # Each rule family's own data file (families/<name>.yaml): its site.policy fields and items.
+    families: dict[str, FamilyData] = Field(default_factory=dict)
     # Where the files came from (issue 26): named in every quote; not part of an export.
     origin: CatalogueOrigin = Field(default_factory=CatalogueOrigin, exclude=True)
     # Lookups by id, built on first use: plain dicts in a private attribute, so the catalogue
@@ -705,6 +721,11 @@ class Catalogue(BaseModel):
     def ids(self, kind: Kind) -> tuple[str, ...]:
         """All ids of one kind, in catalogue order."""
         return tuple(self._index(kind))
+
+    def policy_fields(self) -> dict[str, tuple[str, PolicyField]]:
+        """Every `site.policy` field the rule families' data files declare, with its family."""
+        families = self.families.items()
+        return {name: (family, f) for family, data in families for name, f in data.fields.items()}
 
     def price(self, item_id: str) -> Price:
         """The price entry of an item."""

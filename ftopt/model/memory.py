@@ -79,6 +79,39 @@ def dequant_buffer_bytes(arch: Architecture, method: TrainingMethod) -> float:
     return BF16 * largest_linear_params(arch) if method.working_copy else 0.0
 
 
+def projected_moments_bytes(counts: ParamCounts, optimizer: Optimizer, rank: int, moment: float) -> float:
+    """GaLore's optimiser states (Zhao et al. 2024, https://arxiv.org/abs/2403.03507, Table 1: mr + 2nr
+    for an m × n weight, m ≤ n): each adapted linear layer keeps its two moments as r rows of its longer
+    side and a BF16 projector of r rows of its shorter side; every other parameter (embeddings, output
+    head, norms) keeps two full moments. `moment` is the bytes of one moment element at 32 bits
+    (4 with FP32 master weights, 2 in pure BF16); 8-bit moments take 1."""
+    each = 1 if optimizer != Optimizer.ADAMW_32BIT else moment
+    short_sides = counts.lora_per_rank - counts.long_sides
+    moments = 2 * each * ((counts.total - counts.linear) + rank * counts.long_sides)
+    return moments + BF16 * rank * short_sides
+
+
+def _projected_states(
+    counts: ParamCounts, optimizer: Optimizer, rank: int, fp32_grad_buffer: bool, master_weights: str
+) -> float:
+    """A projected-states method's copy: BF16 weights and gradients (and FP32 master weights under
+    mixed precision) for every parameter, and the projected moments."""
+    master = FP32 if master_weights == "fp32" else 0
+    per_param = BF16 + BF16 + master + (FP32_GRAD_BUFFER if fp32_grad_buffer else 0)
+    moment = FP32 if master_weights == "fp32" else BF16
+    return counts.total * per_param + projected_moments_bytes(counts, optimizer, rank, moment)
+
+
+def _full_per_param(optimizer: Optimizer, master_weights: str, fp32_grad_buffer: bool) -> int:
+    """Bytes per parameter of a full fine-tune on the GPUs: mixed precision or pure BF16, 32- or
+    8-bit moments, and Hugging Face's FP32 gradient buffer where the workload counts it."""
+    if master_weights == "bf16":
+        per_param = PURE_BF16_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else PURE_BF16_ADAM_8BIT
+    else:
+        per_param = FULL_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else FULL_ADAM_8BIT
+    return per_param + (FP32_GRAD_BUFFER if fp32_grad_buffer else 0)
+
+
 def model_states(
     counts: ParamCounts,
     method: TrainingMethod,
@@ -96,14 +129,13 @@ def model_states(
     bitsandbytes pages them out of the card under memory pressure, which is when it matters.
     """
     trainable = trainable_params(counts, method, lora_rank)
+    if method.projected_states:  # its entry offers neither CPU offload nor paged moments
+        gpu = _projected_states(counts, optimizer, lora_rank, fp32_grad_buffer, master_weights)
+        return States(gpu, 0.0, trainable)
     if method.full:
         if offload == Offload.CPU:
             return States(counts.total * BF16, counts.total * OFFLOAD_HOST, trainable)
-        if master_weights == "bf16":
-            per_param = PURE_BF16_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else PURE_BF16_ADAM_8BIT
-        else:
-            per_param = FULL_ADAM_32BIT if optimizer == Optimizer.ADAMW_32BIT else FULL_ADAM_8BIT
-        per_param += FP32_GRAD_BUFFER if fp32_grad_buffer else 0
+        per_param = _full_per_param(optimizer, master_weights, fp32_grad_buffer)
         if optimizer == Optimizer.ADAMW_8BIT_PAGED:
             per_param -= MOMENTS_8BIT
             return States(counts.total * per_param, counts.total * MOMENTS_8BIT, trainable)
@@ -125,6 +157,8 @@ def checkpoint_bytes(
     counts: ParamCounts, method: TrainingMethod, optimizer: Optimizer, lora_rank: int
 ) -> float:
     """One resumable checkpoint: master weights and moments, or the adapter with its states."""
+    if method.projected_states:  # BF16 weights and FP32 master weights, and the projected moments
+        return counts.total * (BF16 + FP32) + projected_moments_bytes(counts, optimizer, lora_rank, FP32)
     if method.full:
         per_param = CHECKPOINT_FULL_32BIT if optimizer == Optimizer.ADAMW_32BIT else CHECKPOINT_FULL_8BIT
         return counts.total * per_param

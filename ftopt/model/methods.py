@@ -103,6 +103,11 @@ class TrainingMethod(BaseModel):
         description="the widest linear layer is materialised in BF16 while it works (QLoRA's "
         "dequantisation, DoRA's W + BA for its column norms)",
     )
+    projected_states: bool = Field(
+        default=False,
+        description="trains: all only: the optimiser's moments of each adapted linear layer live in a "
+        "rank-r projection of its gradient, with the projector (GaLore); r is the run's rank",
+    )
     calibrated_as: str | None = Field(
         default=None,
         description="whose stack MFU and memory margin it reads, until it has calibration points of its own",
@@ -118,6 +123,12 @@ class TrainingMethod(BaseModel):
     def full(self) -> bool:
         """Every weight receives gradients and optimiser states (so its gradients cross the links)."""
         return self.trains == "all"
+
+    @property
+    def ranked(self) -> bool:
+        """Whether the run's rank shapes its memory (an adapter's rank, or the projection's), so the
+        quote states it (`LoRA r16`, `GaLore r128`)."""
+        return not self.full or self.projected_states
 
     @property
     def calibration(self) -> str:

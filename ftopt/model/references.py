@@ -19,6 +19,9 @@ OFF_PLATFORM = "stack for the allowed cards"
 #: What an UnknownReference names when a run asks for CPU offload under a method whose registry
 #: entry does not offer it (`offers.cpu_offload`); its `known` are the methods that do.
 NO_OFFLOAD = "method for offload cpu"
+#: What an UnknownReference names when a `site.policy` value is not one its field takes; its one
+#: `known` says what the field takes (a rule family's data file declares the field).
+BAD_POLICY = "site policy value"
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ def unknown_references(workload: Workload, catalogue: Catalogue) -> list[Unknown
         found += _unknown_stacks(workload, catalogue)
         found += _stacks_off_platform(workload, catalogue)
     found += _unknown_hardware(workload, catalogue)
+    found += _policy_faults(workload, catalogue)
     return found
 
 
@@ -128,6 +132,22 @@ def _unknown_hardware(workload: Workload, catalogue: Catalogue) -> list[UnknownR
         for i, item in enumerate(ids or ())
         if not catalogue.has(kind, item)
     ]
+
+
+def _policy_faults(workload: Workload, catalogue: Catalogue) -> list[UnknownReference]:
+    """`site.policy` keys no rule family's data file declares, and values their field does not take."""
+    declared = catalogue.policy_fields()
+    found = []
+    for key, value in workload.site.policy.items():
+        loc = ("site", "policy", key)
+        if key not in declared:
+            found.append(UnknownReference(loc, "site policy", key, tuple(declared)))
+            continue
+        family, field = declared[key]
+        problem = field.problem(value, catalogue.families[family].ids)
+        if problem is not None:
+            found.append(UnknownReference(loc, BAD_POLICY, str(value), (problem,)))
+    return found
 
 
 #: The parts of an owned server (inventory entry field → catalogue kind and what it is called).

@@ -12,6 +12,7 @@ The values are part of the plan file: never rename one (a test holds them fixed)
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 
 
@@ -59,11 +60,17 @@ RESOLVED = frozenset(
 CATALOGUE_RULES = frozenset({RelaxationId.HOST_RAM, RelaxationId.CORES, RelaxationId.STOCK})
 
 
-def relaxation_id(value: object) -> RelaxationId | None:
-    """The id a finding's figure names; None for a figure without one (a plan from before ids)."""
+def relaxation_id(value: object) -> str | None:
+    """The id a finding's figure names: a `RelaxationId`, or the slug a rule family declares for its
+    own relaxation (`outlet`: a family that lands in its own files names its id there, not here);
+    None for a figure without one (a plan from before ids)."""
     if isinstance(value, str) and value in _VALUES:
         return RelaxationId(value)
+    if isinstance(value, str) and FAMILY_ID.fullmatch(value):
+        return value
     return None
 
 
 _VALUES = frozenset(r.value for r in RelaxationId)
+#: The shape of a family's own relaxation id: lowercase words joined by hyphens.
+FAMILY_ID = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ftopt.model.band_lines import BandLine, band_lines, copy_numbers
 from ftopt.model.commercial import Commercial, Copy, cents, commercial, figure_pairs, total_words
 from ftopt.model.facility import Facility, facility
-from ftopt.model.findings import money
+from ftopt.model.findings import WEIGHED, money
 from ftopt.model.hardware import Catalogue, CatalogueOrigin
 from ftopt.model.plan import Assignment, Node, Plan, RunSummary, ScheduledJob, Server, Status
 from ftopt.model.result import Result
@@ -217,6 +217,11 @@ class PlanSummary(BaseModel):
     runs: tuple[RunLine, ...]
     spares: int = Field(default=0, description="hot spare servers in the plan (in `servers` too)")
     spares_price: float = Field(default=0.0, description="what the spare servers cost (in `price` too)")
+    weighed: tuple[str, ...] = Field(
+        default=(),
+        description="what the plan buys at a cost large against what it buys (spare servers, CPU offload, "
+        "buying against renting), each sentence with both figures (`WEIGHED` findings of the notes)",
+    )
     schedule: tuple[ScheduleLine, ...]
     headroom: tuple[CopyHeadroom, ...] = Field(
         description="each copy's free memory per GPU against its planning margin, identical copies once"
@@ -692,6 +697,11 @@ def catalogue_in_use(origin: CatalogueOrigin | None) -> CatalogueInUse:
                           prices=prices, words=f"{words}; {standing}")  # fmt: skip
 
 
+def weighed(plan: Plan) -> tuple[str, ...]:
+    """The notes that weigh a purchase against what it buys, in the plan's order."""
+    return tuple(n.text for n in plan.notes if n.kind in WEIGHED)
+
+
 def _rent(plan: Plan, without: tuple[str, ...]) -> RentComparison | None:
     """Buy or rent, only where the rent covers the same runs and hours as the purchase."""
     rent = plan.rent
@@ -892,6 +902,7 @@ def summarize(
         "runs_without_hours": without,
         "runs": runs,
         **_spare_totals(runs),
+        "weighed": weighed(plan),
         "schedule": schedule_lines(plan),
         "headroom": headroom_lines(plan),
         "bands": band_lines(plan),

@@ -558,6 +558,12 @@ class Site(BaseModel):
         "lead_weeks are left out",
     )
 
+    policy: dict[str, str | int | float | bool] = Field(
+        default_factory=dict,
+        description="site policies that rule families add (`ftopt schema` lists them): each key is "
+        "a field a family's data file declares, checked against it when the workload is read",
+    )
+
     racks: tuple[Rack, ...] | None = Field(
         default=None,
         min_length=1,

@@ -10,13 +10,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ftopt.model.commercial import Copy, sell_plan
 from ftopt.model.hardware import Catalogue
 from ftopt.model.settings import SolveSettings
 from ftopt.model.workload import Workload
 
 if TYPE_CHECKING:
     from ftopt.model.plan import Plan
-    from ftopt.solver.frontier import Frontier
+    from ftopt.solver.frontier import Frontier, FrontierPoint
 
 #: Points `ftopt frontier` finds by default, and the HTML quote's three bids with it: both search
 #: the same frontier with the same settings, so the quote's cheapest, knee and fastest are the
@@ -46,3 +47,25 @@ def quote_bids(
         workload, catalogue, same, points=FRONTIER_POINTS, budget_s=max(budget_s, 0.0), first=plan
     )
     return found if found.points and found.solves else None  # not the plan alone, unsearched
+
+
+def _sold(point: FrontierPoint, margin_percent: float) -> FrontierPoint:
+    plan = sell_plan(point.plan, margin_percent)
+    tco = plan.tco.total if plan.tco is not None else None
+    return replace(point, plan=plan, total_price=plan.total_price, tco=tco)
+
+
+def bids_for_copy(
+    found: Frontier | None, workload: Workload | None, copy: Copy
+) -> tuple[Frontier | None, Frontier | None]:
+    """The three bids as `copy` shows them, and the cost beside them: with `quote.margin_percent`
+    the catalogue's prices are the seller's cost, so every point is priced at sell prices (each plan
+    through `sell_plan`, as the quote's own plan) for both copies, and the seller's copy keeps the
+    cost frontier to print cost and margin per bid; without a margin, the frontier as found and no
+    cost. The frontier searched cost prices; a uniform margin keeps its order and its knee."""
+    quote = workload.quote if workload is not None else None
+    margin = quote.margin_percent if quote is not None else None
+    if found is None or not margin:
+        return found, None
+    sold = replace(found, points=[_sold(p, margin) for p in found.points])
+    return sold, (found if copy == "seller" else None)

@@ -123,47 +123,83 @@ def commercial_block(summary: PlanSummary) -> Block | None:
     )
 
 
-FACILITY_COLUMNS: tuple[tuple[str, bool], ...] = (
-    ("rack", False), ("servers", False), ("rack units", True), ("wall W at maximum", True),
-    ("wall W on average", True), ("heat kW", True), ("heat BTU/h", True), ("airflow CFM", True),
-    ("weight kg", True),
-)  # fmt: skip
+def facility_columns(facility: Facility) -> tuple[tuple[str, bool], ...]:
+    """The facility table's headings; the average's is the summary's own (`Facility.average_label`)."""
+    return (
+        ("rack", False), ("servers", False), ("rack units", True), ("wall W at maximum", True),
+        (facility.average_label, True), ("heat kW", True), ("heat BTU/h", True), ("airflow CFM", True),
+        ("weight kg", True),
+    )  # fmt: skip
+
+
+def _partial(total: str, lacking: int, servers: int) -> str:
+    """A sum over the servers that have a published figure, saying how many it leaves out."""
+    if lacking == 0:
+        return total
+    if lacking == servers:
+        return f"— (not published for any of {servers} servers)"
+    return f"{total} (for {servers - lacking} of {servers} servers; {lacking} not published)"
 
 
 def _facility_row(row: FacilityRow) -> tuple[str, ...]:
     units = f"{row.rack_units} of {row.units_available} U" if row.units_available else f"{row.rack_units} U"
-    lacking = f" ({', '.join(row.missing)}: not in the catalogue)" if row.missing else ""
-    airflow = f"{row.airflow_cfm:,}" if row.airflow_cfm is not None else "—"
-    weight = f"{row.weight_kg:,.1f}" if row.weight_kg is not None else "—"
-    power = (f"{row.power_max_w:,}", f"{row.power_average_w:,}", f"{row.heat_kw:,.2f}", f"{row.heat_btu_h:,}")
-    return (row.name, id_ranges(list(row.servers)), units, *power, airflow + lacking, weight)
+    count = len(row.servers)
+    airflow = _partial(
+        f"{row.airflow_cfm:,}" if row.airflow_cfm is not None else "", row.airflow_lacking, count
+    )
+    weight = _partial(f"{row.weight_kg:,.2f}" if row.weight_kg is not None else "", row.weight_lacking, count)
+    power = (
+        f"{row.power_max_w:,}",
+        f"{row.power_years_average_w:,}",
+        f"{row.heat_kw:,.2f}",
+        f"{row.heat_btu_h:,}",
+    )
+    return (row.name, id_ranges(list(row.servers)), units, *power, airflow, weight)
 
 
 def facility_block(facility: Facility) -> Block:
-    """Per rack and for the bid: rack units, wall power at maximum and on average, heat, airflow, weight."""
+    """Per rack and for the bid: rack units, wall power at maximum and averaged over the years, heat,
+    airflow, weight; a sum that leaves servers out says how many and names their chassis."""
     note = (
-        "For the facility team: wall power at maximum is each server's full-load draw, what the circuits "
-        f"are planned with; on average is that × the workload's utilisation ({facility.utilisation:.0%}); "
-        "all of it leaves as heat (1 W = 3.412142 BTU/h). Airflow and weight are the chassis' published "
-        "figures."
+        f"For the facility team: {facility.power_note} All of it leaves as heat (1 W = 3.412142 BTU/h). "
+        "Airflow and weight are the chassis' published figures."
     )
+    if facility.bid.missing:
+        note += " Not published for: " + ", ".join(facility.bid.missing) + "."
     if facility.sources:
         note += " Sources: " + "; ".join(facility.sources)
     return Block(
         id="facility",
         title="Facility sheet",
         note=note,
-        columns=FACILITY_COLUMNS,
+        columns=facility_columns(facility),
         rows=tuple(_facility_row(r) for r in facility.racks),
         foot=(_facility_row(facility.bid),),
         figure=elevation_svg(facility),
     )
 
 
+def weighed_block(summary: PlanSummary) -> Block | None:
+    """What the plan buys at a cost large against what it buys, one sentence with both figures a row;
+    None when nothing is flagged."""
+    if not summary.weighed:
+        return None
+    return Block(
+        id="weighed",
+        title="Weighed against what it buys",
+        note="What this plan buys at a cost large against the hours, money or risk it buys, or buying "
+        "against renting far apart, each with both figures, for the buyer to weigh.",
+        columns=(("flagged", False),),
+        rows=tuple((text,) for text in summary.weighed),
+    )
+
+
 def quote_blocks(plan: Plan, summary: PlanSummary) -> list[Block]:
-    """The blocks every format prints after the key figures: commercial lines, the facility sheet."""
+    """The blocks every format prints after the key figures: commercial lines, the facility sheet,
+    what is weighed against what it buys."""
     del plan  # every cell comes from the summary
     blocks = [commercial_block(summary)]
     if summary.facility is not None and summary.facility.servers:
         blocks.append(facility_block(summary.facility))
+    blocks.append(weighed_block(summary))
     return [b for b in blocks if b is not None]

@@ -39,6 +39,7 @@ class QuoteOptions:
     bids: Frontier | None = None
     internals: bool = True
     logo: str = ""  # the seller's logo as a data: URI (`ftopt.quote.copies.logo_uri`), for HTML and PDF
+    bids_cost: Frontier | None = None  # the seller's copy with a margin: `bids` at cost (quote.bids)
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,9 @@ def _markdown(plan: Plan, summary: PlanSummary, options: QuoteOptions) -> bytes:
 
 
 def _html(plan: Plan, summary: PlanSummary, options: QuoteOptions) -> bytes:
-    return render_html(plan, options.bids, options.internals, summary, options.logo).encode("utf-8")
+    return render_html(
+        plan, options.bids, options.internals, summary, options.logo, options.bids_cost
+    ).encode("utf-8")
 
 
 class NoPdfLibrary(FtoptError):
@@ -93,7 +96,7 @@ def _pdf(plan: Plan, summary: PlanSummary, options: QuoteOptions) -> bytes:
             f"--format pdf needs WeasyPrint and Pango ({type(exc).__name__}: {exc}); install the pdf "
             "extra, pip install 'ftopt[pdf]', and Pango (apt-get install libpango-1.0-0 libpangoft2-1.0-0)"
         ) from None
-    html = render_html(plan, options.bids, options.internals, summary, options.logo)
+    html = render_html(plan, options.bids, options.internals, summary, options.logo, options.bids_cost)
     pdf: bytes = HTML(string=html).write_pdf()
     return pdf
 

@@ -222,31 +222,53 @@ def frontier_svg(frontier: Frontier) -> str:
     return "".join(parts)
 
 
-def _bid_row(name: str, point: FrontierPoint) -> str:
+def _bid_row(name: str, point: FrontierPoint, cost: FrontierPoint | None) -> str:
     currency = point.plan.currency
     tco = escape(money(point.tco, currency)) if point.tco is not None else "—"
+    seller = (
+        f"<td class=num>{escape(money(cost.total_price, currency))}</td>"
+        f"<td class=num>{escape(money(point.total_price - cost.total_price, currency))}</td>"
+        if cost is not None
+        else ""
+    )
     return (
         f"<tr><td>{escape(name)}</td><td class=num>{escape(money(point.total_price, currency))}</td>"
-        f"<td class=num>{tco}</td><td class=num>{point.makespan_hours:,.1f}</td>"
+        f"{seller}<td class=num>{tco}</td><td class=num>{point.makespan_hours:,.1f}</td>"
         f"<td>{escape(point.status.value)}</td><td>{escape('; '.join(point.servers()))}</td></tr>"
     )
 
 
-def three_bids_html(frontier: Frontier) -> str:
-    """The quote's section: the cheapest, the fastest and the knee of the frontier, and the chart."""
+def _at_cost(frontier: Frontier, cost: Frontier | None, point: FrontierPoint) -> FrontierPoint | None:
+    """`point`'s twin in the cost frontier (the same index: pricing keeps the points' order)."""
+    return cost.points[frontier.points.index(point)] if cost is not None else None
+
+
+def three_bids_html(frontier: Frontier, cost: Frontier | None = None) -> str:
+    """The quote's section: the cheapest, the fastest and the knee of the frontier, and the chart;
+    with `cost` (the seller's copy of a bid with a margin), each bid's cost and margin beside its
+    price, which is then the sell price, as in the buyer's copy."""
     if not frontier.points:
         return ""
     bids = [("cheapest", frontier.cheapest()), ("knee", frontier.knee()), ("fastest", frontier.fastest())]
-    rows = "".join(_bid_row(name, p) for name, p in bids)
+    rows = "".join(_bid_row(name, p, _at_cost(frontier, cost, p)) for name, p in bids)
     proof = frontier.proof_of([p for _, p in bids])
+    heads = "<th class=num>price</th>" + (
+        "<th class=num>cost</th><th class=num>margin</th>" if cost is not None else ""
+    )
     return (
         '<section id="three-bids"><h2>Three bids: cheapest, knee, fastest</h2>'
         f"<p>The same runs priced for three times to train, {escape(proof)}: "
         "the cheapest plan, the fastest plan ftopt can build, and the knee of the "
         f"{len(frontier.points)}-point frontier between them (the point farthest from the line "
         "joining the two).</p>"
+        + (
+            "<p>Seller's copy: each bid at its sell price, with its cost (the catalogue's prices) and "
+            "the margin between them, before any discount.</p>"
+            if cost is not None
+            else ""
+        )
         + _cut_short_note(frontier)
-        + "<div class=wide><table><thead><tr><th>bid</th><th class=num>price</th><th class=num>TCO</th>"
+        + f"<div class=wide><table><thead><tr><th>bid</th>{heads}<th class=num>TCO</th>"
         f"<th class=num>{escape(frontier.hours_label)}</th><th>status</th><th>servers</th></tr></thead>"
         f"<tbody>{rows}</tbody></table></div>"
         f'<div class="diagram">{frontier_svg(frontier)}</div></section>'

@@ -438,9 +438,11 @@ def render_html(
     internals: bool = True,
     summary: PlanSummary | None = None,
     logo: str = "",
+    bids_cost: Frontier | None = None,
 ) -> str:
-    """The whole plan as one self-contained HTML5 document; with `bids`, the three-bids section;
-    without `internals`, no technical appendix; `logo`, a data: URI, heads it beside the seller."""
+    """The whole plan as one self-contained HTML5 document; with `bids`, the three-bids section (with
+    `bids_cost`, the same bids at cost: the seller's copy adds cost and margin per bid); without
+    `internals`, no technical appendix; `logo`, a data: URI, heads it beside the seller."""
     summary = summary_of(plan, summary)
     title = f"Fine-tuning servers: {plan.workload}" if plan.workload else "Fine-tuning servers"
     servers = "".join(_group(plan, group) for group in server_groups(plan))
@@ -451,7 +453,7 @@ def render_html(
     body = [
         _summary(plan, summary, internals),
         *(block_html(block) for block in quote_blocks(plan, summary)),
-        three_bids_html(bids) if bids is not None else "",
+        three_bids_html(bids, bids_cost) if bids is not None else "",
         '<section id="placement" class="diagram"><h2>Placement</h2>'
         "<p>Each server with its two CPU sockets and its GPUs; a GPU's colour and letter name the run "
         "it trains, its bar shows memory used against free, and dashed outlines are the GPUs each "

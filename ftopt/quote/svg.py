@@ -191,11 +191,42 @@ def _gpu_data(index: int, holder: Assignment | None, jobs: str) -> str:
     return attrs
 
 
-def _gpu_mark(
-    x: float, y: float, holder: Assignment | None, style: RunStyle | None, multi: bool, jobs: str
-) -> str:
+@dataclass(frozen=True)
+class _Slot:
+    """One card as drawn: its server, its index there and the top-left corner of its face."""
+
+    server: Server
+    index: int
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class _Held:
+    """What a whole card shows: the copy it holds (None: idle), its run's colours, whether the run has
+    several copies (so the card names which: A1, A2, …), and a queue GPU's jobs over the horizon."""
+
+    holder: Assignment | None
+    style: RunStyle | None
+    multi: bool = False
+    jobs: str = ""
+
+
+@dataclass(frozen=True)
+class _Band:
+    """One instance of a sliced card: its profile, its number among that profile's instances, and
+    where its band starts and how tall it is (its share of the card's compute)."""
+
+    profile: str
+    number: int
+    top: float
+    height: float
+
+
+def _gpu_mark(slot: _Slot, held: _Held) -> str:
     """The GPU's face: a queue GPU's jobs, else the run letter (and copy when the run has several),
     else `idle`; the letter keeps the diagram readable in greyscale."""
+    x, y, holder, style, jobs = slot.x, slot.y, held.holder, held.style, held.jobs
     ink = text_colour(style.colour if style else IDLE_FILL)
     if jobs:
         return (
@@ -203,7 +234,7 @@ def _gpu_mark(
             f'text-anchor="middle" fill="{ink}">{escape(short_jobs(jobs))}</text>'
         )
     if style and holder is not None:
-        copy = f'<tspan font-size="9" font-weight="normal">{holder.copy_}</tspan>' if multi else ""
+        copy = f'<tspan font-size="9" font-weight="normal">{holder.copy_}</tspan>' if held.multi else ""
         return (
             f'<text x="{x + GPU_W / 2:g}" y="{y + 32:g}" font-size="13" font-weight="bold" '
             f'text-anchor="middle" fill="{ink}">{escape(style.key)}{copy}</text>'
@@ -227,15 +258,11 @@ def _memory_bar(x: float, y: float, used: float, free: float) -> list[str]:
     ]
 
 
-def _gpu(
-    server: Server, index: int, x: float, y: float, holder: Assignment | None,
-    style: RunStyle | None, capacity: float | None, multi: bool, jobs: str = "",
-) -> list[str]:  # fmt: skip
-    """One GPU: its rect (coloured by run), its index, run letter and copy, and its memory bar.
-
-    `multi`: the run has more than one copy, so the GPU shows which copy it holds (A1, A2, …).
-    `jobs`: a queue plan's GPU that runs several jobs over time names them all (`A1 A2 B1`).
-    """
+def _gpu(slot: _Slot, held: _Held, capacity: float | None) -> list[str]:
+    """One GPU: its rect (coloured by run), its index, run letter and copy, and its memory bar; a
+    queue plan's GPU that runs several jobs over time names them all (`A1 A2 B1`)."""
+    server, index, x, y = slot.server, slot.index, slot.x, slot.y
+    holder, style, jobs = held.holder, held.style, held.jobs
     run = escape(holder.run) if holder else ""
     fill = style.colour if style else IDLE_FILL
     tip = _gpu_tip(server, index, holder)
@@ -258,7 +285,7 @@ def _gpu(
         f'<text x="{x + GPU_W / 2:g}" y="{y + 12:g}" font-size="10" text-anchor="middle" '
         f'fill="{text_colour(fill)}">{index}</text>'
     )
-    out.append(_gpu_mark(x, y, holder, style, multi, jobs))
+    out.append(_gpu_mark(slot, held))
     return [*out, *_memory_bar(x, y, used, free), "</g>"]
 
 
@@ -269,11 +296,11 @@ def slice_weights(profiles: list[str]) -> list[int]:
 
 
 def _sliced_gpu(
-    server: Server, index: int, x: float, y: float, profiles: list[str], held: list[Assignment],
-    styles: dict[str, RunStyle],
-) -> list[str]:  # fmt: skip
+    slot: _Slot, profiles: list[str], held: list[Assignment], styles: dict[str, RunStyle]
+) -> list[str]:
     """One card split into GPU slices (MIG): a band per instance, its height the instance's share of
     the card's compute, coloured by the copy it holds (idle when none), each with its own tooltip."""
+    server, index, x, y = slot.server, slot.index, slot.x, slot.y
     sid = escape(server.id)
     layout = " + ".join(profiles)
     tip = f"{server.id} GPU {index} ({server.gpu}): MIG {layout}"
@@ -288,19 +315,19 @@ def _sliced_gpu(
     for profile, weight in zip(profiles, weights, strict=True):
         number, height = seen[profile], GPU_H * weight / sum(weights)
         seen[profile] += 1
-        out += _slice_band(
-            server, index, x, top, height, profile, number, by_instance.get((profile, number)), styles
-        )
+        band = _Band(profile, number, top, height)
+        out += _slice_band(slot, band, by_instance.get((profile, number)), styles)
         top += height
     out.append("</g>")
     return out
 
 
 def _slice_band(
-    server: Server, index: int, x: float, y: float, height: float, profile: str, number: int,
-    holder: Assignment | None, styles: dict[str, RunStyle],
-) -> list[str]:  # fmt: skip
+    slot: _Slot, band: _Band, holder: Assignment | None, styles: dict[str, RunStyle]
+) -> list[str]:
     """One instance of a sliced card: its band, tooltip and the run letter and copy it holds."""
+    server, index, x, y, height = slot.server, slot.index, slot.x, band.top, band.height
+    profile, number = band.profile, band.number
     style = styles.get(holder.run) if holder else None
     fill = style.colour if style else IDLE_FILL
     what = "idle"
@@ -413,14 +440,14 @@ def _server_gpus(
     for index in range(server.gpu_count):
         held = holders.get(index, [])
         if index in sliced:
-            out += _sliced_gpu(server, index, *positions[index], sliced[index], held, styles)
+            out += _sliced_gpu(_Slot(server, index, *positions[index]), sliced[index], held, styles)
             continue
         holder = held[0] if held else None
         style = styles.get(holder.run) if holder else None
         gx, gy = positions[index]
         multi = holder is not None and copies.get(holder.run, 1) > 1
         jobs = jobs_label(held, styles) if plan.schedule else ""
-        out += _gpu(server, index, gx, gy, holder, style, capacity, multi, jobs)
+        out += _gpu(_Slot(server, index, gx, gy), _Held(holder, style, multi, jobs), capacity)
     return out
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ftopt.model.commercial import hardware_key
-from ftopt.model.findings import Finding, FindingKind, money
+from ftopt.model.findings import WEIGHED, Finding, FindingKind, money
 from ftopt.model.plan import Assignment, Plan, RunSummary, Server
 from ftopt.model.spread import confidence_words
 from ftopt.model.summary import (
@@ -580,8 +580,9 @@ def shaped(plan: Plan) -> list[Finding]:
 
 
 def buyer_notes(plan: Plan) -> list[Finding]:
-    """The rules and defaults applied, less the list of assumed prices (an internal)."""
-    return [n for n in plan.notes if n.subject != ASSUMED_PRICES]
+    """The rules and defaults applied, less the list of assumed prices (an internal) and the purchases
+    weighed against what they buy (their own block, `ftopt.quote.blocks.weighed_block`)."""
+    return [n for n in plan.notes if n.subject != ASSUMED_PRICES and n.kind not in WEIGHED]
 
 
 def assumed_prices(plan: Plan) -> list[str]:

@@ -13,6 +13,7 @@ import yaml
 from ftopt.errors import InputError, InputErrors, did_you_mean, quoted, raise_all
 from ftopt.model.hardware import Catalogue, Kind
 from ftopt.model.references import (
+    BAD_POLICY,
     NO_OFFLOAD,
     OFF_PLATFORM,
     UnknownReference,
@@ -45,6 +46,8 @@ def reference_message(ref: UnknownReference) -> str:
     if ref.what == OFF_PLATFORM:
         known = ", ".join(ref.known)
         return f"stack {quoted(ref.value)} runs on none of the allowed cards; expected one of: {known}"
+    if ref.what == BAD_POLICY:
+        return f"expected {ref.known[0]}, got {quoted(ref.value)}"
     if ref.what == NO_OFFLOAD:
         known = ", ".join(ref.known)
         return f"cpu applies to methods {known}, not {ref.value} (its optimiser states are small)"

@@ -1,4 +1,5 @@
-"""One solve's answer, computed in a worker process: the plan, its HTML quote and the frontier.
+"""One solve's answer, computed in a worker process: the plan, its HTML quotes (the buyer's and the
+seller's copy, each with the frontier's three bids) and the frontier.
 
 Why a module of its own: this is the only code that runs in the worker processes, so it imports the
 solver and the quote renderer and nothing of the web stack. It calls what `ftopt solve` calls
@@ -17,12 +18,13 @@ from typing import Any
 
 from ftopt.catalogue.loader import load_catalogue
 from ftopt.errors import FtoptError, InputError, one_line, quoted
+from ftopt.model.commercial import Copy
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
 from ftopt.model.settings import Progress, SolveSettings
 from ftopt.model.workload import Workload
-from ftopt.quote.bids import quote_bids
-from ftopt.quote.copies import logo_uri, quote_copy
+from ftopt.quote.bids import bids_for_copy, quote_bids
+from ftopt.quote.copies import COPIES, logo_uri, quote_copy
 from ftopt.quote.formats import QuoteOptions, render_bytes
 from ftopt.reading.workload_file import load_workload_text
 from ftopt.serve.revisions import stamped
@@ -58,9 +60,8 @@ def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | Non
     plan = result.plan_or_raise()
     left = request.time_limit - (time.perf_counter() - started)
     bids = _frontier(workload, catalogue, settings, left, plan) if request.frontier else None
-    shown, summary = quote_copy(plan, workload, catalogue)  # the buyer's copy, as `ftopt solve` renders it
-    options = QuoteOptions(bids, True, logo_beside(workload, request.files))
-    html = render_bytes(shown, "html", summary, options).decode("utf-8")
+    logo = logo_beside(workload, request.files)
+    html = {copy: _quote_html(plan, workload, catalogue, bids, copy, logo) for copy in COPIES}
     return {
         "state": "done",
         "price": plan.total_price,
@@ -68,9 +69,20 @@ def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | Non
         "gap": plan.gap,
         "seconds": round(time.perf_counter() - started, 3),
         "plan": plan.to_json(),
-        "quote_html": html,
+        "quote_html": html["buyer"],
+        "seller_html": html["seller"],
         "frontier": json.dumps(frontier_points(bids)) if bids else None,
     }
+
+
+def _quote_html(
+    plan: Plan, workload: Workload, catalogue: Catalogue, bids: Frontier | None, copy: Copy, logo: str
+) -> str:
+    """One copy's HTML quote with the frontier's three bids at that copy's prices, as `ftopt solve
+    --format html --copy COPY` renders it: both copies are rendered here, where the frontier is."""
+    shown, summary = quote_copy(plan, workload, catalogue, copy)
+    sold, cost = bids_for_copy(bids, workload, copy)
+    return render_bytes(shown, "html", summary, QuoteOptions(sold, True, logo, cost)).decode("utf-8")
 
 
 def _frontier(

@@ -247,7 +247,7 @@ def get_quote(
         raise NotFound(f"version {number} of bid {bid_id} has no finished solve")
     plan, solve = solved
     view = bids.quote_of(bench_of(request), bid_id, number, plan, "seller" if copy == "seller" else "buyer")
-    stored = solve.quote_html if copy == "buyer" else None  # the worker rendered the buyer's copy
+    stored = solve.quote_html if copy == "buyer" else solve.seller_html  # the worker's, with the three bids
     try:
         download = quote(view.plan, stored, format, view.summary, view.logo)
     except NoPdf as err:

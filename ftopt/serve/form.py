@@ -12,13 +12,16 @@ never invented, and comments, order and spelling of the rest stay as they were (
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import cache, lru_cache
 from typing import Any
 
+import yaml
+
 from ftopt.catalogue.schema import workload_schema
 from ftopt.model.hardware import Catalogue
+from ftopt.reading.safe_yaml import SAFE_LOADER
 from ftopt.serve.roundtrip import Document, parse_path
 
 #: The top-level sections in the order the form shows them; fields not named here follow.
@@ -52,25 +55,28 @@ class Input:
     default: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Section:
-    """A mapping of the workload: its inputs, nested mappings, and lists of mappings (as entries)."""
+    """A mapping of the workload: its inputs, nested mappings, and lists of mappings (as entries).
+
+    Frozen, its parts tuples: the form of a text and the blank sections are cached and shared by
+    every request thread, so nothing may change one after it is built."""
 
     path: str
     title: str
-    inputs: list[Input] = field(default_factory=list)
-    sections: list[Section] = field(default_factory=list)
-    lists: list[Entries] = field(default_factory=list)
+    inputs: tuple[Input, ...] = ()
+    sections: tuple[Section, ...] = ()
+    lists: tuple[Entries, ...] = ()
     present: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)
 class Entries:
     """A list of mappings (runs, racks, owned servers): one section per entry, then one empty to add."""
 
     path: str
     title: str
-    entries: list[Section] = field(default_factory=list)
+    entries: tuple[Section, ...] = ()
 
 
 @cache
@@ -117,39 +123,93 @@ def _text(value: Any) -> str:
         return ", ".join(_text(v) for v in value)
     if isinstance(value, date):
         return value.isoformat()
-    return str(value)  # a number as the round-trip reader holds it; compared, never re-parsed
+    return str(value)  # a number as the workload loader reads it; compared, never re-parsed
 
 
 def _object_def(variants: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     return next((v for v in variants if "properties" in v), None)
 
 
+@dataclass
+class _Parts:
+    """A section's parts while it is built (then frozen into a Section)."""
+
+    inputs: list[Input] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    lists: list[Entries] = field(default_factory=list)
+
+
 def _section(node: Any, definition: Mapping[str, Any], path: str, title: str) -> Section:
-    """The section of the mapping `node` (None where the version has none) at `path`, with its values."""
-    section = Section(path, title, present=node is not None)
+    """The section of the mapping `node` (None where the version has none) at `path`, with its values.
+    A part the version does not have is the same for every bid: it comes from `blank_section`."""
+    if node is None and path and _definition_at(path) is definition:
+        return blank_section(path, title)
+    return _built(node, definition, path, title)
+
+
+def _built(node: Any, definition: Mapping[str, Any], path: str, title: str) -> Section:
+    parts = _Parts()
     held = node if isinstance(node, Mapping) else {}
     props: Mapping[str, Any] = definition.get("properties", {})
     keys = sorted(props, key=lambda k: ORDER.index(k) if k in ORDER else len(ORDER)) if not path else props
     for key in keys:
-        _add(section, held.get(key), key, props[key], f"{path}.{key}" if path else key)
-    return section
+        _add(parts, held.get(key), key, props[key], f"{path}.{key}" if path else key)
+    return Section(
+        path, title, tuple(parts.inputs), tuple(parts.sections), tuple(parts.lists), present=node is not None
+    )
 
 
-def _add(section: Section, value: Any, key: str, prop: Mapping[str, Any], path: str) -> None:
+@lru_cache(maxsize=4096)
+def _definition_at(path: str) -> Mapping[str, Any] | None:
+    """The schema's definition of the mapping at `path` (`runs[2].model`: the inline model), as the
+    walk in `_add` finds it; None where the path names no mapping of the schema."""
+    definition: Mapping[str, Any] = _schema()
+    steps = parse_path(path)
+    for i, step in enumerate(steps):
+        if isinstance(step, int):
+            continue  # an entry: `definition` is already the list's item
+        prop = definition.get("properties", {}).get(step)
+        if prop is None:
+            return None
+        variants = _variants(prop)
+        if i + 1 < len(steps) and isinstance(steps[i + 1], int):
+            items = next((v.get("items") for v in variants if v.get("type") == "array"), None)
+            found = _resolve(items) if items is not None else None
+        else:
+            found = _object_def(variants)
+        if found is None or "properties" not in found:
+            return None
+        definition = found
+    return definition
+
+
+@lru_cache(maxsize=4096)
+def blank_section(path: str, title: str = "") -> Section:
+    """The section at `path` of a bid that does not have it: every field empty, the same for every
+    bid, so built once per path from the schema and shared (the form of a five-run bid is mostly
+    parts it does not have: the new run, inline models, the queue, inventories). Raises KeyError
+    for a path that names no mapping of the schema."""
+    definition = _definition_at(path)
+    if definition is None:
+        raise KeyError(path)
+    return _built(None, definition, path, title or path.rsplit(".", 1)[-1])
+
+
+def _add(parts: _Parts, value: Any, key: str, prop: Mapping[str, Any], path: str) -> None:
     """The input, nested section or list of entries for one property holding `value`."""
     variants = _variants(prop)
     has_text = any(v.get("type") == "string" for v in variants)
     nested = _object_def(variants)
     items = next((v.get("items") for v in variants if v.get("type") == "array"), None)
     if items is not None and "properties" in _resolve(items):
-        section.lists.append(_entries(value, _resolve(items), path, key))
+        parts.lists.append(_entries(value, _resolve(items), path, key))
         return
     scalar = value is not None and not isinstance(value, Mapping | list)
     if nested is None or has_text or scalar:  # an id, a value, or a mapping written as one (a name)
-        section.inputs.append(_input(key, prop, variants, path, value, items is not None))
+        parts.inputs.append(_input(key, prop, variants, path, value, items is not None))
     if nested is not None:  # a mapping; beside an id, the inline alternative (a model of your own)
         inline = value if isinstance(value, Mapping) else None
-        section.sections.append(_section(inline, nested, path, f"{key}: inline" if has_text else key))
+        parts.sections.append(_section(inline, nested, path, f"{key}: inline" if has_text else key))
 
 
 def _input(
@@ -174,22 +234,33 @@ def _input(
 def _entries(held: Any, definition: Mapping[str, Any], path: str, key: str) -> Entries:
     """One section per entry of the list `held`, then an empty one that adds an entry."""
     rows = list(held) if isinstance(held, list) else []
-    entries = Entries(path, key)
+    entries = []
     for i, row in enumerate([*rows, None]):
-        entry = _section(row, definition, f"{path}[{i}]", f"{key} {i + 1}" if i < len(rows) else f"new {key}")
-        entry.present = i < len(rows)
-        entries.entries.append(entry)
-    return entries
+        title = f"{key} {i + 1}" if i < len(rows) else f"new {key}"
+        entry = _section(row, definition, f"{path}[{i}]", title)
+        if i < len(rows) and not entry.present:  # a null entry (`- `) is still one the version holds
+            entry = replace(entry, present=True)
+        entries.append(entry)
+    return Entries(path, key, tuple(entries))
 
 
 @lru_cache(maxsize=256)
 def bid_form(text: str) -> Section:
     """The whole form for a workload text (an empty text: the form of a new bid).
 
-    Cached by text, and only ever read: a stored version's text never changes, and the round-trip
-    parse is most of a version page's time; under 50 clients the uncached form tripled the pages'
-    p95 (benchmarks/serve_load.py)."""
-    return _section(Document(text).tree, _schema(), "", "bid")
+    Its values are read as the workload loader reads them (libyaml's safe loader, what `ftopt solve`
+    sees), not through the round-trip document: the form only shows and compares values, and the
+    round-trip parse, ten times slower, was most of a version page's time under load
+    (benchmarks/serve-load.md); edits still go through `Document`, which keeps the comments. Cached
+    by text, and only ever read: a stored version's text never changes."""
+    return _section(_values(text), _schema(), "", "bid")
+
+
+def _values(text: str) -> Any:
+    try:
+        return yaml.load(text, Loader=SAFE_LOADER)
+    except yaml.YAMLError:  # not a stored version's text (those were read by the loader): as written
+        return Document(text).tree
 
 
 def inputs(section: Section) -> list[Input]:

@@ -23,7 +23,7 @@ from ftopt.serve import bids
 from ftopt.serve.api import author_of, bench_of, import_record
 from ftopt.serve.bids import NotFound, Workbench
 from ftopt.serve.examples import bundled, example
-from ftopt.serve.form import bid_form, changes, suggestions, typed_fields
+from ftopt.serve.form import bid_form, blank_section, changes, suggestions, typed_fields
 from ftopt.serve.jobs import QueueFull
 from ftopt.serve.quotes import FORMATS
 from ftopt.serve.roundtrip import RoundTripError, edited
@@ -40,6 +40,19 @@ TEMPLATES = Environment(
 APP_JS = """\
 "use strict";
 (function () {
+  // A closed part of the bid form that the bid does not have comes without its (empty) fields:
+  // they are fetched when it is first opened.
+  document.addEventListener("toggle", (e) => {
+    const part = e.target;
+    if (!(part instanceof HTMLDetailsElement) || !part.open || !part.dataset.lazy) return;
+    const depth = part.dataset.lazy;
+    delete part.dataset.lazy;
+    fetch("/form/section?path=" + encodeURIComponent(part.dataset.path) + "&depth=" + depth,
+          {credentials: "same-origin"})
+      .then((r) => r.ok ? r.text() : Promise.reject(new Error(String(r.status))))
+      .then((html) => part.insertAdjacentHTML("beforeend", html))
+      .catch(() => { part.dataset.lazy = depth; part.open = false; });
+  }, true);
   const job = document.getElementById("job");
   if (!job || !window.EventSource) return;
   const money = (x) => x === null ? "—"
@@ -131,8 +144,23 @@ def _form_page(request: Request, template: str, text: str, **context: Any) -> HT
     field_errors: dict[str, str] = context.pop("field_errors", {})
     context["field_errors"] = field_errors
     context["open_paths"] = {p for field in field_errors for p in _prefixes(field)}
+    context["keep"] = {p for key in context["typed"] for p in _prefixes(key)}  # parts with typed text
     suggest = suggestions(bench_of(request).catalogue)
     return page(request, template, form=bid_form(text), suggest=suggest, **context)
+
+
+@router.get("/form/section", response_class=HTMLResponse)
+def form_section(request: Request, path: str, depth: int = 1) -> HTMLResponse:
+    """The fields of a closed part of the form that the bid does not have, when it is opened: all
+    empty, the same for every bid (`ftopt.serve.form.blank_section`)."""
+    try:
+        part = blank_section(path[:300])
+    except (KeyError, RoundTripError):
+        raise NotFound(f"the form has no part {path[:80]!r}") from None
+    return page(
+        request, "form_section.html", form=part, depth=max(0, min(depth, 20)),
+        typed={}, field_errors={}, open_paths=set(), keep=set(),
+    )  # fmt: skip
 
 
 def _refused(err: WorkloadError) -> dict[str, Any]:

@@ -2,8 +2,9 @@
 
 Why through `ftopt.quote.formats.render` and `write_xlsx`: the browser's quote must be the CLI's quote,
 byte for byte, and a change to a renderer must reach both. The HTML quote is the one the worker
-rendered at solve time (with the frontier's three bids); PDF is Chromium's print of that page, as a
-person would print it, and answers "not available" where no Chromium is installed.
+rendered at solve time, each copy with the frontier's three bids at its prices; PDF is Chromium's
+print of that page, as a person would print it, and answers "not available" where no Chromium is
+installed.
 """
 
 from __future__ import annotations
@@ -70,8 +71,9 @@ def find_chromium() -> str | None:
 
 def quote(plan: Plan, quote_html: str | None, fmt: str, summary: PlanSummary, logo: str = "") -> Download:
     """The quote of `plan` in `fmt` (a key of FORMATS), from its summary with the workload's
-    commercial lines, as `ftopt solve` renders it; `quote_html`, the worker's HTML of the buyer's
-    copy (with the frontier's three bids), where it is the copy asked for; `logo` a data: URI for
+    commercial lines, as `ftopt solve` renders it; `quote_html`, the worker's HTML of the copy asked
+    for (with the frontier's three bids; None for a solve stored before the worker rendered the
+    seller's copy, which is then rendered here without them); `logo` a data: URI for
     HTML and PDF; `NoPdf` when a PDF cannot be made."""
     name, media, suffix = FORMATS[fmt]
     html = quote_html or render_bytes(plan, "html", summary, QuoteOptions(None, True, logo)).decode("utf-8")

@@ -81,6 +81,8 @@ CREATE TRIGGER IF NOT EXISTS finished_solves_frozen BEFORE UPDATE ON solves
 #: Each migration's statements, by the version it brings the store to (the schema above is version 1).
 #: Version 2: each bid's customer (from its latest version's `quote.customer`), to search bids by.
 #: Version 3: files kept beside a bid (the seller's logo its quote names), insert-only like versions.
+#: Version 4: each solve's seller's copy of the HTML quote, rendered by the worker with the frontier's
+#: three bids as the buyer's copy is (older solves have none: their seller's copy has no three bids).
 MIGRATIONS: dict[int, str] = {
     2: "ALTER TABLE bids ADD COLUMN customer TEXT NOT NULL DEFAULT '';\n"
     "CREATE INDEX IF NOT EXISTS bids_by_customer ON bids(customer COLLATE NOCASE);\n",
@@ -98,6 +100,7 @@ CREATE TRIGGER IF NOT EXISTS files_never_updated BEFORE UPDATE ON files
 CREATE TRIGGER IF NOT EXISTS files_never_deleted BEFORE DELETE ON files
     BEGIN SELECT RAISE(ABORT, 'a file is never deleted'); END;
 """,
+    4: "ALTER TABLE solves ADD COLUMN seller_html TEXT;\n",
 }
 SCHEMA_VERSION = max(MIGRATIONS)
 
@@ -168,6 +171,7 @@ class Solve:
     created_at: str
     finished_at: str | None
     author: str
+    seller_html: str | None = None
 
     @property
     def finished(self) -> bool:
@@ -220,6 +224,7 @@ class ExportedSolve(BaseModel):
     seconds: float | None = None
     plan: str | None = None
     quote_html: str | None = None
+    seller_html: str | None = None
     frontier: str | None = None
     error: str | None = None
     created_at: str = Field(max_length=40)
@@ -347,7 +352,7 @@ class Store:
                 (name, stamp, author, customer_of(workload)),
             )
             bid_id = int(cursor.lastrowid or 0)
-            return self._insert_version(db, bid_id, 1, workload, note, author)
+            return self._insert_version(db, Version(bid_id, 1, workload, note, now(), author))
 
     def add_version(self, bid_id: int, workload: str, author: str, note: str) -> Version:
         """The next version of a bid; the earlier ones stay as they were."""
@@ -356,16 +361,15 @@ class Store:
             if row[0] is None:
                 raise KeyError(bid_id)
             db.execute("UPDATE bids SET customer=? WHERE id=?", (customer_of(workload), bid_id))
-            return self._insert_version(db, bid_id, int(row[0]) + 1, workload, note, author)
+            return self._insert_version(db, Version(bid_id, int(row[0]) + 1, workload, note, now(), author))
 
     @staticmethod
-    def _insert_version(
-        db: sqlite3.Connection, bid_id: int, number: int, workload: str, note: str, author: str
-    ) -> Version:
-        version = Version(bid_id, number, workload, note, now(), author)
+    def _insert_version(db: sqlite3.Connection, version: Version) -> Version:
+        """Write one version row, as made (its number is the bid's next)."""
+        v = version
         db.execute(
             "INSERT INTO versions(bid_id, number, workload, note, created_at, author) VALUES (?,?,?,?,?,?)",
-            (bid_id, number, workload, note, version.created_at, author),
+            (v.bid_id, v.number, v.workload, v.note, v.created_at, v.author),
         )
         return version
 
@@ -462,7 +466,8 @@ class Store:
         with self._write() as db:
             db.execute(
                 "UPDATE solves SET state=?, price=?, bound=?, gap=?, seconds=?, plan=?, quote_html=?, "
-                "frontier=?, error=?, finished_at=? WHERE id=? AND state IN ('queued','running')",
+                "seller_html=?, frontier=?, error=?, finished_at=? "
+                "WHERE id=? AND state IN ('queued','running')",
                 (
                     outcome["state"],
                     outcome.get("price"),
@@ -471,6 +476,7 @@ class Store:
                     outcome.get("seconds"),
                     outcome.get("plan"),
                     outcome.get("quote_html"),
+                    outcome.get("seller_html"),
                     outcome.get("frontier"),
                     outcome.get("error"),
                     now(),
@@ -551,11 +557,11 @@ class Store:
             for s in record.solves:
                 db.execute(
                     "INSERT INTO solves(bid_id, version, state, settings, price, bound, gap, seconds, plan, "
-                    "quote_html, frontier, error, created_at, finished_at, author) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "quote_html, seller_html, frontier, error, created_at, finished_at, author) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         bid_id, s.version, s.state, json.dumps(s.settings), s.price, s.bound, s.gap,
-                        s.seconds, s.plan, s.quote_html, s.frontier, s.error, s.created_at,
+                        s.seconds, s.plan, s.quote_html, s.seller_html, s.frontier, s.error, s.created_at,
                         s.finished_at, s.author,
                     ),
                 )  # fmt: skip
@@ -594,6 +600,7 @@ def _solve(row: sqlite3.Row) -> Solve:
         seconds=row["seconds"],
         plan=row["plan"],
         quote_html=row["quote_html"],
+        seller_html=row["seller_html"],
         frontier=row["frontier"],
         error=row["error"],
         created_at=row["created_at"],

@@ -33,13 +33,16 @@ from typing import Any, Protocol
 
 from ftopt.errors import FtoptError
 from ftopt.sweep.scenario import (
+    NOT_RUN,
     Scenario,
     SweepContext,
     failed_record,
     init_worker,
+    not_run_record,
     record_line,
     run_in_ray,
     run_in_worker,
+    search_left,
 )
 
 #: (key, status, JSON line) of one finished scenario.
@@ -76,6 +79,11 @@ class Backend(Protocol):
         on_running: OnRunning | None = None,
     ) -> None:
         """Solve every scenario; return when each has been reported through `on_done`."""
+
+
+def spent(context: SweepContext) -> bool:
+    """Whether the command's budget is spent: what is left gives no scenario its least search."""
+    return context.ends_at is not None and search_left(context) is None
 
 
 def _mp_context() -> multiprocessing.context.BaseContext:
@@ -165,6 +173,9 @@ class LocalBackend:
             while queue or running:
                 while queue and len(running) < in_flight:
                     scenario = queue.popleft()
+                    if spent(context):  # no worker for a scenario whose turn comes after the budget
+                        on_done(scenario.key, NOT_RUN, record_line(not_run_record(scenario, context)))
+                        continue
                     try:
                         running[pool.submit(run_in_worker, scenario)] = scenario
                     except BrokenProcessPool:  # a worker died since the last wait: its future says which

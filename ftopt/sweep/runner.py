@@ -21,15 +21,21 @@ from ftopt.errors import InputError
 from ftopt.reading.workload_file import load_workload
 from ftopt.sweep.backends import Backend
 from ftopt.sweep.grid import Grid, load_grid, scenario_key
-from ftopt.sweep.scenario import FAILED, INVALID, CrashHook, Scenario, SweepContext
+from ftopt.sweep.scenario import (
+    FAILED,
+    INVALID,
+    MIN_SCENARIO_S,
+    NOT_RUN,
+    SCENARIO_SEARCH_SHARE,
+    CrashHook,
+    Scenario,
+    SweepContext,
+)
 from ftopt.sweep.store import ResultsWriter, read_records
 
-#: The shortest search a scenario is given, seconds (the command's least --time-limit).
-MIN_SCENARIO_S = 0.1
-#: Share of each scenario's slot its solve is given: the rest is kept for what the solve's limit does
-#: not cover (a worker's start-up, reading and editing the bid, the verifier on a big plan): on a
-#: 40-run bid of 778 GPUs these took 2-3 s per scenario beside a 3.3 s slot (benchmarks/time-limit.md).
-SCENARIO_SEARCH_SHARE = 0.6
+#: Seconds kept back from the command's budget for what follows the last scenario: the pool's
+#: shutdown, the results file closed, the summary line (measured in benchmarks/time-limit.md).
+CLOSE_S = 0.5
 
 
 def scenario_share(limit: float, scenarios: int, parallel: int) -> float:
@@ -135,7 +141,8 @@ def still_to_do(plan: SweepPlan, output: Path, retry_failed: bool = False) -> tu
             f"holds results of another workload or price list (bid {other.get('bid')}, this one "
             f"{plan.context.bid}); write to a new file or delete this one",
         )
-    finished = {r["key"] for r in records if not (retry_failed and r.get("status") == FAILED)}
+    again = {NOT_RUN, FAILED} if retry_failed else {NOT_RUN}  # a scenario the budget left out runs now
+    finished = {r["key"] for r in records if r.get("status") not in again}
     todo = [s for s in plan.scenarios if s.key not in finished]
     return todo, len(plan.scenarios) - len(todo)
 
@@ -176,12 +183,22 @@ def run_sweep(
     return summary
 
 
+def with_deadline(plan: SweepPlan, started: float) -> SweepPlan:
+    """The sweep with its budget counted from `started` (seconds since the epoch: the process's start
+    when ftopt is the program, `ftopt.cli.started`): each scenario is searched for at most its share
+    of what is left when its turn comes, and one whose turn comes too late is recorded not run."""
+    ends = started + plan.context.time_limit - CLOSE_S
+    return replace(plan, context=replace(plan.context, ends_at=ends, budget_s=plan.context.time_limit))
+
+
 def _shared(context: SweepContext, scenarios: int, backend: Backend) -> SweepContext:
-    """The context with each scenario's share of the command's time limit (`scenario_share`): Ray's
-    parallelism is known only once connected, so it counts as one (shares no longer than needed)."""
+    """The context with each scenario's share of the command's time limit (`scenario_share`), of what
+    is left of it when the sweep starts when it has an end: Ray's parallelism is known only once
+    connected, so it counts as one (shares no longer than needed)."""
     parallel = getattr(backend, "workers", 0) or getattr(backend, "num_cpus", None) or 1
     limit = context.time_limit if context.budget_s is None else context.budget_s
-    share = scenario_share(limit, scenarios, parallel)
+    left = limit if context.ends_at is None else max(0.0, context.ends_at - time.time())
+    share = scenario_share(left, scenarios, parallel)
     words = sharing_words(limit, share, scenarios, parallel)
     return replace(context, time_limit=share, budget_s=limit, sharing=words)
 

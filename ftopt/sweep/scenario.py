@@ -18,7 +18,7 @@ import math
 import os
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,15 @@ from ftopt.sweep.grid import PRICES, SCALE, rack_path
 #: Statuses beyond a solve's own (optimal, feasible, infeasible, no-plan-in-time).
 INVALID = "invalid"  # the edited workload failed its input check; `error` says why
 FAILED = "failed"  # the worker died (or ftopt failed) on every attempt; `error` says why
+NOT_RUN = "not-run"  # the command's --time-limit was spent before the scenario's turn; a rerun runs it
+
+#: The shortest search a scenario is given, seconds (the command's least --time-limit); a scenario
+#: whose turn comes with less of the budget left is not run.
+MIN_SCENARIO_S = 0.1
+#: Share of each scenario's slot its solve is given: the rest is kept for what the solve's limit does
+#: not cover (a worker's start-up, reading and editing the bid, the verifier on a big plan): on a
+#: 40-run bid of 778 GPUs these took 2-3 s per scenario beside a 3.3 s slot (benchmarks/time-limit.md).
+SCENARIO_SEARCH_SHARE = 0.6
 
 #: Test hook: scenario keys (comma-separated) whose worker kills itself with `os._exit` before
 #: solving, `FTOPT_SWEEP_TEST_CRASH_TIMES` times in all (default 1), counted by marker files in
@@ -88,6 +97,7 @@ class SweepContext:
     crash_hook: CrashHook | None = None  # tests only
     budget_s: float | None = None  # the whole command's --time-limit; None: the limit is per scenario
     sharing: str = "each scenario has the whole time limit"  # how the budget was shared, in words
+    ends_at: float | None = None  # when the command's budget ends (seconds since the epoch); None: never
 
 
 def apply_values(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
@@ -218,10 +228,36 @@ def failed_record(scenario: Scenario, bid: str, error: str) -> dict[str, Any]:
     return {**base_record(scenario, bid), "status": FAILED, "error": error}
 
 
+def not_run_record(scenario: Scenario, context: SweepContext) -> dict[str, Any]:
+    """The record of a scenario whose turn came after the command's budget was spent."""
+    record = {**base_record(scenario, context.bid), "status": NOT_RUN}
+    record.update(
+        error=f"not run: budget spent (--time-limit {context.budget_s:g} s for the whole sweep); rerun "
+        "to solve it",
+        budget_s=context.budget_s,
+        sharing=context.sharing,
+    )
+    return record
+
+
+def search_left(context: SweepContext) -> float | None:
+    """The solve time this scenario gets now: its share, or less when the budget's end is nearer
+    than its slot (the same search share of what is left); None when that is under the least search
+    (`MIN_SCENARIO_S`): the scenario is not run."""
+    if context.ends_at is None:
+        return context.time_limit
+    limit = min(context.time_limit, (context.ends_at - time.time()) * SCENARIO_SEARCH_SHARE)
+    return round(limit, 3) if limit >= MIN_SCENARIO_S else None
+
+
 def solve_scenario(context: SweepContext, scenario: Scenario) -> dict[str, Any]:
     """Edit, validate and solve one scenario; every outcome is a record, none an exception."""
     from ftopt.solver.solve import SolveSettings, solve
 
+    limit = search_left(context)
+    if limit is None:
+        return not_run_record(scenario, context)
+    context = replace(context, time_limit=limit)
     started, cpu = time.perf_counter(), time.process_time()
     record = base_record(scenario, context.bid)
     catalogue = context.catalogues[str(scenario.values.get(PRICES, ""))]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ftopt.model.architecture import ParamCounts
 from ftopt.model.plan import Assignment, Node
 from ftopt.model.stack import Stack
 from ftopt.model.topology import nvlink_domains
@@ -188,9 +189,25 @@ def _expected_full_states_gb(ctx: Context, a: Assignment, run: Run) -> float | N
     per_param = FULL_STATE_BYTES.get((master, str(a.optimizer)))
     if per_param is None:
         return None
+    copy = (
+        _projected_copy_bytes(profile.counts, str(a.optimizer), master, run.lora_rank)
+        if profile.method.projected_states
+        else profile.counts.total * per_param
+    )
     dp, tp, pp, cp = degrees
     shards = dp * cp if str(a.strategy) in ("fsdp", "hsdp") else 1
-    return profile.counts.total * per_param / (tp * pp) / shards / 1e9
+    return copy / (tp * pp) / shards / 1e9
+
+
+def _projected_copy_bytes(counts: ParamCounts, optimizer: str, master: str, rank: int) -> float:
+    """A copy whose moments live in a rank-r projection (a registry entry's `projected_states`: GaLore):
+    BF16 weights and gradients and, under mixed precision, FP32 master weights for every parameter;
+    two moments of r rows of each linear layer's longer side and full moments for the rest; and a BF16
+    projector of r rows of each layer's shorter side."""
+    moment = 1 if optimizer != "adamw-32bit" else (4 if master == "fp32" else 2)
+    weights = counts.total * (2 + 2 + (4 if master == "fp32" else 0))
+    moments = 2 * moment * (counts.total - counts.linear + rank * counts.long_sides)
+    return weights + moments + 2 * rank * (counts.lora_per_rank - counts.long_sides)
 
 
 def check_state_split(ctx: Context) -> Iterator[Violation]:

@@ -149,7 +149,7 @@ def _stated_fields(summary: RunSummary, run: Run, method: TrainingMethod) -> lis
         ("seq_len", summary.seq_len, run.seq_len),
         ("micro_batch", summary.micro_batch, run.micro_batch),
         ("concurrent", summary.concurrent, run.concurrent),
-        ("lora_rank", summary.lora_rank, None if method.full else run.lora_rank),
+        ("lora_rank", summary.lora_rank, run.lora_rank if method.ranked else None),
         ("train_tokens", summary.train_tokens, run.train_tokens),
     ]
 

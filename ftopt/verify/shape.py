@@ -26,6 +26,7 @@ from ftopt.model.plan import COMPLETE_SINCE, Assignment, Plan
 from ftopt.model.summary import PlanSummary, summarize
 from ftopt.model.workload import Workload
 from ftopt.reading.safe_yaml import expected_text, locate
+from ftopt.verify.copies import bid_margin, cost_plan, stated_copy
 
 #: Figures of a copy that come together: stated all, or none (a version 3 plan).
 TOGETHER: dict[str, tuple[str, ...]] = {
@@ -161,7 +162,9 @@ def _summary_faults(summary: Any, plan: Plan, workload: Workload, catalogue: Cat
         stated = PlanSummary.model_validate_json(json.dumps(summary), strict=True)
     except ValidationError as exc:
         return [(("summary", *e["loc"]), expected_text(e)) for e in exc.errors()]
-    derived = summarize(plan, workload, catalogue)
+    # the copy the file states, and at a margin the cost its seller's copy sets beside each price
+    cost = cost_plan(plan, catalogue) if bid_margin(summary, workload) else None
+    derived = summarize(plan, workload, catalogue, stated_copy(summary).copy, cost=cost)
     # A vendor's directory may be spelt otherwise here (the CLI found it by its contents' hash).
     spelt = {"directory", "words"} if derived.catalogue.kind == stated.catalogue.kind == "vendor" else set()
     given = stated.model_dump(mode="json", exclude={"catalogue": spelt})

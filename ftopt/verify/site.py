@@ -228,3 +228,37 @@ def check_coolant(ctx: Context) -> Iterator[Violation]:
                 f"site coolant {num(coolant)} °C",
                 f"{p.chassis.id} takes at most {num(most)} °C",
             )
+
+
+def check_outlet(ctx: Context) -> Iterator[Violation]:
+    """With `site.policy.outlet`, each cord left when the redundant supplies fail carries the server's
+    draw (stated or re-computed, the larger) within the outlet's volts × amps (families/outlet.yaml)."""
+    outlet = ctx.workload.site.policy.get("outlet")
+    data = ctx.catalogue.families.get("outlet")
+    if not isinstance(outlet, str) or data is None or outlet not in data.ids:
+        return
+    item = data.item(outlet)
+    rating = float(item["volts"]) * float(item["amps"])
+    for p in ctx.servers():
+        c = p.chassis
+        if c is None:
+            continue
+        cords = {"N+N": c.psu_count // 2, "N+1": c.psu_count - 1}.get(c.psu_redundancy, c.psu_count)
+        draw = max(p.server.power_w, server_power_w(p) or 0) / max(1, cords)
+        if draw > rating + EPS:
+            carry = f"{outlet} outlets carry {num(rating)} W"
+            yield Violation("outlet", p.subject, f"{num(draw)} W a cord", carry)
+
+
+#: The site's rules in the order their violations are listed (the verifier's RULES takes them as one
+#: block): a rule family whose rule is the site's adds its check here, and only here.
+RULES = (
+    check_power_cap,
+    check_power_estimate,
+    check_power_feed,
+    check_power_supplies,
+    check_feed,
+    check_inlet,
+    check_coolant,
+    check_outlet,
+)

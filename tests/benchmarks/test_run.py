@@ -57,18 +57,8 @@ def test_one_instance_with_offload_and_the_naive_model() -> None:
     )
 
 
-#: Benchmark modules that read the solver's internals, each for a reason that is not a measurement:
-#: every timing, status, gap and price they report still comes from whole `ftopt solve` processes.
-READS_INTERNALS = {
-    "scale_bids.py": "keeps only candidate runs some allowed build holds: the solver's own precheck",
-    "side_by_side.py": "sets the plan against the solver's own first-fit plan, beside baselines/ffd.py",
-}
-
-
 def test_benchmarks_import_nothing_of_the_solver() -> None:
     here = Path(run.__file__).parent
     for path in [*here.glob("*.py"), *here.glob("baselines/*.py")]:
-        if path.name in READS_INTERNALS and path.parent == here:
-            continue
         text = path.read_text()
         assert "from ftopt.solver" not in text and "import ftopt.solver" not in text, path.name

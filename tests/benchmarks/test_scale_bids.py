@@ -3,24 +3,23 @@ same seed, and a report that sets both builds against first fit (no timing asser
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
+import pytest
+
+from benchmarks import scale_bids
 from benchmarks.scale_bids import bid, queue_bid
 from benchmarks.side_by_side import report
-from ftopt import load_catalogue
+from ftopt import load_catalogue, runs_fitting
 from ftopt.model.workload import Workload
-from ftopt.solver.problem.data import build_problem
-from ftopt.solver.problem.modes import compatible
 
 
 def test_c500_is_500_copies_of_40_distinct_runs_each_fitting_some_build() -> None:
     doc = bid("c500")
     assert doc == bid("c500"), "the same seed gives the same bid"
     assert len(doc["runs"]) == 40 and sum(r.get("concurrent", 1) for r in doc["runs"]) == 500
-    data = build_problem(Workload.model_validate(doc), load_catalogue())
-    assert all(
-        any(compatible(data.modes[m], b) for m in data.modes_of(r) for b in data.builds)
-        or data.has_multinode(r)
-        for r in range(len(doc["runs"]))
-    )
+    assert all(runs_fitting(Workload.model_validate(doc), load_catalogue()))
     same_runs = [{k: v for k, v in r.items() if k != "concurrent"} for r in bid("c10000")["runs"]]
     assert same_runs == [{k: v for k, v in r.items() if k != "concurrent"} for r in doc["runs"]]
 
@@ -45,3 +44,34 @@ def test_the_report_sets_each_build_against_first_fit() -> None:
         "| c500 | 30 | this branch | 1 | 2.0 / 2.0 | optimal | 0.00 % | 90 | 0.900 | 1.000 | 100 | 0.50 |"
         in text
     )
+
+
+def _slow_template(draws: list[int]) -> Any:
+    """A template that yields a new run only every 40th draw, as 5,000 distinct runs thin out."""
+
+    def template(rng: random.Random, name: str, offload: bool) -> dict[str, Any]:
+        draws.append(1)
+        return {"name": name, "model": "m", "method": "lora", "lora_rank": len(draws) // 40}
+
+    return template
+
+
+def test_a_round_that_draws_only_seen_runs_is_drawn_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    draws: list[int] = []
+    monkeypatch.setattr(scale_bids, "_run_template", _slow_template(draws))
+    checked: list[int] = []
+    monkeypatch.setattr(
+        scale_bids, "_fitting", lambda runs, hw: checked.append(len(runs)) or [True] * len(runs)
+    )
+    runs = scale_bids._draw_runs(random.Random(1), "mix", 2, None)
+    assert [r["lora_rank"] for r in runs] == [0, 1]
+    assert 0 not in checked and len(draws) > 40, "rounds with nothing new were drawn again, not checked"
+
+
+def test_a_template_too_small_for_the_bid_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        scale_bids, "_run_template", lambda rng, name, offload: {"model": "m", "method": "lora"}
+    )
+    monkeypatch.setattr(scale_bids, "_fitting", lambda runs, hw: [True] * len(runs))
+    with pytest.raises(ValueError, match="only 1 distinct runs fit, 3 asked"):
+        scale_bids._draw_runs(random.Random(1), "mix", 3, None)

@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 from rich.console import Console
 
@@ -252,11 +253,53 @@ def test_the_time_limit_bounds_the_whole_sweep_and_each_record_says_its_share(tm
     assert scenario_share(1, 1000, 1) == MIN_SCENARIO_S
     grid, output = write(tmp_path, SIX), tmp_path / "results.jsonl"
     result = sweep("--grid", str(grid), "-o", str(output), "--jobs", "2", "--time-limit", "3")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code in (0, 4), result.output  # 4: the budget ran out before some scenarios
     records = lines(output)
     assert len(records) == 6
-    for record in records:
-        assert record["time_limit_s"] == pytest.approx(SCENARIO_SEARCH_SHARE) and record["budget_s"] == 3
+    solved = [r for r in records if r["status"] != "not-run"]
+    assert solved and (result.exit_code == 4) == (len(solved) < 6)
+    for record in solved:  # a share of what was left when its turn came, never more than its slot's
+        assert 0.1 <= record["time_limit_s"] <= SCENARIO_SEARCH_SHARE and record["budget_s"] == 3
         assert record["sharing"].startswith("one budget of 3 s for the whole sweep: 6 scenarios, 2 at once")
         assert record["proven"] == (record["status"] == "optimal" and not record["gap"])
-    assert any(r["proven"] for r in records)
+    for record in records:
+        if record["status"] == "not-run":
+            assert record["error"].startswith("not run: budget spent (--time-limit 3 s for the whole sweep)")
+            assert record["total_price"] is None and record["budget_s"] == 3
+    again = sweep("--grid", str(grid), "-o", str(output), "--jobs", "2", "--time-limit", "60")
+    assert again.exit_code == 0, again.output  # the rerun solves what the budget left out, only that
+    assert f"6 scenarios, {len(solved)} already in" in again.stderr
+    assert {r["key"] for r in lines(output) if r["status"] != "not-run"} == {r["key"] for r in records}
+
+
+def _wall(args: list[str]) -> tuple[float, int]:
+    """Wall seconds and exit code of `ftopt ARGS` in a process of its own, as a user runs it."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "ftopt.cli.main", *args], capture_output=True, check=False)
+    return time.perf_counter() - started, done.returncode
+
+
+#: Seconds a sweep may end past its limit beyond the floor: the last scenario's solve past its own
+#: limit and the pool's shutdown (benchmarks/time-limit.md measures them unloaded).
+SWEEP_SLACK_S = 3.0
+
+
+def test_a_sweep_process_ends_within_its_limit_and_the_process_floor(tmp_path: Path):
+    """Six scenarios of a 40-run bid at `--time-limit 4`: each scenario's build and verifier ran
+    beside its share of the limit and every one ran, so the sweep took 11.3 s (44 s at limit 10 under
+    load). The budget now counts from the process's start, each scenario searches at most its share
+    of what is left, and none starts once it is spent. The floor is what a process of ftopt costs (a
+    one-run solve at the least limit), measured here under the same load."""
+    data = yaml.safe_load((ROOT / "benchmarks" / "instances" / "large-02.yaml").read_text(encoding="utf-8"))
+    for i, run in enumerate(data["runs"]):
+        run.setdefault("train_tokens", (100_000_000, 300_000_000, 1_000_000_000)[i % 3])
+    bid = tmp_path / "bid.yaml"
+    bid.write_text(yaml.safe_dump(data), encoding="utf-8")
+    grid = write(tmp_path, "cross:\n  site.inlet_c: [22, 25, 27]\n  scale: [1, 2]\n")
+    floor, _ = _wall(["solve", str(WORKLOAD), "--time-limit", "0.1", "--quiet"])
+    output = tmp_path / "results.jsonl"
+    wall, code = _wall(["sweep", str(bid), "--grid", str(grid), "-o", str(output), "--jobs", "1",
+                        "--time-limit", "4", "--quiet"])  # fmt: skip
+    records = lines(output)
+    assert len(records) == 6 and code == (4 if any(r["status"] == "not-run" for r in records) else 0)
+    assert wall <= 4 + floor + SWEEP_SLACK_S, (wall, floor)

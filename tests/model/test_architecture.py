@@ -46,6 +46,12 @@ def test_lora_is_rank_times_din_plus_dout(toy_arch: Architecture) -> None:
     assert c.lora_params(16) == 16 * 256
 
 
+def test_long_sides_sum_the_longer_side_of_each_linear_layer(toy_arch: Architecture) -> None:
+    # per layer max(d_in, d_out): q 8, k 8, v 8, o 8, gate 16, up 16, down 16 = 80; two layers 160
+    # (a GaLore moment keeps r rows of the longer side; its projector r of the shorter: 256 − 160)
+    assert count_params(toy_arch).long_sides == 160
+
+
 def test_qk_norm_adds_two_head_dims_per_layer(toy_arch: Architecture) -> None:
     # q_norm and k_norm of head_dim 4 each: +8 per layer, +16 in all, all in "other"
     base = count_params(toy_arch)

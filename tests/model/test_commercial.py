@@ -122,3 +122,23 @@ def test_lead_times_give_each_line_and_the_bid_a_delivery_date(bid: tuple[Plan, 
     assert undated.delivery is None and all(line.delivery is None for line in undated.lines)
     unknown = commercial(plan, plan, dated, {}, "buyer")
     assert unknown.delivery is None  # no lead time stated is not "at once"
+
+
+def test_the_sell_plan_raises_the_savings_and_the_weighed_notes_too(bid: tuple[Plan, QuoteDetails]) -> None:
+    plan, _ = bid
+    saving = finding(FindingKind.SAVING, "a warmer inlet", saved=1000.0, eased_price=plan.total_price - 1000,
+                     price=plan.total_price, currency=plan.currency)  # fmt: skip
+    spare = finding(FindingKind.DISPROPORTION, "of a run", what="spare servers", cost=10000.0, currency="USD",
+                    hours_saved=0.5, confidence=0.9, cost_per_hour=20000.0, plan_per_hour=1000.0)  # fmt: skip
+    rent = finding(FindingKind.RENT_DISPROPORTION, "the servers", side="buy", purchase=plan.total_price,
+                   rent_cost=50.0, currency="USD", gpu_hours=20.0, queue=False,
+                   purchase_multiple=50.0 / plan.total_price, workloads_to_pay_off=plan.total_price / 50,
+                   workloads_in_life=10.0, years=1.0, utilisation=0.8)  # fmt: skip
+    shown = sell_plan(plan.model_copy(update={"savings": [saving], "notes": [spare, rent]}), 18)
+    assert shown.savings[0].figures["saved"] == 1180.0 and "USD 1,180" in shown.savings[0].text
+    sold_spare, sold_rent = shown.notes
+    assert sold_spare.figures["cost"] == 11800.0 and sold_spare.figures["plan_per_hour"] == 1180.0
+    assert "USD 11,800" in sold_spare.text and "0.5 h" in sold_spare.text  # hours are no price
+    assert sold_rent.figures["purchase"] == cents(plan.total_price * 1.18)
+    assert sold_rent.figures["rent_cost"] == 50.0  # a cloud's price, not the seller's
+    assert sold_rent.figures["workloads_to_pay_off"] == pytest.approx(plan.total_price * 1.18 / 50, abs=0.01)

@@ -158,3 +158,34 @@ def test_the_query_projection_counts_when_it_is_the_widest() -> None:
         layers=1, hidden=8, intermediate=4, heads=4, kv_heads=1, head_dim=4, vocab=10, tied_embeddings=False
     )
     assert largest_linear_params(wide_query) == 8 * 16
+
+
+#: A registry entry with projected optimiser states (the field GaLore's entry sets).
+PROJECTED = FULL.model_copy(update={"id": "projected", "projected_states": True})
+
+
+def test_projected_states_follow_galores_mr_plus_2nr_per_layer() -> None:
+    """One 64 × 256 linear layer and 100 other parameters at rank 8: the moments are 8 × 256 each
+    (the longer side), the projector 8 × 64 (the shorter side) in BF16, the rest two full moments."""
+    counts = ParamCounts(
+        total=64 * 256 + 100,
+        linear=64 * 256,
+        embeddings=100,
+        vision=0,
+        other=0,
+        active=64 * 256 + 100,
+        lora_per_rank=64 + 256,
+        largest_layer=100,
+        long_sides=256,
+    )
+    weights_grads_master = (2 + 2 + 4) * counts.total
+    moments_32 = 2 * 4 * (100 + 8 * 256)
+    projector = 2 * 8 * 64
+    states = model_states(counts, PROJECTED, A32, NONE, lora_rank=8)
+    assert states.gpu_bytes == weights_grads_master + moments_32 + projector
+    assert states.trainable == counts.total  # every weight still trains
+    pure_8bit = model_states(counts, PROJECTED, A8, NONE, lora_rank=8, master_weights="bf16")
+    assert pure_8bit.gpu_bytes == (2 + 2) * counts.total + 2 * 1 * (100 + 8 * 256) + projector
+    # the same copy with full moments: far more, which is the point of the projection
+    assert model_states(counts, FULL, A32, NONE, lora_rank=8).gpu_bytes > states.gpu_bytes + 100_000
+    assert checkpoint_bytes(counts, PROJECTED, A32, 8) == (2 + 4) * counts.total + moments_32 + projector

@@ -25,3 +25,37 @@ def test_the_frontier_command_and_the_quote_search_as_many_points() -> None:
 
     points = next(p for p in frontier_command.params if p.name == "points")
     assert points.default == FRONTIER_POINTS
+
+
+def test_with_a_margin_the_buyer_reads_the_bids_at_sell_prices_and_the_seller_cost_and_margin(
+    tmp_path: Path,
+) -> None:
+    """The frontier searches cost prices; with `margin_percent` the buyer's three bids are sell prices
+    (each point's plan through sell_plan, as the quote's own plan), no cost in sight, and the
+    seller's copy adds each bid's cost and its margin in money."""
+    from ftopt.model.commercial import sell_plan
+    from ftopt.model.findings import money
+    from ftopt.quote.bids import bids_for_copy
+    from ftopt.quote.frontier import three_bids_html
+    from ftopt.solver.frontier import Frontier, FrontierPoint
+    from tests.quote.commercial_bid import QUOTE, solved
+
+    plan, workload, _ = solved(tmp_path)
+    point = FrontierPoint(makespan_hours=10.0, total_price=plan.total_price, tco=None, status=plan.status,
+                          gap=plan.gap, plan=plan, seconds=1.0)  # fmt: skip
+    found = Frontier(objective="price", points=[point], solves=1)
+    sell = sell_plan(plan, QUOTE["margin_percent"]).total_price
+    cost, currency = plan.total_price, plan.currency
+    assert sell > cost
+    buyer, none = bids_for_copy(found, workload, "buyer")
+    assert none is None and buyer is not None and buyer.cheapest().total_price == sell
+    page = three_bids_html(buyer)
+    assert money(sell, currency) in page and money(cost, currency) not in page and "margin" not in page
+    seller, at_cost = bids_for_copy(found, workload, "seller")
+    assert seller is not None and at_cost is found
+    page = three_bids_html(seller, at_cost)
+    for figure in (sell, cost, sell - cost):
+        assert money(figure, currency) in page
+    # without a margin the frontier is shown as found, in both copies
+    plain = workload.model_copy(update={"quote": workload.quote.model_copy(update={"margin_percent": None})})
+    assert bids_for_copy(found, plain, "seller") == (found, None)

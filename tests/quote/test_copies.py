@@ -4,6 +4,7 @@ seller's adds cost and margin, and the PDF prints the total."""
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import re
@@ -103,10 +104,19 @@ def test_the_facility_sheet_in_every_format_is_the_jsons(copies) -> None:
     _, texts, record = copies["buyer"]
     sheet = record["summary"]["facility"]
     for fmt in TEXT_FORMATS:
-        text = _flat(texts[fmt])
+        text = _flat(html.unescape(texts[fmt]) if fmt == "html" else texts[fmt])
         for row in [*sheet["racks"], sheet["bid"]]:
-            for figure in (f"{row['power_max_w']:,}", f"{row['heat_btu_h']:,}", f"{row['heat_kw']:,.2f}"):
+            figures = (
+                f"{row['power_max_w']:,}",
+                f"{row['power_years_average_w']:,}",
+                f"{row['heat_btu_h']:,}",
+            )
+            for figure in (*figures, f"{row['heat_kw']:,.2f}"):
                 assert figure in text, (fmt, row["name"], figure)
+        # the average is labelled what it is, never "at P50 load", and says why there is no P50 figure
+        assert sheet["average_label"] in text and sheet["power_note"] in text, fmt
+        if sheet["bid"]["weight_lacking"]:
+            assert f"not published for any of {len(sheet['bid']['servers'])} servers" in text, fmt
 
 
 def test_the_html_and_pdf_quote_are_headed_by_the_seller_with_the_logo(copies) -> None:

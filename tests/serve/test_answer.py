@@ -26,12 +26,18 @@ def test_a_bid_no_plan_can_meet_fails_with_the_clis_reason() -> None:
     assert "\n" not in found["error"]
 
 
+def bids(page: str) -> str:
+    """The three-bids section of an HTML quote."""
+    return page.split('id="three-bids"')[1].split("</section>")[0]
+
+
 def test_a_queue_bid_gets_its_frontier_with_each_points_proof() -> None:
     """The workbench said a frontier "is not available" for queue bids: it now searches one, its time
     axis the last job's end, each point with its status, gap and whether it is proven."""
     from pathlib import Path
 
     queue = (Path(__file__).resolve().parents[2] / "examples" / "monthly-queue.yaml").read_text()
+    queue += "\nquote:\n  margin_percent: 18\n"
     found = answer(SolveRequest(queue, time_limit=20, what_if=False, frontier=True))
     assert found["state"] == "done" and found["frontier"] is not None
     points = json.loads(found["frontier"])
@@ -40,3 +46,9 @@ def test_a_queue_bid_gets_its_frontier_with_each_points_proof() -> None:
     assert min(p["total_price"] for p in points) <= plan.total_price  # never dearer than the plan
     for p in points:
         assert p["proven"] == (p["status"] == "optimal" and not p["gap"])
+    # both copies carry the three bids: the buyer's at sell prices, the seller's with cost and margin
+    buyer, seller = found["quote_html"], found["seller_html"]
+    assert 'id="three-bids"' in buyer and 'id="three-bids"' in seller
+    assert "<th class=num>cost</th>" not in bids(buyer) and "<th class=num>margin</th>" in bids(seller)
+    sold = max(p["total_price"] for p in points) * 1.18  # the dearest point, at sell price
+    assert f"{sold:,.0f}"[:-2] in bids(buyer)

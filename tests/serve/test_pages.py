@@ -17,7 +17,9 @@ from ftopt.reading.workload_file import load_workload_text
 from ftopt.serve import api, pages
 from ftopt.serve.revisions import stamped
 from ftopt.serve.security import CSRF_COOKIE
-from tests.serve.conftest import FIRST_PROJECT, create, solve
+from tests.serve.conftest import FIRST_PROJECT, REPO, create, solve
+
+EXAMPLES = REPO / "examples"
 
 
 def _csrf(client) -> str:
@@ -57,6 +59,18 @@ def test_an_error_is_shown_beside_its_field_and_nothing_is_stored(client):
     assert (
         'name="runs[0].concurrent" value="0"' in reply.text and 'name="runs[0].name" value="r"' in reply.text
     )
+
+
+def test_text_typed_into_a_part_that_loads_when_opened_comes_back_after_an_error(client):
+    """A part the bid does not have is sent closed and empty; once the user opened it and typed, an
+    error's page draws it whole with the typed text, not as an empty part to load again."""
+    assert 'data-path="quote.seller" data-lazy' in client.get("/bids/new").text
+    form = {"csrf": _csrf(client), "runs[0].name": "r", "runs[0].model": "llama-3.1-8b",
+            "runs[0].method": "lora", "runs[0].concurrent": "0",
+            "quote.seller.name": "Example GmbH"}  # fmt: skip
+    reply = client.post("/bids/new", data=form)
+    assert reply.status_code == 400 and 'name="quote.seller.name" value="Example GmbH"' in reply.text
+    assert 'data-path="quote.seller" data-lazy' not in reply.text
 
 
 def test_every_problem_of_the_form_is_shown_beside_its_own_input(client):
@@ -164,3 +178,76 @@ def test_the_result_page_states_the_summary_as_every_download_does(client):
         assert shown in page, band.words
     (option,) = alternative_rows(summary)
     assert summary.alternatives and all(cell in page for cell in option)
+
+
+def test_the_result_page_lists_what_is_weighed_against_what_it_buys(client):
+    """The summary's weighed lines (here CPU offload the solver chose on a tie) are on the page as in
+    every download."""
+    offload = """
+site: {feed: 400v-3p-16a, inlet_c: 25}
+hardware: {gpus: [rtx-pro-6000-se]}
+runs: [{name: full, model: llama-3.1-8b, method: full, optimizer: auto, offload: auto, seq_len: 4096,
+        gradient_checkpointing: true, train_tokens: 100000000}]
+"""
+    bid = create(client, offload)
+    solve(client, bid, version=1, what_if=True)  # the offload is weighed against a re-solve without it
+    stored = client.get(f"/api/bids/{bid}/versions/1/quote", params={"format": "json"}).json()
+    weighed = stored["summary"]["weighed"]
+    assert len(weighed) == 1 and weighed[0].startswith("CPU offload of full saves nothing")
+    page = html.unescape(client.get(f"/bids/{bid}/versions/1").text)
+    assert 'id="weighed"' in page and weighed[0] in page
+    plain = create(client, FIRST_PROJECT)
+    solve(client, plain, version=1)
+    assert 'id="weighed"' not in client.get(f"/bids/{plain}/versions/1").text
+
+
+def _named(page: str) -> dict[str, str]:
+    """The editable inputs and selects of a page by name, with the value each shows."""
+    found = {
+        m[1]: html.unescape(m[2])
+        for m in re.finditer(r'<input type="text" name="([^"]+)" value="([^"]*)"', page)
+    }
+    for name, body in re.findall(r'<select name="([^"]+)">(.*?)</select>', page):
+        chosen = re.search(r"<option selected>([^<]*)</option>", body)
+        found[html.unescape(name)] = html.unescape(chosen[1]) if chosen else ""
+    return found
+
+
+def test_the_page_carries_the_bids_fields_and_each_closed_empty_part_loads_when_opened(client):
+    """A version page draws the parts the bid has and leaves the closed, empty ones to load when
+    opened: together they are every field of the form, each showing what the version holds, and the
+    page itself is much smaller than the whole form (the load benchmark's p95)."""
+    from ftopt.serve.form import bid_form, inputs
+
+    text = (EXAMPLES / "several-teams.yaml").read_text(encoding="utf-8")
+    bid = create(client, text)
+    page = client.get(f"/bids/{bid}/versions/1").text.split('id="bid-form">')[1].split("</form>")[0]
+    seen = _named(page)
+    lazy = re.findall(r'data-path="([^"]+)" data-lazy="(\d+)"', page)
+    assert lazy and len(seen) < 0.6 * len(inputs(bid_form(text)))
+    while lazy:
+        path, depth = lazy.pop()
+        part = client.get("/form/section", params={"path": html.unescape(path), "depth": depth})
+        assert part.status_code == 200
+        fields = _named(part.text)
+        assert fields and all(name.startswith(html.unescape(path)) for name in fields)
+        assert not set(fields) & set(seen)  # a part is drawn once: on the page or when opened
+        seen |= fields
+        lazy += re.findall(r'data-path="([^"]+)" data-lazy="(\d+)"', part.text)
+    form = {i.path: i.value for i in inputs(bid_form(text)) if i.kind != "fixed"}
+    assert seen == form
+    assert client.get("/form/section", params={"path": "runs[0].nonsense"}).status_code == 404
+
+
+def test_the_cached_form_cannot_be_changed_by_a_request() -> None:
+    """The form of a text and the blank parts are cached and shared by every request thread."""
+    import dataclasses
+
+    import pytest
+
+    from ftopt.serve.form import bid_form, blank_section
+
+    form = bid_form(FIRST_PROJECT)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        form.sections[0].present = True  # type: ignore[misc]
+    assert isinstance(form.sections, tuple) and isinstance(blank_section("queue").inputs, tuple)

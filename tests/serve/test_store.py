@@ -54,7 +54,14 @@ def test_an_export_imports_as_a_new_bid_with_the_same_history(tmp_path):
     store.add_version(bid, "name: c\n", "bob", "edited")
     solve = store.create_solve(bid, 2, {"time_limit": 5}, "bob")
     store.start(solve.id)
-    store.finish(solve.id, {"state": "done", "price": 9.5, "plan": '{"x": 1}', "quote_html": "<p>q</p>"})
+    outcome = {
+        "state": "done",
+        "price": 9.5,
+        "plan": '{"x": 1}',
+        "quote_html": "<p>q</p>",
+        "seller_html": "<p>s</p>",
+    }
+    store.finish(solve.id, outcome)
     record = BidExport.model_validate_json(store.export(bid).model_dump_json())
     other = Store(tmp_path / "b")
     new = other.import_bid(record)
@@ -66,6 +73,7 @@ def test_an_export_imports_as_a_new_bid_with_the_same_history(tmp_path):
     assert (
         imported.price == 9.5 and imported.quote_html == "<p>q</p>" and imported.settings == {"time_limit": 5}
     )
+    assert imported.seller_html == "<p>s</p>"  # the seller's copy travels with its solve
 
 
 def test_an_import_with_a_gap_in_its_versions_is_refused_whole(tmp_path):
@@ -147,12 +155,13 @@ def v1_store(folder):
 def test_a_store_of_the_first_layout_is_upgraded_and_keeps_every_bid(tmp_path):
     folder = v1_store(tmp_path / "old")
     store = Store(folder)
-    assert store.migrated == [2, 3]
+    assert store.migrated == [2, 3, 4]
     assert [(b.id, b.name, b.versions, b.customer) for b in store.bids()] == [
         (2, "b", 1, ""), (1, "a", 2, "Acme GmbH")
     ]  # fmt: skip
     assert store.version(1, 2).workload.endswith("# the buyer\nruns: []\n")
     assert store.latest_done(1, 2).price == 1234.5
+    assert store.latest_done(1, 2).seller_html is None  # solved before the worker rendered that copy
     assert [b.id for b in store.bids(customer="acme")] == [1]
     # the file before the upgrade is kept beside it, whole
     copy = sqlite3.connect(folder / "bids.sqlite3.before-v2")

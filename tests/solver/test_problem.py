@@ -53,3 +53,49 @@ def test_a_deadline_met_only_uncapped_confines_the_mode_to_uncapped_builds(catal
     assert confined, [(m.gpus, m.min_power_w, m.sizing.strategy) for m in tight.modes]
     for mode in confined:
         assert {b.power_cap_w for b in tight.builds if compatible(mode, b)} == {600}
+
+
+#: Light copies on eight-card L40S servers: two chassis take eight of them at different prices.
+TWINS = """
+site: {feed: 400v-3p-32a, inlet_c: 25}
+hardware: {gpus: [l40s]}
+runs: [{name: lora8, model: llama-3.1-8b, method: lora, gpus: 1, concurrent: 20}]
+"""
+
+
+def _eight_card(data, chassis: str) -> int:
+    return next(f for f, b in enumerate(data.builds) if b.chassis.id == chassis and b.gpu_count == 8)
+
+
+def test_a_dearer_chassis_for_the_same_light_copies_is_offered_none(catalogue):
+    """Both eight-card chassis hold the copies on their GPUs alone; the dearer one (more RAM, another
+    CPU) gets no light pairs, and the cheapest plan is the same with or without it."""
+    from ftopt import SolveSettings, solve
+    from ftopt.solver.problem import data as problem_data
+
+    workload = workload_from(TWINS)
+    data = build_problem(workload, catalogue)
+    cheap, dear = _eight_card(data, "gpu-server-8"), _eight_card(data, "dell-xe7740")
+    assert data.builds[cheap].price < data.builds[dear].price
+    on = {f for _, f in data.pool}
+    assert cheap in on and dear not in on
+    settings = SolveSettings(time_limit=20, workers=1, what_if=False)
+    price = solve(workload, catalogue, settings).price
+    kept = problem_data.light_dominated
+    try:
+        problem_data.light_dominated = lambda *_: set()
+        assert dear in {f for _, f in build_problem(workload, catalogue).pool}
+        assert solve(workload, catalogue, settings).price == price
+    finally:
+        problem_data.light_dominated = kept
+
+
+def test_a_site_rule_that_may_prefer_the_dearer_chassis_keeps_it(catalogue):
+    """Limited stock may leave only the dearer chassis (and racks, servers owned or a queue may
+    count them apart): then nothing is dropped."""
+    prices = tuple(
+        p.model_copy(update={"stock": 1}) if p.item == "gpu-server-8" else p for p in catalogue.prices
+    )
+    stocked = catalogue.model_copy(update={"prices": prices})
+    data = build_problem(workload_from(TWINS), stocked)
+    assert _eight_card(data, "dell-xe7740") in {f for _, f in data.pool}

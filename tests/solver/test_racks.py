@@ -14,7 +14,14 @@ from ftopt.model.hardware import Catalogue
 from ftopt.model.relaxation import RelaxationId
 from ftopt.model.workload import Rack
 from ftopt.solver.cpsat import racks as racks_family
-from ftopt.solver.cpsat.racks import ServerKind, add_rack_capacity, circuits_of, exact_placement, first_fit
+from ftopt.solver.cpsat.racks import (
+    RackSite,
+    ServerKind,
+    add_rack_capacity,
+    circuits_of,
+    exact_placement,
+    first_fit,
+)
 from ftopt.solver.decode.racks import racked
 from ftopt.solver.problem.data import build_problem
 from ftopt.solver.solve import SolveSettings, solve
@@ -28,7 +35,7 @@ def fits(catalogue: Catalogue, racks: list[Rack], kinds: list[ServerKind]) -> bo
     """The family's answer: whether these servers can stand in these racks."""
     model = cp_model.CpModel()
     counts = {kind: [kinds.count(kind)] for kind in set(kinds)}
-    add_rack_capacity(model, racks, catalogue, counts)
+    add_rack_capacity(model, RackSite.of(racks, catalogue), counts)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     return solver.solve(model) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
@@ -208,9 +215,9 @@ def test_first_fit_failing_falls_back_to_the_exact_placement(catalogue: Catalogu
     does. The placement must find it (the model proved the counts fit)."""
     racks = [rack("a", 40, "230v-16a", "230v-16a")]
     kinds = [ServerKind(w, 1) for w in (1200, 1100, 900, 900, 900, 800)]
-    assert first_fit(racks, circuits_of(racks, catalogue), kinds) is None
+    assert first_fit(RackSite.of(racks, catalogue), kinds) is None
     assert brute_force(racks, kinds)
-    places = exact_placement(catalogue, racks, kinds)
+    places = exact_placement(RackSite.of(racks, catalogue), kinds)
     assert places is not None
     loads: Counter[tuple[int, int]] = Counter()
     for kind, place in zip(kinds, places, strict=True):

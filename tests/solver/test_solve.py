@@ -43,12 +43,16 @@ def test_what_if_is_skipped_with_a_note_when_the_limit_is_spent() -> None:
     data = problem(SMALL, max_servers=2)
     settings = SolveSettings(time_limit=20, workers=1, what_if=True)
     plan = solve(data.workload, catalogue(), SolveSettings(time_limit=20, workers=1)).plan_or_raise()
-    spent = solve_module._explain_optimum(data, plan, settings, True, 1.0, ends=time.perf_counter())
+    spent = solve_module._explain_optimum(
+        data, plan, settings, True, solve_module._Window(1.0, time.perf_counter())
+    )
     assert spent.savings == []
     assert [n.text for n in spent.notes if n.subject == "skipped"] == [
         "the what-if savings skipped: the time limit of 20 s was spent on the plan itself"
     ]
-    roomy = solve_module._explain_optimum(data, plan, settings, True, 1.0, ends=time.perf_counter() + 20)
+    roomy = solve_module._explain_optimum(
+        data, plan, settings, True, solve_module._Window(1.0, time.perf_counter() + 20)
+    )
     assert not [n for n in roomy.notes if n.subject == "skipped"]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -9,8 +10,8 @@ import pytest
 
 from ftopt.sweep import backends
 from ftopt.sweep.backends import MAX_RAY_BATCH, RAY_TASKS_PER_CPU, LocalBackend, RayBackend, ray_batches
-from ftopt.sweep.runner import run_sweep
-from ftopt.sweep.scenario import CRASH_ENV, FAILED
+from ftopt.sweep.runner import run_sweep, with_deadline
+from ftopt.sweep.scenario import CRASH_ENV, FAILED, NOT_RUN
 from tests.sweep.support import lines, outcome, six_scenarios
 
 
@@ -121,3 +122,13 @@ def test_a_ray_batch_whose_worker_dies_reruns_its_scenarios_alone_and_fails_only
     assert "worker died on each of 2 attempts" in written[victim]["error"]
     assert len(list(tmp_path.glob(f"{victim}.*"))) == 2  # once in its batch, once alone
     assert summary.statuses[FAILED] == 1  # its batch-mates were solved again, alone
+
+
+def test_no_worker_starts_a_scenario_after_the_budget_is_spent(tmp_path: Path, monkeypatch) -> None:
+    plan = with_deadline(six_scenarios(tmp_path), time.time() - 60)  # started a minute ago, 20 s limit
+    submitted: list[str] = []
+    monkeypatch.setattr(backends.ProcessPoolExecutor, "submit", lambda *a, **k: submitted.append("x"))
+    output = tmp_path / "results.jsonl"
+    summary = run_sweep(plan, output, LocalBackend(2))
+    assert submitted == [] and summary.statuses == Counter({NOT_RUN: 6})
+    assert {r["status"] for r in lines(output)} == {NOT_RUN}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,8 +12,18 @@ import pytest
 from ftopt.errors import InputError
 from ftopt.model.workload import Workload
 from ftopt.sweep.grid import scenario_key
-from ftopt.sweep.runner import prepare
-from ftopt.sweep.scenario import INVALID, Scenario, apply_values, edited_workload, solve_scenario
+from ftopt.sweep.runner import prepare, with_deadline
+from ftopt.sweep.scenario import (
+    INVALID,
+    MIN_SCENARIO_S,
+    NOT_RUN,
+    SCENARIO_SEARCH_SHARE,
+    Scenario,
+    apply_values,
+    edited_workload,
+    search_left,
+    solve_scenario,
+)
 from tests.sweep.support import WORKLOAD, six_scenarios, write
 
 
@@ -101,3 +113,18 @@ def test_a_price_list_value_solves_against_that_list(tmp_path: Path):
     lines = [line for s in record["plan"]["servers"] for line in s["bill_of_materials"]]
     card = next(line for line in lines if line["item"] == "rtx-pro-6000-se")
     assert card["unit_price"] == 1000
+
+
+def test_a_scenario_searches_its_share_of_what_is_left_or_is_not_run(tmp_path: Path) -> None:
+    plan = six_scenarios(tmp_path, time_limit=20)
+    assert search_left(plan.context) == 20  # no end: the share as given
+    context = with_deadline(plan, time.time()).context
+    assert context.budget_s == 20 and context.ends_at is not None
+    assert search_left(replace(context, time_limit=2)) == 2  # far from the end: its share
+    near = replace(context, ends_at=time.time() + 1.0)
+    assert search_left(near) == pytest.approx(SCENARIO_SEARCH_SHARE, abs=0.05)  # the share of what is left
+    spent = replace(context, ends_at=time.time() + MIN_SCENARIO_S)
+    assert search_left(spent) is None
+    record = solve_scenario(spent, plan.scenarios[0])
+    assert record["status"] == NOT_RUN and record["total_price"] is None and record["plan"] is None
+    assert record["error"].startswith("not run: budget spent (--time-limit 20 s for the whole sweep)")

@@ -10,6 +10,8 @@ limit, stock and owned servers, racks, liquid loops) are the registered families
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ortools.sat.python import cp_model
 
 from ftopt.model.workload import GPU_COUNTS
@@ -59,19 +61,24 @@ def add_gpu_blocks(model: cp_model.CpModel, data: ProblemData, v: Variables) -> 
     for f, build in enumerate(data.builds):
         light = light_on.get(f, [])
         if light:
-            _add_build_blocks(model, v, f, build, light, configs_on.get(f, []))
+            _add_build_blocks(model, v, _OnBuild(f, build, light, configs_on.get(f, [])))
 
 
-def _add_build_blocks(
-    model: cp_model.CpModel,
-    v: Variables,
-    f: int,
-    build: Build,
-    light: list[tuple[int, cp_model.IntVar]],
-    configs: list[tuple[int, HeavyConfig]],
-) -> None:
+@dataclass(frozen=True)
+class _OnBuild:
+    """One build (its index and itself) with the light copies that may stand on it (GPUs, count)
+    and its heavy configurations (index, configuration)."""
+
+    f: int
+    build: Build
+    light: list[tuple[int, cp_model.IntVar]]
+    configs: list[tuple[int, HeavyConfig]]
+
+
+def _add_build_blocks(model: cp_model.CpModel, v: Variables, on: _OnBuild) -> None:
     """One build's block constraints: for each block size t, its light copies of ≥ t GPUs fit the
     blocks of ≥ t GPUs its plain servers and its heavy configurations leave free."""
+    f, build, light, configs = on.f, on.build, on.light, on.configs
     for t in GPU_COUNTS:  # block sizes are the GPU counts a copy may take
         demand = [g * x for g, x in light if g >= t]
         if not demand:

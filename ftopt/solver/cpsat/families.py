@@ -25,14 +25,26 @@ from ftopt.solver.cpsat.limit import ServerLimit
 from ftopt.solver.cpsat.liquid import Liquid
 from ftopt.solver.cpsat.memory import Memory
 from ftopt.solver.cpsat.optimiser import Optimiser
+from ftopt.solver.cpsat.outlet import Outlet
 from ftopt.solver.cpsat.stock import Stock
 from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
 
 #: The families with a rule of their own, in the order their findings and relaxations are listed:
 #: the what-if re-solves in this order until its budget ends, so the bid's own rules (deadline,
-#: cards, feed, room, optimiser, limits) come before the catalogue's host rules.
-_RULES: tuple[Family, ...] = (Deadline, Memory, Feed, Inlet, Optimiser, ServerLimit, Stock, Liquid, Host)
+#: cards, feed, room, outlets, optimiser, limits) come before the catalogue's host rules.
+_RULES: tuple[Family, ...] = (
+    Deadline,
+    Memory,
+    Feed,
+    Inlet,
+    Outlet,
+    Optimiser,
+    ServerLimit,
+    Stock,
+    Liquid,
+    Host,
+)
 #: The racks family's hooks, keeping every per-rack limit a family declares (decoding places by them).
 RACKS = racks.Racks([f.rack_limit for f in _RULES if f.rack_limit is not None])
 #: Every family: the racks family goes in after the rules whose limits it keeps.

@@ -16,20 +16,28 @@ no constraints of its own. The registry (`ftopt.solver.cpsat.families`) calls a 
 family set it, so "liquid adds nothing" is a missing hook, not an empty method that looks like a rule.
 The declared data (`workload_fields`, `catalogue_fields`, `verifier_rules`) is checked by the
 families' tests against the workload schema, the catalogue and the verifier's rule names.
+
+Why a family may bring its data and sentences with it: a rule with inputs of its own (a site's PDU
+outlets) names its data file (`data`: `ftopt/catalogue/data/families/<data>.yaml`, which declares
+the `site.policy` fields it reads and holds its items), its own relaxation id (a lowercase slug, not
+a value of the core `RelaxationId`) and its sentences (`sentences`: a binding line and a reason for a
+bid without a plan, worded from the finding's figures by `Family.finding`). Such a family lands in
+its module, its data file, its verifier rule, its test and its registry line; the workload, the
+catalogue and the findings' models need no edit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ortools.sat.python import cp_model
 
-from ftopt.model.findings import Finding
+from ftopt.model.family_data import FamilyData
+from ftopt.model.findings import Figure, Finding, FindingKind
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
-from ftopt.model.relaxation import RelaxationId
 from ftopt.model.workload import Rack, Workload
 from ftopt.solver.problem.builds import Build
 from ftopt.solver.problem.data import ProblemData
@@ -53,7 +61,7 @@ class Relaxation:
     """A bid with one rule eased: the id findings and the workbench name it by, the words for people,
     and the eased workload (and catalogue, where the rule is the catalogue's: stock)."""
 
-    id: RelaxationId
+    id: str  # a `RelaxationId`, or a family's own slug
     words: str
     workload: Workload
     catalogue: Catalogue | None = None  # None: the bid's own catalogue
@@ -78,10 +86,13 @@ class Family:
     `relaxations` are the ids of the rule's what-ifs (none: the rule is a fact, not eased);
     `verifier_rules` the names of the independent verifier's rules that re-check it;
     `workload_fields` and `catalogue_fields` the data it reads (dotted paths, `[]` for a list), its
-    fragment of the workload schema and of the catalogue."""
+    fragment of the workload schema and of the catalogue; `data` the name of its own data file
+    (`families/<data>.yaml`: the `site.policy` fields and items it brings), and `sentences` its
+    own wording: `binding` (what shaped the answer) and `impossible` (why no plan), format strings
+    over the figures `finding` is given."""
 
     name: str
-    relaxations: tuple[RelaxationId, ...]
+    relaxations: tuple[str, ...]
     verifier_rules: tuple[str, ...]
     workload_fields: tuple[str, ...] = ()
     catalogue_fields: tuple[str, ...] = ()
@@ -91,6 +102,23 @@ class Family:
     explain: Explain | None = None
     impossible: Impossible | None = None
     rack_limit: RackLimit | None = None
+    data: str | None = None
+    sentences: Mapping[str, str] = field(default_factory=dict)
+
+    def finding(self, line: str, subject: str, **figures: Figure) -> Finding:
+        """The family's own finding: its `binding` line or its `impossible` reason about `subject`,
+        worded from `figures` by the family's sentence (format fields: the figures and `subject`)."""
+        kind = FindingKind.FAMILY if line == "binding" else FindingKind.FAMILY_REASON
+        text = self.sentences[line].format(subject=subject, **figures)
+        return Finding(kind=kind, subject=subject, figures={"rule": self.name, **figures}, text=text)
+
+    def items(self, catalogue: Catalogue) -> FamilyData:
+        """The family's own data file, as the catalogue loaded it (empty when the file is absent)."""
+        return catalogue.families.get(self.data or self.name, FamilyData())
+
+    def policy(self, workload: Workload, name: str) -> str | int | float | bool | None:
+        """The workload's `site.policy` value of one of the family's fields; None when not given."""
+        return workload.site.policy.get(name)
 
 
 def site(data: ProblemData, **update: object) -> Workload:

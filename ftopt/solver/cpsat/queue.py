@@ -80,24 +80,57 @@ def build_queue_model(qp: QueueProblem, ceiling_cents: int | None = None) -> Que
     area: Uses = {}  # (build, run): each option's count, GPUs and minutes
     starts: list[list[cp_model.IntVar]] = []
     chosen: list[list[list[cp_model.IntVar]]] = []
+    jobs = _Jobs(model, intervals, area)
     for run in range(len(qp.options)):
-        run_starts, run_chosen = _add_run_jobs(qp, model, run, intervals, area)
+        run_starts, run_chosen = _add_run_jobs(qp, jobs, run)
         starts.append(run_starts)
         chosen.append(run_chosen)
     for f, items in intervals.items():
         size = data.builds[f].gpu_count
         model.add_cumulative([i for i, _ in items], [g for _, g in items], servers[f] * size)
-    _add_window_cuts(qp, model, servers, area)
+    _add_window_cuts(_Counts(qp, model, servers, area))
     add_families(model, data, queue_fleet(qp, servers), None)  # the site's rules, as in the peak model
     model.minimize(sum(servers[f] * server_cost_cents(data, f) for f in qp.builds))
     return QueueModel(model, servers, starts, chosen)
 
 
+@dataclass(frozen=True)
+class _Jobs:
+    """What every job's options go into: the model, the optional intervals per build (for its
+    cumulative) and each option's presence, GPUs and minutes per build and run (for the cuts)."""
+
+    model: cp_model.CpModel
+    intervals: Intervals
+    area: Uses
+
+
+@dataclass(frozen=True)
+class _JobSlot:
+    """One job of a run: the run, the job's number, its start and the run's deadline (minutes)."""
+
+    run: int
+    job: int
+    start: cp_model.IntVar
+    late: int
+
+
+@dataclass(frozen=True)
+class _Counts:
+    """A queue model's counts as its cuts read them: the problem, the model, the servers per build and
+    each option's count (or presence), GPUs and minutes per build and run."""
+
+    qp: QueueProblem
+    model: cp_model.CpModel
+    servers: dict[int, cp_model.IntVar]
+    area: Uses
+
+
 def _add_run_jobs(
-    qp: QueueProblem, model: cp_model.CpModel, run: int, intervals: Intervals, area: Uses
+    qp: QueueProblem, jobs: _Jobs, run: int
 ) -> tuple[list[cp_model.IntVar], list[list[cp_model.IntVar]]]:
     """One run's jobs: each a start inside the run's window and one chosen option; the jobs are
     interchangeable, so they start in order (no reordering to search)."""
+    model = jobs.model
     options = qp.options[run]
     early, late = qp.windows[run]
     shortest = min((o.minutes for o in options), default=late - early)
@@ -105,10 +138,8 @@ def _add_run_jobs(
     chosen: list[list[cp_model.IntVar]] = []
     for job in range(qp.jobs[run]):
         start = model.new_int_var(early, max(early, late - shortest), f"s[{run},{job}]")
-        presences = [
-            _add_option(model, run, job, k, option, start, late, intervals, area)
-            for k, option in enumerate(options)
-        ]
+        slot = _JobSlot(run, job, start, late)
+        presences = [_add_option(jobs, slot, k, option) for k, option in enumerate(options)]
         model.add_exactly_one(presences)
         if starts:
             model.add(starts[-1] <= start)  # interchangeable jobs: no reordering
@@ -117,26 +148,17 @@ def _add_run_jobs(
     return starts, chosen
 
 
-def _add_option(
-    model: cp_model.CpModel,
-    run: int,
-    job: int,
-    k: int,
-    option: JobOption,
-    start: cp_model.IntVar,
-    late: int,
-    intervals: Intervals,
-    area: Uses,
-) -> cp_model.IntVar:
+def _add_option(jobs: _Jobs, slot: _JobSlot, k: int, option: JobOption) -> cp_model.IntVar:
     """Whether the job runs as option k: an optional interval on the option's build, ending by the
     run's deadline, and its GPU-minutes for the cuts."""
+    model, run, job, start = jobs.model, slot.run, slot.job, slot.start
     present = model.new_bool_var(f"x[{run},{job},{k}]")
-    model.add(start + option.minutes <= late).only_enforce_if(present)
+    model.add(start + option.minutes <= slot.late).only_enforce_if(present)
     interval = model.new_optional_fixed_size_interval_var(
         start, option.minutes, present, f"i[{run},{job},{k}]"
     )
-    intervals[option.build].append((interval, option.gpus))
-    area.setdefault((option.build, run), []).append((present, option.gpus, option.minutes))
+    jobs.intervals[option.build].append((interval, option.gpus))
+    jobs.area.setdefault((option.build, run), []).append((present, option.gpus, option.minutes))
     return present
 
 
@@ -147,12 +169,7 @@ def queue_fleet(qp: QueueProblem, servers: dict[int, cp_model.IntVar]) -> Fleet:
     return [(qp.data.builds[f], count) for f, count in servers.items()]
 
 
-def _add_window_cuts(
-    qp: QueueProblem,
-    model: cp_model.CpModel,
-    servers: dict[int, cp_model.IntVar],
-    area: Uses,
-) -> None:
+def _add_window_cuts(counts: _Counts) -> None:
     """For each span from one run's release to another's deadline, and each build: the jobs whose
     windows lie inside it fit in the build's servers' GPU lanes over that span.
 
@@ -162,6 +179,7 @@ def _add_window_cuts(
     pairs of runs give the pair cuts. Every cut is valid alone, so at most `MAX_CUTS` are added:
     every area cut, then lane cuts by rising k (the fewest, longest jobs per lane first: where they
     gain most over the area cut), then pair cuts while the budget lasts."""
+    qp, model, servers, area = counts.qp, counts.model, counts.servers, counts.area
     lanes: list[tuple[int, int, list[Use], cp_model.LinearExprT, int]] = []  # k, order, uses, GPUs, span
     for span, inside in spans(qp):
         for f, count in servers.items():
@@ -173,7 +191,7 @@ def _add_window_cuts(
     budget = MAX_CUTS - len(model.proto.constraints)
     for k, _, uses, lane_gpus, span in sorted(lanes, key=lambda lane: lane[:2])[: max(0, budget)]:
         model.add(sum(x * (g * lane_weight(m, span, k)) for x, g, m in uses) <= lane_gpus * (k * span))
-    _add_pair_cuts(qp, model, servers, area)
+    _add_pair_cuts(counts)
 
 
 def _lane_ks(uses: list[Use], span: int) -> list[int]:
@@ -194,32 +212,28 @@ def spans(qp: QueueProblem) -> list[tuple[int, list[int]]]:
     return found
 
 
-def _add_pair_cuts(
-    qp: QueueProblem, model: cp_model.CpModel, servers: dict[int, cp_model.IntVar], area: Uses
-) -> None:
+def _add_pair_cuts(counts: _Counts) -> None:
     """Per build and pair of runs whose windows overlap in order (one starts and ends no later than
     the other, the windows differ): the whole jobs of the two that one GPU lane can hold, as cuts
     (`lane_pairs`), while the model has fewer than `MAX_CUTS` constraints. The span cuts see each
     window alone; these see one run's jobs pushing the other's past its deadline."""
-    for f, count in servers.items():
+    qp, model, area = counts.qp, counts.model, counts.area
+    for f, count in counts.servers.items():
         gpus = count * qp.data.builds[f].gpu_count
         runs = [r for r in range(len(qp.jobs)) if area.get((f, r))]
         for i, j in itertools.product(runs, runs):
             if len(model.proto.constraints) >= MAX_CUTS:
                 return
             if i != j and _agreeable(qp.windows[i], qp.windows[j]):
-                _add_lane_pair(qp, model, gpus, area[f, i], area[f, j], (i, j))
+                _add_lane_pair(counts, gpus, (area[f, i], area[f, j]), (i, j))
 
 
 def _add_lane_pair(
-    qp: QueueProblem,
-    model: cp_model.CpModel,
-    gpus: cp_model.LinearExprT,
-    first: list[Use],
-    second: list[Use],
-    pair: tuple[int, int],
+    counts: _Counts, gpus: cp_model.LinearExprT, uses: tuple[list[Use], list[Use]], pair: tuple[int, int]
 ) -> None:
-    """The lane cuts of one pair of runs on one build, each run at its shortest job."""
+    """The lane cuts of one pair of runs on one build (`uses`: each run's options there), each run at
+    its shortest job."""
+    qp, model, (first, second) = counts.qp, counts.model, uses
     i, j = pair
     m1, m2 = (min(m for _, _, m in uses) for uses in (first, second))
     for alpha, beta, gamma in lane_pairs(qp.windows[i], qp.windows[j], m1, m2):
@@ -307,7 +321,8 @@ def aggregate_bound(qp: QueueProblem, settings_seconds: float, workers: int) -> 
     jobs. Also its fleet (what `repair_fleet` starts from) and splits of each run's jobs over the
     builds (what `schedule_split` schedules build by build): the fleet's most even, then the first
     found, when it found them."""
-    model, servers, area = _counts_model(qp)
+    counts = _counts_model(qp)
+    model, servers, area = counts.model, counts.servers, counts.area
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = settings_seconds
     solver.parameters.num_workers = max(1, workers)
@@ -319,12 +334,12 @@ def aggregate_bound(qp: QueueProblem, settings_seconds: float, workers: int) -> 
     bound = solver.best_objective_bound
     fleet = {f: solver.value(n) for f, n in servers.items() if solver.value(n)}
     first = _split(solver, area)
-    balanced = _spread(qp, model, solver, servers, area, settings_seconds)
+    balanced = _spread(counts, solver, settings_seconds)
     splits = [_split(balanced, area), first] if balanced is not None else [first]
     return Relaxation(bound, fleet, splits)
 
 
-def _counts_model(qp: QueueProblem) -> tuple[cp_model.CpModel, dict[int, cp_model.IntVar], Uses]:
+def _counts_model(qp: QueueProblem) -> _Counts:
     """The counts-only relaxation: servers per build, each run's jobs counted per option, the area
     and lane cuts and every family of the site (valid for every schedule: still a bound)."""
     model = cp_model.CpModel()
@@ -333,14 +348,15 @@ def _counts_model(qp: QueueProblem) -> tuple[cp_model.CpModel, dict[int, cp_mode
     }
     area: Uses = {}
     for run, options in enumerate(qp.options):
-        counts = [model.new_int_var(0, qp.jobs[run], f"c[{run},{k}]") for k in range(len(options))]
-        model.add(sum(counts) == qp.jobs[run])
-        for option, count in zip(options, counts, strict=True):
+        per_option = [model.new_int_var(0, qp.jobs[run], f"c[{run},{k}]") for k in range(len(options))]
+        model.add(sum(per_option) == qp.jobs[run])
+        for option, count in zip(options, per_option, strict=True):
             area.setdefault((option.build, run), []).append((count, option.gpus, option.minutes))
-    _add_window_cuts(qp, model, servers, area)
+    counts = _Counts(qp, model, servers, area)
+    _add_window_cuts(counts)
     add_families(model, qp.data, queue_fleet(qp, servers), None)  # valid for every schedule: still a bound
     model.minimize(sum(servers[f] * server_cost_cents(qp.data, f) for f in servers))
-    return model, servers, area
+    return counts
 
 
 def _split(solver: cp_model.CpSolver, area: Uses) -> dict[tuple[int, int], int]:
@@ -353,25 +369,19 @@ def _split(solver: cp_model.CpSolver, area: Uses) -> dict[tuple[int, int], int]:
     return split
 
 
-def _spread(
-    qp: QueueProblem,
-    model: cp_model.CpModel,
-    solver: cp_model.CpSolver,
-    servers: dict[int, cp_model.IntVar],
-    area: Uses,
-    seconds: float,
-) -> cp_model.CpSolver | None:
+def _spread(counts: _Counts, solver: cp_model.CpSolver, seconds: float) -> cp_model.CpSolver | None:
     """With the fleet fixed, the split that leaves the fullest build and span least full (per mille of
     the build's GPU-minutes over the span, for the jobs whose windows lie inside it): any split meets
     the cuts, but one that fills a build to the last minute of a window leaves whole jobs no room.
     Started from the first solve's split; None when it finds none."""
+    model = counts.model
     fullest = model.new_int_var(0, 1000, "fullest")
-    for f, n in servers.items():
+    for f, n in counts.servers.items():
         count = solver.value(n)
         model.add(n == count)
         if count:
-            _add_fullness(qp, model, fullest, f, count, area)
-    for uses in area.values():
+            _add_fullness(counts, fullest, f, count)
+    for uses in counts.area.values():
         for x, _, _ in uses:
             if isinstance(x, cp_model.IntVar):
                 model.add_hint(x, solver.value(x))
@@ -382,12 +392,11 @@ def _spread(
     return second if second.solve(model) in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
 
 
-def _add_fullness(
-    qp: QueueProblem, model: cp_model.CpModel, fullest: cp_model.IntVar, f: int, count: int, area: Uses
-) -> None:
+def _add_fullness(counts: _Counts, fullest: cp_model.IntVar, f: int, count: int) -> None:
     """`fullest` (per mille) bounds how full build f's `count` servers are over every span, counting
     the jobs whose windows lie inside it."""
+    qp = counts.qp
     for span, inside in spans(qp):
-        used = [x * (g * m) for r in inside for x, g, m in area.get((f, r), [])]
+        used = [x * (g * m) for r in inside for x, g, m in counts.area.get((f, r), [])]
         if used:
-            model.add(1000 * sum(used) <= fullest * (count * qp.data.builds[f].gpu_count * span))
+            counts.model.add(1000 * sum(used) <= fullest * (count * qp.data.builds[f].gpu_count * span))

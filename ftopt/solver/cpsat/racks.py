@@ -53,6 +53,44 @@ class Circuit:
 Placements = dict[tuple[ServerKind, Circuit], cp_model.IntVar]
 
 
+@dataclass(frozen=True)
+class RackSite:
+    """The site's racks, every circuit of them (`circuits_of`) and the per-rack limits the families
+    hand the racks family (the liquid loop): what every placement rule reads together."""
+
+    racks: Sequence[Rack]
+    circuits: list[Circuit]
+    limits: Sequence[RackLimit] = ()
+
+    @classmethod
+    def of(cls, racks: Sequence[Rack], catalogue: Catalogue, limits: Sequence[RackLimit] = ()) -> RackSite:
+        """The racks with their circuits' usable watts from the catalogue's feeds."""
+        return cls(tuple(racks), circuits_of(racks, catalogue), tuple(limits))
+
+    def circuits_in(self, r: int) -> list[Circuit]:
+        """The circuits of rack `r`."""
+        return [c for c in self.circuits if c.rack == r]
+
+
+@dataclass(frozen=True)
+class _Switched:
+    """The model the rules go into and the literal that switches them (None: always on; a conflict
+    core names a switched rule)."""
+
+    model: cp_model.CpModel
+    enforce: cp_model.IntVar | None = None
+
+    def add(self, constraint: cp_model.BoundedLinearExpression | bool) -> None:
+        """Add a linear constraint, switched; a constant one (an empty sum) is kept or refused."""
+        if isinstance(constraint, bool):  # an empty sum compared with 0
+            if not constraint:
+                self.model.add_bool_or([self.enforce.negated()] if self.enforce is not None else [])
+            return
+        added = self.model.add(constraint)
+        if self.enforce is not None:
+            added.only_enforce_if(self.enforce)
+
+
 def kind_of(build: Build, limits: Sequence[RackLimit] = ()) -> ServerKind:
     """A build's draw, height (a chassis without rack_units never reaches a racked site's model) and
     needs of each rack limit."""
@@ -82,37 +120,34 @@ def _takes(kind: ServerKind, rack: Rack, limits: Sequence[RackLimit]) -> bool:
     )
 
 
-def _fits(
-    kind: ServerKind, circuit: Circuit, rack: Rack, circuits: list[Circuit], limits: Sequence[RackLimit]
-) -> bool:
+def _fits(kind: ServerKind, circuit: Circuit, site: RackSite) -> bool:
     """Whether one server of this kind may stand on this circuit: its draw within the circuit (in a
     redundant rack, within every circuit of the rack), its height and its rack-limit needs within the rack."""
-    if not _takes(kind, rack, limits):
+    rack = site.racks[circuit.rack]
+    if not _takes(kind, rack, site.limits):
         return False
     if rack.redundant:
-        return all(kind.power_w <= c.usable_w for c in circuits if c.rack == circuit.rack)
+        return all(kind.power_w <= c.usable_w for c in site.circuits_in(circuit.rack))
     return kind.power_w <= circuit.usable_w
 
 
 def add_rack_capacity(
     model: cp_model.CpModel,
-    racks: Sequence[Rack],
-    catalogue: Catalogue,
+    site: RackSite,
     counts: Mapping[ServerKind, Sequence[cp_model.LinearExprT]],
     enforce: cp_model.IntVar | None = None,
-    limits: Sequence[RackLimit] = (),
 ) -> Placements:
     """Place `counts` servers of each kind on the racks' circuits; the placements, per kind and circuit.
 
     `enforce` switches the rules (for an infeasibility core); when it is off, servers need no place.
     """
-    circuits = circuits_of(racks, catalogue)
+    rules = _Switched(model, enforce)
     placed: Placements = {}
     for kind, terms in counts.items():
         here = []
-        for circuit in circuits:
-            rack = racks[circuit.rack]
-            if not _fits(kind, circuit, rack, circuits, limits):
+        for circuit in site.circuits:
+            rack = site.racks[circuit.rack]
+            if not _fits(kind, circuit, site):
                 continue
             most = min(rack.units // max(1, kind.units), circuit.usable_w // max(1, kind.power_w))
             x = model.new_int_var(
@@ -120,76 +155,37 @@ def add_rack_capacity(
             )
             placed[kind, circuit] = x
             here.append(x)
-        _add(model, sum(here) == sum(terms), enforce)
-    for r, rack in enumerate(racks):
-        _add_rack(
-            model,
-            r,
-            rack,
-            [(kind, c, x) for (kind, c), x in placed.items() if c.rack == r],
-            circuits,
-            enforce,
-            limits,
-        )
+        rules.add(sum(here) == sum(terms))
+    for r in range(len(site.racks)):
+        _add_rack(rules, site, r, [(kind, c, x) for (kind, c), x in placed.items() if c.rack == r])
     return placed
 
 
-def _add_rack(
-    model: cp_model.CpModel,
-    r: int,
-    rack: Rack,
-    mine: list[tuple[ServerKind, Circuit, cp_model.IntVar]],
-    circuits: list[Circuit],
-    enforce: cp_model.IntVar | None,
-    limits: Sequence[RackLimit],
-) -> None:
+_Mine = list[tuple[ServerKind, Circuit, cp_model.IntVar]]  # one rack's placements: kind, circuit, count
+
+
+def _add_rack(rules: _Switched, site: RackSite, r: int, mine: _Mine) -> None:
     """One rack's units, each of its circuits' watts and each rack limit's capacity."""
-    _add(model, sum(kind.units * x for kind, _, x in mine) <= rack.units, enforce)
-    _add_circuits(model, rack, mine, [c for c in circuits if c.rack == r], enforce)
-    _add_limits(model, rack, mine, enforce, limits)
+    rack = site.racks[r]
+    rules.add(sum(kind.units * x for kind, _, x in mine) <= rack.units)
+    _add_circuits(rules, rack, mine, site.circuits_in(r))
+    _add_limits(rules, rack, mine, site.limits)
 
 
-def _add_circuits(
-    model: cp_model.CpModel,
-    rack: Rack,
-    mine: list[tuple[ServerKind, Circuit, cp_model.IntVar]],
-    circuits: list[Circuit],
-    enforce: cp_model.IntVar | None,
-) -> None:
+def _add_circuits(rules: _Switched, rack: Rack, mine: _Mine, circuits: list[Circuit]) -> None:
     """Each of the rack's circuits carries its servers' watts; on a redundant rack each circuit
     carries the whole rack alone (the other side may fail)."""
     for circuit in circuits:
         on = mine if rack.redundant else [m for m in mine if m[1] == circuit]
-        _add(model, sum(kind.power_w * x for kind, _, x in on) <= circuit.usable_w, enforce)
+        rules.add(sum(kind.power_w * x for kind, _, x in on) <= circuit.usable_w)
 
 
-def _add_limits(
-    model: cp_model.CpModel,
-    rack: Rack,
-    mine: list[tuple[ServerKind, Circuit, cp_model.IntVar]],
-    enforce: cp_model.IntVar | None,
-    limits: Sequence[RackLimit],
-) -> None:
+def _add_limits(rules: _Switched, rack: Rack, mine: _Mine, limits: Sequence[RackLimit]) -> None:
     """Each rack limit's capacity (a family's, such as the liquid loop) holds what its servers need."""
     for i, cap in enumerate(_capacities(rack, limits)):
         needing = [(kind.needs[i], x) for kind, _, x in mine if kind.needs[i]]
         if cap is not None and needing:
-            _add(model, sum(n * x for n, x in needing) <= cap, enforce)
-
-
-def _add(
-    model: cp_model.CpModel,
-    constraint: cp_model.BoundedLinearExpression | bool,
-    enforce: cp_model.IntVar | None,
-) -> None:
-    """Add a linear constraint, switched by `enforce`; a constant one (an empty sum) is kept or refused."""
-    if isinstance(constraint, bool):  # an empty sum compared with 0
-        if not constraint:
-            model.add_bool_or([enforce.negated()] if enforce is not None else [])
-        return
-    added = model.add(constraint)
-    if enforce is not None:
-        added.only_enforce_if(enforce)
+            rules.add(sum(n * x for n, x in needing) <= cap)
 
 
 @dataclass
@@ -202,40 +198,33 @@ class _Room:
     racked_w: list[int]
 
 
-def _room_for(
-    kind: ServerKind,
-    c: Circuit,
-    racks: Sequence[Rack],
-    circuits: list[Circuit],
-    room: _Room,
-    limits: Sequence[RackLimit],
-) -> bool:
-    rack = racks[c.rack]
-    if room.units[c.rack] + kind.units > rack.units or not _takes(kind, rack, limits):
+def _room_for(kind: ServerKind, c: Circuit, site: RackSite, room: _Room) -> bool:
+    """Whether circuit `c` and its rack have room left for one more server of this kind."""
+    rack = site.racks[c.rack]
+    if room.units[c.rack] + kind.units > rack.units or not _takes(kind, rack, site.limits):
         return False
-    for i, cap in enumerate(_capacities(rack, limits)):
+    for i, cap in enumerate(_capacities(rack, site.limits)):
         if kind.needs[i] and room.used[c.rack][i] + kind.needs[i] > (cap or 0):
             return False
     if rack.redundant:
-        weakest = min(x.usable_w for x in circuits if x.rack == c.rack)
+        weakest = min(x.usable_w for x in site.circuits_in(c.rack))
         return room.racked_w[c.rack] + kind.power_w <= weakest
     return room.loads[c.rack, c.index] + kind.power_w <= c.usable_w
 
 
-def first_fit(
-    racks: Sequence[Rack], circuits: list[Circuit], kinds: list[ServerKind], limits: Sequence[RackLimit] = ()
-) -> list[Place] | None:
+def first_fit(site: RackSite, kinds: list[ServerKind]) -> list[Place] | None:
     """Each server, hungriest first, on the first circuit with room for its watts, units and needs."""
+    racks = site.racks
     room = _Room(
         [0] * len(racks),
-        [[0] * len(limits) for _ in racks],
-        {(c.rack, c.index): 0 for c in circuits},
+        [[0] * len(site.limits) for _ in racks],
+        {(c.rack, c.index): 0 for c in site.circuits},
         [0] * len(racks),
     )
     places: list[Place | None] = [None] * len(kinds)
     for i in sorted(range(len(kinds)), key=lambda i: (-kinds[i].power_w, -kinds[i].units)):
         kind = kinds[i]
-        c = next((c for c in circuits if _room_for(kind, c, racks, circuits, room, limits)), None)
+        c = next((c for c in site.circuits if _room_for(kind, c, site, room)), None)
         if c is None:
             return None
         room.units[c.rack] += kind.units
@@ -246,13 +235,11 @@ def first_fit(
     return [p for p in places if p is not None]
 
 
-def exact_placement(
-    catalogue: Catalogue, racks: Sequence[Rack], kinds: list[ServerKind], limits: Sequence[RackLimit] = ()
-) -> list[Place] | None:
+def exact_placement(site: RackSite, kinds: list[ServerKind]) -> list[Place] | None:
     """The placement CP-SAT finds for these servers' counts, servers taking its slots in order."""
     model = cp_model.CpModel()
     counts = {kind: [n] for kind, n in Counter(kinds).items()}
-    placed = add_rack_capacity(model, racks, catalogue, counts, limits=limits)
+    placed = add_rack_capacity(model, site, counts)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.max_time_in_seconds = PLACEMENT_S
@@ -282,7 +269,7 @@ class Racks:
         counts: dict[ServerKind, list[cp_model.LinearExprT]] = defaultdict(list)
         for build, count in fleet:
             counts[kind_of(build, self.limits)].append(count)
-        add_rack_capacity(model, racks, data.catalogue, counts, enforce, self.limits)
+        add_rack_capacity(model, RackSite.of(racks, data.catalogue, self.limits), counts, enforce)
 
     def place(self, data: ProblemData, builds: Sequence[Build]) -> list[Place] | None:
         """(rack, circuit) for each server in order, or None when they do not fit the site's racks.
@@ -293,10 +280,8 @@ class Racks:
         if racks is None:
             return None
         kinds = [kind_of(build, self.limits) for build in builds]
-        circuits = circuits_of(racks, data.catalogue)
-        return first_fit(racks, circuits, kinds, self.limits) or exact_placement(
-            data.catalogue, racks, kinds, self.limits
-        )
+        site = RackSite.of(racks, data.catalogue, self.limits)
+        return first_fit(site, kinds) or exact_placement(site, kinds)
 
     def admits(self, data: ProblemData, builds: Sequence[Build]) -> bool:
         """Without racks, anything; with racks, when the servers have a place."""

@@ -290,7 +290,7 @@ def _runs(data: ProblemData) -> list[RunSummary]:
             seq_len=p.run.seq_len,
             micro_batch=p.run.micro_batch,
             concurrent=p.run.concurrent,
-            lora_rank=None if p.method.full else p.run.lora_rank,
+            lora_rank=p.run.lora_rank if p.method.ranked else None,
             algorithm=None if p.run.algorithm == Algorithm.SFT else p.run.algorithm.value,
             stack=p.stack.id if p.stack else None,
             train_tokens=p.run.train_tokens,

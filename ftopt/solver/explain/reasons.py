@@ -178,7 +178,10 @@ def _slowest(
 _Best = tuple[float, int, Finding]
 
 
-def _late(run: Run, hours: float, gpu: str, sizing: Sizing, link: str | None, servers: int = 1) -> Finding:
+def _late(run: Run, fastest: tuple[float, str | None], gpu: str, sizing: Sizing, servers: int = 1) -> Finding:
+    """The deadline reason: the run's fastest way (`fastest`: its hours and slowest link) on `gpu`
+    cards as `sizing` trains it, over `servers` servers."""
+    hours, link = fastest
     return finding(
         FindingKind.DEADLINE,
         run.name,
@@ -206,7 +209,7 @@ def _fastest_single_server(
         for mode in fitting_modes(run_index, profile, gpu, data.workload.sizing, None, rank):
             reached = _reachable(data, builds, profile, mode, gpu)
             if reached is not None and (best is None or (reached[0], mode.gpus) < best[:2]):
-                reason = _late(profile.run, reached[0], gpu.id, mode.sizing, reached[1])
+                reason = _late(profile.run, reached, gpu.id, mode.sizing)
                 best = (reached[0], mode.gpus, reason)
     return best
 
@@ -250,7 +253,7 @@ def _fastest_on_servers_of(data: ProblemData, profile: RunProfile, build: Build)
         disk = cheapest_tier(build.disk_upgrades, sizing.nvme_gb / servers)
         hours = spanning_hours(profile, sizing, networked, net, catalogue, disk)
         if hours is not None and (best is None or (hours, sizing.gpus) < best[:2]):
-            best = (hours, sizing.gpus, _late(profile.run, hours, build.gpu.id, sizing, NETWORK, servers))
+            best = (hours, sizing.gpus, _late(profile.run, (hours, NETWORK), build.gpu.id, sizing, servers))
     return best
 
 
@@ -316,6 +319,12 @@ def _placeable(data: ProblemData, run_index: int, modes: list[int]) -> bool:
     return fits or data.has_multinode(run_index)
 
 
+def _families_reasons(data: ProblemData, limit_in_core: bool) -> list[Finding]:
+    """The families' own reasons, when the site's literal is in the core: their constraints share it,
+    so each family that can tell why says so."""
+    return families.impossible(data) if limit_in_core else []
+
+
 def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) -> list[Finding]:
     """An assumption core as findings: which runs cannot run together under which limit, after any
     rule family's own reason (a liquid loop too small for any server) when the site's rules are in
@@ -324,6 +333,7 @@ def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) 
     copies = sum(data.copies[r] for r in core_runs)
     site = data.workload.site
     limit = site.max_servers if limit_in_core else None
+    own = _families_reasons(data, limit_in_core)
     if limit_in_core and site.racks is not None:  # the racks share the server limit's literal
         units = sum(rack.units for rack in site.racks)
         circuits = sum(len(rack.feeds) for rack in site.racks)
@@ -333,5 +343,5 @@ def describe_core(data: ProblemData, core_runs: list[int], limit_in_core: bool) 
         conflict = finding(
             FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit, racks=racks
         )
-        return [*families.impossible(data), conflict]
-    return [finding(FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit)]
+        return [*own, conflict]
+    return [*own, finding(FindingKind.CONFLICT, "runs", runs=names, copies=copies, max_servers=limit)]

@@ -8,7 +8,8 @@ memory (or a deadline) puts on several cards, the server limit reached, a full l
 re-solve changes the price or the server count, with the relaxation's stable id in the figures (the
 workbench eases by that id, never by the sentence). *Feasible if* lines re-solve an impossible bid
 once per relaxation and name the rules whose easing gives it a plan. A deadline's what-if is worded
-by the hours each deadline must give for the cheaper plan ("deadlines +6 h").
+by the fewest hours each deadline must give for the cheaper plan ("deadlines +6 h"), found by
+re-solving the bid with its deadlines loosened (`ftopt.solver.explain.extension`).
 """
 
 from __future__ import annotations
@@ -19,15 +20,12 @@ from collections.abc import Callable, Iterator
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.plan import Plan
 from ftopt.model.relaxation import RelaxationId, relaxation_id
-from ftopt.model.result import Result
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat import families
-from ftopt.solver.cpsat.deadline import loosen, loosened_by
+from ftopt.solver.cpsat.deadline import loosen
 from ftopt.solver.cpsat.family import Relaxation
+from ftopt.solver.explain.extension import Resolve, least_extension
 from ftopt.solver.problem.data import ProblemData
-
-#: A re-solve of one eased bid (the solver's own `solve`, on a share of the what-if budget).
-Resolve = Callable[[Relaxation], Result]
 
 
 def binding_rules(data: ProblemData, plan: Plan) -> list[Finding]:
@@ -50,26 +48,44 @@ def _in_time(data: ProblemData, until: float | None) -> Iterator[Relaxation]:
 
 
 def savings(data: ProblemData, plan: Plan, resolve: Resolve, until: float | None = None) -> list[Finding]:
-    """One re-solve per relaxation (until `until`); a finding for each whose plan is cheaper or has
-    another server count."""
+    """One re-solve per relaxation (until `until`); a finding for each whose plan is cheaper, or as
+    cheap with another server count. A re-solve that stopped on a dearer plan than the bid's own (its
+    short share of the time limit) says nothing of the relaxation: it was reported as "the same
+    price" before, and is left out now."""
     found = []
     for relaxation in _in_time(data, until):
         eased = resolve(relaxation).plan
-        if eased is None:
+        if eased is None or eased.total_price > plan.total_price + 0.005:
             continue
         cheaper = eased.total_price < plan.total_price - 0.005
-        if cheaper or len(eased.servers) != len(plan.servers):
-            found.append(_saving(data, plan, relaxation, eased))
+        if not cheaper and len(eased.servers) == len(plan.servers):
+            continue
+        extra = None
+        if relaxation.id == RelaxationId.DEADLINE:
+            extra, eased = least_extension(data.workload, eased, _as_cheap_as(eased), resolve, until)
+        found.append(_saving(plan, relaxation, eased, extra))
     return found
 
 
-def _saving(data: ProblemData, plan: Plan, relaxation: Relaxation, eased: Plan) -> Finding:
-    extra = loosened_by(data.workload, eased) if relaxation.id == RelaxationId.DEADLINE else None
+def _as_cheap_as(eased: Plan) -> Callable[[Plan], bool]:
+    """Whether a plan of a loosened bid buys the no-deadline plan's saving: its price or less, and
+    its server count (a saving may be a count at the same price)."""
+
+    def enough(found: Plan) -> bool:
+        if found.total_price > eased.total_price + 0.005:
+            return False
+        return found.total_price < eased.total_price - 0.005 or len(found.servers) == len(eased.servers)
+
+    return enough
+
+
+def _saving(plan: Plan, relaxation: Relaxation, eased: Plan, extra: float | None) -> Finding:
+    """A saving's finding; a deadline's is worded by the least extension `extra` that buys it."""
     words = f"deadlines +{extra:g} h" if extra is not None else relaxation.words
     return finding(
         FindingKind.SAVING,
         words,
-        relaxation=relaxation.id.value,
+        relaxation=str(relaxation.id),
         saved=round(max(0.0, plan.total_price - eased.total_price), 2),
         eased_price=eased.total_price,
         price=plan.total_price,
@@ -89,12 +105,14 @@ def feasible_if(data: ProblemData, resolve: Resolve, until: float | None = None)
         eased = resolve(relaxation).plan
         if eased is None:
             continue
-        extra = loosened_by(data.workload, eased) if relaxation.id == RelaxationId.DEADLINE else None
+        extra = None
+        if relaxation.id == RelaxationId.DEADLINE:  # the least extension that gives any plan
+            extra, eased = least_extension(data.workload, eased, lambda _: True, resolve, until)
         found.append(
             finding(
                 FindingKind.FEASIBLE_IF,
                 f"deadlines +{extra:g} h" if extra is not None else relaxation.words,
-                relaxation=relaxation.id.value,
+                relaxation=str(relaxation.id),
                 eased_price=eased.total_price,
                 currency=eased.currency,
                 eased_status=eased.status.value,

@@ -85,15 +85,15 @@ def _alone_on(
     return None
 
 
-def _new_server(
-    modes: list[Mode], builds: list[Build], reserve: int, rams: list[_Finder], per_gpu: bool, by_cost: bool
-) -> _Open | None:
-    """The cheapest build, RAM and disk that hold one copy alone (more GPUs, then less memory, on
-    ties); with `per_gpu`, the cheapest per GPU slot, which a run of many copies fills."""
+def _new_server(modes: list[Mode], how: _Filling) -> _Open | None:
+    """The cheapest of the filling's builds, RAM and disk that hold one copy alone (more GPUs, then
+    less memory, on ties); with `how.per_gpu`, the cheapest per GPU slot, which a run of many copies
+    fills (by cost: what the copy's GPUs cost)."""
     best: tuple[tuple[float, int, float, str], _Open] | None = None
     cards = {m.gpu for m in modes}
-    for build, ram_for in zip(builds, rams, strict=True):
-        found = _alone_on(build, modes, reserve, ram_for) if build.gpu.id in cards else None
+    per_gpu, by_cost = how.per_gpu, how.by_cost
+    for build, ram_for in zip(how.builds, how.rams, strict=True):
+        found = _alone_on(build, modes, how.reserve, ram_for) if build.gpu.id in cards else None
         if found is None:
             continue
         ram, disk, mode = found
@@ -218,9 +218,7 @@ class _Filling:
 
     def _open(self, modes: list[Mode]) -> bool:
         if id(modes) not in self.opens:
-            self.opens[id(modes)] = _new_server(
-                modes, self.builds, self.reserve, self.rams, self.per_gpu, self.by_cost
-            )
+            self.opens[id(modes)] = _new_server(modes, self)
         kind = self.opens[id(modes)]
         if kind is None:
             return False

@@ -115,14 +115,18 @@ def _tie_break(
     return solver if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else first
 
 
-def _run(
-    data: ProblemData,
-    settings: SolveSettings,
-    deadline: float,
-    on_progress: Callable[[Progress], None] | None,
-    hint: Hint | None,
-) -> Outcome | None:
-    """One CP-SAT model until `deadline`: None when infeasible, `found` False when out of time."""
+@dataclass(frozen=True)
+class _Search:
+    """How one search runs: its settings, when it must end, and who hears each plan it finds."""
+
+    settings: SolveSettings
+    deadline: float
+    on_progress: Callable[[Progress], None] | None = None
+
+
+def _run(data: ProblemData, search: _Search, hint: Hint | None) -> Outcome | None:
+    """One CP-SAT model until the search's deadline: None when infeasible, `found` False when out of time."""
+    settings, deadline, on_progress = search.settings, search.deadline, search.on_progress
     if deadline - time.perf_counter() < _build_seconds(data):
         return Outcome(None, False, float("inf"), 0.0, found=False)  # no time left to build it
     built = build_formulation(data)
@@ -188,27 +192,21 @@ def run_model(
     runs out before a first plan, the outcome has `found` False and a valid lower bound.
     """
     lp = lp_bound(data) if len(data.configs) >= MANY_CONFIGS and plan else None
+    search = _Search(settings, deadline, on_progress)
     if lp is None or plan is None:
-        return _run(data, settings, deadline, on_progress, hint(data, plan) if plan else None)
-    return _by_columns(data, settings, deadline, on_progress, plan, lp)
+        return _run(data, search, hint(data, plan) if plan else None)
+    return _by_columns(data, search, plan, lp)
 
 
-def _by_columns(
-    data: ProblemData,
-    settings: SolveSettings,
-    deadline: float,
-    on_progress: Callable[[Progress], None] | None,
-    plan: list[ServerLayout],
-    lp: LpBound,
-) -> Outcome | None:
+def _by_columns(data: ProblemData, search: _Search, plan: list[ServerLayout], lp: LpBound) -> Outcome | None:
     """The two stages over LP-selected columns: the most promising configurations first, then every
     configuration a plan as cheap as the best found may use (`run_model`)."""
     upper = round((price_of(plan) + fabric_price(data.catalogue, plan)) * 100)
     ranked = sorted(range(len(data.configs)), key=lambda c: lp.config_bounds[c])
     first = set(ranked[:FIRST_COLUMNS]) | _configs_used(data, plan)
     first_data = _restrict(data, first)
-    stage_end = time.perf_counter() + FIRST_SHARE * max(0.0, deadline - time.perf_counter())
-    found = _run(first_data, settings, stage_end, on_progress, hint(first_data, plan))
+    stage_end = time.perf_counter() + FIRST_SHARE * max(0.0, search.deadline - time.perf_counter())
+    found = _run(first_data, replace(search, deadline=stage_end), hint(first_data, plan))
     lower = math.ceil(lp.bound - MARGIN_CENTS)
     if found is not None and found.found:
         upper = min(upper, round(found.objective))
@@ -216,7 +214,7 @@ def _by_columns(
             return replace(found, proven=True, bound=max(found.bound, lower))
     rest = _restrict(data, lp.keep(upper))
     start = found.servers if found is not None and found.servers else plan
-    second = _run(rest, settings, deadline, on_progress, hint(rest, start))
+    second = _run(rest, search, hint(rest, start))
     return _second_stage(found, second, lower, upper)
 
 

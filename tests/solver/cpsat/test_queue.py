@@ -114,11 +114,11 @@ def test_the_cuts_stop_at_their_budget_and_the_bound_stays_a_bound(monkeypatch) 
 
     workload = Workload.model_validate(instance(200, 2))
     qp = queue_problem(build_problem(peak_workload(workload), catalogue()), workload)
-    whole, _, _ = queue_model._counts_model(qp)
+    whole = queue_model._counts_model(qp).model
     assert len(whole.proto.constraints) < queue_model.MAX_CUTS
     full = aggregate_bound(qp, 5.0, 2).bound
     monkeypatch.setattr(queue_model, "MAX_CUTS", 0)  # the area cuts alone
-    capped, _, _ = queue_model._counts_model(qp)
+    capped = queue_model._counts_model(qp).model
     assert len(capped.proto.constraints) < len(whole.proto.constraints)
     lower = aggregate_bound(qp, 5.0, 2).bound
     assert full is not None and lower is not None and 0 < lower <= full

@@ -46,6 +46,19 @@ def test_a_saving_is_reported_only_when_the_eased_plan_differs() -> None:
     assert [f.figures["relaxation"] for f in found] == [r.id.value for r in relaxations(data)]
 
 
+def test_a_re_solve_that_stopped_dearer_than_the_plan_reports_no_saving() -> None:
+    """A relaxation never makes the cheapest plan dearer: an eased plan above the bid's own price
+    (its re-solve ran out of its share of the time) was worded "would change the plan at the same
+    price" with its other server count; it says nothing of the relaxation, so it is left out."""
+    data = problem(SMALL, max_servers=1)
+    plan = solve(data.workload, catalogue(), QUICK).plan_or_raise()
+    dearer = plan.model_copy(update={"total_price": plan.total_price + 100, "servers": plan.servers * 2})
+    same_price = plan.model_copy(update={"servers": plan.servers * 2})
+    assert savings(data, plan, lambda _: Result(status=plan.status, plan=dearer)) == []
+    found = savings(data, plan, lambda _: Result(status=plan.status, plan=same_price))
+    assert found and all("at the same price" in f.text for f in found)
+
+
 def test_a_deadline_saving_says_how_many_hours_and_the_workbench_eases_by_them() -> None:
     data = problem(RUSHED)
     plan = solve(data.workload, catalogue(), QUICK).plan_or_raise()
