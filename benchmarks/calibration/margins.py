@@ -23,8 +23,8 @@ model missed on sources it was not fitted on. The derivation (protocol: docs/cal
 
 The coverage calibration.md reports is judged one level further out: each source's points against
 the margin the other sources' cross-validated errors give. The plan and quote state each copy's
-margin with its basis ("held-out error of torchtune/lora, 4 sources" or "pooled held-out error of
-all stacks, 9 sources"; the words are the catalogue's, the figures cross-validated).
+margin with its basis ("cross-validated error of torchtune/lora, 4 sources" or "pooled
+cross-validated error of all stacks, 9 sources"; the words are the catalogue's, the figures cross-validated).
 """
 
 from __future__ import annotations

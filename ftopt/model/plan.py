@@ -200,8 +200,8 @@ class Assignment(BaseModel):
     )
     memory_margin_basis: str | None = Field(
         default=None,
-        description="where memory_margin comes from: 'held-out error of STACK/METHOD, N sources' (at "
-        "least 3 sources measured that stack and method), 'pooled held-out error of all stacks, N "
+        description="where memory_margin comes from: 'cross-validated error of STACK/METHOD, N sources' (at "
+        "least 3 sources measured that stack and method), 'pooled cross-validated error of all stacks, N "
         "sources', or the workload's sizing.memory_margin",
     )
     headroom_gb: float | None = Field(

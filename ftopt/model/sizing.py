@@ -85,7 +85,7 @@ def stack_margin(run: Run, catalogue: Catalogue) -> float:
 
 
 def stack_margin_basis(run: Run, catalogue: Catalogue) -> str:
-    """Where the run's stack and method margin comes from (its own held-out error, pooled, or issue
+    """Where the run's stack and method margin comes from (its own cross-validated error, pooled, or issue
     19's figures), for the method it is calibrated as."""
     margins = catalogue.margins
     method = catalogue.methods.method(run.method).calibration
@@ -167,7 +167,7 @@ class Sizing:
     transfer_seconds: float
     memory_margin: float = 0.0
     memory_margin_basis: str = "no calibration"  # the workload's, or the calibration's (RunProfile)
-    measured_margin: float = 0.0  # the stack and method's held-out error, whatever the workload sets
+    measured_margin: float = 0.0  # the stack and method's cross-validated error, whatever the workload sets
     # Preference and RL runs (ftopt.model.rl); a supervised run keeps the defaults.
     train_gpus: int = 0  # GPUs that train the policy (the rest hold a separate engine); 0: all
     roles_gb: float = 0.0  # reference, reward and critic per training GPU

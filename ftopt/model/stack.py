@@ -153,7 +153,7 @@ class MethodMargin(BaseModel):
     qlora: float = Field(ge=0, le=1, description="QLoRA")
 
 
-#: A stack and method's own held-out error sets its margin only when at least this many independent
+#: A stack and method's own cross-validated error sets its margin only when at least this many independent
 #: sources measured it; fewer take the pooled error of every stack (issue 28).
 MIN_SOURCES = 3
 #: Margins cover 95 % of a bucket's held-out memory points (its shortfall percentile) while the pooled
@@ -166,14 +166,15 @@ LEGACY_ALLOCATOR_RESERVE = 0.05
 
 
 class MarginBucket(BaseModel):
-    """The held-out memory error of one stack and method (or of all of them, pooled)."""
+    """The cross-validated memory error of one stack and method (or of all of them, pooled): each of its
+    points predicted without its own source (benchmarks/calibration/cv.py)."""
 
     model_config = _FROZEN
     stack: str = Field(description="stack id, or 'all' for the pooled bucket")
     method: str = Field(description="full, lora or qlora, or 'all' for the pooled bucket")
-    sources: tuple[str, ...] = Field(description="the held-out calibration sources that measured it")
-    points: tuple[str, ...] = Field(description="the held-out calibration point ids")
-    error: float = Field(ge=0, description="the median held-out error |ftopt / published - 1|")
+    sources: tuple[str, ...] = Field(description="the calibration sources that measured it")
+    points: tuple[str, ...] = Field(description="the calibration point ids")
+    error: float = Field(ge=0, description="the median cross-validated error |ftopt / published - 1|")
     cover_95: float = Field(
         default=0.0,
         ge=0,
@@ -190,8 +191,8 @@ class MarginBucket(BaseModel):
         """Where the margin comes from, in words the plan and quote print."""
         count = f"{len(self.sources)} source{'s' if len(self.sources) != 1 else ''}"
         if self.stack == "all":
-            return f"pooled held-out error of all stacks, {count}"
-        return f"held-out error of {self.stack}/{self.method}, {count}"
+            return f"pooled cross-validated error of all stacks, {count}"
+        return f"cross-validated error of {self.stack}/{self.method}, {count}"
 
 
 class AllocatorReserve(BaseModel):
@@ -211,10 +212,12 @@ class MemoryMargins(BaseModel):
 
     model_config = _FROZEN
     margins: dict[str, MethodMargin] = Field(
-        description="margin per stack id and method: the measured held-out error (own bucket or pooled)"
+        description="margin per stack id and method: the cross-validated error (own bucket or pooled)"
     )
-    pooled: MarginBucket | None = Field(default=None, description="every stack's held-out error")
-    buckets: tuple[MarginBucket, ...] = Field(default=(), description="held-out error per stack, method")
+    pooled: MarginBucket | None = Field(default=None, description="every stack's cross-validated error")
+    buckets: tuple[MarginBucket, ...] = Field(
+        default=(), description="cross-validated error per stack, method"
+    )
     allocator_reserve: AllocatorReserve | None = Field(default=None, description="fitted reserve")
 
     def covering(self) -> bool:
@@ -228,7 +231,7 @@ class MemoryMargins(BaseModel):
         return float(getattr(margin, method)) if margin else 0.0
 
     def basis(self, stack_id: str, method: str) -> str:
-        """Where the margin of a stack and method comes from: its own held-out error when at least
+        """Where the margin of a stack and method comes from: its own cross-validated error when at least
         MIN_SOURCES sources measured it, else the pooled error."""
         own = next((b for b in self.buckets if (b.stack, b.method) == (stack_id, method)), None)
         if own is not None and len(own.sources) >= MIN_SOURCES:

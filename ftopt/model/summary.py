@@ -17,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ftopt.model.band_lines import BandLine, band_lines, copy_numbers
 from ftopt.model.commercial import Commercial, Copy, cents, commercial, figure_pairs, total_words
 from ftopt.model.facility import Facility, facility
 from ftopt.model.findings import WEIGHED, money
@@ -245,6 +246,11 @@ class PlanSummary(BaseModel):
     headroom: tuple[CopyHeadroom, ...] = Field(
         description="each copy's free memory per GPU against its planning margin, identical copies once"
     )
+    bands: tuple[BandLine, ...] = Field(
+        default=(),
+        description="each copy's memory per GPU, hours and energy and each server's wall power with its "
+        "band (low/high percent, points, sources, basis), identical copies once (ftopt.model.band_lines)",
+    )
     links: tuple[CopyLink, ...] = Field(
         default=(), description="what joins each copy's GPUs, in the card maker's words (link_words)"
     )
@@ -410,17 +416,6 @@ def schedule_lines(plan: Plan) -> tuple[ScheduleLine, ...]:
 # --- each copy's memory headroom ---------------------------------------------------------------------
 
 
-def _numbers(copies: list[int]) -> str:
-    """`1`, `1-4`, `2, 5`: copy numbers, runs of consecutive ones as ranges."""
-    spans: list[list[int]] = []
-    for n in sorted(copies):
-        if spans and n == spans[-1][-1] + 1:
-            spans[-1].append(n)
-        else:
-            spans.append([n])
-    return ", ".join(str(s[0]) if len(s) == 1 else f"{s[0]}-{s[-1]}" for s in spans)
-
-
 def headroom_words(h: CopyHeadroom) -> str:
     """`run r copy 1 on 2 × card: 12.3 GB free per GPU, 18 % of its 68.0 GB, against a 13 % margin
     (basis); 3.4 GB beyond it`, and where the workload forced the margin below the measured error,
@@ -467,7 +462,7 @@ def headroom_lines(plan: Plan) -> tuple[CopyHeadroom, ...]:
         forced = measured.get(a.run) if a.memory_margin is not None else None
         draft = CopyHeadroom(
             run=a.run,
-            copies=_numbers([c.copy_ for c in copies]),
+            copies=copy_numbers([c.copy_ for c in copies]),
             card=str(card),
             gpus=a.gpu_count,
             memory_gb=total,
@@ -947,6 +942,7 @@ def summarize(
         "weighed": weighed(plan),
         "schedule": schedule_lines(plan),
         "headroom": headroom_lines(plan),
+        "bands": band_lines(plan),
         "links": link_lines(plan),
         "standing": _standing(plan),
         "gap": plan.gap,

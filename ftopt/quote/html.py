@@ -33,11 +33,15 @@ from ftopt.quote.racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.quote.svg import placement_svg, run_styles, text_colour
 from ftopt.quote.view import (
     ALTERNATIVE_COLUMNS,
+    BAND_COLUMNS,
+    BAND_NOTE,
+    BAND_TITLE,
     HEADROOM_COLUMNS,
     HEADROOM_NOTE,
     SCHEDULE_COLUMNS,
     ServerGroup,
     alternative_rows,
+    band_rows,
     buyer_lines,
     buyer_notes,
     circuit_share,
@@ -340,14 +344,26 @@ def _alternatives(summary: PlanSummary) -> str:
     )
 
 
-def _appendix(plan: Plan) -> str:
-    """The solver's figures behind the proof, and where each copy sits."""
+def _bands(summary: PlanSummary) -> str:
+    """Each figure with its band (the summary's band lines), in the technical appendix."""
+    if not summary.bands:
+        return ""
+    rows = [[escape(cell) for cell in row] for row in band_rows(summary)]
+    return (
+        f'<div id="bands"><h3>{escape(BAND_TITLE)}</h3><p>{escape(BAND_NOTE)}</p>'
+        + table(list(BAND_COLUMNS), rows)
+        + "</div>"
+    )
+
+
+def _appendix(plan: Plan, summary: PlanSummary) -> str:
+    """The solver's figures behind the proof, where each copy sits, and each figure's band."""
     rows = [[escape(k), escape(v)] for k, v in internals(plan)]
     return (
         '<section id="appendix" class="appendix"><h2>Technical appendix</h2>'
         "<p>The solver's own figures: its proven lower bound on the price, the gap between the bid and "
         "that bound, the time it took, and the catalogue prices that are assumptions.</p>"
-        f"{table([('figure', False), ('value', False)], rows)}{_placement(plan)}</section>"
+        f"{table([('figure', False), ('value', False)], rows)}{_placement(plan)}{_bands(summary)}</section>"
     )
 
 
@@ -470,7 +486,7 @@ def render_html(
         '<section id="rules"><h2>Rules and defaults applied</h2>',
         _list(buyer_notes(summary), "No rules or defaults were reported."),
         "</section>",
-        _appendix(plan) if internals else "",
+        _appendix(plan, summary) if internals else "",
         footer,
     ]
     subtitle = "Server quote prepared by ftopt · " + escape(summary.catalogue.words)

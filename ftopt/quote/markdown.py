@@ -16,12 +16,16 @@ from ftopt.quote.racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.quote.roles import role_lines
 from ftopt.quote.view import (
     ALTERNATIVE_COLUMNS,
+    BAND_COLUMNS,
+    BAND_NOTE,
+    BAND_TITLE,
     BOUND_NOTE,
     HEADROOM_COLUMNS,
     HEADROOM_NOTE,
     RENT_COLUMNS,
     SCHEDULE_COLUMNS,
     alternative_rows,
+    band_rows,
     buyer_lines,
     buyer_notes,
     fabric_heading,
@@ -83,7 +87,15 @@ def _alternatives(summary: PlanSummary) -> list[str]:
     return [*lines, *(_row(row) for row in rows), ""]
 
 
-def _appendix(plan: Plan) -> list[str]:
+def _bands(summary: PlanSummary) -> list[str]:
+    """Each figure with its band (the summary's band lines), in the technical appendix."""
+    if not summary.bands:
+        return []
+    lines = ["", f"### {BAND_TITLE}", "", md(BAND_NOTE), "", *_head(list(BAND_COLUMNS))]
+    return [*lines, *(_row(row) for row in band_rows(summary))]
+
+
+def _appendix(plan: Plan, summary: PlanSummary) -> list[str]:
     lines = ["## Technical appendix", ""]
     lines += [f"- {md(label)}: {md(value)}" for label, value in internals(plan)]
     lines += [
@@ -95,7 +107,7 @@ def _appendix(plan: Plan) -> list[str]:
     ]
     lines += _head(placement_headers(plan))
     lines += [_row(row) for row in placement_rows(plan)]
-    return [*lines, "", md(BOUND_NOTE + ".")]
+    return [*lines, "", md(BOUND_NOTE + "."), *_bands(summary)]
 
 
 def _lead(plan: Plan, summary: PlanSummary, internals: bool) -> list[str]:
@@ -131,7 +143,7 @@ def render_markdown(plan: Plan, internals: bool = True, summary: PlanSummary | N
     lines = [title, "", *_lead(plan, summary, internals), *_blocks(plan, summary)]
     lines += [*_site(plan), *_hardware(plan)]
     lines += [*_tables(plan, summary), *_closing(plan, summary)]
-    lines += _appendix(plan) if internals else []
+    lines += _appendix(plan, summary) if internals else []
     return "\n".join(lines) + "\n"
 
 

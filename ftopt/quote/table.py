@@ -22,12 +22,16 @@ from ftopt.quote.racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.quote.roles import role_lines
 from ftopt.quote.view import (
     ALTERNATIVE_COLUMNS,
+    BAND_COLUMNS,
+    BAND_NOTE,
+    BAND_TITLE,
     BOUND_NOTE,
     HEADROOM_COLUMNS,
     HEADROOM_NOTE,
     RENT_COLUMNS,
     SCHEDULE_COLUMNS,
     alternative_rows,
+    band_rows,
     buyer_lines,
     buyer_notes,
     fabric_heading,
@@ -154,11 +158,15 @@ def _bullets(title: str, items: list[str]) -> list[RenderableType]:
     return [Text(""), Text(title, style="bold"), *(Text(f"  - {item}") for item in items)]
 
 
-def appendix(console: Console, plan: Plan) -> list[RenderableType]:
-    """The solver's internals and the per-copy placement."""
+def appendix(console: Console, plan: Plan, summary: PlanSummary | None = None) -> list[RenderableType]:
+    """The solver's internals, the per-copy placement and each figure with its band."""
     parts: list[RenderableType] = [Text(""), Text("technical appendix", style="bold")]
     parts += [Text(f"  {label}: {value}") for label, value in internals(plan)]
-    return [*parts, Text(""), placement_table(console, plan)]
+    parts += [Text(""), placement_table(console, plan)]
+    if summary is None or not summary.bands:
+        return parts
+    bands = _table(console, list(BAND_COLUMNS), BAND_TITLE.lower(), band_rows(summary))
+    return [*parts, Text(""), Text(BAND_NOTE), bands]
 
 
 def render_table(
@@ -174,7 +182,7 @@ def render_table(
     parts += headroom_table(console, summary)
     parts += schedule_and_rates(console, plan, summary)
     parts += _closing(console, plan, summary)
-    parts += appendix(console, plan) if internals else []
+    parts += appendix(console, plan, summary) if internals else []
     console.print(Group(*parts))
 
 

@@ -272,8 +272,9 @@ HEADROOM_COLUMNS: tuple[tuple[str, bool], ...] = (
 #: The sentence above the headroom table.
 HEADROOM_NOTE = (
     "Memory headroom per GPU: what each copy leaves free on its card beyond the memory ftopt counts, "
-    "against the planning margin it must leave (the error measured for its stack and method on "
-    "held-out calibration points, unless the workload's sizing.memory_margin sets it)."
+    "against the planning margin it must leave (its stack and method's cross-validated error: each "
+    "calibration source predicted by constants fitted without it; unless the workload's "
+    "sizing.memory_margin sets it)."
 )
 
 
@@ -295,6 +296,25 @@ def headroom_row(h: CopyHeadroom) -> list[str]:
 def headroom_rows(summary: PlanSummary) -> list[list[str]]:
     """Each copy's (or identical copies') headroom line, as text."""
     return [headroom_row(h) for h in summary.headroom]
+
+
+BAND_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("of", False), ("figure", False), ("with its band", False), ("basis", False),
+)  # fmt: skip
+#: The section's title and the sentence above its table.
+BAND_TITLE = "Figures with their bands"
+BAND_NOTE = (
+    "Each figure with its band: the 10th and 90th percentile of measured / ftopt - 1 over calibration "
+    "points nobody fitted to (each source predicted by constants fitted without it), for the copy's "
+    "stack and method (its stack for hours and energy; every stack's points where fewer than three "
+    "sources measured it), with the points and sources behind it; wall power against published "
+    "system maxima."
+)
+
+
+def band_rows(summary: PlanSummary) -> list[list[str]]:
+    """Each copy's (identical copies once) and server's figure with its band, as text."""
+    return [[b.subject, b.figure, b.words, b.basis] for b in summary.bands]
 
 
 def schedule_note(summary: PlanSummary) -> str:
@@ -646,8 +666,9 @@ def margin_basis_short(basis: str | None) -> str:
         return "pooled, " + basis.rsplit(", ", 1)[-1]
     if basis.startswith("worst-source"):
         return "worst source"
-    if basis.startswith("held-out error of "):
-        return basis.removeprefix("held-out error of ")
+    for prefix in ("cross-validated error of ", "held-out error of "):  # the latter: plans before 2026-12-05
+        if basis.startswith(prefix):
+            return basis.removeprefix(prefix)
     return "workload" if "workload" in basis else basis
 
 

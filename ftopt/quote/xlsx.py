@@ -36,6 +36,7 @@ from ftopt.quote.escape import FORMULA_START
 from ftopt.quote.racks import RACK_COLUMNS, rack_rows, racks_note
 from ftopt.quote.view import (
     ALTERNATIVE_HEADERS,
+    BAND_NOTE,
     HEADROOM_NOTE,
     alternative_rows,
     buyer_lines,
@@ -391,6 +392,21 @@ def _headroom(book: Any, formats: dict[str, Any], plan: Plan, summary: PlanSumma
     sheet.widths((24, 10, 18, 12, 14, 14, 14, 10, 14, 44, 16))
 
 
+def _bands(book: Any, formats: dict[str, Any], summary: PlanSummary) -> None:
+    """Each figure with its band (the summary's band lines): the words every format prints, then the
+    figure, its unit, the band's low and high percent, points, sources and basis as cells."""
+    if not summary.bands:
+        return
+    sheet = Sheet(book, "Bands", formats)
+    sheet.put([BAND_NOTE])
+    sheet.put(["of", "name", "copies", "figure", "with its band", "value", "unit", "low %", "high %",
+               "points", "sources", "basis"], bold=True)  # fmt: skip
+    for b in summary.bands:
+        sheet.put([b.of, b.name, b.copies, b.figure, b.words, b.value, b.unit, b.low_percent, b.high_percent,
+                   b.points, b.sources, b.basis], {3: "text", 6: "tenths"})  # fmt: skip
+    sheet.widths((8, 24, 10, 16, 44, 12, 6, 8, 8, 8, 8, 60))
+
+
 def _schedule(book: Any, formats: dict[str, Any], summary: PlanSummary) -> None:
     """A queue bid's jobs in start order: run, number, servers, GPUs, start and end hours."""
     if not summary.schedule:
@@ -522,4 +538,5 @@ def write_xlsx(plan: Plan, path: Path, internals: bool = True, summary: PlanSumm
     if internals:
         _placement(book, formats, plan)
         _technical(book, formats, plan)
+        _bands(book, formats, summary)
     book.close()

@@ -7,7 +7,7 @@ plan reports for the copy must agree with it (to their rounding).
 The planning memory margin is read here from the workload and the catalogue's margins data, not
 taken from the sizing: the copy must fit with its memory raised by the margin, and the margin and the
 headroom the plan states must be what this module works out. The measured error is re-derived here
-from the held-out error margins.yaml records (a stack and method's own bucket when at least
+from the cross-validated error margins.yaml records (a stack and method's own bucket when at least
 MIN_SOURCES sources measured it, else the pooled one; the share that covers 95 % of its points while
 the pooled one is at most COVER_CAP, else the median error; rounded up to the next hundredth), not read
 from its margins table: unless the workload sets its own margin, every copy must leave at least that
@@ -50,7 +50,7 @@ def margin_of(ctx: Context, run: Run) -> float:
 
 
 def _rounded_up(error: float) -> float:
-    """A held-out error rounded up to the next hundredth, as margins are planned."""
+    """A cross-validated error rounded up to the next hundredth, as margins are planned."""
     return math.ceil(round(error * 100, 6)) / 100
 
 

@@ -1,7 +1,7 @@
 """The calibration against published measurements: each point is fit or held out by its source, each
 is within its goal unless recorded as a known miss (and then it must still miss, so the flag cannot
 outlive it), the report keeps fit and held-out apart and states the held-out targets truly, the
-planning margins are the held-out error their derivation gives (a bucket's own with three sources,
+planning margins are the cross-validated error their derivation gives (a bucket's own with three sources,
 else pooled), the allocator reserve comes from fit points only, every points*.yaml is read, and the
 committed benchmarks/calibration.md and calibration.json are what the current model produces."""
 
@@ -88,7 +88,13 @@ def test_split_goes_by_source_and_fit_sources_are_the_constants_sources() -> Non
         splits.setdefault(o.source, set()).add(o.split)
     assert all(len(s) == 1 for s in splits.values()), splits
     moved = {s for c in read_changes() for s in c.get("moved_to_fit") or []}
-    assert moved == {"torchtitan-h100", "qwen-readme", "fms-acceleration", "unsloth-context"}
+    assert moved == {
+        "torchtitan-h100",
+        "qwen-readme",
+        "fms-acceleration",
+        "unsloth-context",
+        "peft-fsdp-qlora",
+    }
     for source, text in sources_of().items():
         cited = _address(text) in constants
         expected = {"fit"} if cited or source in moved else {"held-out"}
@@ -244,7 +250,7 @@ def test_the_catalogue_names_each_margins_basis() -> None:
         expected = b.basis() if len(b.sources) >= MIN_SOURCES else pooled.basis()
         assert margins.basis(b.stack, b.method) == expected
     assert margins.basis("megatron", "full") == pooled.basis()
-    assert pooled.basis() == f"pooled held-out error of all stacks, {len(pooled.sources)} sources"
+    assert pooled.basis() == f"pooled cross-validated error of all stacks, {len(pooled.sources)} sources"
 
 
 def test_allocator_reserve_comes_from_fit_points_that_publish_both_peaks() -> None:

@@ -52,8 +52,8 @@ def test_a_point_is_judged_against_its_committed_prediction(tmp_path: Path, monk
     path.write_text(yaml.safe_dump({"source": "s", "points": points}))
     monkeypatch.setattr(preregistered, "registered_files", lambda: [path])  # type: ignore[attr-defined]
     found = comparison()
-    assert found["memory"] == {"points": 1, "within": 1, "covered": 0, "sources": 1}
-    assert found["throughput"] == {"points": 1, "within": 0, "covered": 1, "sources": 1}
+    assert found["memory"] == {"points": 1, "within": 1, "covered": 0, "sources": 1, "median_percent": 10}
+    assert found["throughput"] == {"points": 1, "within": 0, "covered": 1, "sources": 1, "median_percent": 30}
 
 
 def test_at_least_four_new_sources_and_forty_measured_points() -> None:

@@ -368,11 +368,13 @@ def test_the_qlora_fp32_upcast_widens_activations_and_the_non_quantised_weights(
     FP32: with full recomputation and FlashAttention 2 · 4,224 beside the same 12 B logits (1,440).
     LoRA on a BF16 base is untouched."""
     options = SizingOptions(cuda_context_gb=0, allocator_reserve=0)
+    hf = catalogue.stack("hf-fsdp")
+    assert hf.qlora_fp32_upcast  # plans count the cast since 2026-12-05 (stacks.yaml, changes.yaml)
     plain = replace(
-        toy_profile(toy_arch, method=method, seq_len=4, micro_batch=3), stack=catalogue.stack("hf-fsdp")
+        toy_profile(toy_arch, method=method, seq_len=4, micro_batch=3),
+        stack=hf.model_copy(update={"qlora_fp32_upcast": False}),
     )
-    assert plain.stack is not None and not plain.stack.qlora_fp32_upcast
-    upcast = replace(plain, stack=plain.stack.model_copy(update={"qlora_fp32_upcast": True}))
+    upcast = replace(plain, stack=hf)
     before = size_run(CopySetup(plain, pcie_gpu, 1, SINGLE, A32, NONE, options))
     after = size_run(CopySetup(upcast, pcie_gpu, 1, SINGLE, A32, NONE, options))
     assert before.activations_gb == pytest.approx((4224 + 1440) / 1e9)

@@ -25,7 +25,7 @@ from ftopt.model.workload import QuoteDetails
 from ftopt.quote.html import render_html
 from ftopt.quote.markdown import render_markdown
 from ftopt.quote.table import UNBOUNDED_WIDTH, render_table
-from ftopt.quote.view import RUN_COLUMNS, id_ranges, run_rows, server_groups
+from ftopt.quote.view import RUN_COLUMNS, id_ranges, margin_basis_short, run_rows, server_groups
 from ftopt.quote.xlsx import write_xlsx
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
@@ -305,3 +305,13 @@ def test_servers_that_differ_only_in_their_slice_layout_are_one_bill(first: Plan
     assert len(groups) == 1 and groups[0].quantity == 2
     heading = group_heading(plan, groups[0])
     assert "slices per server: s1: whole cards; s2: GPU 0 split 2 × 3g.48gb (MIG)" in heading
+
+
+def test_a_margins_basis_is_shortened_for_its_cell_whether_it_says_cross_validated_or_held_out() -> None:
+    """Plans now say "cross-validated error of STACK/METHOD" (the leave-one-source-out error);
+    plans written before 2026-12-05 said "held-out error of" for the same figure: both shorten alike."""
+    assert (
+        margin_basis_short("cross-validated error of hf-fsdp/qlora, 5 sources") == "hf-fsdp/qlora, 5 sources"
+    )
+    assert margin_basis_short("held-out error of hf-fsdp/qlora, 5 sources") == "hf-fsdp/qlora, 5 sources"
+    assert margin_basis_short("pooled cross-validated error of all stacks, 9 sources") == "pooled, 9 sources"

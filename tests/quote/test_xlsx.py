@@ -99,6 +99,7 @@ def test_one_sheet_per_server_group_and_a_sheet_per_view(quote):
         "Explanation",
         "Placement",
         "Technical",
+        "Bands",
     ]
 
 

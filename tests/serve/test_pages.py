@@ -172,6 +172,10 @@ def test_the_result_page_states_the_summary_as_every_download_does(client):
     assert f'data-price="{summary.price_to_pay}"' in page
     for figure in summary.figures:
         assert f"{figure.label}: {figure.value}" in page, figure.label
+    assert summary.bands  # memory per GPU for each copy, wall power for each server
+    for band in summary.bands:  # the figure, with its band and basis on hover
+        shown = f'{band.subject}, {band.figure}: <abbr title="{band.words}; {band.basis}">{band.shown}</abbr>'
+        assert shown in page, band.words
     (option,) = alternative_rows(summary)
     assert summary.alternatives and all(cell in page for cell in option)
 

@@ -156,7 +156,9 @@ def test_plans_state_each_margins_basis_as_the_catalogue_derives_it(solved) -> N
     for run, stack, method in (("llama70b-lora", "hf-fsdp", "lora"), ("llama8b-qlora", "hf-fsdp", "qlora")):
         basis = c.assignment(run, 1).memory_margin_basis
         assert basis == c.catalogue.margins.basis(stack, method)
-        assert basis.startswith(("held-out error of hf-fsdp/", "pooled held-out error of all stacks, "))
+        assert basis.startswith(
+            ("cross-validated error of hf-fsdp/", "pooled cross-validated error of all stacks, ")
+        )
         assert basis.endswith(" sources")
 
 
@@ -204,7 +206,7 @@ def test_auto_offload_follows_the_runs_stack(solved) -> None:
 
 
 def _with_error(c: Case, stack: str, method: str, error: float) -> Catalogue:
-    """The case's catalogue with one recorded bucket's held-out error (median and 95 %-coverage
+    """The case's catalogue with one recorded bucket's cross-validated error (median and 95 %-coverage
     figure alike) replaced (its margins table left as it is)."""
     margins = c.catalogue.margins
     assert margins is not None
@@ -232,7 +234,9 @@ def test_a_copy_leaving_less_than_the_measured_error_fails_unless_the_workload_f
     assert margins is not None
     (bucket,) = [b for b in margins.buckets if (b.stack, b.method) == ("hf-fsdp", "qlora")]
     sources = len(bucket.sources)
-    assert f"at least the measured 150% (held-out error of hf-fsdp/qlora, {sources} sources)" in violation
+    assert (
+        f"at least the measured 150% (cross-validated error of hf-fsdp/qlora, {sources} sources)" in violation
+    )
     given = qlora.memory_margin
     sizing = c.workload.sizing.model_copy(update={"memory_margin": given})
     forced = c.workload.model_copy(update={"sizing": sizing})
