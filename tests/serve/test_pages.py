@@ -257,6 +257,8 @@ def test_the_result_pages_frontier_is_priced_as_the_buyers_copy(client):
     done = solve(client, bid, frontier=True, time_limit=10)
     assert done["state"] == "done" and done["frontier"], done.get("error")
     page = client.get(f"/bids/{bid}/versions/1").text.split('id="frontier"')[1].split("</table>")[0]
+    revisions = client.get(f"/bids/{bid}/versions/1").text.split('id="versions"')[1].split("</table>")[0]
+    assert "price at catalogue prices" in revisions  # the solver's price: with a margin, the cost
     for point in done["frontier"]:
         assert point["sell_price"] > point["total_price"]
         assert f"<td>{point['sell_price']:,.0f}</td>" in page
