@@ -71,7 +71,9 @@ def _answer(request: SolveRequest, on_progress: Callable[[Progress], None] | Non
         "plan": plan.to_json(),
         "quote_html": html["buyer"],
         "seller_html": html["seller"],
-        "frontier": json.dumps(frontier_points(bids)) if bids else None,
+        "frontier": json.dumps(frontier_points(bids, bids_for_copy(bids, workload, "buyer")[0]))
+        if bids
+        else None,
     }
 
 
@@ -95,20 +97,25 @@ def _frontier(
     return quote_bids(workload, catalogue, settings, budget_s, plan)
 
 
-def frontier_points(found: Frontier) -> list[dict[str, Any]]:
-    """The frontier's points, fastest first, as the result page shows them."""
+def frontier_points(found: Frontier, sold: Frontier | None = None) -> list[dict[str, Any]]:
+    """The frontier's points, fastest first, as the result page shows them: `total_price` and `tco`
+    at the catalogue's prices (the stored plan's, the solver's), `sell_price` and `sell_tco` as the
+    buyer's copy prices them (`sold`: with `quote.margin_percent`, sell prices; else the same)."""
+    sold = sold if sold is not None else found
     return [
         {
             "makespan_hours": p.makespan_hours,
             "total_price": p.total_price,
             "tco": p.tco,
+            "sell_price": s.total_price,
+            "sell_tco": s.tco,
             "status": p.status.value,
             "gap": p.gap,
             "proven": p.proven,
             "servers": p.servers(),
             "currency": p.plan.currency,
         }
-        for p in found.points
+        for p, s in zip(found.points, sold.points, strict=True)
     ]
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from ftopt.model.findings import money
 from ftopt.model.plan import Plan
 from ftopt.serve.answer import answer
 from ftopt.serve.solve_request import SolveRequest
@@ -50,5 +53,8 @@ def test_a_queue_bid_gets_its_frontier_with_each_points_proof() -> None:
     buyer, seller = found["quote_html"], found["seller_html"]
     assert 'id="three-bids"' in buyer and 'id="three-bids"' in seller
     assert "<th class=num>cost</th>" not in bids(buyer) and "<th class=num>margin</th>" in bids(seller)
-    sold = max(p["total_price"] for p in points) * 1.18  # the dearest point, at sell price
-    assert f"{sold:,.0f}"[:-2] in bids(buyer)
+    for p in points:  # each point at cost (the stored plan's prices) and as the buyer's copy shows it
+        assert p["sell_price"] == pytest.approx(p["total_price"] * 1.18, rel=1e-4)
+    fastest = min(points, key=lambda p: p["makespan_hours"])  # the quote's "fastest" bid
+    sell, cost = (money(fastest[k], fastest["currency"]) for k in ("sell_price", "total_price"))
+    assert sell in bids(buyer) and cost not in bids(buyer) and cost in bids(seller)

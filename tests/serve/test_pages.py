@@ -251,3 +251,19 @@ def test_the_cached_form_cannot_be_changed_by_a_request() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         form.sections[0].present = True  # type: ignore[misc]
     assert isinstance(form.sections, tuple) and isinstance(blank_section("queue").inputs, tuple)
+
+
+def test_the_result_pages_frontier_is_priced_as_the_buyers_copy(client):
+    """With a margin the page states the buyer's copy, so its frontier table shows each point's sell
+    price, never the catalogue's cost the solver searched at."""
+    text = (EXAMPLES / "deadline.yaml").read_text(encoding="utf-8") + "\nquote:\n  margin_percent: 20\n"
+    bid = create(client, text)
+    done = solve(client, bid, frontier=True, time_limit=10)
+    assert done["state"] == "done" and done["frontier"], done.get("error")
+    page = client.get(f"/bids/{bid}/versions/1").text.split('id="frontier"')[1].split("</table>")[0]
+    revisions = client.get(f"/bids/{bid}/versions/1").text.split('id="versions"')[1].split("</table>")[0]
+    assert "price at catalogue prices" in revisions  # the solver's price: with a margin, the cost
+    for point in done["frontier"]:
+        assert point["sell_price"] > point["total_price"]
+        assert f"<td>{point['sell_price']:,.0f}</td>" in page
+        assert f"<td>{point['total_price']:,.0f}</td>" not in page
