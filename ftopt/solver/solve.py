@@ -379,7 +379,7 @@ def _explain_optimum(
         elif count:  # no alternatives: a re-solve needs only its price
             quick = replace(settings, time_limit=seconds / count, what_if=False, verify=False, alternatives=0)
             until = time.perf_counter() + seconds
-            saved = savings(data, plan, _resolver(data, quick), until)
+            saved, plan = _savings(data, plan, settings, quick, until)
             if offloaded and time.perf_counter() < until:
                 weighed = offload_disproportion(
                     data.workload, plan, lambda w: solve(w, data.catalogue, quick)
@@ -392,6 +392,27 @@ def _explain_optimum(
         *rent_disproportion(plan, energy.years, energy.utilisation),
     ]
     return plan.model_copy(update={"binding": binding, "savings": saved, "notes": notes})
+
+
+def _savings(
+    data: ProblemData, plan: Plan, settings: SolveSettings, quick: SolveSettings, until: float
+) -> tuple[list[Finding], Plan]:
+    """The what-if savings found until `until`, and the plan with a note naming the relaxations the
+    budget did not reach (never left out in silence)."""
+    tried: set[tuple[str, str]] = set()
+    resolve = _resolver(data, quick)
+
+    def counted(relaxation: Relaxation) -> Result:
+        tried.add((str(relaxation.id), relaxation.words))
+        return resolve(relaxation)
+
+    saved = savings(data, plan, counted, until)
+    left = [r.words for r in relaxations(data) if (str(r.id), r.words) not in tried]
+    if left:
+        what = f"the what-if re-solves of {', '.join(left)}"
+        on = "on the plan and the re-solves before them"
+        plan = with_note(plan, skipped(what, settings.time_limit, on))
+    return saved, plan
 
 
 def _resolver(data: ProblemData, quick: SolveSettings) -> Callable[[Relaxation], Result]:
