@@ -131,6 +131,18 @@ class CatalogueInUse(BaseModel):
     words: str
 
 
+class Statement(BaseModel):
+    """One sentence of the quote's explanation and the kind of finding it words (the HTML marks it)."""
+
+    model_config = _SUMMARY
+    kind: str
+    text: str
+
+
+#: The note that lists the catalogue prices without a public source: an internal, for the appendix.
+ASSUMED_PRICES = "prices"
+
+
 class RentComparison(BaseModel):
     """Buy or rent, like with like: the same runs and hours on both sides, or why not."""
 
@@ -216,6 +228,14 @@ class PlanSummary(BaseModel):
     runs: tuple[RunLine, ...]
     spares: int = Field(default=0, description="hot spare servers in the plan (in `servers` too)")
     spares_price: float = Field(default=0.0, description="what the spare servers cost (in `price` too)")
+    shaped: tuple[Statement, ...] = Field(
+        default=(), description="what shaped the answer: binding rules, then what one eased rule would save"
+    )
+    rules: tuple[Statement, ...] = Field(
+        default=(),
+        description="the rules and defaults applied: the plan's notes less the assumed prices (in the "
+        "appendix) and the weighed lines (their own block)",
+    )
     weighed: tuple[str, ...] = Field(
         default=(),
         description="what the plan buys at a cost large against what it buys (spare servers, CPU offload, "
@@ -702,6 +722,21 @@ def catalogue_in_use(origin: CatalogueOrigin | None) -> CatalogueInUse:
                           prices=prices, words=f"{words}; {standing}")  # fmt: skip
 
 
+def shaped(plan: Plan) -> tuple[Statement, ...]:
+    """What shaped the answer: binding rules, then what one eased rule would save."""
+    return tuple(Statement(kind=f.kind.value, text=f.text) for f in [*plan.binding, *plan.savings])
+
+
+def rules_applied(plan: Plan) -> tuple[Statement, ...]:
+    """The rules and defaults applied, less the list of assumed prices (an internal) and the purchases
+    weighed against what they buy (their own block)."""
+    return tuple(
+        Statement(kind=n.kind.value, text=n.text)
+        for n in plan.notes
+        if n.subject != ASSUMED_PRICES and n.kind not in WEIGHED
+    )
+
+
 def weighed(plan: Plan) -> tuple[str, ...]:
     """The notes that weigh a purchase against what it buys, in the plan's order."""
     return tuple(n.text for n in plan.notes if n.kind in WEIGHED)
@@ -907,6 +942,8 @@ def summarize(
         "runs_without_hours": without,
         "runs": runs,
         **_spare_totals(runs),
+        "shaped": shaped(plan),
+        "rules": rules_applied(plan),
         "weighed": weighed(plan),
         "schedule": schedule_lines(plan),
         "headroom": headroom_lines(plan),

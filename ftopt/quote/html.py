@@ -15,9 +15,16 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from ftopt.model.findings import Finding, money
+from ftopt.model.findings import money
 from ftopt.model.plan import LineItem, Plan, Server
-from ftopt.model.summary import PlanSummary, link_words, method_words, power_basis_words, server_link_words
+from ftopt.model.summary import (
+    PlanSummary,
+    Statement,
+    link_words,
+    method_words,
+    power_basis_words,
+    server_link_words,
+)
 from ftopt.quote.blocks import Block, quote_blocks
 from ftopt.quote.frontier import three_bids_html
 from ftopt.quote.gantt import schedule_svg
@@ -306,7 +313,7 @@ def _placement(plan: Plan) -> str:
     )
 
 
-def _list(items: list[Finding], empty: str) -> str:
+def _list(items: tuple[Statement, ...], empty: str) -> str:
     if not items:
         return f'<p class="muted">{escape(empty)}</p>'
     return "".join(
@@ -458,10 +465,10 @@ def render_html(
         _rent(plan, summary),
         _alternatives(summary),
         '<section id="binding"><h2>What shaped the answer</h2>',
-        _list(shaped(plan), "The solver reported no single rule that shaped the answer."),
+        _list(shaped(summary), "The solver reported no single rule that shaped the answer."),
         "</section>",
         '<section id="rules"><h2>Rules and defaults applied</h2>',
-        _list(buyer_notes(plan), "No rules or defaults were reported."),
+        _list(buyer_notes(summary), "No rules or defaults were reported."),
         "</section>",
         _appendix(plan) if internals else "",
         footer,

@@ -200,7 +200,7 @@ def _closing(plan: Plan, summary: PlanSummary) -> list[str]:
     if tco := tco_lines(plan):
         lines += ["## Total cost of ownership", "", *_bullets([f"{k}: {v}" for k, v in tco]), ""]
     lines += _alternatives(summary)
-    if findings := shaped(plan):
+    if findings := shaped(summary):
         lines += ["## What shaped the answer", "", *_bullets([f.text for f in findings]), ""]
-    lines += ["## Rules and defaults applied", "", *_bullets([n.text for n in buyer_notes(plan)]), ""]
+    lines += ["## Rules and defaults applied", "", *_bullets([n.text for n in buyer_notes(summary)]), ""]
     return lines

@@ -201,7 +201,7 @@ def _closing(console: Console, plan: Plan, summary: PlanSummary) -> list[Rendera
         parts += _bullets("total cost of ownership:", [f"{label}: {value}" for label, value in tco])
     if (options := alternatives_table(console, summary)) is not None:
         parts += [Text(""), options]
-    if findings := shaped(plan):
+    if findings := shaped(summary):
         parts += _bullets("what shaped the answer:", [f.text for f in findings])
-    parts += _bullets("rules and defaults applied:", [n.text for n in buyer_notes(plan)])
+    parts += _bullets("rules and defaults applied:", [n.text for n in buyer_notes(summary)])
     return parts

@@ -18,14 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ftopt.model.commercial import hardware_key
-from ftopt.model.findings import WEIGHED, Finding, FindingKind, money
+from ftopt.model.findings import FindingKind, money
 from ftopt.model.plan import Assignment, Plan, RunSummary, Server
 from ftopt.model.spread import confidence_words
 from ftopt.model.summary import (
+    ASSUMED_PRICES,
     LIST_LIMIT,
     AlternativeLine,
     CopyHeadroom,
     PlanSummary,
+    Statement,
     deadline_met,
     link_words,
     method_words,
@@ -33,9 +35,6 @@ from ftopt.model.summary import (
     summarize,
 )
 from ftopt.model.workload import QuoteDetails
-
-#: The note that lists the catalogue prices without a public source: an internal, for the appendix.
-ASSUMED_PRICES = "prices"
 
 
 @dataclass(frozen=True)
@@ -554,15 +553,15 @@ ALTERNATIVE_HEADERS = ("option", "price to pay", "more than option 1", "hours", 
 ALTERNATIVE_COLUMNS = tuple((h, h in ("price to pay", "more than option 1")) for h in ALTERNATIVE_HEADERS)
 
 
-def shaped(plan: Plan) -> list[Finding]:
-    """What shaped the answer: binding rules, then what one eased rule would save."""
-    return [*plan.binding, *plan.savings]
+def shaped(summary: PlanSummary) -> tuple[Statement, ...]:
+    """What shaped the answer: binding rules, then what one eased rule would save (the summary's)."""
+    return summary.shaped
 
 
-def buyer_notes(plan: Plan) -> list[Finding]:
-    """The rules and defaults applied, less the list of assumed prices (an internal) and the purchases
-    weighed against what they buy (their own block, `ftopt.quote.blocks.weighed_block`)."""
-    return [n for n in plan.notes if n.subject != ASSUMED_PRICES and n.kind not in WEIGHED]
+def buyer_notes(summary: PlanSummary) -> tuple[Statement, ...]:
+    """The rules and defaults applied (the summary's): the assumed prices and the weighed lines are
+    elsewhere."""
+    return summary.rules
 
 
 def assumed_prices(plan: Plan) -> list[str]:

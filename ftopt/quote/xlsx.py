@@ -476,6 +476,18 @@ def _block_sheet(book: Any, formats: dict[str, Any], block: Block) -> None:
     sheet.widths(tuple(60 if i == 0 else 16 for i in range(len(block.columns))))
 
 
+def _explanation(book: Any, formats: dict[str, Any], summary: PlanSummary) -> None:
+    """What shaped the answer and the rules and defaults applied, the sentences every other format
+    lists, one a row under its heading (the workbook had none of them)."""
+    sheet = Sheet(book, "Explanation", formats)
+    sections = (("What shaped the answer", summary.shaped), ("Rules and defaults applied", summary.rules))
+    for title, items in sections:
+        sheet.put([title], bold=True)
+        for item in items:
+            sheet.put([item.text])
+    sheet.widths((160,))
+
+
 def _technical(book: Any, formats: dict[str, Any], plan: Plan) -> None:
     sheet = Sheet(book, "Technical", formats)
     for label, value in internals(plan):
@@ -506,6 +518,7 @@ def write_xlsx(plan: Plan, path: Path, internals: bool = True, summary: PlanSumm
     _options(book, formats, summary)
     for block in quote_blocks(plan, summary):
         _block_sheet(book, formats, block)
+    _explanation(book, formats, summary)
     if internals:
         _placement(book, formats, plan)
         _technical(book, formats, plan)

@@ -379,11 +379,11 @@ def _explain_optimum(
         elif count:  # no alternatives: a re-solve needs only its price
             quick = replace(settings, time_limit=seconds / count, what_if=False, verify=False, alternatives=0)
             until = time.perf_counter() + seconds
-            saved, plan = _savings(data, plan, settings, quick, until)
-            if offloaded and time.perf_counter() < until:
+            if offloaded:  # its one re-solve first: the deadline's bisection takes what is left last
                 weighed = offload_disproportion(
                     data.workload, plan, lambda w: solve(w, data.catalogue, quick)
                 )
+            saved, plan = _savings(data, plan, settings, quick, until)
     energy = data.workload.energy
     notes = [
         *plan.notes,

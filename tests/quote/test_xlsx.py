@@ -14,7 +14,7 @@ from openpyxl import load_workbook
 
 from ftopt.cli.main import cli
 from ftopt.model.plan import Plan
-from ftopt.model.summary import link_words, method_words
+from ftopt.model.summary import link_words, method_words, summarize
 from ftopt.quote.view import run_rows, server_groups
 from ftopt.quote.xlsx import group_sheet_names, write_xlsx
 
@@ -96,6 +96,7 @@ def test_one_sheet_per_server_group_and_a_sheet_per_view(quote):
         "Buy or rent",
         "Options",
         "Facility sheet",
+        "Explanation",
         "Placement",
         "Technical",
     ]
@@ -271,3 +272,13 @@ def test_xlsx_without_an_output_file_is_one_line_and_exit_2():
     result = CliRunner().invoke(cli, ["solve", "examples/first-project.yaml", "--format", "xlsx"])
     assert result.exit_code == 2
     assert result.stderr == "ftopt: --format xlsx writes a workbook: give -o FILE.xlsx\n"
+
+
+def test_the_workbook_states_what_shaped_the_answer_and_the_rules_as_the_other_formats(quote):
+    plan, path = quote
+    summary = summarize(plan)
+    cells = [row[0].value for row in load_workbook(path)["Explanation"].iter_rows()]
+    assert cells[0] == "What shaped the answer" and "Rules and defaults applied" in cells
+    assert [s.text for s in summary.shaped] == cells[1 : cells.index("Rules and defaults applied")]
+    assert [s.text for s in summary.rules] == cells[cells.index("Rules and defaults applied") + 1 :]
+    assert summary.rules and all(s.text for s in summary.rules)

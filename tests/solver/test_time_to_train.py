@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -171,8 +172,9 @@ def test_the_deadline_filter_sees_the_power_cap() -> None:
         for m in fitting_modes(0, profile, gpu, bid.sizing)
         if m.gpus == 2 and m.sizing.strategy.value == "fsdp" and m.sizing.optimizer.value == "adamw-32bit"
     ]
-    at_600 = mode_hours(profile, two, gpu, CATALOGUE, 0, 600)
-    at_450 = mode_hours(profile, two, gpu, CATALOGUE, 0, 450)
+    anywhere = replace(two, domain=0)  # on any placement, not held to an NVLink domain
+    at_600 = mode_hours(profile, anywhere, gpu, CATALOGUE, 600)
+    at_450 = mode_hours(profile, anywhere, gpu, CATALOGUE, 450)
     assert at_600 is not None and at_450 is not None and at_450 > at_600
     assert CATALOGUE.spread is not None
     deadline = (at_600 + at_450) / 2 * CATALOGUE.spread.of("hf-fsdp").p90  # held at P90

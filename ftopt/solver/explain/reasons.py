@@ -166,8 +166,8 @@ def _slowest(
     write_gbps = slowest_writes(builds).get(gpu.id)
     for variant, holding in _variants(data, builds, mode, gpu):
         cap = max(f.power_cap_w for f in holding)
-        speeds = mode_speeds(profile, variant, gpu, data.catalogue, variant.domain, cap)
-        hours = mode_hours(profile, variant, gpu, data.catalogue, variant.domain, cap)
+        speeds = mode_speeds(profile, variant, gpu, data.catalogue, cap)
+        hours = mode_hours(profile, variant, gpu, data.catalogue, cap)
         if hours is not None and speeds:
             held = held_hours(profile, mode.sizing, data.catalogue, hours, write_gbps)
             found.append((held, min(speeds, key=lambda s: s.tokens_per_s).link))

@@ -51,15 +51,18 @@ def savings(data: ProblemData, plan: Plan, resolve: Resolve, until: float | None
     """One re-solve per relaxation (until `until`); a finding for each whose plan is cheaper, or as
     cheap with another server count. A re-solve that stopped on a dearer plan than the bid's own (its
     short share of the time limit) says nothing of the relaxation: it was reported as "the same
-    price" before, and is left out now."""
-    found = []
+    price" before, and is left out now. The deadline's least extension is searched last, in the time
+    the other relaxations left, so that its re-solves never crowd one of them out."""
+    kept: list[tuple[Relaxation, Plan]] = []
     for relaxation in _in_time(data, until):
         eased = resolve(relaxation).plan
         if eased is None or eased.total_price > plan.total_price + 0.005:
             continue
         cheaper = eased.total_price < plan.total_price - 0.005
-        if not cheaper and len(eased.servers) == len(plan.servers):
-            continue
+        if cheaper or len(eased.servers) != len(plan.servers):
+            kept.append((relaxation, eased))
+    found = []
+    for relaxation, eased in kept:
         extra = None
         if relaxation.id == RelaxationId.DEADLINE:
             extra, eased = least_extension(data.workload, eased, _as_cheap_as(eased), resolve, until)
@@ -99,13 +102,11 @@ def _saving(plan: Plan, relaxation: Relaxation, eased: Plan, extra: float | None
 
 def feasible_if(data: ProblemData, resolve: Resolve, until: float | None = None) -> list[Finding]:
     """For a bid without a plan: each relaxation whose re-solve (until `until`) finds one, with that
-    plan's price."""
+    plan's price; the deadline's least extension searched last, as for savings."""
+    kept = [(r, eased) for r in _in_time(data, until) if (eased := resolve(r).plan) is not None]
     found = []
-    for relaxation in _in_time(data, until):
-        eased = resolve(relaxation).plan
-        if eased is None:
-            continue
-        extra = None
+    for relaxation, eased in kept:
+        extra: float | None = None
         if relaxation.id == RelaxationId.DEADLINE:  # the least extension that gives any plan
             extra, eased = least_extension(data.workload, eased, lambda _: True, resolve, until)
         found.append(

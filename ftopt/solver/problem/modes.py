@@ -216,10 +216,11 @@ def copy_card(build: Build, mode: Mode) -> Gpu:
 
 
 def mode_speeds(
-    profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue, domain: int, power_w: float | None = None
+    profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue, power_w: float | None = None
 ) -> list[Speed]:
-    """The speed model's estimate of the mode on each placement it may get, its cards at `power_w`
-    (full power when None); empty without speed data."""
+    """The speed model's estimate of the mode on each placement it may get (within its NVLink
+    domain, `mode.domain`, where it has one), its cards at `power_w` (full power when None); empty
+    without speed data."""
     host = least_host(catalogue, mode.gpus, gpu)
     constants = catalogue.speed
     if profile.stack is None or constants is None or host is None:
@@ -235,17 +236,17 @@ def mode_speeds(
             watts,
             constants,
         )
-        for link in sorted(placement_links(catalogue, gpu, mode.gpus, domain), key=str)
+        for link in sorted(placement_links(catalogue, gpu, mode.gpus, mode.domain), key=str)
     ]
 
 
 def mode_hours(
-    profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue, domain: int, power_w: float | None = None
+    profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue, power_w: float | None = None
 ) -> float | None:
     """Hours the mode needs on its slowest placement, its cards at `power_w`; None without
     train_tokens or speed data."""
     tokens = profile.run.train_tokens
-    speeds = mode_speeds(profile, mode, gpu, catalogue, domain, power_w)
+    speeds = mode_speeds(profile, mode, gpu, catalogue, power_w)
     if tokens is None or not speeds:
         return None
     return max(hours_to_train(tokens, s) for s in speeds)
@@ -254,7 +255,7 @@ def mode_hours(
 def fastest_hours(profile: RunProfile, mode: Mode, gpu: Gpu, catalogue: Catalogue) -> float | None:
     """Hours the mode needs on its fastest placement (inside an NVLink domain where one holds it)."""
     tokens = profile.run.train_tokens
-    speeds = mode_speeds(profile, mode, gpu, catalogue, mode.domain)
+    speeds = mode_speeds(profile, mode, gpu, catalogue)
     if tokens is None or not speeds:
         return None
     return min(hours_to_train(tokens, s) for s in speeds)
@@ -299,7 +300,7 @@ def meets_deadline(
         for watts in settings:
             if _covered(met, domain, _floor(watts, lowest)):
                 continue
-            hours = mode_hours(profile, replace(mode, domain=domain), gpu, catalogue, domain, watts)
+            hours = mode_hours(profile, replace(mode, domain=domain), gpu, catalogue, watts)
             if hours is None or held_hours(profile, mode.sizing, catalogue, hours, write_gbps) <= deadline:
                 met.append(replace(mode, domain=domain, min_power_w=_floor(watts, lowest)))
     return met

@@ -91,7 +91,7 @@ def test_a_single_server_deadline_counts_failures_at_the_slowest_drives() -> Non
     every = [t.drive.write_gbps * t.count for b in data.builds for t in (b.disk, *b.disk_upgrades)]
     assert writes == {"rtx-pro-6000-se": min(every)}
     profile, mode = data.profiles[0], data.modes[0]
-    hours = mode_hours(profile, mode, card, catalogue(), mode.domain)
+    hours = mode_hours(profile, mode, card, catalogue())
     assert hours is not None
     bare = confident_hours(profile, catalogue(), hours)
     held = held_hours(profile, mode.sizing, catalogue(), hours, writes[card.id])
