@@ -383,7 +383,7 @@ def _explain_optimum(
                 weighed = offload_disproportion(
                     data.workload, plan, lambda w: solve(w, data.catalogue, quick)
                 )
-            saved = savings(data, plan, _resolver(data, quick), until)
+            saved, plan = _savings(data, plan, settings, quick, until)
     energy = data.workload.energy
     notes = [
         *plan.notes,
@@ -392,6 +392,27 @@ def _explain_optimum(
         *rent_disproportion(plan, energy.years, energy.utilisation),
     ]
     return plan.model_copy(update={"binding": binding, "savings": saved, "notes": notes})
+
+
+def _savings(
+    data: ProblemData, plan: Plan, settings: SolveSettings, quick: SolveSettings, until: float
+) -> tuple[list[Finding], Plan]:
+    """The what-if savings found until `until`, and the plan with a note naming the relaxations the
+    budget did not reach (never left out in silence)."""
+    tried: set[tuple[str, str]] = set()
+    resolve = _resolver(data, quick)
+
+    def counted(relaxation: Relaxation) -> Result:
+        tried.add((str(relaxation.id), relaxation.words))
+        return resolve(relaxation)
+
+    saved = savings(data, plan, counted, until)
+    left = [r.words for r in relaxations(data) if (str(r.id), r.words) not in tried]
+    if left:
+        what = f"the what-if re-solves of {', '.join(left)}"
+        on = "on the plan and the re-solves before them"
+        plan = with_note(plan, skipped(what, settings.time_limit, on))
+    return saved, plan
 
 
 def _resolver(data: ProblemData, quick: SolveSettings) -> Callable[[Relaxation], Result]:

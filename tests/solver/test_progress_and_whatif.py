@@ -57,3 +57,27 @@ runs: [{name: q, model: llama-3.1-8b, method: qlora, concurrent: 8}]
     bigger = solve(workload_from(text.replace("230v-16a", "230v-32a")), catalogue, settings).plan_or_raise()
     saved = plan.total_price - bigger.total_price
     assert saved > 0 and feed.figures["saved"] == round(saved, 2) and f"USD {saved:,.0f}" in feed.text
+
+
+def test_relaxations_the_what_if_budget_did_not_reach_are_named_in_a_note(catalogue):
+    """A re-solve left out for want of time is said so, by its relaxation's words; none is left out
+    in silence, and none is named when every one was re-solved."""
+    from dataclasses import replace
+    from time import perf_counter
+
+    from ftopt.solver.explain.whatif import relaxations
+    from ftopt.solver.problem.data import build_problem
+    from ftopt.solver.solve import _savings
+
+    workload = workload_from(FIRST_PROJECT)
+    data = build_problem(workload, catalogue)
+    settings = SolveSettings(time_limit=10, workers=1)
+    plan = solve(workload, catalogue, replace(settings, what_if=False)).plan_or_raise()
+    quick = replace(settings, time_limit=2, what_if=False, verify=False)
+    eased = [r.words for r in relaxations(data)]
+    assert len(eased) >= 2
+    _, late = _savings(data, plan, settings, quick, perf_counter() - 1)
+    (note,) = [n for n in late.notes if n.subject == "skipped"]
+    assert all(words in note.text for words in eased) and "time limit of 10 s" in note.text
+    _, done = _savings(data, plan, settings, quick, perf_counter() + 60)
+    assert not [n for n in done.notes if n.subject == "skipped"]

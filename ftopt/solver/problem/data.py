@@ -234,9 +234,9 @@ def light_dominated(
         for b in data.builds
     ]
     cost = [b.price + b.energy_cost for b in data.builds]
-    group: dict[tuple[str, str | None, int], list[int]] = {}
+    group: dict[tuple[str, str | None, int, int], list[int]] = {}
     for f, build in enumerate(data.builds):
-        group.setdefault((*_card(build), build.gpu_count), []).append(f)
+        group.setdefault((*_card(build), build.gpu_count, build.slots), []).append(f)
     return {
         b
         for twins in group.values()
