@@ -167,7 +167,8 @@ def facility_block(facility: Facility) -> Block:
     if facility.bid.missing:
         note += " Not published for: " + ", ".join(facility.bid.missing) + "."
     if facility.sources:
-        note += " Sources: " + "; ".join(facility.sources)
+        # each source is a sentence of the catalogue's, some ending in a full stop: one stop each
+        note += " Sources: " + "; ".join(src.rstrip(". ") for src in facility.sources) + "."
     return Block(
         id="facility",
         title="Facility sheet",

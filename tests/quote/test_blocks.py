@@ -96,3 +96,13 @@ runs: [{name: full, model: llama-3.1-8b, method: full, optimizer: auto, offload:
     assert sentence in cells
     quiet = summarize(plan.model_copy(update={"notes": []}), workload, catalogue)
     assert weighed_block(quiet) is None
+
+
+def test_the_facility_note_lists_each_source_once_in_one_sentence(summaries) -> None:
+    """The chassis' sources are sentences of the catalogue; the note joins them without doubled stops."""
+    _, summary = summaries["buyer"]
+    assert summary.facility is not None and summary.facility.sources
+    note = facility_block(summary.facility).note
+    cited = note.split(" Sources: ")[1]
+    assert ".;" not in cited and cited.endswith(".") and not cited.endswith("..")
+    assert all(src.rstrip(". ") in cited for src in summary.facility.sources)
