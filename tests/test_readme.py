@@ -53,3 +53,12 @@ def test_the_tours_answers_are_what_ftopt_prints() -> None:
         for line in block.splitlines():
             if line.strip() not in ("", "..."):
                 assert any(p.startswith(line.rstrip()) for p in printed), line
+
+
+def test_the_pictures_are_todays_plans() -> None:
+    """The README's and docs' placement picture is what the HTML quote draws for the example today
+    (regenerate with `python -m tests.docs_figures`)."""
+    from tests.docs_figures import FIGURES, drawn
+
+    for figure, example in FIGURES.items():
+        assert figure.read_text(encoding="utf-8") == drawn(example), f"{figure.name} is stale"
