@@ -64,7 +64,7 @@ def _jobs_apart_and_in_windows(plan: Plan, data: dict[str, Any]) -> None:
 def test_the_queue_bid_is_never_above_the_peak_bid() -> None:
     compared: list[int] = []
 
-    @settings(max_examples=10, deadline=None)
+    @settings(max_examples=16, deadline=None)
     @given(_queued())
     def check(data: dict[str, Any]) -> None:
         note(dump(data))
