@@ -32,6 +32,7 @@ from collections.abc import Callable
 from ftopt.model.findings import Finding, FindingKind, finding
 from ftopt.model.plan import Assignment, Plan
 from ftopt.model.result import Result
+from ftopt.model.timing import HOURS_PER_YEAR
 from ftopt.model.workload import Offload, Workload
 
 #: Flag a purchase whose price per hour it saves is more than this many times the whole plan's
@@ -41,8 +42,6 @@ from ftopt.model.workload import Offload, Workload
 DISPROPORTION_RATIO = 1.0
 #: The confidence the hours saved are stated at: spares are sized against P90 hours.
 SPARE_CONFIDENCE = 0.9
-#: Hours in a year, for the servers' years of use against renting.
-HOURS_PER_YEAR = 8760
 
 
 def _plan_per_hour(plan: Plan) -> float | None:
