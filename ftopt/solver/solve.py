@@ -347,33 +347,17 @@ class _Window:
 def _explain_optimum(
     data: ProblemData, plan: Plan, settings: SolveSettings, proven: bool, window: _Window
 ) -> Plan:
-    """Attach the binding rules and, when asked and the optimum is proven, what relaxations save.
-
-    The re-solves share one budget: half the time the solve itself took (at least 0.5 s, at most a
-    quarter of the time limit), and never more than the time limit leaves once the verifier's share
-    is kept (`SEARCH_SHARE`); when that is under 0.5 s they are skipped with a note. Each had
-    min(5 s, a quarter of the limit) before, and four of them on a 10,000-copy bid took longer than
-    the solve."""
+    """Attach the binding rules and, when asked and the optimum is proven, what relaxations save and
+    whether the plan's own CPU offload is worth its hours, within `_what_if_seconds`; when that is
+    under `WHAT_IF_MIN_S` the re-solves are skipped with a note."""
     saved: list[Finding] = []
     weighed: list[Finding] = []
     binding = binding_rules(data, plan)
     if settings.what_if and proven:
         # one re-solve more where the plan chose CPU offload: the bid without it prices what it saves
-        offloaded = 1 if offloaded_runs(data.workload, plan) else 0
-        eased = relaxations(data)
-        reserve = (1 - SEARCH_SHARE) * settings.time_limit
-        left = window.ends - reserve - time.perf_counter()
-        # at least WHAT_IF_EACH_S per re-solve (WHAT_IF_MIN_S per queue re-solve: one in an eighth of
-        # a second found nothing)
-        each = WHAT_IF_MIN_S if data.workload.queue is not None else WHAT_IF_EACH_S
-        floor = max(WHAT_IF_MIN_S, each * (len(eased) + offloaded))
-        seconds = min(settings.time_limit / 4, max(floor, WHAT_IF_SHARE * window.elapsed), left)
-        if window.budget is not None and eased:
-            # the rule's cap, not the wall-clock share: --deterministic plans stay byte-identical
-            window.budget.allow(
-                "what-if re-solves", settings.time_limit / 4 if seconds >= WHAT_IF_MIN_S else 0.0
-            )
-        count = len(eased) + offloaded
+        offloaded = bool(offloaded_runs(data.workload, plan))
+        count = len(relaxations(data)) + offloaded
+        seconds = _what_if_seconds(data, settings, window, count)
         if count and seconds < WHAT_IF_MIN_S:
             plan = with_note(plan, skipped("the what-if savings", settings.time_limit))
         elif count:  # no alternatives: a re-solve needs only its price
@@ -392,6 +376,22 @@ def _explain_optimum(
         *rent_disproportion(plan, energy.years, energy.utilisation),
     ]
     return plan.model_copy(update={"binding": binding, "savings": saved, "notes": notes})
+
+
+def _what_if_seconds(data: ProblemData, settings: SolveSettings, window: _Window, count: int) -> float:
+    """The time `count` what-if re-solves share: `WHAT_IF_SHARE` of the time the solve itself took,
+    at least `WHAT_IF_EACH_S` each (`WHAT_IF_MIN_S` each for a queue: a queue re-solve in an eighth
+    of a second found nothing) and `WHAT_IF_MIN_S` in all, at most a quarter of the limit, and never
+    more than the limit leaves once the verifier's share (`SEARCH_SHARE`) is kept."""
+    reserve = (1 - SEARCH_SHARE) * settings.time_limit
+    left = window.ends - reserve - time.perf_counter()
+    each = WHAT_IF_MIN_S if data.workload.queue is not None else WHAT_IF_EACH_S
+    floor = max(WHAT_IF_MIN_S, each * count)
+    seconds = min(settings.time_limit / 4, max(floor, WHAT_IF_SHARE * window.elapsed), left)
+    if window.budget is not None and count:
+        # the rule's cap, not the wall-clock share: --deterministic plans stay byte-identical
+        window.budget.allow("what-if re-solves", settings.time_limit / 4 if seconds >= WHAT_IF_MIN_S else 0.0)
+    return seconds
 
 
 def _savings(
