@@ -14,6 +14,7 @@ sources afterwards (docs/calibration.md).
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +153,20 @@ def _row(point: dict[str, Any]) -> str:
     )
 
 
+#: The table of measured points against their predictions, in both comparisons.
+_HEADER = (
+    "| point | kind | predicted | published | ratio | within goal | covered |",
+    "|---|---|---:|---:|---:|---|---|",
+)
+
+
+def _measured_sources() -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each registered source's file, with its points that have a published measurement."""
+    for path in registered_files():
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        yield data, [p for p in data["points"] if p.get("published") is not None]
+
+
 def render_markdown() -> str:
     """preregistered.md: per source its registration and every measured point against the committed
     prediction (never recomputed), then the totals calibration.md quotes."""
@@ -166,16 +181,13 @@ def render_markdown() -> str:
         "rate at least predicted / P90 (the real hours within the P90 hours).",
         "",
     ]
-    for path in registered_files():
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        measured = [p for p in data["points"] if p.get("published") is not None]
+    for data, measured in _measured_sources():
         lines += [f"## {data['source']}", "", data["description"], "", f"Registered: {data['registered']}"]
         lines += ["", f"Measured: {data.get('measured', 'not yet')}", ""]
         lines += [f"- assumption: {a}" for a in data.get("assumptions", [])]
         lines += [
             "",
-            "| point | kind | predicted | published | ratio | within goal | covered |",
-            "|---|---|---:|---:|---:|---|---|",
+            *_HEADER,
             *[_row(p) for p in measured],
             "",
         ]
@@ -196,13 +208,11 @@ def _after_lines() -> list[str]:
         "made after these measurements had been read, so this comparison says what the changes did,",
         "and the first comparison above stays the one that judges ftopt.",
         "",
-        "| point | kind | predicted | published | ratio | within goal | covered |",
-        "|---|---|---:|---:|---:|---|---|",
+        *_HEADER,
     ]
-    for path in registered_files():
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for data, measured in _measured_sources():
         models = data.get("models") or {}
-        lines += [_row(recomputed(p, models)) for p in data["points"] if p.get("published") is not None]
+        lines += [_row(recomputed(p, models)) for p in measured]
     lines += ["", "Totals after physics:", ""]
     lines += [f"- {kind}: {cell}" for kind, cell in comparison_cells(after=True).items()]
     return lines
