@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from ortools.sat.python import cp_model
 
 from ftopt.model.findings import Finding
-from ftopt.model.hardware import Chassis
 from ftopt.model.plan import Plan
 from ftopt.solver.cpsat.family import Family, Fleet, Relaxation
 from ftopt.solver.problem.builds import Build
@@ -34,18 +33,9 @@ from ftopt.solver.problem.modes import compatible
 EASED = "outlet"
 
 
-def cords_carrying(chassis: Chassis) -> int:
-    """The supplies (one cord each) that carry the whole draw when the redundant ones fail."""
-    if chassis.psu_redundancy == "N+N":
-        return max(1, chassis.psu_count // 2)
-    if chassis.psu_redundancy == "N+1":
-        return max(1, chassis.psu_count - 1)
-    return chassis.psu_count
-
-
 def cord_w(build: Build) -> int:
     """What one cord of the build carries at full load with its redundant supplies failed, W."""
-    return -(-build.power_w // cords_carrying(build.chassis))
+    return -(-build.power_w // build.chassis.psu_carrying)  # one cord per supply
 
 
 def _rating_w(data: ProblemData, outlet_id: object) -> int | None:

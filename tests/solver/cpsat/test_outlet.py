@@ -48,8 +48,8 @@ def test_each_cord_carries_the_draw_of_the_supplies_that_must_carry_it() -> None
     data = build_problem(_bid("c13"), load_catalogue())
     by_chassis = {(b.chassis.id, b.gpu_count): b for b in data.builds}
     four, eight = by_chassis["gpu-server-4", 4], by_chassis["gpu-server-8", 8]
-    assert (four.chassis.psu_redundancy, outlet.cords_carrying(four.chassis)) == ("N+N", 2)
-    assert (eight.chassis.psu_redundancy, outlet.cords_carrying(eight.chassis)) == ("N+1", 3)
+    assert (four.chassis.psu_redundancy, four.chassis.psu_carrying) == ("N+N", 2)
+    assert (eight.chassis.psu_redundancy, eight.chassis.psu_carrying) == ("N+1", 3)
     assert outlet.cord_w(four) == math.ceil(four.power_w / 2) <= 2300 < outlet.cord_w(eight)
     assert outlet.cord_w(eight) == math.ceil(eight.power_w / 3) <= 3680
     assert outlet.admits(data, [four]) and not outlet.admits(data, [four, eight])
