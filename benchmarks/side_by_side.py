@@ -9,7 +9,9 @@ memory its peak resident set (`/usr/bin/time`, when present). Each bid's prices 
 first-fit decreasing's: the spreadsheet baseline (`benchmarks.baselines.ffd`, cheapest server that
 holds a copy) and the product's own first fit, the cheapest of its passes, among them new servers
 the cheapest per GPU and copies on their cheapest GPUs (`ftopt.solver.search.greedy`), both from
-the current tree. Bids come from `benchmarks.scale_bids`.
+the current tree. Bids come from `benchmarks.scale_bids`. With `--naive`, the textbook CP-SAT model
+(`benchmarks.baselines.naive`: one boolean per copy, mode and server slot) runs once per bid that is
+not a queue, under the same limit, as a process of its own (its build counted in its wall time).
 """
 
 from __future__ import annotations
@@ -45,29 +47,58 @@ PLAN: dict[str, tuple[float, int]] = {
 }
 
 
+def _timed(
+    command: list[str], tree: Path, folder: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """Run `command` from `folder` with `tree` on PYTHONPATH: the finished process, its wall s and
+    peak MB (`/usr/bin/time`, when present)."""
+    timer = shutil.which("time") or ("/usr/bin/time" if Path("/usr/bin/time").exists() else None)
+    rss = Path(folder) / "rss"
+    if timer:
+        command = [timer, "-f", "%M", "-o", str(rss), *command]
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
+    row: dict[str, Any] = {"wall": time.perf_counter() - started, "code": done.returncode}
+    if rss.exists():
+        row["peak_mb"] = int(rss.read_text().split()[-1]) / 1024
+    return done, row
+
+
 def solve_process(tree: Path, bid: Path, time_limit: float) -> dict[str, Any]:
     """One whole `ftopt solve` process of `tree` on `bid`: wall s, peak MB, exit code, the plan's figures."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "plan.json"
         command = [sys.executable, "-m", "ftopt.cli.main", "solve", str(bid), "--format", "json"]
         command += ["--quiet", "--time-limit", f"{time_limit:g}", "-o", str(out)]
-        timer = shutil.which("time") or ("/usr/bin/time" if Path("/usr/bin/time").exists() else None)
-        rss = Path(folder) / "rss"
-        if timer:
-            command = [timer, "-f", "%M", "-o", str(rss), *command]
-        env = {**os.environ, "PYTHONPATH": str(tree)}
-        started = time.perf_counter()
-        done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
-        wall = time.perf_counter() - started
-        row: dict[str, Any] = {"wall": wall, "code": done.returncode}
-        if rss.exists():
-            row["peak_mb"] = int(rss.read_text().split()[-1]) / 1024
+        done, row = _timed(command, tree, folder)
         if out.exists():
             plan = json.loads(out.read_text())
             row |= {k: plan.get(k) for k in ("status", "total_price", "bound", "gap")}
         else:
             row["error"] = done.stderr.strip()[-300:]
         return row
+
+
+def naive_process(bid: Path, time_limit: float) -> dict[str, Any]:
+    """The textbook CP-SAT model (`benchmarks.baselines.naive`, this tree's) on `bid` under the same
+    limit of search, as a process of its own: wall s (its build included), peak MB, status, price
+    and gap; "not built" with its size where it would not fit the machine."""
+    with tempfile.TemporaryDirectory() as folder:
+        command = [sys.executable, "-m", "benchmarks.baselines.naive", str(bid)]
+        command += ["--time-limit", f"{time_limit:g}"]
+        done, row = _timed(command, ROOT, folder)
+        if done.returncode != 0:
+            return row | {"error": done.stderr.strip()[-300:]}
+        found = json.loads(done.stdout.strip().splitlines()[-1])
+        price, bound = found.get("price"), found.get("bound")
+        gap = (price - bound) / price if price and bound is not None else None
+        status = found["status"]
+        return (
+            row
+            | {"status": status, "total_price": price, "bound": bound, "gap": gap}
+            | {"booleans": found["booleans"]}
+        )
 
 
 def ffd_prices(bid: Path) -> dict[str, float | None]:
@@ -85,8 +116,9 @@ def ffd_prices(bid: Path) -> dict[str, float | None]:
     return prices
 
 
-def measure(base: Path, current: Path, bids: Path, names: list[str]) -> dict[str, Any]:
-    """Every bid with both trees, alternating; the load before and after."""
+def measure(base: Path, current: Path, bids: Path, names: list[str], naive: bool = False) -> dict[str, Any]:
+    """Every bid with both trees, alternating, then (with `naive`) the naive model once on each bid
+    that is not a queue (it knows nothing of time); the load before and after."""
     rows: list[dict[str, Any]] = []
     load_before = os.getloadavg()
     for name in names:
@@ -99,6 +131,11 @@ def measure(base: Path, current: Path, bids: Path, names: list[str]) -> dict[str
                 row |= solve_process(tree, bid, limit) | {"load": os.getloadavg()[0]}
                 print(json.dumps(row), file=sys.stderr)
                 rows.append(row)
+        if naive and "queue:" not in bid.read_text():
+            row = {"bid": name, "build": "naive", "repeat": 0, "limit": limit}
+            row |= naive_process(bid, limit) | {"load": os.getloadavg()[0]}
+            print(json.dumps(row), file=sys.stderr)
+            rows.append(row)
     ffd = {name: ffd_prices(bids / f"{name}.yaml") for name in names}
     return {"rows": rows, "ffd": ffd, "load_before": load_before, "load_after": os.getloadavg()}
 
@@ -121,6 +158,13 @@ def _cell(rows: list[dict[str, Any]], ffd: dict[str, float | None]) -> list[str]
     ]
 
 
+def _naive_tail(row: dict[str, Any], ratio_base: list[dict[str, Any]]) -> str:
+    """The naive row's last cell: its wall over main's median, or why it was not built."""
+    if row.get("status") == "not built":
+        return f"not built: {row['booleans']:,} booleans"
+    return f"{row['wall'] / statistics.median(r['wall'] for r in ratio_base):.2f} (over main)"
+
+
 def report(result: dict[str, Any]) -> str:
     """The Markdown table: per bid, both builds' median / worst wall, statuses, worst gap, prices."""
     lines = [
@@ -137,9 +181,13 @@ def report(result: dict[str, Any]) -> str:
         base = [r for r in result["rows"] if r["bid"] == name and r["build"] == "base"]
         current = [r for r in result["rows"] if r["bid"] == name and r["build"] == "current"]
         ratio = statistics.median(r["wall"] for r in current) / statistics.median(r["wall"] for r in base)
-        for label, rows in (("main", base), ("this branch", current)):
+        naive = [r for r in result["rows"] if r["bid"] == name and r["build"] == "naive"]
+        for label, rows in (("main", base), ("this branch", current), ("naive CP-SAT", naive)):
+            if not rows:
+                continue
             cells = _cell(rows, result["ffd"][name])
-            tail = f"{ratio:.2f}" if label == "this branch" else ""
+            tails = {"this branch": f"{ratio:.2f}", "naive CP-SAT": _naive_tail(rows[0], ratio_base=base)}
+            tail = tails.get(label, "")
             lines.append(
                 f"| {name} | {rows[0]['limit']:g} | {label} | {len(rows)} | "
                 + " | ".join(cells)
@@ -157,9 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bids", type=Path, required=True, help="folder `benchmarks.scale_bids` wrote")
     parser.add_argument("--only", default="", help="comma-separated bid names (default: all of PLAN)")
     parser.add_argument("--json", type=Path, default=None, help="also write the raw rows here")
+    parser.add_argument("--naive", action="store_true", help="also the naive CP-SAT model, once per bid")
     args = parser.parse_args(argv)
     names = [n for n in args.only.split(",") if n] or list(PLAN)
-    result = measure(args.base.resolve(), args.current.resolve(), args.bids.resolve(), names)
+    result = measure(args.base.resolve(), args.current.resolve(), args.bids.resolve(), names, args.naive)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
     print(report(result))

@@ -221,3 +221,45 @@ def naive(
         build_seconds=built - started,
         solve_seconds=solved - built,
     )
+
+
+#: Most copy booleans the naive model is built with: beyond this its build alone outgrows the
+#: machine (c10000: 10,000 copies × modes × FFD's servers), so the size is reported instead.
+MAX_BOOLEANS = 4_000_000
+
+
+def booleans_needed(workload: Workload, catalogue: Catalogue, slots: int) -> int:
+    """The copy booleans `build_naive` would make over `slots` slots, counted without building."""
+    options = layouts(catalogue, workload)
+    per_run = [prune(m, options) for m in modes(catalogue, workload, {o.gpu.id for o in options})]
+    return sum(run.concurrent * len(m) * slots for run, m in zip(workload.runs, per_run, strict=True))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m benchmarks.baselines.naive BID --time-limit S`: one naive solve, its outcome as JSON
+    on stdout (a separate process, so that `benchmarks.side_by_side` measures its wall and memory)."""
+    import argparse
+    import json
+    from dataclasses import asdict
+
+    from ftopt import load_catalogue, load_workload
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("bid")
+    parser.add_argument("--time-limit", type=float, default=30.0)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    catalogue = load_catalogue()
+    workload = load_workload(args.bid, catalogue)
+    slots = first_fit_decreasing(workload, catalogue).servers
+    needed = booleans_needed(workload, catalogue, slots)
+    if needed > MAX_BOOLEANS:
+        print(json.dumps({"status": "not built", "booleans": needed, "slots": slots}))
+        return 0
+    result = naive(workload, catalogue, args.time_limit, args.workers, slots)
+    print(json.dumps(asdict(result)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

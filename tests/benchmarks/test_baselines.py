@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.baselines.ffd import first_fit_decreasing
-from benchmarks.baselines.naive import naive
+from benchmarks.baselines.naive import booleans_needed, naive
 from benchmarks.suite import Instance, discover
 from ftopt import Catalogue, load_catalogue, load_workload, verify_plan
 
@@ -50,3 +50,7 @@ def test_naive_price_is_its_parts_and_no_lower_than_the_product(catalogue: Catal
     assert result.status == "optimal"
     assert result.price == pytest.approx(result.objective, abs=0.01)
     assert result.slots == first_fit_decreasing(load_workload(instance.path, catalogue), catalogue).servers
+    # the size side_by_side checks before building is the size the build makes
+    assert (
+        booleans_needed(load_workload(instance.path, catalogue), catalogue, result.slots) == result.booleans
+    )

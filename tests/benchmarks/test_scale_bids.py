@@ -46,6 +46,27 @@ def test_the_report_sets_each_build_against_first_fit() -> None:
     )
 
 
+def test_the_naive_model_gets_a_row_of_its_own_or_says_why_it_was_not_built() -> None:
+    rows = [
+        {"bid": "c500", "build": b, "repeat": 0, "limit": 30.0, "wall": w, "code": 0, "status": "optimal",
+         "total_price": 90.0, "bound": 90.0, "gap": 0.0, "peak_mb": 100}
+        for b, w in (("base", 4.0), ("current", 2.0))
+    ]  # fmt: skip
+    naive = {"bid": "c500", "build": "naive", "repeat": 0, "limit": 30.0, "wall": 36.0, "code": 0,
+             "status": "unknown", "total_price": None, "bound": None, "gap": None,
+             "booleans": 10}  # fmt: skip
+    ffd = {"c500": {"ffd": 100.0, "ffd_per_gpu": 90.0}}
+    loads = {"load_before": (1.0,) * 3, "load_after": (1.0,) * 3}
+    text = report({"rows": [*rows, naive], "ffd": ffd} | loads)
+    assert (
+        "| c500 | 30 | naive CP-SAT | 1 | 36.0 / 36.0 | unknown | – | – | – | – | 0 | 9.00 (over main) |"
+        in text
+    )
+    skipped = naive | {"status": "not built", "booleans": 12_345_678, "wall": 5.0}
+    text = report({"rows": [*rows, skipped], "ffd": ffd} | loads)
+    assert "not built: 12,345,678 booleans |" in text
+
+
 def _slow_template(draws: list[int]) -> Any:
     """A template that yields a new run only every 40th draw, as 5,000 distinct runs thin out."""
 
