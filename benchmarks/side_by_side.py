@@ -83,7 +83,7 @@ def solve_process(tree: Path, bid: Path, time_limit: float) -> dict[str, Any]:
 def naive_process(bid: Path, time_limit: float) -> dict[str, Any]:
     """The textbook CP-SAT model (`benchmarks.baselines.naive`, this tree's) on `bid` under the same
     limit of search, as a process of its own: wall s (its build included), peak MB, status, price
-    and gap; "not built" with its size where it would not fit the machine."""
+    and gap; "not built" and why where it has no slot count or would not fit the machine."""
     with tempfile.TemporaryDirectory() as folder:
         command = [sys.executable, "-m", "benchmarks.baselines.naive", str(bid)]
         command += ["--time-limit", f"{time_limit:g}"]
@@ -97,7 +97,7 @@ def naive_process(bid: Path, time_limit: float) -> dict[str, Any]:
         return (
             row
             | {"status": status, "total_price": price, "bound": bound, "gap": gap}
-            | {"booleans": found["booleans"]}
+            | {"booleans": found.get("booleans"), "why": found.get("why")}
         )
 
 
@@ -161,7 +161,7 @@ def _cell(rows: list[dict[str, Any]], ffd: dict[str, float | None]) -> list[str]
 def _naive_tail(row: dict[str, Any], ratio_base: list[dict[str, Any]]) -> str:
     """The naive row's last cell: its wall over main's median, or why it was not built."""
     if row.get("status") == "not built":
-        return f"not built: {row['booleans']:,} booleans"
+        return f"not built: {row['why']}"
     return f"{row['wall'] / statistics.median(r['wall'] for r in ratio_base):.2f} (over main)"
 
 

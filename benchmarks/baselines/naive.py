@@ -251,10 +251,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     catalogue = load_catalogue()
     workload = load_workload(args.bid, catalogue)
-    slots = first_fit_decreasing(workload, catalogue).servers
+    try:
+        slots = first_fit_decreasing(workload, catalogue).servers
+    except ValueError as error:  # a copy the spreadsheet's cheapest server does not hold
+        print(json.dumps({"status": "not built", "why": f"no slot count: first fit has no plan ({error})"}))
+        return 0
     needed = booleans_needed(workload, catalogue, slots)
     if needed > MAX_BOOLEANS:
-        print(json.dumps({"status": "not built", "booleans": needed, "slots": slots}))
+        why = f"{needed:,} booleans over {slots:,} slots"
+        print(json.dumps({"status": "not built", "booleans": needed, "slots": slots, "why": why}))
         return 0
     result = naive(workload, catalogue, args.time_limit, args.workers, slots)
     print(json.dumps(asdict(result)))
