@@ -11,15 +11,13 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from ftopt.catalogue.overlay import apply_catalogue_dir, catalogue_files
+from ftopt.catalogue.overlay import FAMILIES, apply_catalogue_dir, catalogue_files
 from ftopt.catalogue.prices import apply_price_list
 from ftopt.errors import InputError
 from ftopt.model.hardware import ITEM_KINDS, Catalogue, CatalogueOrigin
 from ftopt.reading.safe_yaml import read_yaml, validate
 
 KINDS = (*ITEM_KINDS, "prices")
-#: The folder of the rule families' own data files (ftopt.model.family_data), one file per family.
-FAMILIES = "families"
 #: Kinds a catalogue directory may leave out: the speed data (stacks, speed constants) and the
 #: fabric for multi-node plans, the planning memory margins, the interruption rates and the speed
 #: model's spread. A directory written before they existed still loads.

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from ftopt.errors import InputError, did_you_mean, quoted
 from ftopt.model.failures import Reliability
+from ftopt.model.family_data import FamilyData
 from ftopt.model.hardware import (
     PRICED,
     Bridge,
@@ -113,7 +114,7 @@ def catalogue_files(directory: Path) -> dict[str, Path]:
         if kind in found:
             raise InputError(str(path), "", f"{kind} is given twice ({found[kind].name} and {path.name})")
         found[kind] = path
-    if not found:
+    if not found and not (directory / FAMILIES).is_dir():
         raise InputError(str(directory), "", f"no catalogue files; expected some of: {', '.join(FILE_NAMES)}")
     return found
 
@@ -258,6 +259,29 @@ def _check_currency(parts: dict[str, Any], where: _Where, base: Catalogue) -> No
             )
 
 
+#: The folder of a catalogue directory that holds the rule families' own data files.
+FAMILIES = "families"
+
+
+def _families(folder: Path, base: dict[str, FamilyData]) -> dict[str, FamilyData]:
+    """The packaged rule families' data with each `families/<name>.yaml` of the directory in place of
+    its namesake's. A family's file is one piece (its policy fields, items and sources go together),
+    so it replaces whole, by name; a name no family of the product has is a typo to point out, since
+    a file nothing reads would leave the packaged rule in force unnoticed."""
+    if not folder.is_dir():
+        return base
+    merged = dict(base)
+    for path in sorted(folder.glob("*.yaml")):
+        if path.stem not in base:
+            hint = did_you_mean(path.stem, list(base))
+            hint = f" ({hint})" if hint else ""
+            expected = f"a rule family's name{hint}: one of {', '.join(sorted(base))}"
+            raise InputError(str(path), "", expected)
+        data, node = read_yaml(path)
+        merged[path.stem] = validate(FamilyData, data, node, str(path))
+    return merged
+
+
 def apply_catalogue_dir(base: Catalogue, directory: Path) -> Catalogue:
     """`base` with the directory's entries merged in by id; one InputError naming file and line."""
     files = catalogue_files(directory)
@@ -268,6 +292,7 @@ def apply_catalogue_dir(base: Catalogue, directory: Path) -> Catalogue:
     for kind in MAPPING_FILES:
         if kind in files:
             parts[kind] = _mapping(kind, files[kind], getattr(base, kind))
+    parts["families"] = _families(directory / FAMILIES, base.families)
     where = _Where(entries)
     _check_references(parts, where)
     _check_currency(parts, where, base)

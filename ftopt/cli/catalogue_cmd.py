@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from rich.table import Table
 
 from ftopt.catalogue.loader import KINDS, data_dir, load_catalogue
-from ftopt.catalogue.overlay import FILE_NAMES, apply_catalogue_dir, catalogue_files
+from ftopt.catalogue.overlay import FAMILIES, FILE_NAMES, apply_catalogue_dir, catalogue_files
 from ftopt.cli import (
     catalogue_dir_option,
     echo_json,
@@ -317,13 +317,17 @@ def export_files(directory: Path) -> list[Path]:
     if directory.exists() and not directory.is_dir():
         raise InputError(str(directory), "", "expected a directory to write the catalogue files into")
     sources = sorted(p for p in data_dir().glob("*.yaml") if p.stem in FILE_NAMES)
-    clash = next((directory / p.name for p in sources if (directory / p.name).exists()), None)
+    families = sorted((data_dir() / FAMILIES).glob("*.yaml"))
+    targets = [directory / p.name for p in sources] + [directory / FAMILIES / p.name for p in families]
+    clash = next((target for target in targets if target.exists()), None)
     if clash is not None:
         raise InputError(str(clash), "", "exists already; export into an empty directory")
-    directory.mkdir(parents=True, exist_ok=True)
+    (directory / FAMILIES).mkdir(parents=True, exist_ok=True)
     for path in sources:
         shutil.copyfile(path, directory / path.name)
-    return [directory / p.name for p in sources]
+    for path in families:  # each rule family's own data file, which the directory may replace whole
+        shutil.copyfile(path, directory / FAMILIES / path.name)
+    return targets
 
 
 @catalogue.command("validate")

@@ -47,6 +47,9 @@ class FamilyData(BaseModel):
 
     model_config = _FROZEN
     fields: dict[str, PolicyField] = Field(default_factory=dict, description="site.policy fields")
+    figures: dict[str, Literal["number", "text"]] = Field(
+        default_factory=dict, description="each figure every item states, and whether it is a number or text"
+    )
     items: tuple[dict[str, Value], ...] = Field(default=(), description="the family's catalogue items")
     sources: tuple[str, ...] = Field(default=(), description="where the figures come from, with dates")
 
@@ -61,7 +64,19 @@ class FamilyData(BaseModel):
             if item_id in seen:
                 raise ValueError(f"@items[{index}].id: id {item_id!r} is used twice")
             seen.add(item_id)
+            self._check_figures(index, item)
         return self
+
+    def _check_figures(self, index: int, item: dict[str, Value]) -> None:
+        """Each declared figure is on the item with its kind: the family's module and the verifier read
+        them as they are (volts × amps), so a vendor's "amps: ten" is named at load, not met mid-solve."""
+        for name, kind in self.figures.items():
+            value = item.get(name)
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if kind == "number" and not number:
+                raise ValueError(f"@items[{index}].{name}: expected a number")
+            if kind == "text" and not (isinstance(value, str) and value):
+                raise ValueError(f"@items[{index}].{name}: expected text")
 
     @property
     def ids(self) -> tuple[str, ...]:

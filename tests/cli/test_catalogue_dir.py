@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ftopt.catalogue.loader import data_dir
+from ftopt.catalogue.loader import data_dir, load_catalogue
 from ftopt.catalogue.overlay import FILE_NAMES
 from ftopt.cli.main import cli
 
@@ -90,12 +90,42 @@ def test_export_writes_a_starting_copy_that_validates(tmp_path: Path) -> None:
     code, out, _ = run("catalogue", "export", str(target))
     assert code == 0 and "wrote" in out
     overlayable = [p.name for p in data_dir().glob("*.yaml") if p.stem in FILE_NAMES]
-    assert sorted(p.name for p in target.iterdir()) == sorted(overlayable)
+    assert sorted(p.name for p in target.iterdir() if p.is_file()) == sorted(overlayable)
+    families = sorted(p.name for p in (data_dir() / "families").glob("*.yaml"))
+    assert sorted(p.name for p in (target / "families").iterdir()) == families
     assert (target / "gpus.yaml").read_text() == (data_dir() / "gpus.yaml").read_text()  # comments kept
     assert run("catalogue", "validate", str(target))[0] == 0
     # never overwrites a vendor's edited copy
     code, _, err = run("catalogue", "export", str(target))
     assert code == 2 and "exists already" in err
+
+
+def _outlet_amps(directory: Path) -> list[object]:
+    catalogue = load_catalogue(overlay=directory)
+    return [item["amps"] for item in catalogue.families["outlet"].model_dump()["items"]]
+
+
+def test_a_rule_familys_file_in_the_directory_replaces_the_packaged_one(tmp_path: Path) -> None:
+    target = tmp_path / "mine"
+    assert run("catalogue", "export", str(target))[0] == 0
+    assert _outlet_amps(target) == [10, 16]
+    outlet = target / "families" / "outlet.yaml"
+    outlet.write_text(outlet.read_text().replace("amps: 10", "amps: 13"))
+    assert _outlet_amps(target) == [13, 16]
+    assert run("catalogue", "validate", str(target))[0] == 0
+
+
+def test_a_family_file_no_family_reads_or_a_bad_one_is_named(tmp_path: Path) -> None:
+    (tmp_path / "families").mkdir()
+    typo = tmp_path / "families" / "outlets.yaml"
+    typo.write_text((data_dir() / "families" / "outlet.yaml").read_text())
+    code, _, err = run("catalogue", "validate", str(tmp_path))
+    assert code == 2 and str(typo) in err and "(did you mean 'outlet'?)" in err
+    typo.unlink()
+    bad = tmp_path / "families" / "outlet.yaml"
+    bad.write_text((data_dir() / "families" / "outlet.yaml").read_text().replace("amps: 10", "amps: ten"))
+    code, _, err = run("catalogue", "validate", str(tmp_path))
+    assert code == 2 and f"{bad}:" in err and "amps" in err and "Traceback" not in err
 
 
 def test_export_without_a_directory_still_prints_json() -> None:
