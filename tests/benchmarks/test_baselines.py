@@ -12,15 +12,15 @@ from ftopt import Catalogue, load_catalogue, load_workload, verify_plan
 
 #: The medium tier holds the sites where a DGX-class server's published maximum (10.2 kW) exceeds the
 #: feed while its parts alone would not: the spreadsheet must apply the vendor's figure too.
-SMALL = discover(["example", "seed", "medium"])
+CHECKED = discover(["example", "seed", "medium"])
 #: First-fit decreasing sizes for memory as a spreadsheet would and ignores deadlines, so its plans
 #: are held to the verifier only on bids without them.
 #: Bids with a copy no single server holds: first-fit decreasing places single-server copies only
 #: and says so.
 SINGLE_SERVER_ONLY = {"example:405b-full", "example:405b-b300"}
 #: Bids whose site is racks: first-fit decreasing sizes one server per feed and says so.
-RACKED = {i.name for i in SMALL if "racks:" in i.path.read_text(encoding="utf-8")}
-NO_DEADLINES = [i for i in SMALL if "deadline_hours" not in i.path.read_text(encoding="utf-8")]
+RACKED = {i.name for i in CHECKED if "racks:" in i.path.read_text(encoding="utf-8")}
+NO_DEADLINES = [i for i in CHECKED if "deadline_hours" not in i.path.read_text(encoding="utf-8")]
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def test_ffd_plan_verifies(instance: Instance, catalogue: Catalogue) -> None:
 
 
 def test_naive_price_is_its_parts_and_no_lower_than_the_product(catalogue: Catalogue) -> None:
-    instance = next(i for i in SMALL if i.name == "seed-02")
+    instance = next(i for i in CHECKED if i.name == "seed-02")
     result = naive(load_workload(instance.path, catalogue), catalogue, time_limit=20, workers=2)
     assert result.status == "optimal"
     assert result.price == pytest.approx(result.objective, abs=0.01)
