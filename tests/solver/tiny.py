@@ -33,6 +33,18 @@ runs: [{name: offload-32b, model: qwen3-32b, method: full, offload: cpu, gpus: 1
         concurrent: 2}]
 """
 
+#: A 70B full fine-tune keeping 40 checkpoints (heavy: its server's data drives are bought for it)
+#: beside 70B LoRA runs keeping checkpoints of their own (light, but each needs NVMe): the cheapest
+#: plan that budgets nothing for the light copies on the heavy server is not buildable as counted.
+SHARING = """
+site: {feed: 400v-3p-32a, inlet_c: 25}
+runs:
+  - {name: full70, model: llama-3.3-70b, method: full, seq_len: 4096, micro_batch: 2, keep_checkpoints: 40}
+  - {name: lora-a, model: llama-3.3-70b, method: lora, seq_len: 2048, micro_batch: 2, keep_checkpoints: 20}
+  - {name: lora-b, model: llama-3.3-70b, method: lora, lora_rank: 32, keep_checkpoints: 10, concurrent: 2}
+  - {name: lora-c, model: llama-3.3-70b, method: lora, lora_rank: 32, keep_checkpoints: 40}
+"""
+
 #: A 405B full fine-tune over several HGX servers: multi-node options and a fabric.
 MULTINODE = """
 site: {feed: 400v-3p-32a}

@@ -10,6 +10,7 @@ limit, stock and owned servers, racks, liquid loops) are the registered families
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
@@ -17,8 +18,9 @@ from ortools.sat.python import cp_model
 from ftopt.model.workload import GPU_COUNTS
 from ftopt.solver.cpsat.variables import Variables
 from ftopt.solver.problem.builds import Build
-from ftopt.solver.problem.configs import HeavyConfig
+from ftopt.solver.problem.configs import HeavyConfig, needs_room
 from ftopt.solver.problem.data import ProblemData
+from ftopt.solver.problem.modes import Mode
 
 
 def add_every_copy_placed(
@@ -86,3 +88,58 @@ def _add_build_blocks(model: cp_model.CpModel, v: Variables, on: _OnBuild) -> No
         plain = build.slots * v.plain_servers[f] if build.slots >= t else 0
         shared = [config.capacity(t) * v.config_servers[c] for c, config in configs if config.capacity(t)]
         model.add(sum(demand) <= plain + sum(shared))
+
+
+#: Host RAM and NVMe are compared in hundredths of a GB: needs rounded down and rooms rounded up, so
+#: the rounding can only loosen the relaxation, never cut off a valid plan.
+_ROOM_UNITS_PER_GB = 100
+
+
+def add_light_room(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
+    """Sized configurations (`ProblemData.light_room`): the light copies that need RAM or NVMe of
+    their own fit, per configuration, its servers' free blocks and RAM and NVMe rooms, summed over
+    those identical servers; the rest of them fit the plain servers' blocks.
+
+    Summed over the servers of one configuration, not server by server, so every valid plan meets it:
+    a relaxation whose optimum is a bound, and whose plan is valid wherever those copies also pack
+    server by server (the decoder deals them so, and right-sizes every server to check)."""
+    if not data.light_room:
+        return
+    per_config: dict[int, list[tuple[Mode, cp_model.IntVar]]] = {}
+    per_pair: dict[tuple[int, int], list[cp_model.IntVar]] = {}
+    for (m, c), y in v.light_on_config.items():
+        per_config.setdefault(c, []).append((data.modes[m], y))
+        per_pair.setdefault((m, data.configs[c].build), []).append(y)
+    for c, light in per_config.items():
+        _add_config_room(model, data.configs[c], v.config_servers[c], light)
+    on_plain: dict[int, list[tuple[int, cp_model.LinearExprT]]] = {}
+    for (m, f), x in v.light_copies.items():
+        if needs_room(data.modes[m]):
+            on_configs = sum(per_pair.get((m, f), []))
+            model.add(on_configs <= x)
+            on_plain.setdefault(f, []).append((data.modes[m].gpus, x - on_configs))
+    for f, rests in on_plain.items():
+        build, plain = data.builds[f], v.plain_servers[f]
+        for t in GPU_COUNTS:
+            demand = [g * rest for g, rest in rests if g >= t]
+            if demand:
+                model.add(sum(demand) <= (build.slots * plain if build.slots >= t else 0))
+
+
+def _add_config_room(
+    model: cp_model.CpModel,
+    config: HeavyConfig,
+    servers: cp_model.IntVar,
+    light: list[tuple[Mode, cp_model.IntVar]],
+) -> None:
+    """One configuration's servers: the light copies on them fit their free blocks per block size,
+    and their RAM and NVMe the rooms."""
+    for t in GPU_COUNTS:
+        demand = [mode.gpus * y for mode, y in light if mode.gpus >= t]
+        if demand:
+            model.add(sum(demand) <= config.capacity(t) * servers)
+    units = _ROOM_UNITS_PER_GB
+    ram = [math.floor(mode.host_ram_gb * units) * y for mode, y in light]
+    nvme = [math.floor(mode.nvme_gb * units) * y for mode, y in light]
+    model.add(sum(ram) <= math.ceil(config.ram_room_gb * units) * servers)
+    model.add(sum(nvme) <= math.ceil(config.nvme_room_gb * units) * servers)

@@ -42,6 +42,7 @@ def build_formulation(data: ProblemData) -> Formulation:
     constraints.add_every_copy_placed(model, data, v, place_run)
     constraints.add_heavy_classes_filled(model, data, v)
     constraints.add_gpu_blocks(model, data, v)
+    constraints.add_light_room(model, data, v)
     add_families(model, data, v.fleet(data), server_limit)  # the site's rules, shared with the queue model
     v.fabric_cents = add_fabric(model, data, v)
     price = price_expression(data, v)

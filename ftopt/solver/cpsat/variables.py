@@ -14,6 +14,7 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from ftopt.solver.problem.builds import Build
+from ftopt.solver.problem.configs import holds, needs_room
 from ftopt.solver.problem.data import ProblemData
 
 
@@ -25,6 +26,9 @@ class Variables:
     light_copies: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # mode, build
     config_servers: dict[int, cp_model.IntVar] = field(default_factory=dict)  # heavy configuration
     heavy_copies: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # mode, class
+    # Sized configurations only (`ProblemData.light_room`): copies of a light mode that needs RAM or
+    # NVMe of its own on the servers of one heavy configuration, taking from their room.
+    light_on_config: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # mode, config
     # Multi-node copies (solver/problem/multinode.py): per mode (one build each), and the servers they take.
     multinode_copies: dict[int, cp_model.IntVar] = field(default_factory=dict)
     multinode_servers: dict[int, cp_model.IntVar] = field(default_factory=dict)
@@ -37,6 +41,7 @@ class Variables:
             *self.light_copies.values(),
             *self.config_servers.values(),
             *self.heavy_copies.values(),
+            *self.light_on_config.values(),
             *self.multinode_copies.values(),
             *self.multinode_servers.values(),
         ]
@@ -71,6 +76,7 @@ class Hint:
     light: dict[tuple[int, int], int] = field(default_factory=dict)
     config: dict[int, int] = field(default_factory=dict)
     heavy: dict[tuple[int, int], int] = field(default_factory=dict)
+    light_on_config: dict[tuple[int, int], int] = field(default_factory=dict)
     multinode: dict[int, int] = field(default_factory=dict)  # multi-node mode → copies
     complete: bool = True  # every server found its counterpart in the model
 
@@ -83,6 +89,7 @@ def add_hint(model: cp_model.CpModel, data: ProblemData, v: Variables, hint: Hin
         (v.light_copies, hint.light),
         (v.config_servers, hint.config),
         (v.heavy_copies, hint.heavy),
+        (v.light_on_config, hint.light_on_config),
         (v.multinode_copies, hint.multinode),
     ]
     for variables, values in pairs:
@@ -107,7 +114,30 @@ def make_variables(model: cp_model.CpModel, data: ProblemData) -> Variables:
         for m in heavy_class.modes:
             run = data.modes[m].run
             v.heavy_copies[m, k] = model.new_int_var(0, data.copies[run], f"heavy[{m},{k}]")
+    if data.light_room:
+        _add_light_on_config(model, data, v)
     return v
+
+
+def _add_light_on_config(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:
+    """Per light pair that needs host RAM or NVMe of its own and per configuration of its build with
+    a free block and room enough for one copy: how many of its copies stand on that configuration's
+    servers (the rest on plain ones)."""
+    opened: dict[int, list[int]] = {}
+    for c, config in enumerate(data.configs):
+        if config.free_blocks:
+            opened.setdefault(config.build, []).append(c)
+    for m, f in v.light_copies:
+        mode = data.modes[m]
+        if not needs_room(mode):
+            continue
+        for c in opened.get(f, []):
+            config = data.configs[c]
+            if config.capacity(mode.gpus) and holds(config, mode):
+                bound = min(
+                    data.copies[mode.run], config.capacity(mode.gpus) // mode.gpus * data.config_bound(config)
+                )
+                v.light_on_config[m, c] = model.new_int_var(0, bound, f"on_config[{m},{c}]")
 
 
 def add_multinode_variables(model: cp_model.CpModel, data: ProblemData, v: Variables) -> None:

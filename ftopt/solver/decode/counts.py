@@ -13,7 +13,8 @@ from ortools.sat.python import cp_model
 
 from ftopt.solver.cpsat.formulation import Formulation
 from ftopt.solver.cpsat.variables import Variables
-from ftopt.solver.decode.layout import HeavyServer, ServerLayout, lay_out_build, right_size, spanning_copy
+from ftopt.solver.decode.layout import HeavyServer, ServerLayout, right_size, spanning_copy
+from ftopt.solver.decode.sharing import lay_out_sharing
 from ftopt.solver.problem.data import ProblemData
 from ftopt.solver.problem.modes import Mode
 
@@ -30,13 +31,13 @@ def _take_heavy(queues: dict[int, list[Mode]], counts: tuple[tuple[int, int], ..
 def decode(data: ProblemData, built: Formulation, solver: cp_model.CpSolver) -> list[ServerLayout] | None:
     """Concrete servers from the solution's counts, build by build, each right-sized."""
     v = built.variables
-    heavy_on, light_on = _heavy_servers(data, v, solver), _light_copies(data, v, solver)
+    heavy_on, (light_on, sharing) = _heavy_servers(data, v, solver), _light_copies(data, v, solver)
+    reserve = data.catalogue.rules.host_ram_reserve_gb
     servers: list[ServerLayout] = []
     for f, build in enumerate(data.builds):
-        heavy, light = heavy_on.get(f, []), light_on.get(f, [])
+        heavy, light, onto_heavy = heavy_on.get(f, []), light_on.get(f, []), sharing.get(f, [])
         plain = solver.value(v.plain_servers[f]) if f in v.plain_servers else 0
-        servers += lay_out_build(build, heavy, plain, light)
-    reserve = data.catalogue.rules.host_ram_reserve_gb
+        servers += lay_out_sharing(build, heavy, plain, light, onto_heavy, reserve)
     sized = [right_size(server, reserve) for server in servers]
     if any(s is None for s in sized):
         return None
@@ -56,18 +57,28 @@ def _heavy_servers(
     for c, config in enumerate(data.configs):
         for _ in range(solver.value(v.config_servers[c])):
             server = HeavyServer(
-                config.ram, config.disk, _take_heavy(queues, config.heavy), bool(config.free_blocks)
+                config.ram, config.disk, _take_heavy(queues, config.heavy), bool(config.free_blocks), c
             )
             heavy_on.setdefault(config.build, []).append(server)
     return heavy_on
 
 
-def _light_copies(data: ProblemData, v: Variables, solver: cp_model.CpSolver) -> dict[int, list[Mode]]:
-    """Per build, the light copies the solution counts on it (in mode order)."""
+def _light_copies(
+    data: ProblemData, v: Variables, solver: cp_model.CpSolver
+) -> tuple[dict[int, list[Mode]], dict[int, list[tuple[Mode, int]]]]:
+    """Per build, the light copies the solution counts on it (in mode order), and apart those it
+    counts on one of its heavy configurations, with that configuration (the sized model only)."""
+    sharing: dict[int, list[tuple[Mode, int]]] = {}
+    on_configs: dict[tuple[int, int], int] = {}
+    for (m, c), y in sorted(v.light_on_config.items()):
+        count = solver.value(y)
+        f = data.configs[c].build
+        sharing.setdefault(f, []).extend([(data.modes[m], c)] * count)
+        on_configs[m, f] = on_configs.get((m, f), 0) + count
     light_on: dict[int, list[Mode]] = {}
     for (m, f), x in sorted(v.light_copies.items()):
-        light_on.setdefault(f, []).extend([data.modes[m]] * solver.value(x))
-    return light_on
+        light_on.setdefault(f, []).extend([data.modes[m]] * (solver.value(x) - on_configs.get((m, f), 0)))
+    return light_on, sharing
 
 
 def _multinode_servers(data: ProblemData, v: Variables, solver: cp_model.CpSolver) -> list[ServerLayout]:

@@ -50,10 +50,13 @@ class HeavyServer:
     disk: DiskTier
     heavy: list[Mode]
     open_to_light: bool
+    config: int | None = None  # its configuration's index, where light copies are counted per configuration
 
 
 @dataclass
-class _Block:
+class Block:
+    """An aligned run of `size` GPUs of one server from `start`, `used` of them dealt."""
+
     server: ServerLayout
     start: int
     size: int
@@ -64,13 +67,13 @@ def _largest_first(mode: Mode) -> tuple[int, int]:
     return (-mode.gpus, mode.run)
 
 
-def _neediest_first(mode: Mode) -> tuple[int, float, float, int]:
+def neediest_first(mode: Mode) -> tuple[int, float, float, int]:
     """Largest first (the buddy order), and among equals the copies needing most RAM and disk per
     GPU first, so that they land on plain servers, whose blocks are dealt before heavy servers'."""
     return (-mode.gpus, -mode.host_ram_gb / mode.gpus, -mode.nvme_gb / mode.gpus, mode.run)
 
 
-def _take(server: ServerLayout, mode: Mode, start: int) -> None:
+def take(server: ServerLayout, mode: Mode, start: int) -> None:
     server.copies.append((mode, list(range(start, start + mode.gpus))))
 
 
@@ -79,28 +82,29 @@ def lay_out_build(
 ) -> list[ServerLayout]:
     """Servers of one build with every copy on its GPUs; empty plain servers are dropped."""
     servers: list[ServerLayout] = []
-    blocks: list[_Block] = []
+    blocks: list[Block] = []
     for _ in range(plain):
         server = ServerLayout(build, build.ram, build.disk)
         servers.append(server)
-        blocks.append(_Block(server, 0, build.slots))
+        blocks.append(Block(server, 0, build.slots))
     for spec in heavy:
         server = ServerLayout(build, spec.ram, spec.disk)
         start = 0
         for mode in sorted(spec.heavy, key=_largest_first):
-            _take(server, mode, start)
+            take(server, mode, start)
             start += mode.gpus
         if spec.open_to_light:
             for size in free_blocks(build.slots, start):
-                blocks.append(_Block(server, start, size))
+                blocks.append(Block(server, start, size))
                 start += size
         servers.append(server)
-    _deal_first_fit(blocks, sorted(light, key=_neediest_first))
+    deal_first_fit(blocks, sorted(light, key=neediest_first))
     return [s for s in servers if s.copies]
 
 
-def _deal_first_fit(blocks: list[_Block], copies: list[Mode]) -> None:
-    """Each copy (largest first) into the first block with room for it.
+def deal_first_fit(blocks: list[Block], copies: list[Mode]) -> bool:
+    """Each copy (largest first) into the first block with room for it; False when one found none
+    (the model's counts guarantee room for one deal of all light copies; a deal in phases may not).
 
     A block too full for a copy of g GPUs stays too full for every later copy of g GPUs, so the
     scan for one size resumes where the previous copy of that size stopped: linear in blocks and
@@ -110,11 +114,14 @@ def _deal_first_fit(blocks: list[_Block], copies: list[Mode]) -> None:
     for mode in copies:
         if mode.gpus != size:
             cursor, size = 0, mode.gpus
-        while blocks[cursor].size - blocks[cursor].used < size:
+        while cursor < len(blocks) and blocks[cursor].size - blocks[cursor].used < size:
             cursor += 1
+        if cursor == len(blocks):
+            return False
         block = blocks[cursor]
-        _take(block.server, mode, block.start + block.used)
+        take(block.server, mode, block.start + block.used)
         block.used += size
+    return True
 
 
 def spanning_copy(

@@ -11,6 +11,12 @@ budget for them (an optimistic relaxation, whose optimum bounds the true one fro
 budgeting, per free GPU, the most any light copy of the build needs (safe: every plan it yields is
 valid). solve.py uses the first and falls back to the second only when a server of the first's plan
 needs more than its configuration bought.
+
+Between the two lies a third list, *sized*: every RAM and disk tier worth buying for the heavy
+copies, from the optimistic tier up to the safe one, each with the room it leaves beyond them. A
+model that lets light copies on heavy servers draw on that room, summed over the servers of a build,
+is still a relaxation (every valid plan meets the sums) but a far tighter one: its optimum is a
+bound the safe plan can meet, and its plan is valid wherever its light copies pack server by server.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ftopt.solver.problem.builds import Build, DiskTier, RamTier, Tier
+from ftopt.solver.problem.modes import Mode
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,10 @@ class HeavyConfig:
     disk: DiskTier
     free_blocks: tuple[int, ...]  # aligned free GPU blocks open to light copies; () when closed
     price: float
+    # Sized configurations only: host RAM and data NVMe left beyond the heavy copies (and the RAM
+    # reserve), which light copies sharing the server may use; GB.
+    ram_room_gb: float = 0.0
+    nvme_room_gb: float = 0.0
 
     def capacity(self, at_least: int) -> int:
         """GPUs in free blocks of at least `at_least` cards: what light copies of that size can use."""
@@ -152,6 +163,19 @@ def _multisets(
     yield from extend(0, 0, 0.0, 0.0, ())
 
 
+def worth_buying(tiers: tuple[Tier, ...], least: float, most: float) -> list[Tier]:
+    """The tiers a server needing between `least` and `most` GB could buy: each larger than the one
+    before and dearer (a larger tier for no more money replaces it), from the cheapest holding `least`
+    to the cheapest holding `most`."""
+    frontier: list[Tier] = []
+    for tier in sorted(tiers, key=lambda t: (-t.gb, t.price)):
+        if tier.gb >= least and (not frontier or tier.price < frontier[-1].price):
+            frontier.append(tier)
+    frontier.reverse()  # ascending sizes and prices
+    upto = next((i for i, tier in enumerate(frontier) if tier.gb >= most), len(frontier) - 1)
+    return frontier[: upto + 1]
+
+
 def enumerate_configs(
     build_index: int,
     build: Build,
@@ -185,3 +209,60 @@ def _open_twin_no_dearer(configs: list[HeavyConfig], chosen: Multiset, price: fl
     """Whether the configuration just added holds the same heavy copies with room for light ones,
     at no more than `price`: a closed twin could only ever lose to it."""
     return bool(configs) and configs[-1].heavy == chosen and configs[-1].price <= price
+
+
+def enumerate_sized_configs(
+    build_index: int,
+    build: Build,
+    heavy: list[tuple[int, HeavyShape]],
+    budget: LightBudget,
+    reserve_gb: float,
+) -> list[HeavyConfig]:
+    """All heavy configurations of one build at every RAM and disk tier worth buying, from what the
+    heavy copies need alone to what the safe budget asks, each with the room it leaves: the sized
+    list (module docstring). A configuration closed to light copies is listed only where no GPU is
+    free: elsewhere the cheapest open one costs the same and holds more."""
+    configs: list[HeavyConfig] = []
+    most_ram = max(t.gb for t in build.ram_upgrades) - reserve_gb
+    most_nvme = max(t.gb for t in build.disk_upgrades)
+    for chosen, used, ram, nvme in _multisets(heavy, build.gpu_count, most_ram, most_nvme):
+        light_gpus = build.gpu_count - used
+        rams = worth_buying(
+            build.ram_upgrades, ram + reserve_gb, host_ram_need(ram, light_gpus, budget, reserve_gb)
+        )
+        disks = worth_buying(
+            build.disk_upgrades, math.ceil(nvme), math.ceil(nvme_need(nvme, light_gpus, budget))
+        )
+        if not rams or not disks:
+            continue
+        if not light_gpus:
+            closed = build.fixed_price + rams[0].price + disks[0].price
+            configs.append(HeavyConfig(build_index, chosen, rams[0], disks[0], (), closed))
+            continue
+        blocks = free_blocks(build.gpu_count, used)
+        configs += [
+            HeavyConfig(
+                build_index,
+                chosen,
+                r,
+                d,
+                blocks,
+                build.fixed_price + r.price + d.price,
+                ram_room_gb=r.gb - ram - reserve_gb,
+                nvme_room_gb=d.gb - nvme,
+            )
+            for r in rams
+            for d in disks
+        ]
+    return configs
+
+
+def needs_room(mode: Mode) -> bool:
+    """Whether a light copy takes host RAM or NVMe of its own, beside its GPUs: on a heavy server of
+    a sized configuration it takes from the room."""
+    return mode.host_ram_gb > 0 or mode.nvme_gb > 0
+
+
+def holds(config: HeavyConfig, mode: Mode) -> bool:
+    """Whether one server of a sized configuration has room for one copy of a light mode."""
+    return mode.host_ram_gb <= config.ram_room_gb and mode.nvme_gb <= config.nvme_room_gb

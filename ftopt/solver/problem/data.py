@@ -21,7 +21,14 @@ from ftopt.model.references import allowed_gpus
 from ftopt.model.sizing import RunProfile, profile_run
 from ftopt.model.workload import Workload
 from ftopt.solver.problem.builds import Build, enumerate_builds
-from ftopt.solver.problem.configs import HeavyClass, HeavyConfig, HeavyShape, LightBudget, enumerate_configs
+from ftopt.solver.problem.configs import (
+    HeavyClass,
+    HeavyConfig,
+    HeavyShape,
+    LightBudget,
+    enumerate_configs,
+    enumerate_sized_configs,
+)
 from ftopt.solver.problem.modes import (
     Mode,
     compatible,
@@ -56,6 +63,9 @@ class ProblemData:
     configs: list[HeavyConfig] = field(default_factory=list)  # what the model is built from
     safe_configs: list[HeavyConfig] = field(default_factory=list)  # with light copies budgeted
     multinode: list[MultiNodeOption] = field(default_factory=list)  # copies over whole servers
+    # Whether `configs` are the sized list: light copies on heavy servers then draw on the rooms
+    # their configurations leave (configs.py), a constraint of the model's own.
+    light_room: bool = False
 
     @property
     def exact(self) -> bool:
@@ -74,6 +84,20 @@ class ProblemData:
     def with_safe_configs(self) -> ProblemData:
         """The same problem whose heavy configurations budget for the light copies they may take."""
         return replace(self, configs=self.safe_configs)
+
+    def with_sized_configs(self) -> ProblemData:
+        """The same problem whose heavy configurations come at every tier worth buying, with the
+        room each leaves for light copies: the tighter relaxation (configs.py), enumerated only
+        when a plan of the optimistic one needed more than its configurations bought."""
+        reserve = self.catalogue.rules.host_ram_reserve_gb
+        shapes: dict[int, list[tuple[int, HeavyShape]]] = {}
+        for k, heavy_class in enumerate(self.heavy_classes):
+            shapes.setdefault(heavy_class.build, []).append((k, heavy_class.shape))
+        configs = []
+        for f, on_build in sorted(shapes.items()):
+            budget = _budget(self, f)
+            configs += _usable(self, enumerate_sized_configs(f, self.builds[f], on_build, budget, reserve))
+        return replace(self, configs=configs, light_room=True)
 
     def __post_init__(self) -> None:
         self._copies = [p.run.concurrent for p in self.profiles]

@@ -35,7 +35,7 @@ class _Index:
     modes: dict[int, int]
     pool: set[tuple[int, int]]
     heavy_class: dict[tuple[int, int], int]
-    configs: dict[tuple[int, tuple[tuple[int, int], ...], bool], int]
+    configs: dict[tuple[int, tuple[tuple[int, int], ...], bool], list[int]]
     stand_in: dict[tuple[int, int], int]
     spanning: set[int]
 
@@ -54,13 +54,22 @@ def _stand_ins(data: ProblemData) -> dict[tuple[int, int], int]:
     return stand_in
 
 
+def _by_content(data: ProblemData) -> dict[tuple[int, tuple[tuple[int, int], ...], bool], list[int]]:
+    """Configurations by (build, heavy copies, open to light copies): one each, or, sized, one per
+    RAM and disk tier (configs.py)."""
+    found: dict[tuple[int, tuple[tuple[int, int], ...], bool], list[int]] = {}
+    for i, c in enumerate(data.configs):
+        found.setdefault((c.build, c.heavy, bool(c.free_blocks)), []).append(i)
+    return found
+
+
 def _index(data: ProblemData) -> _Index:
     return _Index(
         builds={id(b): f for f, b in enumerate(data.builds)},
         modes={id(m): i for i, m in enumerate(data.modes)},
         pool=set(data.pool),
         heavy_class={(m, c.build): k for k, c in enumerate(data.heavy_classes) for m in c.modes},
-        configs={(c.build, c.heavy, bool(c.free_blocks)): i for i, c in enumerate(data.configs)},
+        configs=_by_content(data),
         stand_in=_stand_ins(data),
         spanning={option.mode for option in data.multinode},
     )
@@ -86,12 +95,25 @@ def _multinode(ix: _Index, server: ServerLayout, out: Hint, counted: set[int]) -
         _bump(out.multinode, index)
 
 
-def _config(ix: _Index, f: int, heavy: list[tuple[int, int]], has_light: bool) -> int | None:
-    """The configuration holding these heavy copies (open to light copies when some share it)."""
+def _config(
+    data: ProblemData, ix: _Index, server: ServerLayout, heavy: list[tuple[int, int]], has_light: bool
+) -> int | None:
+    """The configuration holding these heavy copies (open to light copies when some share it); of
+    sized ones, the cheapest with at least the server's RAM and disk, else the largest."""
+    f = ix.builds[id(server.build)]
     multiset = tuple(sorted({k: sum(1 for _, kk in heavy if kk == k) for _, k in heavy}.items()))
-    if has_light:
-        return ix.configs.get((f, multiset, True))
-    return ix.configs.get((f, multiset, False), ix.configs.get((f, multiset, True)))
+    found = ix.configs.get((f, multiset, True), [])
+    if not has_light:
+        found = ix.configs.get((f, multiset, False), found)
+    if not found:
+        return None
+    configs = [data.configs[c] for c in found]
+    holding = [
+        (config.price, c)
+        for c, config in zip(found, configs, strict=True)
+        if config.ram.gb >= server.ram.gb and config.disk.gb >= server.disk.gb
+    ]
+    return min(holding)[1] if holding else found[-1]
 
 
 def _split(
@@ -119,7 +141,7 @@ def _counts(
     light, heavy = split
     if not heavy:
         return f, None, light, heavy
-    config = _config(ix, f, heavy, bool(light))
+    config = _config(data, ix, server, heavy, bool(light))
     return None if config is None else (f, config, light, heavy)
 
 
@@ -136,6 +158,8 @@ def _single(data: ProblemData, ix: _Index, server: ServerLayout, out: Hint) -> N
         _bump(out.config, config)
     for m in light:
         _bump(out.light, (m, f))
+        if config is not None:
+            _bump(out.light_on_config, (m, config))
     for key in heavy:
         _bump(out.heavy, key)
 

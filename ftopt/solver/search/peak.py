@@ -142,24 +142,35 @@ def best_outcome(
         left = max(CORE_S, deadline - time.perf_counter())
         raise _infeasible(data, settings, left, unlimited is not None)
     candidates = [o for o in (greedy, relaxed) if o is not None and o.servers is not None]
-    candidates += _safe_outcome(data, settings, deadline, relaxed, candidates)
+    tighter, bound = _tighter_outcomes(data, settings, deadline, relaxed, candidates)
+    candidates += tighter
     if not candidates:
         raise NoPlanInTimeError("no buildable plan found in time; raise --time-limit")
-    return min(candidates, key=lambda o: (o.price_cents, o is greedy)), max(relaxed.bound, floor)
+    return min(candidates, key=lambda o: (o.price_cents, o is greedy)), max(bound, floor)
 
 
-def _safe_outcome(
+def _tighter_outcomes(
     data: ProblemData, settings: SolveSettings, deadline: float, relaxed: Outcome, candidates: list[Outcome]
-) -> list[Outcome]:
+) -> tuple[list[Outcome], float]:
     """When the decoded plan costs more than the search's objective (heavy configurations that did
-    not budget for the light copies they take), a re-solve on the safe configurations hinted with
-    the best plan so far; empty when none is needed or found."""
+    not budget for the light copies they take): the sized model's plan and its bound, which is
+    tighter and still valid (configs.py); then, unless that plan packed as its model counted, the
+    safe configurations' plan. Both are hinted with the best plan so far; (no outcomes, the
+    relaxation's bound) when none is needed."""
     exact = relaxed.price_cents <= relaxed.objective or data.exact
     if not relaxed.found or exact:
-        return []
+        return [], relaxed.bound
     best = min(candidates, key=lambda o: o.price_cents)
+    sized = run_model(data.with_sized_configs(), settings, deadline, plan=best.servers)
+    if sized is None:  # no plan meets even the relaxation: keep what the others found
+        return [], relaxed.bound
+    bound = max(relaxed.bound, sized.bound)
+    found = [sized] if sized.servers is not None else []
+    if sized.found and sized.price_cents <= sized.objective:
+        return found, bound  # its plan is valid at its model's price: the safe one could not beat it
+    best = min([*candidates, *found], key=lambda o: o.price_cents)
     safe = run_model(data.with_safe_configs(), settings, deadline, plan=best.servers)
-    return [safe] if safe is not None and safe.servers is not None else []
+    return found + ([safe] if safe is not None and safe.servers is not None else []), bound
 
 
 @dataclass(frozen=True)

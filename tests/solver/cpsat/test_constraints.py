@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 from ortools.sat.python import cp_model
 
 from ftopt.solver.cpsat import constraints
 from ftopt.solver.cpsat.variables import Variables, make_variables
 from ftopt.solver.problem.data import ProblemData
-from tests.solver.tiny import HEAVY, SMALL, optimum, problem
+from tests.solver.tiny import HEAVY, SHARING, SMALL, optimum, problem
 
 
 def _switch(model: cp_model.CpModel, on: bool) -> cp_model.IntVar:
@@ -97,3 +99,22 @@ def test_heavy_classes_are_filled_by_exactly_their_configurations_places() -> No
         model.clear_objective()
         assert optimum(model, copies, maximize=False) == count
         model.clear_objective()
+
+
+def test_light_room_keeps_light_copies_on_a_configuration_within_its_servers_room() -> None:
+    """Sized problem, one server of the open configuration with least disk room: the NVMe of light
+    copies counted on it never exceeds that room (without the family, their variables alone allow
+    more), and copies counted on configurations never outnumber the pair's copies."""
+    data = problem(SHARING).with_sized_configs()
+    opened = [c for c, config in enumerate(data.configs) if config.free_blocks]
+    c = min(opened, key=lambda c: data.configs[c].nvme_room_gb)
+    room = math.ceil(data.configs[c].nvme_room_gb * 100)
+    for with_family in (True, False):
+        model, v = _bare(data)
+        model.add(v.config_servers[c] == 1)
+        if with_family:
+            constraints.add_light_room(model, data, v)
+        on_c = [(data.modes[m], y) for (m, cc), y in v.light_on_config.items() if cc == c]
+        assert on_c, "some light copy must fit the configuration's room"
+        most = optimum(model, sum(math.floor(mode.nvme_gb * 100) * y for mode, y in on_c))
+        assert most is not None and (most <= room if with_family else most > room)
