@@ -35,10 +35,13 @@ from ftopt.solver.explain.reasons import describe_core, precheck
 from ftopt.solver.problem.data import ProblemData, build_problem
 from ftopt.solver.search.greedy import greedy_plan
 from ftopt.solver.search.lp import price_floor
-from ftopt.solver.search.run import Outcome, make_solver, proven_cents, run_model
+from ftopt.solver.search.run import Outcome, make_solver, proven_cents, run_model, run_pruned
 
 #: Longest single-worker feasibility pass when the greedy plan breaks the server limit, seconds.
 QUICK_CHECK_S = 5.0
+#: Least time left, seconds, for the sized model to be worth enumerating and building: below it the
+#: optimistic bound stands.
+SIZED_LEAST_S = 1.0
 #: Longest search for the smallest conflicting set of runs, once the bid is known impossible, seconds.
 CORE_S = 2.0
 
@@ -153,24 +156,24 @@ def _tighter_outcomes(
     data: ProblemData, settings: SolveSettings, deadline: float, relaxed: Outcome, candidates: list[Outcome]
 ) -> tuple[list[Outcome], float]:
     """When the decoded plan costs more than the search's objective (heavy configurations that did
-    not budget for the light copies they take): the sized model's plan and its bound, which is
-    tighter and still valid (configs.py); then, unless that plan packed as its model counted, the
-    safe configurations' plan. Both are hinted with the best plan so far; (no outcomes, the
-    relaxation's bound) when none is needed."""
+    not budget for the light copies they take): the safe configurations' plan, hinted with the best
+    so far; then, if the optimistic model was proven (its bound can rise no further) and time is
+    left, the sized model's plan and bound, which is tighter and still valid (configs.py), over the
+    configurations a plan no dearer than the best may use. Returns (those outcomes, the best valid bound)."""
     exact = relaxed.price_cents <= relaxed.objective or data.exact
     if not relaxed.found or exact:
         return [], relaxed.bound
     best = min(candidates, key=lambda o: o.price_cents)
-    sized = run_model(data.with_sized_configs(), settings, deadline, plan=best.servers)
-    if sized is None:  # no plan meets even the relaxation: keep what the others found
-        return [], relaxed.bound
-    bound = max(relaxed.bound, sized.bound)
-    found = [sized] if sized.servers is not None else []
-    if sized.found and sized.price_cents <= sized.objective:
-        return found, bound  # its plan is valid at its model's price: the safe one could not beat it
-    best = min([*candidates, *found], key=lambda o: o.price_cents)
     safe = run_model(data.with_safe_configs(), settings, deadline, plan=best.servers)
-    return found + ([safe] if safe is not None and safe.servers is not None else []), bound
+    found = [safe] if safe is not None and safe.servers is not None else []
+    if not relaxed.proven or deadline - time.perf_counter() < SIZED_LEAST_S:
+        return found, relaxed.bound
+    best = min([*candidates, *found], key=lambda o: o.price_cents)
+    assert best.servers is not None  # candidates are buildable plans
+    sized = run_pruned(data.with_sized_configs(), settings, deadline, best.servers)
+    if sized is None:  # no plan meets even the relaxation: keep what the others found
+        return found, relaxed.bound
+    return found + ([sized] if sized.servers is not None else []), max(relaxed.bound, sized.bound)
 
 
 @dataclass(frozen=True)
