@@ -88,18 +88,27 @@ def lay_out_build(
         servers.append(server)
         blocks.append(Block(server, 0, build.slots))
     for spec in heavy:
-        server = ServerLayout(build, spec.ram, spec.disk)
-        start = 0
-        for mode in sorted(spec.heavy, key=_largest_first):
-            take(server, mode, start)
-            start += mode.gpus
-        if spec.open_to_light:
-            for size in free_blocks(build.slots, start):
-                blocks.append(Block(server, start, size))
-                start += size
+        server, free = lay_out_heavy(build, spec)
         servers.append(server)
+        blocks += free
     deal_first_fit(blocks, sorted(light, key=neediest_first))
     return [s for s in servers if s.copies]
+
+
+def lay_out_heavy(build: Build, spec: HeavyServer) -> tuple[ServerLayout, list[Block]]:
+    """A heavy configuration's server with its heavy copies on its first GPUs, largest first, and
+    the aligned free blocks after them (none when it is closed to light copies)."""
+    server = ServerLayout(build, spec.ram, spec.disk)
+    start = 0
+    for mode in sorted(spec.heavy, key=_largest_first):
+        take(server, mode, start)
+        start += mode.gpus
+    blocks = []
+    if spec.open_to_light:
+        for size in free_blocks(build.slots, start):
+            blocks.append(Block(server, start, size))
+            start += size
+    return server, blocks
 
 
 def deal_first_fit(blocks: list[Block], copies: list[Mode]) -> bool:

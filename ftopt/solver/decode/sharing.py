@@ -21,6 +21,7 @@ from ftopt.solver.decode.layout import (
     ServerLayout,
     deal_first_fit,
     lay_out_build,
+    lay_out_heavy,
     neediest_first,
     take,
 )
@@ -97,15 +98,8 @@ def _heavy_servers(
     light copies, and the room each has left."""
     servers, blocks, rooms = [], [], {}
     for spec in heavy:
-        server = ServerLayout(build, spec.ram, spec.disk)
-        start = 0
-        for mode in sorted(spec.heavy, key=lambda m: (-m.gpus, m.run)):
-            take(server, mode, start)
-            start += mode.gpus
-        if spec.open_to_light:
-            for size in free_blocks(build.slots, start):
-                blocks.append(Block(server, start, size))
-                start += size
+        server, free = lay_out_heavy(build, spec)
+        blocks += free
         ram = spec.ram.gb - reserve_gb - sum(m.host_ram_gb for m in spec.heavy)
         rooms[id(server)] = _Room(ram, spec.disk.gb - sum(m.nvme_gb for m in spec.heavy), spec.config)
         servers.append(server)
