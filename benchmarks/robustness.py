@@ -42,13 +42,13 @@ BIG_COPIES = 10_000
 HEAVY_GAP = (
     "Why the heavy tiers are not proven: forty distinct offloading runs make thousands of heavy",
     "configurations. The bound comes from the optimistic configurations (heavy copies priced alone,",
-    "as if no light copy shared their server's RAM and disk); the plans from servers right-sized for",
-    "all they carry, or from the safe configurations (light copies budgeted). The table solves each",
-    "bid once more and keeps the optimistic model's last incumbent (`benchmarks/heavy_gap.py`): where",
-    "it meets the bound, CP-SAT has proven that model optimal, the bound is the highest it can give,",
-    "and the relaxation gap (price − optimistic optimum) stays whatever the solver and the time",
-    "limit; only the search gap is left to the search. Closing the relaxation gap needs the light",
-    "budget inside each configuration's price, which multiplies the configurations again.",
+    "as if no light copy shared their server's RAM and disk), raised by the sized model (light copies",
+    "counted against each configuration's room) when the optimistic model is proven with time to",
+    "spare; the plans from servers right-sized for all they carry, or from the safe configurations",
+    "(light copies budgeted). The table solves each bid once more and keeps the optimistic model's",
+    "last incumbent (`benchmarks/heavy_gap.py`): where the bound meets or passes it, CP-SAT has",
+    "proven that model optimal, and the relaxation gap left (price − the larger of the two) only",
+    "the sized model's proof could close; the search gap is what the optimistic search left.",
 )
 
 

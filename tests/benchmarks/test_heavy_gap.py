@@ -26,12 +26,20 @@ def test_a_proven_optimistic_model_leaves_the_whole_gap_to_the_relaxation() -> N
     assert relaxation == pytest.approx(0.03) and search == pytest.approx(0.0)
 
 
+def test_a_bound_the_sized_model_raised_above_the_optimistic_optimum_leaves_no_search_gap() -> None:
+    gap = _gap(96.0, bound=98.0, proven=True)
+    relaxation, search = gap.split()
+    assert relaxation == pytest.approx(0.02) and search == 0.0
+    assert gap.sized_gain() == pytest.approx(0.02)
+    assert _gap(96.0).sized_gain() == 0.0
+
+
 def test_no_optimistic_plan_or_no_price_splits_nothing_and_renders_dashes() -> None:
-    assert _gap(None).split() == (None, None)
+    assert _gap(None).split() == (None, None) and _gap(None).sized_gain() is None
     lines = render_gaps([_gap(None), _gap(96.0, proven=True, price=None)])
     assert len(lines) == 4 and lines[0].startswith("| instance")
-    assert lines[2].count("–") == 3  # best, relaxation, search
-    assert "| yes |" in lines[3] and lines[3].count("–") == 3  # price, relaxation, search
+    assert lines[2].count("–") == 4  # best, relaxation, sized, search
+    assert "| yes |" in lines[3] and lines[3].count("–") == 4  # price, relaxation, sized, search
 
 
 def test_the_robustness_report_carries_the_split_of_each_heavy_bid() -> None:
@@ -41,4 +49,4 @@ def test_the_robustness_report_carries_the_split_of_each_heavy_bid() -> None:
     meta = {"machine": "m", "cpus": 2, "repeats": 1}
     text = render([row], process, [], meta, [_gap(96.0)])
     assert "## Heavy tiers: where the gap comes from" in text
-    assert "| heavy-x | 96 | 90 | no | 100 | 4.00% | 6.00% | 1.5 |" in text
+    assert "| heavy-x | 96 | 90 | no | 100 | 4.00% | 0.00% | 6.00% | 1.5 |" in text
