@@ -157,18 +157,21 @@ def _tighter_outcomes(
 ) -> tuple[list[Outcome], float]:
     """When the decoded plan costs more than the search's objective (heavy configurations that did
     not budget for the light copies they take): the safe configurations' plan, hinted with the best
-    so far; then, if the optimistic model was proven (its bound can rise no further) and time is
-    left, the sized model's plan and bound, which is tighter and still valid (configs.py), over the
-    configurations a plan no dearer than the best may use. Returns (those outcomes, the best valid bound)."""
+    so far. Then, unless a plan already meets the bound, and only if the optimistic model was proven
+    (its bound can rise no further) with time left: the sized model's plan and bound, tighter and
+    still valid (configs.py), over the configurations a plan no dearer than the best may use.
+    Returns (those outcomes, the best valid bound)."""
     exact = relaxed.price_cents <= relaxed.objective or data.exact
     if not relaxed.found or exact:
         return [], relaxed.bound
     best = min(candidates, key=lambda o: o.price_cents)
     safe = run_model(data.with_safe_configs(), settings, deadline, plan=best.servers)
     found = [safe] if safe is not None and safe.servers is not None else []
+    best = min([*candidates, *found], key=lambda o: o.price_cents)
+    if best.price_cents <= proven_cents(relaxed.bound):
+        return found, relaxed.bound  # the safe plan meets the optimistic bound: proven already
     if not relaxed.proven or deadline - time.perf_counter() < SIZED_LEAST_S:
         return found, relaxed.bound
-    best = min([*candidates, *found], key=lambda o: o.price_cents)
     assert best.servers is not None  # candidates are buildable plans
     sized = run_pruned(data.with_sized_configs(), settings, deadline, best.servers)
     if sized is None:  # no plan meets even the relaxation: keep what the others found
