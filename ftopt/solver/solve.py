@@ -290,19 +290,24 @@ def _with_alternatives(data: ProblemData, plan: Plan, servers: list[ServerLayout
     job.budget.allow("alternatives", _alternatives_cap(settings) if seconds >= ALTERNATIVES_MIN_S else 0.0)
     if seconds < ALTERNATIVES_MIN_S:
         return with_note(plan, skipped("the alternatives", settings.time_limit))
-    offered = []
+    offered: list[Alternative] = []
     found, timed_out = next_cheapest(data, settings, servers, settings.alternatives, seconds)
-    for rank, alt in enumerate(found, 1):
+    for alt in found:
         # Its status and gap are its own search's: proven only when nothing cheaper differs from the
         # options before it (gap 0), else the best found with its distance to that search's bound.
         other = build_plan(data, alt.servers, Status.FEASIBLE, alt.bound_cents / 100, 0.0, workload_name)
+        if other.total_price < plan.total_price:
+            # Below a merely feasible plan's price it is no "next cheapest" after it: left out (it
+            # failed the Alternative's price check with a traceback, ckpt-02 at stop 45); the plan's
+            # own status and gap already say a cheaper plan may exist.
+            continue
         if alt.proven and not other.gap:
             other = other.model_copy(update={"status": Status.OPTIMAL})
         if settings.verify:
             verify(other, data.workload, data.catalogue)
         offered.append(
             Alternative(
-                rank=rank,
+                rank=len(offered) + 1,
                 price_difference=round(other.total_price - plan.total_price, 2),
                 differs=differences(server_set(servers), server_set(alt.servers)),
                 proven_next=alt.proven,

@@ -18,6 +18,8 @@ from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
 from tests.cli.test_solve import run
 from tests.examples.test_examples import EXAMPLES
+from tests.solver.conftest import workload_from
+from tests.solver.tiny import SHARING
 
 
 def server_set(plan: Plan) -> Counter[tuple[str, str, int, int, float]]:
@@ -111,3 +113,17 @@ def test_next_cheapest_walks_server_sets_in_price_order(catalogue: Catalogue) ->
     assert found[0].price_cents == round(optimum * 100) < found[1].price_cents
     assert alternative_set(found[0].servers) != alternative_set(found[1].servers)
     assert next_cheapest(data, settings, [], 2, seconds=0) == ([], True)  # no time: none, and says so
+
+
+def test_an_alternative_is_proven_next_only_when_its_servers_cost_what_its_model_proved(
+    catalogue: Catalogue,
+) -> None:
+    """On SHARING the count model prices light copies on heavy servers optimistically, so its next
+    optima decode to dearer servers: such an alternative is the best found, with its gap, never
+    "proven next" (before, it was claimed proven beside a feasible status and a gap)."""
+    settings = SolveSettings(time_limit=20, workers=2, alternatives=3)
+    plan = solve(workload_from(SHARING), catalogue, settings).plan_or_raise()
+    assert plan.alternatives, "SHARING must offer alternatives"
+    assert any(a.plan.gap for a in plan.alternatives), "the example must exercise an inexact alternative"
+    for alt in plan.alternatives:
+        assert not alt.proven_next or (alt.plan.status == Status.OPTIMAL and not alt.plan.gap)
