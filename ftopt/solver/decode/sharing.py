@@ -66,8 +66,8 @@ def lay_out_sharing(
 
 @dataclass(frozen=True)
 class _Copies:
-    """The light copies of one build: those the model placed on plain or either servers, and those
-    it placed on heavy servers."""
+    """The light copies of one build: those the model counted on its build (plain servers, or any
+    free block when they need no room), and those it counted on a heavy configuration, with it."""
 
     light: list[Mode]
     onto_heavy: list[tuple[Mode, int]]

@@ -9,14 +9,14 @@ blocks, join the build's pool for light copies. Light copies that join a heavy s
 and NVMe, which the configuration cannot know in advance: it is enumerated twice, once with no
 budget for them (an optimistic relaxation, whose optimum bounds the true one from below) and once
 budgeting, per free GPU, the most any light copy of the build needs (safe: every plan it yields is
-valid). solve.py uses the first and falls back to the second only when a server of the first's plan
-needs more than its configuration bought.
+valid). The peak search (`ftopt.solver.search.peak`) uses the first and turns to the second only
+when a server of the first's plan needs more than its configuration bought.
 
 Between the two lies a third list, *sized*: every RAM and disk tier worth buying for the heavy
 copies, from the optimistic tier up to the safe one, each with the room it leaves beyond them. A
-model that lets light copies on heavy servers draw on that room, summed over the servers of a build,
-is still a relaxation (every valid plan meets the sums) but a far tighter one: its optimum is a
-bound the safe plan can meet, and its plan is valid wherever its light copies pack server by server.
+model that lets light copies on heavy servers draw on that room, summed over the servers of one
+configuration, is still a relaxation (every valid plan meets the sums) but a far tighter one: its
+optimum is a bound, and its plan is valid wherever its light copies pack server by server.
 """
 
 from __future__ import annotations
@@ -163,6 +163,15 @@ def _multisets(
     yield from extend(0, 0, 0.0, 0.0, ())
 
 
+def _server_multisets(
+    build: Build, heavy: list[tuple[int, HeavyShape]], reserve_gb: float
+) -> Iterator[tuple[Multiset, int, float, float]]:
+    """`_multisets` of one build: within its GPUs and its largest RAM (less the reserve) and disk."""
+    most_ram = max(t.gb for t in build.ram_upgrades) - reserve_gb
+    most_nvme = max(t.gb for t in build.disk_upgrades)
+    return _multisets(heavy, build.gpu_count, most_ram, most_nvme)
+
+
 def worth_buying(tiers: tuple[Tier, ...], least: float, most: float) -> list[Tier]:
     """The tiers a server needing between `least` and `most` GB could buy: each larger than the one
     before and dearer (a larger tier for no more money replaces it), from the cheapest holding `least`
@@ -185,10 +194,8 @@ def enumerate_configs(
 ) -> list[HeavyConfig]:
     """All heavy configurations of one build, each with the cheapest RAM and disk that hold it."""
     configs: list[HeavyConfig] = []
-    most_ram = max(t.gb for t in build.ram_upgrades) - reserve_gb
-    most_nvme = max(t.gb for t in build.disk_upgrades)
     ram_for, disk_for = tier_finder(build.ram_upgrades), tier_finder(build.disk_upgrades)
-    for chosen, used, ram, nvme in _multisets(heavy, build.gpu_count, most_ram, most_nvme):
+    for chosen, used, ram, nvme in _server_multisets(build, heavy, reserve_gb):
         blocks = free_blocks(build.gpu_count, used)
         for light_gpus in sorted({build.gpu_count - used, 0}, reverse=True):
             ram_tier = ram_for(host_ram_need(ram, light_gpus, budget, reserve_gb))
@@ -223,9 +230,7 @@ def enumerate_sized_configs(
     list (module docstring). A configuration closed to light copies is listed only where no GPU is
     free: elsewhere the cheapest open one costs the same and holds more."""
     configs: list[HeavyConfig] = []
-    most_ram = max(t.gb for t in build.ram_upgrades) - reserve_gb
-    most_nvme = max(t.gb for t in build.disk_upgrades)
-    for chosen, used, ram, nvme in _multisets(heavy, build.gpu_count, most_ram, most_nvme):
+    for chosen, used, ram, nvme in _server_multisets(build, heavy, reserve_gb):
         light_gpus = build.gpu_count - used
         rams = worth_buying(
             build.ram_upgrades, ram + reserve_gb, host_ram_need(ram, light_gpus, budget, reserve_gb)

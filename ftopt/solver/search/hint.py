@@ -107,11 +107,10 @@ def _config(
         found = ix.configs.get((f, multiset, False), found)
     if not found:
         return None
-    configs = [data.configs[c] for c in found]
     holding = [
-        (config.price, c)
-        for c, config in zip(found, configs, strict=True)
-        if config.ram.gb >= server.ram.gb and config.disk.gb >= server.disk.gb
+        (data.configs[c].price, c)
+        for c in found
+        if data.configs[c].ram.gb >= server.ram.gb and data.configs[c].disk.gb >= server.disk.gb
     ]
     return min(holding)[1] if holding else found[-1]
 

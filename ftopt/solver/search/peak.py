@@ -40,7 +40,8 @@ from ftopt.solver.search.run import Outcome, make_solver, proven_cents, run_mode
 #: Longest single-worker feasibility pass when the greedy plan breaks the server limit, seconds.
 QUICK_CHECK_S = 5.0
 #: Least time left, seconds, for the sized model to be worth enumerating and building: below it the
-#: optimistic bound stands.
+#: optimistic bound stands. Enumerating and building take 0.1-0.2 s on the stress bids (ckpt, heavy2),
+#: so a second leaves most of it to the search; the proof itself took 5-9 s there.
 SIZED_LEAST_S = 1.0
 #: Longest search for the smallest conflicting set of runs, once the bid is known impossible, seconds.
 CORE_S = 2.0

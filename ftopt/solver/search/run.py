@@ -206,8 +206,8 @@ def run_pruned(
 ) -> Outcome | None:
     """`run_model` over only the configurations some plan no dearer than `plan` may use (reduced-cost
     fixing on the LP, lp.py), hinted with `plan`: for a model run to prove `plan` optimal or beat it,
-    where every configuration dropped is one CP-SAT need not rule out. The many-checkpoint stress bid's
-    sized model: 211 configurations → 124, its proof 9.7-17.4 s → 5.3-6.9 s."""
+    where every configuration dropped is one CP-SAT need not rule out (the sized model's proof on the
+    many-checkpoint stress bid: benchmarks/scale-results.md, run 6)."""
     lp = lp_bound(data, max(0.0, deadline - time.perf_counter()))
     if lp is not None:
         upper = round((price_of(plan) + fabric_price(data.catalogue, plan)) * 100)
