@@ -104,7 +104,7 @@ def test_heavy_classes_are_filled_by_exactly_their_configurations_places() -> No
 def test_light_room_keeps_light_copies_on_a_configuration_within_its_servers_room() -> None:
     """Sized problem, one server of the open configuration with least disk room: the NVMe of light
     copies counted on it never exceeds that room (without the family, their variables alone allow
-    more), and copies counted on configurations never outnumber the pair's copies."""
+    more)."""
     data = problem(SHARING).with_sized_configs()
     opened = [c for c, config in enumerate(data.configs) if config.free_blocks]
     c = min(opened, key=lambda c: data.configs[c].nvme_room_gb)
@@ -118,3 +118,19 @@ def test_light_room_keeps_light_copies_on_a_configuration_within_its_servers_roo
         assert on_c, "some light copy must fit the configuration's room"
         most = optimum(model, sum(math.floor(mode.nvme_gb * 100) * y for mode, y in on_c))
         assert most is not None and (most <= room if with_family else most > room)
+
+
+def test_light_room_counts_no_copy_on_a_configuration_that_its_pair_does_not_place() -> None:
+    """Copies of a light pair counted on heavy configurations never outnumber the pair's copies on
+    the build: with none placed, none may be counted (without the family, some could be, and the
+    decoder would lay out copies that do not exist)."""
+    data = problem(SHARING).with_sized_configs()
+    for with_family in (True, False):
+        model, v = _bare(data)
+        (m, c), _ = next(iter(v.light_on_config.items()))
+        model.add(v.light_copies[m, data.configs[c].build] == 0)
+        if with_family:
+            constraints.add_light_room(model, data, v)
+        counted = sum(y for (mm, _), y in v.light_on_config.items() if mm == m)
+        most = optimum(model, counted)
+        assert most is not None and (most == 0 if with_family else most > 0)
