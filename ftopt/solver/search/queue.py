@@ -5,8 +5,11 @@
    bid is never dearer than the peak bid, and a plan is in hand before the queue model runs.
 2. A greedy plan (`ftopt/solver/search/queue_greedy.py`): jobs back to back on the fewest servers
    of one build; the model's hint and price ceiling.
-3. The queue model (`ftopt/solver/cpsat/queue.py`), started from the greedy plan, chooses servers
-   per build and a schedule; `realise` gives its jobs GPU indices.
+3. When no plan in hand meets the counts relaxation's bound, that relaxation's own fleet and split
+   scheduled build by build on the lane model (`ftopt/solver/search/queue_lanes.py`), in part of
+   the time left: a schedule found there costs the bound, and the plan is proven.
+4. Otherwise the queue model (`ftopt/solver/cpsat/queue.py`), started from the cheapest plan in hand,
+   chooses servers per build and a schedule; `realise` gives its jobs GPU indices.
 
 The cheapest plan is returned with the queue model's bound: a proof when every option of every run
 is in the model (`ftopt.solver.problem.queue.QueueProblem.complete`).
@@ -31,7 +34,7 @@ from ftopt.model.plan import Plan, Status
 from ftopt.model.settings import SolveSettings
 from ftopt.model.workload import Workload
 from ftopt.solver.cpsat.families import admits
-from ftopt.solver.cpsat.queue import add_hint, aggregate_bound, build_queue_model
+from ftopt.solver.cpsat.queue import Relaxation, add_hint, aggregate_bound, build_queue_model
 from ftopt.solver.decode.layout import ServerLayout
 from ftopt.solver.decode.plan_builder import build_plan
 from ftopt.solver.decode.queue import (
@@ -48,11 +51,13 @@ from ftopt.solver.search.peak import Alternatives, PeakSearch, Searched, search_
 from ftopt.solver.search.queue_alternatives import QueueAsk, next_cheapest_queue
 from ftopt.solver.search.queue_greedy import (
     GreedyPlan,
+    fleet_cost,
     greedy_queue,
     greedy_servers,
     repair_fleet,
     schedule_split,
 )
+from ftopt.solver.search.queue_lanes import lane_plan
 from ftopt.solver.search.run import make_solver, proven_cents
 
 #: Share of the time limit the peak bid may take; the queue model gets the rest.
@@ -63,6 +68,10 @@ AGGREGATE_S = 2.0
 #: limit, and at least MARGIN_MIN_S (a 1,000-job plan took about 3 s to build and verify).
 MARGIN_SHARE = 0.08
 MARGIN_MIN_S = 0.5
+#: Share of the queue model's time the lane model may take first to schedule the relaxation's own
+#: fleet (`ftopt.solver.search.queue_lanes`): when it does, the plan meets the bound and the queue
+#: model does not run; when not, the queue model keeps the rest.
+LANES_SHARE = 0.5
 
 
 def _objective(plan: Plan) -> float:
@@ -166,8 +175,7 @@ def _model_plan(
     built = build_queue_model(qp, cap)
     if greedy is not None and greedy.cost_cents(qp) <= (cap or 0):
         add_hint(qp, built, greedy.fleet, [job for job, _, _ in greedy.jobs])
-    margin = max(MARGIN_MIN_S, MARGIN_SHARE * settings.time_limit)  # to build and verify the plan
-    solver = make_solver(settings, max(0.1, deadline - time.perf_counter() - margin))
+    solver = make_solver(settings, max(0.1, deadline - time.perf_counter() - _margin(settings)))
     status = solver.solve(built.model)
     bound = solver.best_objective_bound if status != cp_model.UNKNOWN else 0.0
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -198,9 +206,35 @@ def _queue_plans(
     if relaxed.bound == math.inf:  # the jobs' GPU-minutes fit no servers the site allows
         return QueueOutcome([], None, infeasible=qp.complete and ceiling is None)
     greedy = _greedy_plans(qp, relaxed.fleet, relaxed.splits)
+    if _open(qp, relaxed, _lowered(qp, ceiling, greedy)):
+        greedy = _cheapest(qp, [greedy, _on_lanes(qp, relaxed, settings, deadline)])
     plans = [_plan_of(qp, workload, _laid(qp, greedy))] if greedy is not None else []
     search = _Search(qp, workload, settings, deadline)
     return _proved(search, plans, _lowered(qp, ceiling, greedy), greedy, relaxed.bound)
+
+
+def _open(qp: QueueProblem, relaxed: Relaxation, ceiling: float | None) -> bool:
+    """Whether the relaxation's fleet is cheaper than every plan in hand (so scheduling it would
+    prove the bound)."""
+    if relaxed.fleet is None or relaxed.bound is None:
+        return False
+    return ceiling is None or round(ceiling * 100) > proven_cents(fleet_cost(qp, relaxed.fleet))
+
+
+def _on_lanes(
+    qp: QueueProblem, relaxed: Relaxation, settings: SolveSettings, deadline: float
+) -> GreedyPlan | None:
+    """The relaxation's fleet and splits scheduled on the lane model, in `LANES_SHARE` of the time
+    the queue model would have."""
+    assert relaxed.fleet is not None
+    now = time.perf_counter()
+    until = now + LANES_SHARE * max(0.0, deadline - now - _margin(settings))
+    return lane_plan(qp, relaxed.fleet, relaxed.splits, settings, until)
+
+
+def _margin(settings: SolveSettings) -> float:
+    """Seconds kept back from the searches to build, realise and verify the plan."""
+    return max(MARGIN_MIN_S, MARGIN_SHARE * settings.time_limit)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ftopt.solver.cpsat.families import admits
@@ -119,11 +120,19 @@ def schedule_on(qp: QueueProblem, fleet: dict[int, int]) -> GreedyPlan | None:
     return GreedyPlan(used, placed)
 
 
+#: Schedules one build's share of the jobs (jobs per (run, build)) on that many of its servers.
+ShareScheduler = Callable[[QueueProblem, int, int, dict[tuple[int, int], int]], GreedyPlan | None]
+
+
 def schedule_split(
-    qp: QueueProblem, fleet: dict[int, int], split: dict[tuple[int, int], int]
+    qp: QueueProblem,
+    fleet: dict[int, int],
+    split: dict[tuple[int, int], int],
+    schedule_share: ShareScheduler | None = None,
 ) -> GreedyPlan | None:
-    """Each build's share of the jobs (the relaxation's `split`: jobs per (run, build)) list-scheduled
-    on that build's servers alone, or None when some build's share misses a window.
+    """Each build's share of the jobs (the relaxation's `split`: jobs per (run, build)) scheduled on
+    that build's servers alone (by list scheduling, `share_on`, unless `schedule_share` is given), or
+    None when some build's share misses a window.
 
     Why: on a fleet of several builds, `schedule_on` starts each job wherever it starts first, so a
     slow card takes jobs a fast one would have packed tighter; the relaxation has already chosen how
@@ -131,7 +140,7 @@ def schedule_split(
     packs whole jobs well."""
     placed: list[tuple[ScheduledOption, int, int]] = []
     for f, n in fleet.items():
-        share = _share_on(qp, f, n, split)
+        share = (schedule_share or share_on)(qp, f, n, split)
         if share is None:
             return None
         placed += share.jobs
@@ -141,11 +150,16 @@ def schedule_split(
     return GreedyPlan({f: n for f, n in fleet.items() if n > 0}, renumbered)
 
 
-def _share_on(qp: QueueProblem, f: int, servers: int, split: dict[tuple[int, int], int]) -> GreedyPlan | None:
+def share_on(qp: QueueProblem, f: int, servers: int, split: dict[tuple[int, int], int]) -> GreedyPlan | None:
     """Build f's share of the jobs list-scheduled on its `servers` alone."""
-    jobs = [split.get((run, f), 0) for run in range(len(qp.jobs))]
+    jobs = share_of(qp, f, split)
     options = [[o for o in opts if o.build == f] for opts in qp.options]
     return schedule_on(replace(qp, jobs=jobs, options=options), {f: servers})
+
+
+def share_of(qp: QueueProblem, f: int, split: dict[tuple[int, int], int]) -> list[int]:
+    """Jobs of each run that the split gives build f."""
+    return [split.get((run, f), 0) for run in range(len(qp.jobs))]
 
 
 def _job_counts(qp: QueueProblem) -> Counter[int]:
