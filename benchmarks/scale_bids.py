@@ -135,11 +135,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="folder to write the bids to (outside the repository)")
     parser.add_argument("--only", default="", help="comma-separated bid names (default: all)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=SEED,
+        help=f"another draw of the same bids (default {SEED}: the recorded draw)",
+    )
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     names = [n for n in args.only.split(",") if n] or [*BIDS, *QUEUES]
     for name in names:
-        doc = queue_bid(QUEUES[name]) if name in QUEUES else bid(name)
+        doc = queue_bid(QUEUES[name], args.seed) if name in QUEUES else bid(name, args.seed)
         path = args.out / f"{name}.yaml"
         path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
         print(f"wrote {path}", file=sys.stderr)
