@@ -7,7 +7,8 @@ counts relaxation has chosen the servers and how many jobs of each run each buil
 left is a feasibility question per build, and CP-SAT answers it far faster with one no-overlap per
 card (disjunctive reasoning) than with the cumulative: on a 60-run, 200-job queue whose H200 server
 is 90 % busy over the horizon, the cumulative with the fleet fixed found no schedule in 120 s, the
-lanes one in 1.4 to 3 s (`benchmarks/scale-results.md`). A job of g cards takes an aligned block of
+lanes one in 1.4 s for that server's share of the relaxation's split (`benchmarks/scale-results.md`,
+run 7). A job of g cards takes an aligned block of
 g lanes on one server, as `ftopt.solver.decode.queue.realise` deals them, so a solution is a layout.
 """
 
