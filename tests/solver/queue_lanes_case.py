@@ -35,3 +35,12 @@ def case(catalogue: Catalogue, long_ends: int = 100) -> tuple[QueueProblem, int]
     cards = qp.data.builds[build].gpu_count
     options = [[JobOption(first.mode, build, 1, LONG)], [JobOption(first.mode, build, 1, URGENT)]]
     return replace(qp, jobs=[cards, cards], windows=[(0, long_ends), (10, 40)], options=options), build
+
+
+def narrowest(catalogue: Catalogue) -> tuple[QueueProblem, int]:
+    """The case's problem and, of the builds its options use, the one with the fewest cards: the
+    shares a property test draws must be able to crowd it."""
+    workload = workload_from(BID)
+    full = queue_problem(build_problem(peak_workload(workload), catalogue), workload)
+    build = min(full.builds, key=lambda f: full.data.builds[f].gpu_count)
+    return full, build
