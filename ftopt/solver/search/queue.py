@@ -214,8 +214,8 @@ def _queue_plans(
 
 
 def _open(qp: QueueProblem, relaxed: Relaxation, ceiling: float | None) -> bool:
-    """Whether the relaxation's fleet is cheaper than every plan in hand (so scheduling it would
-    prove the bound)."""
+    """Whether the relaxation's fleet is cheaper than every plan in hand: scheduling it would give a
+    cheaper plan, and, when the relaxation was solved to the end, one that meets the bound."""
     if relaxed.fleet is None or relaxed.bound is None:
         return False
     return ceiling is None or round(ceiling * 100) > proven_cents(fleet_cost(qp, relaxed.fleet))
