@@ -8,8 +8,8 @@ left is a feasibility question per build, and CP-SAT answers it far faster with 
 card (disjunctive reasoning) than with the cumulative: on a 60-run, 200-job queue whose H200 server
 is 90 % busy over the horizon, the cumulative with the fleet fixed found no schedule in 120 s, the
 lanes one in 1.4 s for that server's share of the relaxation's split (`benchmarks/scale-results.md`,
-run 7). A job of g cards takes an aligned block of
-g lanes on one server, as `ftopt.solver.decode.queue.realise` deals them, so a solution is a layout.
+run 7). A job of g cards takes an aligned block of g lanes on one server, as
+`ftopt.solver.decode.queue.realise` deals them, so a solution is a layout.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def build_lane_model(qp: QueueProblem, build: int, servers: int, share: list[int
     lanes: dict[tuple[int, int], list[cp_model.IntervalVar]] = {}
     jobs = []
     for run, count in enumerate(share):
-        options = [o for o in qp.options[run] if o.build == build]
+        options = _options_on(qp, run, build)
         for _ in range(count):
             start, places = _add_job(model, qp.windows[run], options, (servers, size), lanes)
             jobs.append((run, start, places))
@@ -72,6 +72,21 @@ def _add_job(
                 places.append((option, server, first, chosen))
     model.add_exactly_one(chosen for *_, chosen in places)
     return start, places
+
+
+def place_count(qp: QueueProblem, build: int, servers: int, share: list[int]) -> int:
+    """How many places (literals, each with an optional interval) `build_lane_model` would make: a
+    size check before building it."""
+    size = qp.data.builds[build].gpu_count
+    return sum(
+        count * servers * (size // o.gpus)
+        for run, count in enumerate(share)
+        for o in _options_on(qp, run, build)
+    )
+
+
+def _options_on(qp: QueueProblem, run: int, build: int) -> list[JobOption]:
+    return [o for o in qp.options[run] if o.build == build]
 
 
 def read_lanes(built: LaneModel, solver: cp_model.CpSolver) -> list[tuple[ScheduledOption, int, int]]:

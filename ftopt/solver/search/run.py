@@ -66,14 +66,17 @@ def proven_cents(bound: float) -> int:
     return math.ceil(bound - BOUND_EPSILON)
 
 
-def make_solver(settings: SolveSettings, time_limit: float) -> cp_model.CpSolver:
-    """A CP-SAT solver with the user's workers and a wall (or, if deterministic, a work) limit."""
+def make_solver(
+    settings: SolveSettings, time_limit: float, subsolvers: tuple[str, ...] = FULL_SUBSOLVERS
+) -> cp_model.CpSolver:
+    """A CP-SAT solver with the user's workers and a wall (or, if deterministic, a work) limit; with
+    several workers, `subsolvers` first (none: CP-SAT's own portfolio)."""
     solver = cp_model.CpSolver()
     params = solver.parameters
     params.num_workers = max(1, settings.workers)
-    if params.num_workers > 1:
-        params.subsolvers.extend(FULL_SUBSOLVERS)
-        params.num_full_subsolvers = min(params.num_workers, len(FULL_SUBSOLVERS))
+    if params.num_workers > 1 and subsolvers:
+        params.subsolvers.extend(subsolvers)
+        params.num_full_subsolvers = min(params.num_workers, len(subsolvers))
     params.random_seed = 0
     params.log_search_progress = settings.log
     if settings.deterministic:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from ftopt.model.hardware import Catalogue
+from ftopt.solver.cpsat.lanes import build_lane_model, place_count
+from ftopt.solver.search import queue_lanes
 from ftopt.solver.search.queue_greedy import schedule_split
 from ftopt.solver.search.queue_lanes import lane_plan
 from ftopt.solver.solve import SolveSettings
@@ -31,3 +35,16 @@ def test_no_plan_when_the_time_is_already_spent(catalogue: Catalogue) -> None:
     qp, build = case(catalogue)
     split = {(run, build): count for run, count in enumerate(qp.jobs)}
     assert lane_plan(qp, {build: 1}, [split], SolveSettings(workers=2), time.perf_counter()) is None
+
+
+def test_a_share_past_the_size_cap_is_left_to_the_queue_model(
+    catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    qp, build = case(catalogue)
+    split = {(run, build): count for run, count in enumerate(qp.jobs)}
+    places = place_count(qp, build, 1, qp.jobs)
+    assert places == len([p for _, _, ps in build_lane_model(qp, build, 1, qp.jobs).jobs for p in ps])
+    monkeypatch.setattr(queue_lanes, "MAX_PLACES", places - 1)
+    assert lane_plan(qp, {build: 1}, [split], SolveSettings(workers=2), time.perf_counter() + 10) is None
+    monkeypatch.setattr(queue_lanes, "MAX_PLACES", places)
+    assert lane_plan(qp, {build: 1}, [split], SolveSettings(workers=2), time.perf_counter() + 10) is not None
