@@ -20,6 +20,11 @@ GB = 1e9
 #: NF4 with double quantisation: 4 bits plus 0.127 bits of quantisation constants (QLoRA paper).
 #: Layers other than the decoder's linear ones (embeddings, the output head, norms) stay in BF16.
 NF4_BYTES_PER_PARAM = 0.5 + 0.015875
+#: GPTQ at 4 bits in groups of 128 input features (the usual checkpoint, Qwen's Int4 ones among them):
+#: per weight 4 bits, plus per group and output feature an FP16 scale and a 4-bit zero point, as
+#: AutoGPTQ's QuantLinear stores them (qweight, scales, qzeros); its per-input-feature group index
+#: (4 B per input feature, under 0.001 B per weight) is left out.
+GPTQ_BYTES_PER_PARAM = 0.5 + (2 + 0.5) / 128
 BF16 = 2
 FP32 = 4
 FULL_ADAM_32BIT = 16  # 2 weights + 2 grads + 12 (FP32 master, m, v)
@@ -50,10 +55,11 @@ def trainable_params(counts: ParamCounts, method: TrainingMethod, lora_rank: int
 
 
 def frozen_base_bytes(counts: ParamCounts, method: TrainingMethod) -> float:
-    """Bytes of the base weights as stored: BF16, or NF4 linear layers and a BF16 rest (QLoRA)."""
-    if method.base == "nf4":
+    """Bytes of the base weights as stored: BF16, or 4-bit linear layers (NF4 or GPTQ) and a BF16 rest."""
+    if method.four_bit:
+        per_param = NF4_BYTES_PER_PARAM if method.base == "nf4" else GPTQ_BYTES_PER_PARAM
         rest = counts.total - counts.linear
-        return counts.linear * NF4_BYTES_PER_PARAM + rest * BF16
+        return counts.linear * per_param + rest * BF16
     return counts.total * BF16
 
 

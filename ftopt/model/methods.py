@@ -92,8 +92,9 @@ class TrainingMethod(BaseModel):
         min_length=1, max_length=40, description="its name in quotes and tables (`LoRA` in `LoRA r16`)"
     )
     trains: Literal["all", "adapter"] = Field(description="all weights, or a low-rank adapter")
-    base: Literal["bf16", "nf4"] = Field(
-        description="how the base weights are stored: BF16, or NF4 linear layers (QLoRA)"
+    base: Literal["bf16", "nf4", "gptq"] = Field(
+        description="how the base weights are stored: BF16, or 4-bit linear layers, NF4 (QLoRA, "
+        "bitsandbytes) or GPTQ (a GPTQ-quantised checkpoint)"
     )
     magnitude: bool = Field(
         default=False, description="a trainable magnitude per output feature of each adapted layer (DoRA)"
@@ -123,6 +124,12 @@ class TrainingMethod(BaseModel):
     def full(self) -> bool:
         """Every weight receives gradients and optimiser states (so its gradients cross the links)."""
         return self.trains == "all"
+
+    @property
+    def four_bit(self) -> bool:
+        """Whether the base's linear layers are stored in 4 bits (NF4 or GPTQ), so each is turned back
+        into a 16-bit matrix before its product."""
+        return self.base != "bf16"
 
     @property
     def ranked(self) -> bool:

@@ -286,7 +286,8 @@ def intended_link(gpu: Gpu, gpus: int) -> tuple[str | None, float | None]:
 
 def upcasts_qlora(profile: RunProfile) -> bool:
     """Whether the run is QLoRA on a stack that casts the non-quantised parameters to FP32 (PEFT's
-    prepare_model_for_kbit_training; `Stack.qlora_fp32_upcast`)."""
+    prepare_model_for_kbit_training; `Stack.qlora_fp32_upcast`). NF4 only: the same function leaves a
+    GPTQ-quantised model's parameters as they are."""
     stack = profile.stack
     return bool(stack and stack.qlora_fp32_upcast and profile.method.base == "nf4")
 
@@ -318,7 +319,7 @@ def activations_per_gpu(
     mb = MicroBatch(arch, seq, batch, recompute, flash, selective)
     resident = resident_activation_bytes(mb) * widen
     host = 0.0
-    if stack and stack.activation_offload and recompute == Recompute.FULL:
+    if stack and stack.offloads_activations(run.activation_offload) and recompute == Recompute.FULL:
         # Offloaded checkpointing keeps the layer inputs in host RAM, one layer's worth on the card.
         host = offloadable_activation_bytes(arch, seq, batch) * widen
         resident -= host

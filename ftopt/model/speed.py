@@ -209,10 +209,10 @@ def comm_bytes(profile: RunProfile, strategy: Strategy, gpus: int, accumulation:
 def dequant_seconds(
     profile: RunProfile, gpu: Gpu, constants: SpeedConstants, recompute: Recompute | None = None
 ) -> float:
-    """QLoRA's dequantisation per micro-batch: every NF4 weight expanded once per pass (forward,
-    backward, and the recomputed forward), at the card's memory bandwidth."""
+    """A 4-bit base's dequantisation per micro-batch: every NF4 or GPTQ weight expanded once per pass
+    (forward, backward, and the recomputed forward), at the card's memory bandwidth."""
     run = profile.run
-    if profile.method.base != "nf4":
+    if not profile.method.four_bit:
         return 0.0
     passes = 3 if (recompute or run.recompute) == Recompute.FULL else 2
     traffic = passes * profile.counts.linear * constants.qlora_dequant_bytes_per_param

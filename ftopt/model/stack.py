@@ -100,6 +100,11 @@ class Stack(BaseModel):
     activation_offload: bool = Field(
         description="checkpointed activations go to host RAM by default (offloaded checkpointing)"
     )
+    offers_activation_offload: bool = Field(
+        default=False,
+        description="a run may turn offloaded checkpointing on (`activation_offload: true`), as "
+        "torchtune's enable_activation_offloading does",
+    )
     fp8: Fp8 | None = Field(default=None, description="FP8 training, if the stack offers it")
     selective_keeps: Literal["layer", "matmuls"] = Field(
         default="layer",
@@ -134,6 +139,11 @@ class Stack(BaseModel):
         if missing:
             raise ValueError(f"stack {self.id!r}: mfu lacks card classes {sorted(missing)}")
         return self
+
+    def offloads_activations(self, asked: bool) -> bool:
+        """Whether a run's checkpointed activations go to host RAM: always where the stack does it by
+        default, where the run asks (`asked`) when the stack offers it."""
+        return self.activation_offload or (asked and self.offers_activation_offload)
 
     def runs_on(self, platform: str, card_class: str) -> bool:
         """Whether the stack targets a card's platform and has an MFU for its class."""

@@ -274,6 +274,12 @@ class Run(BaseModel):
     precision: Literal["bf16", "fp8"] = Field(
         default="bf16", description="matrix precision; fp8 needs a stack and card that offer it"
     )
+    activation_offload: bool = Field(
+        default=False,
+        description="offloaded checkpointing: each checkpointed layer input waits in host RAM instead of "
+        "on the card (less GPU memory, more host RAM); needs gradient_checkpointing true and a stack "
+        "that offers it (torchtune; Unsloth always offloads)",
+    )
     algorithm: Algorithm = Field(
         default=Algorithm.SFT, description="sft, or dpo, grpo, ppo (written as `method` in a workload)"
     )
@@ -401,6 +407,18 @@ class Run(BaseModel):
         ):
             raise ValueError(
                 "@optimizer: offload cpu runs DeepSpeed's 32-bit CPU Adam; use adamw-32bit or auto"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _offloaded_activations_are_checkpoints(self) -> Run:
+        """Offloaded checkpointing moves the layer inputs that full recomputation keeps; without full
+        recomputation there is nothing it would move, so the flag would promise memory it does not
+        save."""
+        if self.activation_offload and self.gradient_checkpointing not in (True, "full"):
+            raise ValueError(
+                "@activation_offload: offloads the checkpointed layer inputs, so it needs "
+                f"gradient_checkpointing true (or full), not {quoted(self.gradient_checkpointing)}"
             )
         return self
 

@@ -85,6 +85,8 @@ def _stack_problems(run: Run, stack: Stack, stack_id: str) -> list[tuple[str, st
         problems.append(("method", f"stack {stack_id} trains {', '.join(stack.methods)}; not {run.method}"))
     if run.precision == "fp8" and stack.fp8 is None:
         problems.append(("precision", f"stack {stack_id} does not train in fp8; use bf16"))
+    if run.activation_offload and not stack.offloads_activations(True):
+        problems.append(("activation_offload", f"stack {stack_id} does not offload activations; use false"))
     return problems
 
 

@@ -170,7 +170,9 @@ def test_unknown_method_lists_the_choices(tmp_path: Path) -> None:
     assert line.startswith(f"ftopt: {path}:4: runs[0].method: unknown method 'lorra' (did you mean 'lora'?)")
     # every method of the registry, in its order (a method added to methods.yaml is listed too)
     known = ", ".join(load_catalogue().methods.ids)
-    assert known.startswith("full, lora, qlora, dora") and line.endswith(f"expected one of: {known}"), line
+    assert known.startswith("full, lora, qlora, gptq-lora, dora") and line.endswith(
+        f"expected one of: {known}"
+    ), line
 
 
 def test_workload_file_that_does_not_exist(tmp_path: Path) -> None:
@@ -300,6 +302,15 @@ def test_fp8_with_a_stack_without_fp8(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD_RUN + "    precision: fp8\n")
     line = error_line(estimate(str(path)))
     assert line == f"ftopt: {path}:5: runs[0].precision: stack hf-fsdp does not train in fp8; use bf16"
+
+
+def test_activation_offload_with_a_stack_that_does_not_offload(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_RUN + "    activation_offload: true\n")
+    line = error_line(estimate(str(path)))
+    problem = "stack hf-fsdp does not offload activations; use false"
+    assert line == f"ftopt: {path}:5: runs[0].activation_offload: {problem}"
+    offered = write(tmp_path, GOOD_RUN + "    stack: torchtune\n    activation_offload: true\n")
+    assert estimate(str(offered)).exit_code == 0
 
 
 def test_unknown_objective(tmp_path: Path) -> None:

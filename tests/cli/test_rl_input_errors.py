@@ -56,7 +56,7 @@ def test_unknown_adapter(tmp_path: Path) -> None:
     """The adapters are the registry's adapter methods (methods.yaml), checked against the catalogue."""
     line = _error(tmp_path, GRPO + "    adapter: lokr\n")
     assert line.startswith("ftopt: FILE:5: runs[0].adapter: unknown adapter 'lokr'"), line
-    assert line.endswith("expected one of: none, lora, qlora, dora"), line
+    assert line.endswith("expected one of: none, lora, qlora, gptq-lora, dora"), line
 
 
 def test_seq_len_on_a_generating_run(tmp_path: Path) -> None:

@@ -78,6 +78,46 @@ def test_offloaded_checkpointing_moves_layer_inputs_to_host(catalogue: Catalogue
     assert no_checkpointing.host_ram_gb == 0
 
 
+def test_a_run_turns_offloaded_checkpointing_on_where_the_stack_offers_it(catalogue: Catalogue) -> None:
+    """torchtune keeps the checkpointed layer inputs on the card unless the run asks
+    (`activation_offload: true`, its enable_activation_offloading): then they wait in host RAM, the
+    card holds that much less and the host that much more, as Unsloth does by default."""
+    arch = catalogue.model("llama-3.1-8b").architecture
+    inputs = arch.layers * 2 * 16384 * arch.hidden  # one BF16 layer input per layer
+    kept = sized(catalogue, "torchtune", "lora", seq_len=16384)
+    offloaded = sized(catalogue, "torchtune", "lora", seq_len=16384, activation_offload=True)
+    assert kept.host_ram_gb == 0
+    assert offloaded.host_ram_gb * GB == pytest.approx(inputs)
+    assert (kept.activations_gb - offloaded.activations_gb) * GB == pytest.approx(inputs)
+    assert not catalogue.stack("hf-fsdp").offloads_activations(True)
+    assert catalogue.stack("unsloth").offloads_activations(False)
+
+
+def test_offloaded_checkpointing_needs_full_recomputation() -> None:
+    """Without full recomputation there are no checkpointed inputs to move, so the flag is refused
+    instead of promising memory it would not save."""
+    fields = {"name": "r", "model": "m", "method": "lora", "activation_offload": True}
+    assert Run.model_validate({**fields, "gradient_checkpointing": "full"}).activation_offload
+    for setting in (False, "selective", "auto"):
+        with pytest.raises(ValueError, match="activation_offload"):
+            Run.model_validate({**fields, "gradient_checkpointing": setting})
+
+
+def test_a_gptq_base_is_stored_in_four_bits_and_never_cast(catalogue: Catalogue) -> None:
+    """GPTQ LoRA stores the linear layers as GPTQ does (4 bits, an FP16 scale and a 4-bit zero per
+    group of 128) and, unlike QLoRA on the Transformers stacks, keeps the rest in BF16: PEFT's
+    preparation skips its FP32 cast for GPTQ models."""
+    counts = catalogue.model("llama-3.1-8b").params
+    rest = counts.total - counts.linear
+    lora = sized(catalogue, "hf-fsdp", "lora")
+    gptq = sized(catalogue, "hf-fsdp", "gptq-lora")
+    qlora = sized(catalogue, "hf-fsdp", "qlora")
+    base = counts.linear * (0.5 + 2.5 / 128) + rest * 2
+    assert (lora.states_gb - gptq.states_gb) * GB == pytest.approx(counts.total * 2 - base)
+    assert gptq.activations_gb == lora.activations_gb  # 16-bit activations, as LoRA's
+    assert qlora.activations_gb > gptq.activations_gb  # the cast widens QLoRA's
+
+
 def test_auto_choices_follow_the_stack(catalogue: Catalogue) -> None:
     run = Run(
         name="r", model="llama-3.1-8b", method="full", stack="megatron", optimizer="auto", offload="auto"
