@@ -36,7 +36,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.calibration import ROOT, Outcome, sources_of
+from benchmarks.calibration import ROOT, Outcome, calibration_method, sources_of
 from ftopt.model.stack import COVER_CAP, MIN_SOURCES, AllocatorReserve, MarginBucket, MemoryMargins
 
 MARGINS_FILE = ROOT / "ftopt" / "catalogue" / "data" / "margins.yaml"
@@ -84,11 +84,13 @@ def memory_points(outcomes: list[Outcome]) -> list[Outcome]:
 
 
 def buckets(outcomes: list[Outcome]) -> tuple[MarginBucket, list[MarginBucket]]:
-    """The pooled bucket and one per stack and method with memory points."""
+    """The pooled bucket and one per stack and calibrated method with memory points: a method that
+    reads another's margin (`calibrated_as`: GPTQ LoRA reads QLoRA's) joins that method's bucket, so
+    the points of every method a margin sizes are the ones that set it."""
     rows = memory_points(outcomes)
     groups: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
     for o in rows:
-        groups[(str(o.stack), str(o.method))].append(o)
+        groups[(str(o.stack), calibration_method(str(o.method)))].append(o)
     return _bucket("all", "all", rows), [_bucket(s, m, g) for (s, m), g in sorted(groups.items())]
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.calibration import ROOT, Outcome
+from benchmarks.calibration import ROOT, Outcome, calibration_method
 from benchmarks.calibration.margins import stack_ids
 from ftopt.model.spread import Band, Bands, Spread, SpreadFactors
 from ftopt.model.stack import MIN_SOURCES
@@ -111,7 +111,7 @@ def derive_bands(outcomes: list[Outcome], stacks: list[str]) -> Bands:
     per_memory = {
         stack: {
             method: _own_or_pooled(
-                [o for o in memory if (o.stack, o.method) == (stack, method)],
+                [o for o in memory if (o.stack, calibration_method(str(o.method))) == (stack, method)],
                 memory_pooled,
                 f"memory of {stack}/{method}",
             )

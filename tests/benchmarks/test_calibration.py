@@ -241,6 +241,18 @@ def test_coverage_is_judged_without_the_points_own_source() -> None:
     assert hours and all(ok == ((o.ratio or 0.0) <= p90 + 1e-9) for o, p90, ok in hours)
 
 
+def test_a_method_calibrated_as_another_sets_that_methods_margin() -> None:
+    """GPTQ LoRA plans with QLoRA's margin (methods.yaml calibrated_as), so its points (Qwen's
+    tables) are in QLoRA's bucket and no bucket of its own exists: the margin a plan reads is set by
+    every point of the methods it sizes."""
+    _, own = buckets(PLANNING)
+    gptq = {o.id for o in PLANNING if o.kind == "memory" and o.method == "gptq-lora"}
+    assert len(gptq) >= 6
+    qlora = next(b for b in own if (b.stack, b.method) == ("hf-fsdp", "qlora"))
+    assert gptq <= set(qlora.points)
+    assert all(b.method != "gptq-lora" for b in own)
+
+
 def test_the_catalogue_names_each_margins_basis() -> None:
     """A stack and method's basis is its own bucket (with its source count) or the pooled one."""
     margins = load_catalogue().margins
@@ -446,7 +458,11 @@ def test_bands_are_the_cross_validated_deviation_percentiles_own_with_three_sour
     from benchmarks.calibration.spread import derive_bands
 
     bands = derive_bands(PLANNING, stack_ids())
-    rows = [o for o in PLANNING if (o.kind, o.stack, o.method) == ("memory", "hf-fsdp", "qlora")]
+    rows = [
+        o
+        for o in PLANNING
+        if (o.kind, o.stack, calibration_method(str(o.method))) == ("memory", "hf-fsdp", "qlora")
+    ]
     assert len({o.source for o in rows}) >= MIN_SOURCES
     devs = sorted(o.published / (o.ftopt or 1.0) - 1 for o in rows)
     band = bands.memory_of("hf-fsdp", "qlora")
