@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ftopt.model.fabric import (
-    MULTI_NODE_STRATEGIES,
     Network,
     fabric_nic,
     multinode_copy_speed,
+    multinode_strategies,
     nics_per_server,
     node_network,
 )
@@ -203,7 +203,7 @@ def _spread_options(
     each with its speed where the catalogue has speed data."""
     rank = _network_ranker(profile, gpu, host, net, catalogue)
     found = []
-    for strategy in MULTI_NODE_STRATEGIES:
+    for strategy in multinode_strategies(profile.method):
         for optimizer in optimizer_choices(profile.run, profile.method, profile.stack):
             setup = CopySetup(profile, gpu, gpus, strategy, optimizer, Offload.NONE, options)
             for sizing in multinode_any_sizings(setup, net, catalogue.rollout, rank):

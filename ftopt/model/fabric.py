@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 
 from ftopt.model.hardware import Cable, Catalogue, Chassis, Gpu, Nic, Switch
 from ftopt.model.memory import BF16, GB
+from ftopt.model.methods import TrainingMethod
 from ftopt.model.parallelism import (
     DEGREES,
     LONG_SEQUENCE,
@@ -61,6 +62,13 @@ from ftopt.model.workload import Offload, Strategy
 
 #: How a multi-node copy may train (DDP would hold the whole states on every GPU: never needed).
 MULTI_NODE_STRATEGIES = (Strategy.FSDP, Strategy.HSDP)
+
+
+def multinode_strategies(method: TrainingMethod) -> tuple[Strategy, ...]:
+    """How a copy of `method` may span servers: none when its weights cannot be sharded (DDP over
+    servers would hold every state on every GPU, which one server's copy already does better)."""
+    return MULTI_NODE_STRATEGIES if method.offers.sharded else ()
+
 
 #: The link kind plans report for a copy that spans servers.
 NETWORK = "network"

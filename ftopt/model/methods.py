@@ -70,6 +70,12 @@ class Offers(BaseModel):
     )
     cpu_offload: bool = Field(description="the optimiser states may live in host RAM (ZeRO-Offload)")
     model_parallel: bool = Field(description="tensor, pipeline and context parallelism may split it")
+    sharded: bool = Field(
+        default=True,
+        description="FSDP and ZeRO-3 may shard its weights over the GPUs; false where the frozen base is "
+        "kept in buffers they leave whole on every GPU (GPTQ's packed integers), so it trains data "
+        "parallel (DDP) and on one server only",
+    )
 
     @model_validator(mode="after")
     def _auto_within_allowed(self) -> Offers:

@@ -217,7 +217,7 @@ def rl_layouts(profile: RunProfile, total: int) -> list[Layout]:
     return [
         Layout(total, placement, engine, strategy, optimizer, offload)
         for placement, engine in placement_choices(profile, total)
-        for strategy in strategy_choices(total - engine)
+        for strategy in strategy_choices(total - engine, profile.method.offers.sharded)
         for optimizer, offload in optimizer_offload_choices(profile)
     ]
 

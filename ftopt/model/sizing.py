@@ -263,9 +263,12 @@ def gpu_count_choices(run: Run) -> tuple[int, ...]:
     return GPU_COUNTS + MULTI_NODE_COUNTS if run.gpus == "auto" else (int(run.gpus),)
 
 
-def strategy_choices(gpus: int) -> tuple[Strategy, ...]:
-    """One GPU trains alone; several either replicate (DDP) or shard (FSDP)."""
-    return (Strategy.SINGLE,) if gpus == 1 else (Strategy.DDP, Strategy.FSDP)
+def strategy_choices(gpus: int, sharded: bool = True) -> tuple[Strategy, ...]:
+    """One GPU trains alone; several either replicate (DDP) or shard (FSDP), when the method's
+    weights can be sharded (`Offers.sharded`)."""
+    if gpus == 1:
+        return (Strategy.SINGLE,)
+    return (Strategy.DDP, Strategy.FSDP) if sharded else (Strategy.DDP,)
 
 
 @lru_cache(maxsize=1024)  # pure in its (frozen) card and count; RL layouts ask it hundreds of times
@@ -527,7 +530,7 @@ def all_sizings(
         sizing
         for gpus in gpu_count_choices(run)
         if gpus in GPU_COUNTS  # multi-node counts depend on the server: ftopt.model.fabric
-        for strategy in strategy_choices(gpus)
+        for strategy in strategy_choices(gpus, profile.method.offers.sharded)
         for optimizer, offload in optimizer_offload_choices(profile)
         for sizing in chosen_sizings(
             CopySetup(profile, gpu, gpus, strategy, optimizer, offload, options), rank, domain

@@ -210,13 +210,23 @@ def check_sizing_report(ctx: Context) -> Iterator[Violation]:
 
 
 def check_strategy(ctx: Context) -> Iterator[Violation]:
-    """A single GPU trains alone (single); several replicate (ddp) or shard (fsdp). An RL copy's
-    strategy is its policy's, on the GPUs that train it (a separate engine has GPUs of its own)."""
+    """A single GPU trains alone (single); several replicate (ddp) or shard (fsdp, hsdp), sharding
+    only a method whose weights can be sharded (GPTQ's packed base cannot). An RL copy's strategy is
+    its policy's, on the GPUs that train it (a separate engine has GPUs of its own)."""
     for a in ctx.plan.assignments:
         training = role_gpus(a, "policy") or a.gpus
         if training and (a.strategy == Strategy.SINGLE) != (len(training) == 1):
             allowed = "single on one GPU" if len(training) == 1 else "ddp or fsdp on several GPUs"
             yield Violation("strategy", copy_subject(a), f"{a.strategy} on {len(training)} GPUs", allowed)
+        run = ctx.runs.get(a.run)
+        sharding = a.strategy in (Strategy.FSDP, Strategy.HSDP)
+        if run is not None and sharding and not _method(ctx, run).offers.sharded:
+            yield Violation(
+                "strategy",
+                copy_subject(a),
+                f"{a.strategy} for {run.method}",
+                "ddp only (its weights cannot be sharded)",
+            )
 
 
 def _stack(ctx: Context, run: Run) -> Stack | None:

@@ -103,21 +103,6 @@ def test_offloaded_checkpointing_needs_full_recomputation() -> None:
             Run.model_validate({**fields, "gradient_checkpointing": setting})
 
 
-def test_a_gptq_base_is_stored_in_four_bits_and_never_cast(catalogue: Catalogue) -> None:
-    """GPTQ LoRA stores the linear layers as GPTQ does (4 bits, an FP16 scale and a 4-bit zero per
-    group of 128) and, unlike QLoRA on the Transformers stacks, keeps the rest in BF16: PEFT's
-    preparation skips its FP32 cast for GPTQ models."""
-    counts = catalogue.model("llama-3.1-8b").params
-    rest = counts.total - counts.linear
-    lora = sized(catalogue, "hf-fsdp", "lora")
-    gptq = sized(catalogue, "hf-fsdp", "gptq-lora")
-    qlora = sized(catalogue, "hf-fsdp", "qlora")
-    base = counts.linear * (0.5 + 2.5 / 128) + rest * 2
-    assert (lora.states_gb - gptq.states_gb) * GB == pytest.approx(counts.total * 2 - base)
-    assert gptq.activations_gb == lora.activations_gb  # 16-bit activations, as LoRA's
-    assert qlora.activations_gb > gptq.activations_gb  # the cast widens QLoRA's
-
-
 def test_auto_choices_follow_the_stack(catalogue: Catalogue) -> None:
     run = Run(
         name="r", model="llama-3.1-8b", method="full", stack="megatron", optimizer="auto", offload="auto"

@@ -44,6 +44,16 @@ def test_single_strategy_on_two_gpus(solved) -> None:
     assert "strategy" in c.rules(c.with_assignment("llama70b-lora", 1, strategy=Strategy.SINGLE))
 
 
+def test_sharding_a_method_whose_weights_are_not_sharded(solved) -> None:
+    """GPTQ LoRA's base sits in buffers FSDP leaves whole on every GPU: a plan that shards it claims
+    memory the run cannot save."""
+    c = solved("first-project")
+    assert c.assignment("llama70b-lora", 1).strategy == Strategy.FSDP
+    workload = c.with_run("llama70b-lora", method="gptq-lora")
+    (strategy,) = [str(v) for v in c.verify(workload=workload) if v.rule == "strategy"]
+    assert strategy.endswith("fsdp for gptq-lora, ddp only (its weights cannot be sharded)"), strategy
+
+
 def test_replication_on_one_gpu(solved) -> None:
     c = solved("first-project")
     assert "strategy" in c.rules(c.with_assignment("llama8b-qlora", 1, strategy=Strategy.DDP))

@@ -23,10 +23,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ftopt.model.fabric import (
-    MULTI_NODE_STRATEGIES,
     Network,
     fabric_kits,
     fabric_nic,
+    multinode_strategies,
     nics_per_server,
     node_network,
 )
@@ -184,7 +184,7 @@ def spanning_sizings(
         servers = _spanned_servers(gpus, build.gpu_count, limit)
         if servers is None:
             continue
-        for strategy in MULTI_NODE_STRATEGIES:
+        for strategy in multinode_strategies(profile.method):
             for optimizer in optimizer_choices(profile.run, profile.method, profile.stack):
                 setup = CopySetup(profile, build.gpu, gpus, strategy, optimizer, Offload.NONE, options)
                 for sizing in multinode_any_sizings(setup, net, profile.rollout, rank):
