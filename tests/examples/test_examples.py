@@ -13,7 +13,7 @@ import pytest
 from ftopt.catalogue import load_catalogue
 from ftopt.model.hardware import Catalogue
 from ftopt.model.plan import Plan
-from ftopt.model.workload import Workload
+from ftopt.model.workload import Strategy, Workload
 from ftopt.reading.workload_file import load_workload
 from ftopt.solver.solve import SolveSettings, solve
 from ftopt.verify import verify_plan
@@ -382,3 +382,22 @@ def test_dora_8b_needs_more_cards_than_the_same_run_as_lora_to_meet_its_deadline
     lora = workload.model_copy(update={"runs": (workload.runs[0].model_copy(update={"method": "lora"}),)})
     cheaper = solve(lora, catalogue, SolveSettings(time_limit=20, workers=2)).plan_or_raise()
     assert len(cheaper.assignments[0].gpus) == 2 and cheaper.total_price < plan.total_price
+
+
+def test_gptq_and_offload_fits_the_long_context_70b_only_with_its_layer_inputs_in_host_ram():
+    # torchtune's activation offloading moves each checkpointed layer input to host RAM: the 70B LoRA
+    # at 65,536 tokens fits two H200 NVL; without it no card in the list holds it. The GPTQ LoRA
+    # copies never shard (their 4-bit base is not FSDP's to split).
+    plan = solved("gptq-and-offload")
+    (long,) = [a for a in plan.assignments if a.run == "llama70b-long-lora"]
+    assert len(long.gpus) == 2 and long.host_ram_gb is not None and long.host_ram_gb > 50
+    assert [s.gpu for s in plan.servers if s.id == long.server] == ["h200-nvl"]
+    gptq = [a for a in plan.assignments if a.run == "qwen8b-gptq"]
+    assert len(gptq) == 3 and all(a.strategy in (Strategy.SINGLE, Strategy.DDP) for a in gptq)
+    catalogue = load_catalogue()
+    workload = load_workload(EXAMPLES / "gptq-and-offload.yaml", catalogue)
+    runs = tuple(r.model_copy(update={"activation_offload": False}) for r in workload.runs)
+    result = solve(
+        workload.model_copy(update={"runs": runs}), catalogue, SolveSettings(time_limit=20, workers=2)
+    )
+    assert result.plan is None and any("GB per GPU" in r.text for r in result.reasons)
