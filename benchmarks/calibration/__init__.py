@@ -72,6 +72,9 @@ class Outcome:
     method: str | None = None
     reserved: float | None = None  # the peak the caching allocator reserved, where published
     overridden: bool = False  # the point's configuration changes the stack (stack_overrides)
+    # throughput of a method with its own dequantisation figure (methods.yaml), recomputed with
+    # bitsandbytes' figure instead: what ftopt would predict had the figure's source been left out
+    ftopt_borrowed: float | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -199,6 +202,9 @@ def run_calibration(points_file: Path | None = None, overrides: bool = True) -> 
         reason = point.get("reason")
         value = None if reason else recompute(point, catalogue, cards, models, overrides)
         config = point.get("config", {})
+        borrowed = None
+        if value is not None and point["kind"] == "throughput" and _own_dequant(catalogue, config):
+            borrowed = recompute(point, _bitsandbytes_dequant(catalogue), cards, models, overrides)
         outcomes.append(
             Outcome(
                 id=point["id"],
@@ -214,9 +220,23 @@ def run_calibration(points_file: Path | None = None, overrides: bool = True) -> 
                 method=config.get("method") or point.get("method"),
                 reserved=float(point["reserved"]) if point.get("reserved") is not None else None,
                 overridden=bool(config.get("stack_overrides")),
+                ftopt_borrowed=borrowed,
             )
         )
     return outcomes
+
+
+def _own_dequant(catalogue: Catalogue, config: dict[str, Any]) -> bool:
+    """Whether the point's method carries a dequantisation figure of its own (GPTQ LoRA's)."""
+    method = config.get("method")
+    known = method in catalogue.methods.ids
+    return known and catalogue.methods.method(str(method)).dequant_bytes_per_param is not None
+
+
+def _bitsandbytes_dequant(catalogue: Catalogue) -> Catalogue:
+    """The catalogue with every method's own dequantisation figure dropped (speed.yaml's applies)."""
+    methods = tuple(m.model_copy(update={"dequant_bytes_per_param": None}) for m in catalogue.methods.methods)
+    return catalogue.model_copy(update={"methods": catalogue.methods.model_copy(update={"methods": methods})})
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,11 @@ docs/calibration.md.
 
 What is refitted without a source:
 
-- The stacks' MFU (the only speed constants with a stated fit rule: a stack's MFU sets the median
+- A method's own dequantisation figure (GPTQ LoRA's, methods.yaml, chosen on its fit throughput
+  points): a point whose source alone chose it is predicted with bitsandbytes' figure (speed.yaml),
+  what ftopt would use for a 4-bit base without that source (`Outcome.ftopt_borrowed`). The MFU
+  rule below sees such points with that figure too: the MFU were chosen before the figure existed.
+- The stacks' MFU (speed constants with a stated fit rule: a stack's MFU sets the median
   ratio ftopt / published over its fit throughput points). Without source S the rule's constant
   moves by m_F / m_F', the median ratio over the stack's fit points with S and without it, and S's
   points' ratios move by the same factor (speed is proportional to MFU on compute-bound steps, to
@@ -48,6 +52,13 @@ def _fit_speed(outcomes: list[Outcome]) -> list[Outcome]:
     return [o for o in outcomes if o.kind == "throughput" and o.split == "fit" and o.ratio is not None]
 
 
+def _mfu_ratio(o: Outcome) -> float:
+    """A fit point's ratio as the MFU rule saw it: the stacks' MFU were chosen before any method had a
+    dequantisation figure of its own, so a point of such a method enters with bitsandbytes' figure."""
+    figure = o.ftopt_borrowed if o.ftopt_borrowed is not None else o.ftopt
+    return (figure or 0.0) / o.published
+
+
 def mfu_shift(outcomes: list[Outcome], source: str, stack: str) -> float:
     """The factor the MFU fit rule moves `stack`'s constant by when `source` is left out (1 when the
     source fitted nothing of the stack)."""
@@ -55,10 +66,19 @@ def mfu_shift(outcomes: list[Outcome], source: str, stack: str) -> float:
     own = [o for o in fit if o.stack == stack]
     if not any(o.source == source for o in own):
         return 1.0
-    rest = [o.ratio or 0.0 for o in own if o.source != source]
+    rest = [_mfu_ratio(o) for o in own if o.source != source]
     if not rest:  # the source alone fitted the stack: its constant would have been borrowed
-        rest = [o.ratio or 0.0 for o in fit if o.source != source and o.stack != stack]
-    return median([o.ratio or 0.0 for o in own]) / median(rest)
+        rest = [_mfu_ratio(o) for o in fit if o.source != source and o.stack != stack]
+    return median([_mfu_ratio(o) for o in own]) / median(rest)
+
+
+def dequant_borrowed(outcomes: list[Outcome], o: Outcome) -> bool:
+    """Whether `o`'s method's own dequantisation figure (methods.yaml: fitted on its fit throughput
+    points) came from `o`'s source alone, so that without the source it would be bitsandbytes'."""
+    if o.ftopt_borrowed is None:
+        return False
+    fitted = {p.source for p in _fit_speed(outcomes) if p.method == o.method}
+    return fitted <= {o.source}
 
 
 def cross_validated(outcomes: list[Outcome]) -> list[Outcome]:
@@ -68,7 +88,8 @@ def cross_validated(outcomes: list[Outcome]) -> list[Outcome]:
         if o.ftopt is None:
             continue
         shift = mfu_shift(outcomes, o.source, str(o.stack)) if o.kind == "throughput" else 1.0
-        out.append(replace(o, ftopt=o.ftopt / shift))
+        figure = o.ftopt_borrowed if dequant_borrowed(outcomes, o) and o.ftopt_borrowed else o.ftopt
+        out.append(replace(o, ftopt=figure / shift))
     return out
 
 

@@ -115,6 +115,13 @@ class TrainingMethod(BaseModel):
         description="trains: all only: the optimiser's moments of each adapted linear layer live in a "
         "rank-r projection of its gradient, with the projector (GaLore); r is the run's rank",
     )
+    dequant_bytes_per_param: float | None = Field(
+        default=None,
+        gt=0,
+        le=100,
+        description="a 4-bit base's expansion cost per weight and pass, as bytes moved at the card's "
+        "memory bandwidth; None: speed.yaml's qlora_dequant_bytes_per_param (bitsandbytes' NF4)",
+    )
     calibrated_as: str | None = Field(
         default=None,
         description="whose stack MFU and memory margin it reads, until it has calibration points of its own",

@@ -215,7 +215,8 @@ def dequant_seconds(
     if not profile.method.four_bit:
         return 0.0
     passes = 3 if (recompute or run.recompute) == Recompute.FULL else 2
-    traffic = passes * profile.counts.linear * constants.qlora_dequant_bytes_per_param
+    per_param = profile.method.dequant_bytes_per_param or constants.qlora_dequant_bytes_per_param
+    traffic = passes * profile.counts.linear * per_param
     return traffic / (gpu.memory_bandwidth_gbps * 1e9 * constants.hbm_efficiency)
 
 

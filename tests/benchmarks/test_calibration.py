@@ -210,10 +210,13 @@ def test_cross_validation_moves_a_fit_source_by_its_stacks_mfu_rule() -> None:
     (no fitted constant moves them) keep theirs."""
     from benchmarks.calibration.cv import median, mfu_shift
 
+    def as_mfu_saw(o: Outcome) -> float:  # the MFU were chosen with bitsandbytes' dequantisation
+        return (o.ftopt_borrowed or o.ftopt or 0.0) / o.published
+
     plain = {o.id: o for o in PLAIN}
     fit = [o for o in PLAIN if o.kind == "throughput" and o.split == "fit" and o.stack == "hf-fsdp"]
-    own = [o.ratio or 0.0 for o in fit]
-    rest = [o.ratio or 0.0 for o in fit if o.source != "llamafactory"]
+    own = [as_mfu_saw(o) for o in fit]
+    rest = [as_mfu_saw(o) for o in fit if o.source != "llamafactory"]
     assert mfu_shift(PLAIN, "llamafactory", "hf-fsdp") == pytest.approx(median(own) / median(rest))
     moved = 0
     for o in PLANNING:
@@ -222,9 +225,31 @@ def test_cross_validation_moves_a_fit_source_by_its_stacks_mfu_rule() -> None:
             assert o.ftopt == before.ftopt, o.id
         else:
             shift = mfu_shift(PLAIN, o.source, str(o.stack))
-            assert (o.ftopt or 0.0) * shift == pytest.approx(before.ftopt or 0.0)
+            assert (o.ftopt or 0.0) * shift == pytest.approx(before.ftopt_borrowed or before.ftopt or 0.0)
             moved += shift != 1.0
     assert moved >= 10  # the property was exercised on many points
+
+
+def test_a_methods_own_dequantisation_figure_is_chosen_on_its_source_and_left_out_with_it() -> None:
+    """GPTQ LoRA's figure (methods.yaml) is the whole number of bytes at which Qwen's GPTQ rows are
+    predicted, in the median, as well as its LoRA rows of the same model and length; cross-validated,
+    those rows are predicted without it (bitsandbytes' figure), their source being the only one."""
+    from benchmarks.calibration.cv import median, mfu_shift
+
+    plain = {o.id: o for o in PLAIN}
+    gptq = [o for o in PLAIN if o.kind == "throughput" and o.method == "gptq-lora"]
+    assert len(gptq) == 9 and {o.source for o in gptq} == {"qwen-readme"}
+    pairs = [(o, plain[o.id.replace("-qlora-", "-lora-")]) for o in gptq]
+    assert median([(g.ratio or 0.0) / (lora.ratio or 1.0) for g, lora in pairs]) == pytest.approx(1, abs=0.01)
+    assert (
+        median([(g.ftopt_borrowed or 0.0) / (g.published * (lora.ratio or 1.0)) for g, lora in pairs]) > 1.2
+    )
+    assert load_catalogue().methods.method("gptq-lora").dequant_bytes_per_param == 15
+    planning = {o.id: o for o in PLANNING}
+    for o in gptq:  # no other source has GPTQ rows, so the figure is not theirs to use
+        assert planning[o.id].ftopt == pytest.approx(
+            (o.ftopt_borrowed or 0.0) / mfu_shift(PLAIN, o.source, str(o.stack))
+        )
 
 
 def test_coverage_is_judged_without_the_points_own_source() -> None:

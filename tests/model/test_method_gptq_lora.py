@@ -13,6 +13,7 @@ from ftopt.model.fabric import multinode_strategies
 from ftopt.model.hardware import Catalogue
 from ftopt.model.memory import GB
 from ftopt.model.sizing import CopySetup, Sizing, all_sizings, profile_run, size_run
+from ftopt.model.speed import dequant_seconds
 from ftopt.model.summary import summarize
 from ftopt.model.workload import Offload, Optimizer, Run, SizingOptions, Strategy
 from ftopt.reading.workload_file import load_workload_text
@@ -50,6 +51,21 @@ def test_a_gptq_base_is_stored_in_four_bits_and_never_cast(catalogue: Catalogue)
     assert (lora.states_gb - gptq.states_gb) * GB == pytest.approx(counts.total * 2 - base)
     assert gptq.activations_gb == lora.activations_gb
     assert qlora.activations_gb > gptq.activations_gb  # the cast widens QLoRA's
+
+
+def test_its_expansion_costs_its_own_figure_per_weight_and_pass(catalogue: Catalogue) -> None:
+    """AutoGPTQ's expansion of a weight on every pass costs 15 B of memory traffic where
+    bitsandbytes' costs 2.5 (methods.yaml, chosen on Qwen's table): six times QLoRA's time."""
+    assert catalogue.speed is not None
+    gpu = catalogue.gpu("h200-nvl")
+
+    def seconds(method: str) -> float:
+        run = Run(name="r", model="llama-3.1-8b", method=method, stack="hf-fsdp")
+        return dequant_seconds(profile_run(run, catalogue), gpu, catalogue.speed)
+
+    assert catalogue.speed.qlora_dequant_bytes_per_param == 2.5
+    assert seconds("gptq-lora") == pytest.approx(6 * seconds("qlora"))
+    assert seconds("lora") == 0
 
 
 def test_a_base_that_cannot_be_sharded_trains_data_parallel_on_one_server(catalogue: Catalogue) -> None:
