@@ -62,3 +62,19 @@ def test_the_pictures_are_todays_plans() -> None:
 
     for figure, example in FIGURES.items():
         assert figure.read_text(encoding="utf-8") == drawn(example), f"{figure.name} is stale"
+
+
+def test_its_calibration_table_is_the_one_the_calibration_writes() -> None:
+    """The fit, held-out, cross-validated and pre-registered figures the README shows are the rows
+    `python -m benchmarks.calibration` wrote, so a recalibration cannot leave them stale."""
+    written = (ROOT / "benchmarks" / "calibration.md").read_text(encoding="utf-8").splitlines()
+    rows = (
+        "| memory within",
+        "| throughput within",
+        "| planned memory",
+        "| P90 hours",
+        "| median throughput",
+    )
+    shown = [line for line in README.splitlines() if line.startswith(rows)]
+    assert len(shown) >= 4, "the README shows the calibration's targets table"
+    assert [line for line in shown if line not in written] == []
