@@ -732,14 +732,15 @@ def _change_figures(change: dict[str, Any]) -> str:
 
 
 def _change_lines(changes: list[dict[str, Any]]) -> list[str]:
-    """The disclosure the calibration standard asks for: every change made after looking at held-out
-    misses, what it moved and what chose its constant."""
+    """The disclosure the calibration standard asks for: every constant touched since wave 4 began,
+    what was in view, what it moved and what chose it."""
     lines = [
         "## Changes made after looking at held-out points",
         "",
-        "Held-out points never choose a constant, but the changes below were made after their misses",
-        "had been seen (benchmarks/calibration/changes.yaml), so the held-out figures above are not",
-        "wholly blind to them.",
+        "Held-out points never choose a constant. Below is every constant touched since 2026-12-03",
+        "(benchmarks/calibration/changes.yaml), each with the points in view when it was chosen: where",
+        "a held-out source was among them, that source moved to fit, and where held-out misses had",
+        "been seen the held-out figures above are not wholly blind to the change.",
         "",
     ]
     lines += [f"- **{c['date']}, {c['what']}**: {c['change']}" + _change_figures(c) for c in changes]
