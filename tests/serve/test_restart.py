@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 
 import httpx
+import yaml
 
+from benchmarks.generate import BASE_SEED, ROBUSTNESS_TIERS, draw_instance
+from ftopt.catalogue import load_catalogue
 from ftopt.serve.store import INTERRUPTED
-from tests.serve.conftest import FEED_BOUND, FIRST_PROJECT, poll
+from tests.serve.conftest import FIRST_PROJECT, poll
 from tests.serve.server import serving
 
 YAML = {"content-type": "application/yaml"}
@@ -16,6 +19,15 @@ YAML = {"content-type": "application/yaml"}
 
 def _wait(url: str, job: int, states: tuple[str, ...]) -> dict:
     return poll(lambda path: httpx.get(f"{url}{path}").json(), job, states)
+
+
+def _slow_bid() -> str:
+    """Forty distinct offloading runs (the robustness benchmark's heavy2 draw): its search runs to
+    the time limit unproven, so the kill lands mid-solve however fast the machine (a small bid
+    solved in about a second, and on a loaded machine finished between the poll and the kill)."""
+    tier = next(t for t in ROBUSTNESS_TIERS if t.name == "heavy2")
+    seed = BASE_SEED + 1000 * tier.tier_index + 10
+    return yaml.safe_dump(draw_instance(tier, seed, load_catalogue(), "heavy2-01"), sort_keys=False)
 
 
 def test_a_kill_mid_solve_loses_no_bid_version_or_quote(tmp_path):
@@ -27,7 +39,7 @@ def test_a_kill_mid_solve_loses_no_bid_version_or_quote(tmp_path):
         job = httpx.post(f"{url}/api/bids/{bid}/solve", json={"version": 1, "what_if": False}).json()["job"]
         done = _wait(url, job, ("done", "failed"))
         assert done["state"] == "done"
-        slow = httpx.post(f"{url}/api/bids", content=FEED_BOUND, headers=YAML).json()["id"]
+        slow = httpx.post(f"{url}/api/bids", content=_slow_bid(), headers=YAML).json()["id"]
         knobs = {"time_limit": 30, "alternatives": 5}
         in_flight = httpx.post(f"{url}/api/bids/{slow}/solve", json=knobs).json()["job"]
         assert _wait(url, in_flight, ("running", "done"))["state"] == "running"
