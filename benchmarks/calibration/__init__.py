@@ -398,7 +398,8 @@ def _side_by_side(outcomes: list[Outcome], plain: list[Outcome], planning: list[
         "|---|---|---|---|---|---|",
     ]
     pre = comparison_cells()
-    moved = {s for c in read_changes() for s in c.get("moved_to_fit") or []}
+    here = {o.source for o in outcomes}  # the log also moves RL sources (rl-points.yaml)
+    moved = {s for c in read_changes() for s in c.get("moved_to_fit") or []} & here
 
     def formerly(rows: list[Outcome]) -> list[Outcome]:  # held out before the protocol moved them
         return [o for o in rows if o.split == "held-out" or o.source in moved]

@@ -95,6 +95,8 @@ def test_split_goes_by_source_and_fit_sources_are_the_constants_sources() -> Non
         "unsloth-context",
         "peft-fsdp-qlora",
         "slime-385",  # an RL source (rl-points.yaml), fit since 2026-12-06
+        "galore-issue-6",
+        "galore-readme",
     }
     for source, text in sources_of().items():
         cited = _address(text) in constants
