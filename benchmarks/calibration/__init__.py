@@ -195,6 +195,7 @@ def run_calibration(points_file: Path | None = None, overrides: bool = True) -> 
     data = read_points([points_file] if points_file else None)
     models = {name: Architecture.model_validate(arch) for name, arch in data["models"].items()}
     catalogue, cards = load_catalogue(), calibration_cards()
+    bitsandbytes = _bitsandbytes_dequant(catalogue)
     outcomes = []
     for point in data["points"]:
         if point.get("split") not in SPLITS:
@@ -204,7 +205,7 @@ def run_calibration(points_file: Path | None = None, overrides: bool = True) -> 
         config = point.get("config", {})
         borrowed = None
         if value is not None and point["kind"] == "throughput" and _own_dequant(catalogue, config):
-            borrowed = recompute(point, _bitsandbytes_dequant(catalogue), cards, models, overrides)
+            borrowed = recompute(point, bitsandbytes, cards, models, overrides)
         outcomes.append(
             Outcome(
                 id=point["id"],

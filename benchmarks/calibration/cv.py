@@ -88,7 +88,7 @@ def cross_validated(outcomes: list[Outcome]) -> list[Outcome]:
         if o.ftopt is None:
             continue
         shift = mfu_shift(outcomes, o.source, str(o.stack)) if o.kind == "throughput" else 1.0
-        figure = o.ftopt_borrowed if dequant_borrowed(outcomes, o) and o.ftopt_borrowed else o.ftopt
+        figure = o.ftopt_borrowed if o.ftopt_borrowed and dequant_borrowed(outcomes, o) else o.ftopt
         out.append(replace(o, ftopt=figure / shift))
     return out
 
